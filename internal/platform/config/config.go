@@ -1,0 +1,154 @@
+// Package config reads statementd's settings. Every setting is a flag and an environment
+// variable; a flag given on the command line wins over the variable, and the variable over the
+// default. Invalid values are errors that name the setting, never silently replaced by defaults.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Role says which parts of the service a process runs.
+type Role string
+
+// The roles of `statementd serve --role`.
+const (
+	RoleAll    Role = "all"
+	RoleAPI    Role = "api"
+	RoleWorker Role = "worker"
+)
+
+// Database holds the settings of every command that reaches the database.
+type Database struct {
+	// URL is a PostgreSQL connection URL. Empty means the embedded cluster in DataDir.
+	URL string
+	// DataDir holds the embedded cluster and other generated state.
+	DataDir string
+}
+
+// Serve holds the settings of `statementd serve`.
+type Serve struct {
+	Database
+	ReconAddr        string
+	ReconSandboxAddr string
+	ParseAddr        string
+	OpsAddr          string
+	Role             Role
+	MaxUploadBytes   int64
+	// Migrate applies pending migrations at start.
+	Migrate         bool
+	ShutdownTimeout time.Duration
+	LogLevel        slog.Level
+}
+
+// Getenv looks up an environment variable; os.Getenv in production, a map in tests.
+type Getenv func(string) string
+
+// setting registers one flag whose default comes from an environment variable.
+type setting struct {
+	fs     *flag.FlagSet
+	getenv Getenv
+	errs   []error
+}
+
+func (s *setting) str(p *string, name, env, def, usage string) {
+	if v := s.getenv(env); v != "" {
+		def = v
+	}
+	s.fs.StringVar(p, name, def, fmt.Sprintf("%s (env %s)", usage, env))
+}
+
+// value registers a flag of any type through its parser, so the environment variable goes
+// through exactly the same parsing and checks as the flag.
+func (s *setting) value(parse func(string) error, name, env, def, usage string) {
+	raw := def
+	if v := s.getenv(env); v != "" {
+		raw = v
+	}
+	if err := parse(raw); err != nil {
+		s.errs = append(s.errs, fmt.Errorf("%s=%q: %w", env, raw, err))
+	}
+	s.fs.Func(name, fmt.Sprintf("%s (env %s, default %q)", usage, env, def), parse)
+}
+
+func newSetting(name string, getenv Getenv, output io.Writer) *setting {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(output)
+	return &setting{fs: fs, getenv: getenv}
+}
+
+func (s *setting) database(d *Database) {
+	s.str(&d.URL, "database-url", "DATABASE_URL", "", "PostgreSQL URL; empty starts the embedded cluster in the data dir")
+	s.str(&d.DataDir, "data-dir", "STATEMENTD_DATA_DIR", "./.statementd", "folder of the embedded cluster and generated state")
+}
+
+func (s *setting) parse(args []string) error {
+	if err := s.fs.Parse(args); err != nil {
+		return err
+	}
+	if s.fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", s.fs.Arg(0))
+	}
+	return errors.Join(s.errs...)
+}
+
+// ParseServe reads the settings of `statementd serve` from args and the environment.
+func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
+	var c Serve
+	s := newSetting("serve", getenv, output)
+	s.database(&c.Database)
+	s.str(&c.ReconAddr, "recon-addr", "STATEMENTD_RECON_ADDR", ":8080", "Reconciliation API production listener; empty disables it")
+	s.str(&c.ReconSandboxAddr, "recon-sandbox-addr", "STATEMENTD_RECON_SANDBOX_ADDR", ":8081", "Reconciliation API sandbox listener; empty disables it")
+	s.str(&c.ParseAddr, "parse-addr", "STATEMENTD_PARSE_ADDR", ":8082", "Parsing API listener; empty disables it")
+	s.str(&c.OpsAddr, "ops-addr", "STATEMENTD_OPS_ADDR", ":9090", "operator listener (/healthz); empty disables it")
+	s.value(func(v string) error {
+		switch r := Role(v); r {
+		case RoleAll, RoleAPI, RoleWorker:
+			c.Role = r
+			return nil
+		}
+		return errors.New("must be all, api or worker")
+	}, "role", "STATEMENTD_ROLE", string(RoleAll), "what this process runs: all, api or worker")
+	s.value(func(v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return errors.New("must be a positive number of bytes")
+		}
+		c.MaxUploadBytes = n
+		return nil
+	}, "max-upload-bytes", "STATEMENTD_MAX_UPLOAD_BYTES", "26214400", "largest accepted upload, in bytes")
+	s.value(func(v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return errors.New("must be true or false")
+		}
+		c.Migrate = b
+		return nil
+	}, "migrate", "STATEMENTD_MIGRATE", "true", "apply pending database migrations at start")
+	s.value(func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return errors.New("must be a positive duration such as 30s")
+		}
+		c.ShutdownTimeout = d
+		return nil
+	}, "shutdown-timeout", "STATEMENTD_SHUTDOWN_TIMEOUT", "30s", "how long a shutdown waits for in-flight requests")
+	s.value(func(v string) error {
+		return c.LogLevel.UnmarshalText([]byte(strings.ToUpper(v)))
+	}, "log-level", "STATEMENTD_LOG_LEVEL", "info", "debug, info, warn or error")
+	return c, s.parse(args)
+}
+
+// ParseDatabase reads the database settings of commands such as `statementd migrate`.
+func ParseDatabase(name string, args []string, getenv Getenv, output io.Writer) (Database, error) {
+	var d Database
+	s := newSetting(name, getenv, output)
+	s.database(&d)
+	return d, s.parse(args)
+}

@@ -1,0 +1,60 @@
+// Package postgres holds the sqlx implementations of the business Store
+// interfaces (none yet), and opening and migrating the PostgreSQL database
+// they share.
+//
+// PostgreSQL is statementd's only required service, so everything persistent
+// lives here; the business packages see only their Store interfaces.
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	_ "github.com/lib/pq" // registers the "postgres" database/sql driver
+)
+
+// driverName is lib/pq's database/sql driver name.
+const driverName = "postgres"
+
+// pingTimeout bounds the connection check in Open, so that a wrong
+// DATABASE_URL (a host that drops packets) fails start-up promptly instead of
+// hanging it.
+const pingTimeout = 10 * time.Second
+
+// Open connects to the PostgreSQL database at url (a postgres:// URL or a
+// lib/pq key=value string) and checks that it answers. The pool is sized for
+// one statementd process; PostgreSQL's default max_connections is 100.
+func Open(ctx context.Context, url string) (*sqlx.DB, error) {
+	db, err := sqlx.Open(driverName, url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: open %s: %w", redact(url), err)
+	}
+	db.SetMaxOpenConns(20)
+	db.SetMaxIdleConns(10)
+	// Idle connections are released so that a quiet service does not hold
+	// backends, and recycled so that server-side memory and changed settings
+	// (after a failover, say) do not stick forever.
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	db.SetConnMaxLifetime(time.Hour)
+
+	pingCtx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	if err := db.PingContext(pingCtx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("postgres: connect to %s: %w", redact(url), err)
+	}
+	return db, nil
+}
+
+// redact hides the password of a URL so that connection errors can be logged.
+// Key=value strings are not echoed at all, since they may hold one too.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "the configured database"
+	}
+	return u.Redacted()
+}

@@ -1,0 +1,55 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path"
+
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/statementmatch/service/migrations"
+)
+
+// Migrate applies every pending migration in the migrations package to db
+// and logs each applied version with slog.Default.
+//
+// It uses goose's Provider API rather than its package-level functions so
+// that no global goose state (dialect, base FS, registered Go migrations) is
+// shared between callers, such as parallel tests. A PostgreSQL advisory lock
+// makes concurrent statementd processes on one database take turns.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return fmt.Errorf("postgres: migration lock: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS,
+		goose.WithDisableGlobalRegistry(true),
+		goose.WithSessionLocker(locker),
+	)
+	if err != nil {
+		return fmt.Errorf("postgres: load migrations: %w", err)
+	}
+	results, err := p.Up(ctx)
+	if pe, ok := errors.AsType[*goose.PartialError](err); ok {
+		results = pe.Applied // a failed run may still have applied some
+	}
+	for _, r := range results {
+		slog.InfoContext(ctx, "applied migration",
+			"version", r.Source.Version, "file", path.Base(r.Source.Path), "took", r.Duration.String())
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	if len(results) == 0 {
+		version, err := p.GetDBVersion(ctx)
+		if err != nil {
+			return fmt.Errorf("postgres: read schema version: %w", err)
+		}
+		slog.DebugContext(ctx, "database schema up to date", "version", version)
+	}
+	return nil
+}
