@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/statementmatch/service/internal/platform/config"
+	"github.com/statementmatch/service/internal/platform/pgembed"
+	"github.com/statementmatch/service/internal/postgres"
+)
+
+// embeddedDatabase is the database statementd uses inside its embedded cluster.
+const embeddedDatabase = "statementd"
+
+// openDatabase connects to the configured database or, with no URL, starts the embedded cluster
+// of the data dir. The returned close function closes the pool and stops the cluster.
+func openDatabase(ctx context.Context, cfg config.Database, logger *slog.Logger) (*sqlx.DB, func(), error) {
+	url := cfg.URL
+	stop := func() {}
+	if url == "" {
+		cluster, err := pgembed.Start(ctx, pgembed.Options{Dir: cfg.DataDir, Logger: logger})
+		if err != nil {
+			return nil, nil, fmt.Errorf("no DATABASE_URL given, and the embedded PostgreSQL did not start: %w", err)
+		}
+		stop = func() {
+			if err := cluster.Stop(); err != nil {
+				logger.Error("stopping embedded PostgreSQL", slog.String("error", err.Error()))
+			}
+		}
+		if err := createDatabase(ctx, cluster.URL("postgres"), embeddedDatabase); err != nil {
+			stop()
+			return nil, nil, err
+		}
+		url = cluster.URL(embeddedDatabase)
+		logger.Info("using embedded PostgreSQL; set DATABASE_URL to use another server", slog.String("data_dir", cfg.DataDir))
+	}
+	db, err := postgres.Open(ctx, url)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return db, func() { _ = db.Close(); stop() }, nil
+}
+
+// createDatabase creates name on the server of adminURL unless it exists.
+func createDatabase(ctx context.Context, adminURL, name string) error {
+	admin, err := sql.Open("postgres", adminURL)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	var exists bool
+	if err := admin.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		return fmt.Errorf("look up database %s: %w", name, err)
+	}
+	if exists {
+		return nil
+	}
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(name)); err != nil {
+		return fmt.Errorf("create database %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+// Command statementd is the Statement Matching Service: `serve` runs the API listeners and
+// workers, `migrate` applies the database migrations. This package only wires the parts in
+// internal/ together.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/shopspring/decimal"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+const usage = `statementd: the Statement Matching Service
+
+Usage:
+  statementd serve [flags]     run the API listeners (and, later, the workers)
+  statementd migrate [flags]   apply pending database migrations and exit
+  statementd version           print the version
+
+Run "statementd COMMAND -h" for a command's flags. Every flag is also an environment
+variable (shown in the flag's help); a flag wins over its variable.
+`
+
+func main() {
+	// Amounts are JSON numbers with the currency's decimals (1250.50), never strings or
+	// shortened: set once, before anything marshals a decimal.
+	decimal.MarshalJSONWithoutQuotes = true
+	decimal.TrimTrailingZeros = false
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "statementd:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command given")
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], getenv, stderr)
+	case "migrate":
+		return migrate(ctx, args[1:], getenv, stderr)
+	case "version":
+		fmt.Fprintln(stdout, version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// newLogger returns the process's structured JSON logger.
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})).With(slog.String("service", "statementd"))
+}

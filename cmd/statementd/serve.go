@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/parsehttp"
+	"github.com/statementmatch/service/internal/platform/config"
+	"github.com/statementmatch/service/internal/postgres"
+	"github.com/statementmatch/service/internal/reconhttp"
+)
+
+// serve runs the listeners of the process's role until ctx ends (SIGTERM or SIGINT), then stops
+// accepting, lets in-flight requests finish within the shutdown timeout and closes the database.
+func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	cfg, err := config.ParseServe(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(stderr, cfg.LogLevel)
+	slog.SetDefault(logger)
+	db, closeDB, err := openDatabase(ctx, cfg.Database, logger)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	if cfg.Migrate {
+		if err := postgres.Migrate(ctx, db.DB); err != nil {
+			return err
+		}
+	}
+
+	listeners, err := buildListeners(cfg, db, logger)
+	if err != nil {
+		return err
+	}
+	// Bind every address before serving any, so a port in use fails the start as a whole.
+	for _, l := range listeners {
+		if err := l.Listen(); err != nil {
+			return err
+		}
+	}
+	if cfg.Role == config.RoleWorker {
+		logger.Info("worker role: no background work exists in this version yet; serving the operator listener only")
+	}
+	logger.Info("statementd started", slog.String("version", version), slog.String("role", string(cfg.Role)))
+
+	g, gctx := errgroup.WithContext(ctx)
+	for _, l := range listeners {
+		g.Go(l.Serve)
+	}
+	g.Go(func() error {
+		<-gctx.Done()
+		logger.Info("shutting down: no new requests are accepted; waiting for in-flight ones",
+			slog.String("timeout", cfg.ShutdownTimeout.String()))
+		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+		defer cancel()
+		for _, l := range listeners {
+			if err := l.Shutdown(shutdownCtx); err != nil {
+				logger.Error("shutdown", slog.String("listener", l.Name), slog.String("error", err.Error()))
+			}
+		}
+		return nil
+	})
+	err = g.Wait()
+	logger.Info("statementd stopped")
+	return err
+}
+
+// buildListeners returns the listeners the role and addresses ask for; an empty address
+// disables its listener.
+func buildListeners(cfg config.Serve, db httpkit.Pinger, logger *slog.Logger) ([]*httpkit.Listener, error) {
+	var listeners []*httpkit.Listener
+	add := func(name, addr string, h http.Handler) {
+		listeners = append(listeners, &httpkit.Listener{Name: name, Addr: addr, Handler: h, Logger: logger})
+	}
+	if cfg.Role != config.RoleWorker {
+		for _, env := range []struct {
+			name, addr string
+			env        reconhttp.Environment
+		}{
+			{"recon", cfg.ReconAddr, reconhttp.Production},
+			{"recon-sandbox", cfg.ReconSandboxAddr, reconhttp.Sandbox},
+		} {
+			if env.addr == "" {
+				continue
+			}
+			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
+			if err != nil {
+				return nil, fmt.Errorf("%s listener: %w", env.name, err)
+			}
+			add(env.name, env.addr, h)
+		}
+		if cfg.ParseAddr != "" {
+			h, err := parsehttp.New(parsehttp.Config{Logger: logger, DB: db, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
+			if err != nil {
+				return nil, fmt.Errorf("parse listener: %w", err)
+			}
+			add("parse", cfg.ParseAddr, h)
+		}
+	}
+	if cfg.OpsAddr != "" {
+		add("ops", cfg.OpsAddr, opsHandler(db))
+	}
+	return listeners, nil
+}
+
+// uploadBodyLimit is the largest request body: a reconciliation job carries two files of up to
+// the upload limit each, plus the multipart framing.
+func uploadBodyLimit(maxUpload int64) int64 { return 2*maxUpload + 1<<20 }
+
+// opsHandler serves the operator endpoints: process liveness and database readiness, for load
+// balancers and orchestrators that should not need to know the API listeners.
+func opsHandler(db httpkit.Pinger) http.Handler {
+	svc := httpkit.Service{DB: db}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if !svc.Ready(r.Context()) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, `{"status":"unavailable","database":"unreachable"}`+"\n")
+			return
+		}
+		_, _ = io.WriteString(w, `{"status":"ready","database":"ok"}`+"\n")
+	})
+	return mux
+}

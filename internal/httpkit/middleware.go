@@ -1,0 +1,158 @@
+package httpkit
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"runtime"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+)
+
+// HeaderRequestID is the request id header, read from the client and sent on every response.
+const HeaderRequestID = "X-Request-Id"
+
+// saneRequestID is what a client-sent request id must look like to be kept: short, and safe to
+// put in logs and headers as it is.
+var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+type requestIDKey struct{}
+
+// RequestID returns the request id of the request ctx belongs to, or "" outside a request.
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// RequestIDMiddleware keeps a sane client-sent X-Request-Id, or makes a new UUID, puts it in the
+// request's context and sends it on the response. The generated strict handlers also set the
+// header (the specs declare it on every response) from a field the handlers leave empty, so the
+// id is set again just before the status line is written: the middleware owns this header.
+func RequestIDMiddleware() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			id := c.Request().Header.Get(HeaderRequestID)
+			if !saneRequestID.MatchString(id) {
+				id = uuid.NewString()
+			}
+			req := c.Request()
+			c.SetRequest(req.WithContext(context.WithValue(req.Context(), requestIDKey{}, id)))
+			res := c.Response()
+			res.Header().Set(HeaderRequestID, id)
+			res.Before(func() { res.Header().Set(HeaderRequestID, id) })
+			return next(c)
+		}
+	}
+}
+
+// AccessLog writes one structured line per request: request id, method, route, status, sizes and
+// latency. It never logs headers or the query string, where credentials may travel.
+func AccessLog(logger *slog.Logger, api string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			if err != nil {
+				// Render the error now, so the logged status is the one the client gets.
+				c.Error(err)
+			}
+			req, res := c.Request(), c.Response()
+			attrs := []slog.Attr{
+				slog.String("api", api),
+				slog.String("request_id", RequestID(req.Context())),
+				slog.String("method", req.Method),
+				slog.String("path", req.URL.Path),
+				slog.String("route", c.Path()),
+				slog.Int("status", res.Status),
+				slog.Int64("bytes_in", req.ContentLength),
+				slog.Int64("bytes_out", res.Size),
+				slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
+				slog.String("remote_ip", c.RealIP()),
+			}
+			if account := AccountID(req.Context()); account != "" {
+				attrs = append(attrs, slog.String("account", account))
+			}
+			level := slog.LevelInfo
+			if res.Status >= 500 {
+				level = slog.LevelError
+			}
+			logger.LogAttrs(req.Context(), level, "request", attrs...)
+			return nil
+		}
+	}
+}
+
+type accountIDKey struct{}
+
+// WithAccountID returns a context that names the authenticated account, for logs and metrics.
+func WithAccountID(ctx context.Context, accountID string) context.Context {
+	return context.WithValue(ctx, accountIDKey{}, accountID)
+}
+
+// AccountID returns the authenticated account of the request, or "" when there is none.
+func AccountID(ctx context.Context) string {
+	id, _ := ctx.Value(accountIDKey{}).(string)
+	return id
+}
+
+// Recover turns a panic in a handler into a 500 in the API's error body and logs the panic with
+// its stack, so one bad request never takes the process down.
+func Recover(logger *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) (err error) {
+			defer func() {
+				r := recover()
+				if r == nil {
+					return
+				}
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				stack := make([]byte, 8<<10)
+				stack = stack[:runtime.Stack(stack, false)]
+				logger.ErrorContext(c.Request().Context(), "panic in handler",
+					slog.String("request_id", RequestID(c.Request().Context())),
+					slog.String("panic", fmt.Sprint(r)),
+					slog.String("stack", string(stack)))
+				err = &Error{Status: http.StatusInternalServerError, Code: CodeServerError,
+					Message: messageServerError, Err: fmt.Errorf("panic: %v", r)}
+			}()
+			return next(c)
+		}
+	}
+}
+
+// ErrorHandler returns the echo error handler of one API: every error, whether a handler, a
+// middleware, the validator or echo's router raised it, is written with render. Server errors are
+// logged with their cause; the client only ever sees the fixed message.
+func ErrorHandler(logger *slog.Logger, render Renderer) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		if c.Response().Committed {
+			return
+		}
+		ce := toClientError(err)
+		if ce.Status >= 500 {
+			logger.ErrorContext(c.Request().Context(), "request failed",
+				slog.String("request_id", RequestID(c.Request().Context())),
+				slog.Int("status", ce.Status),
+				slog.String("error", err.Error()))
+		}
+		for name, values := range ce.Header {
+			for _, v := range values {
+				c.Response().Header().Add(name, v)
+			}
+		}
+		if c.Request().Method == http.MethodHead {
+			err = c.NoContent(ce.Status)
+		} else {
+			err = render(c, ce)
+		}
+		if err != nil {
+			logger.ErrorContext(c.Request().Context(), "writing error response", slog.String("error", err.Error()))
+		}
+	}
+}

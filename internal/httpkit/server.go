@@ -1,0 +1,117 @@
+package httpkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// EchoConfig describes one API listener's echo instance.
+type EchoConfig struct {
+	// API names the listener in logs, e.g. "recon" or "parse".
+	API    string
+	Logger *slog.Logger
+	// Render writes this API's error body.
+	Render Renderer
+	// Validator enforces the API's spec; see Validator.
+	Validator echo.MiddlewareFunc
+	// MaxUploadBodyBytes bounds a multipart upload's body; larger ones get 413 before they are read.
+	MaxUploadBodyBytes int64
+}
+
+// NewEcho returns an echo instance with the middleware every API listener runs, in this order:
+// request id, access log, panic recovery, body limit, spec validation. The caller registers the
+// API's handlers on it.
+func NewEcho(cfg EchoConfig) *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = ErrorHandler(cfg.Logger, cfg.Render)
+	e.Use(RequestIDMiddleware(), AccessLog(cfg.Logger, cfg.API), Recover(cfg.Logger), BodyLimit(cfg.MaxUploadBodyBytes), cfg.Validator)
+	return e
+}
+
+// MaxJSONBodyBytes bounds every request body that is not a multipart upload: no JSON or form
+// body of these APIs comes near it.
+const MaxJSONBodyBytes = 1 << 20
+
+// BodyLimit answers 413 at once when the declared length is over the limit, and stops reading a
+// body that turns out longer, so no request makes the server read or buffer more than the limit:
+// uploadLimit for multipart bodies, MaxJSONBodyBytes for all others.
+func BodyLimit(uploadLimit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			limit := int64(MaxJSONBodyBytes)
+			if strings.HasPrefix(strings.ToLower(req.Header.Get(echo.HeaderContentType)), echo.MIMEMultipartForm) {
+				limit = uploadLimit
+			}
+			if req.ContentLength > limit {
+				return tooLarge(nil)
+			}
+			req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+			return next(c)
+		}
+	}
+}
+
+func tooLarge(err error) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeFileTooLarge,
+		Message: "The request body is larger than this server accepts.", Err: err}
+}
+
+// Listener is one HTTP listener of the process.
+type Listener struct {
+	Name    string
+	Addr    string
+	Handler http.Handler
+	Logger  *slog.Logger
+
+	server *http.Server
+	ln     net.Listener
+}
+
+// Listen binds the listener's address, so that a port already in use is reported before the
+// process claims to be up. Addr may use port 0; Bound tells the port chosen.
+func (l *Listener) Listen() error {
+	ln, err := net.Listen("tcp", l.Addr)
+	if err != nil {
+		return fmt.Errorf("listen %s on %s: %w", l.Name, l.Addr, err)
+	}
+	l.ln = ln
+	l.server = &http.Server{
+		Handler: l.Handler,
+		// Slow clients must not hold connections: headers within 10 s, a whole upload within
+		// 5 minutes, and idle keep-alive connections are closed after 2 minutes.
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       5 * time.Minute,
+		WriteTimeout:      5 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(l.Logger.Handler(), slog.LevelWarn),
+	}
+	return nil
+}
+
+// Bound returns the address the listener is bound to.
+func (l *Listener) Bound() string { return l.ln.Addr().String() }
+
+// Serve serves until Shutdown; it returns nil after a shutdown.
+func (l *Listener) Serve() error {
+	l.Logger.Info("listening", slog.String("listener", l.Name), slog.String("addr", l.Bound()))
+	if err := l.server.Serve(l.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve %s: %w", l.Name, err)
+	}
+	return nil
+}
+
+// Shutdown stops accepting connections and waits for in-flight requests until ctx ends.
+func (l *Listener) Shutdown(ctx context.Context) error {
+	return l.server.Shutdown(ctx)
+}

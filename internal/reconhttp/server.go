@@ -1,0 +1,143 @@
+// Package reconhttp serves the Reconciliation API: it implements the strict server interface
+// generated from openapi/reconciliation.yaml and converts between the generated types and the
+// business packages. It holds no SQL and no business rules.
+package reconhttp
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/statementmatch/service/gen/reconapi"
+	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/platform/apidocs"
+	"github.com/statementmatch/service/openapi"
+)
+
+// Environment is the environment a Reconciliation API listener serves. Tokens and jobs of one
+// environment do not exist in the other.
+type Environment string
+
+// The two environments of the Reconciliation API.
+const (
+	Production Environment = "production"
+	Sandbox    Environment = "sandbox"
+)
+
+// Config is what a Reconciliation API listener needs.
+type Config struct {
+	Env    Environment
+	Logger *slog.Logger
+	// DB is pinged by /readyz.
+	DB httpkit.Pinger
+	// MaxUploadBodyBytes bounds the body of a job upload.
+	MaxUploadBodyBytes int64
+}
+
+// Server implements the generated strict server interface.
+type Server struct {
+	env Environment
+	svc httpkit.Service
+}
+
+var _ reconapi.StrictServerInterface = (*Server)(nil)
+
+// New returns the HTTP handler of one Reconciliation API listener: the generated routes behind the
+// shared middleware and the spec validator.
+func New(cfg Config) (*echo.Echo, error) {
+	spec, err := reconapi.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("load embedded reconciliation spec: %w", err)
+	}
+	docs, err := apidocs.Render(spec)
+	if err != nil {
+		return nil, fmt.Errorf("render reconciliation docs: %w", err)
+	}
+	validator, err := httpkit.Validator(spec, httpkit.ValidatorOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("reconciliation validator: %w", err)
+	}
+	e := httpkit.NewEcho(httpkit.EchoConfig{
+		API:                "recon-" + string(cfg.Env),
+		Logger:             cfg.Logger,
+		Render:             renderError,
+		Validator:          validator,
+		MaxUploadBodyBytes: cfg.MaxUploadBodyBytes,
+	})
+	s := &Server{env: cfg.Env, svc: httpkit.Service{SpecYAML: openapi.Reconciliation, DocsHTML: docs, DB: cfg.DB}}
+	reconapi.RegisterHandlers(e, reconapi.NewStrictHandler(s, nil))
+	return e, nil
+}
+
+// renderError writes the Reconciliation API's error body. A 401 always says how to authenticate
+// (RFC 6750), whoever raised it.
+func renderError(c echo.Context, e *httpkit.Error) error {
+	if e.Status == http.StatusUnauthorized && c.Response().Header().Get("WWW-Authenticate") == "" {
+		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="statementd"`)
+	}
+	return c.JSON(e.Status, errorBody(e.Code, e.Message))
+}
+
+func errorBody(code, message string) reconapi.Error {
+	return reconapi.Error{Error: reconapi.ErrorCode(code), Detail: reconapi.ErrorDetail{Code: reconapi.ErrorCode(code), Message: message}}
+}
+
+// notImplemented is the body of the operations a later server version implements.
+func notImplemented() reconapi.NotImplementedJSONResponse {
+	return reconapi.NotImplementedJSONResponse{Body: errorBody(httpkit.CodeNotImplemented, httpkit.MessageNotImplemented)}
+}
+
+// CreateToken is not implemented yet.
+func (s *Server) CreateToken(context.Context, reconapi.CreateTokenRequestObject) (reconapi.CreateTokenResponseObject, error) {
+	return reconapi.CreateToken501JSONResponse{NotImplementedJSONResponse: notImplemented()}, nil
+}
+
+// CreateJob is not implemented yet.
+func (s *Server) CreateJob(context.Context, reconapi.CreateJobRequestObject) (reconapi.CreateJobResponseObject, error) {
+	return reconapi.CreateJob501JSONResponse{NotImplementedJSONResponse: notImplemented()}, nil
+}
+
+// GetJob is not implemented yet.
+func (s *Server) GetJob(context.Context, reconapi.GetJobRequestObject) (reconapi.GetJobResponseObject, error) {
+	return reconapi.GetJob501JSONResponse{NotImplementedJSONResponse: notImplemented()}, nil
+}
+
+// GetJobResults is not implemented yet.
+func (s *Server) GetJobResults(context.Context, reconapi.GetJobResultsRequestObject) (reconapi.GetJobResultsResponseObject, error) {
+	return reconapi.GetJobResults501JSONResponse{NotImplementedJSONResponse: notImplemented()}, nil
+}
+
+// GetLimits is not implemented yet.
+func (s *Server) GetLimits(context.Context, reconapi.GetLimitsRequestObject) (reconapi.GetLimitsResponseObject, error) {
+	return reconapi.GetLimits501JSONResponse{NotImplementedJSONResponse: notImplemented()}, nil
+}
+
+// GetHealth answers that the process is up.
+func (s *Server) GetHealth(context.Context, reconapi.GetHealthRequestObject) (reconapi.GetHealthResponseObject, error) {
+	return reconapi.GetHealth200JSONResponse{Body: reconapi.Health{Status: reconapi.HealthStatusOk}}, nil
+}
+
+// GetReadiness answers whether the database is reachable.
+func (s *Server) GetReadiness(ctx context.Context, _ reconapi.GetReadinessRequestObject) (reconapi.GetReadinessResponseObject, error) {
+	if !s.svc.Ready(ctx) {
+		return reconapi.GetReadiness503JSONResponse{NotReadyJSONResponse: reconapi.NotReadyJSONResponse{
+			Body:    reconapi.Readiness{Status: reconapi.ReadinessStatusUnavailable, Database: reconapi.DatabaseStatusUnreachable},
+			Headers: reconapi.NotReadyResponseHeaders{RetryAfter: httpkit.RetryAfterUnavailable},
+		}}, nil
+	}
+	return reconapi.GetReadiness200JSONResponse{Body: reconapi.Readiness{Status: reconapi.ReadinessStatusReady, Database: reconapi.DatabaseStatusOk}}, nil
+}
+
+// GetOpenAPISpec serves this API's spec as written.
+func (s *Server) GetOpenAPISpec(context.Context, reconapi.GetOpenAPISpecRequestObject) (reconapi.GetOpenAPISpecResponseObject, error) {
+	return reconapi.GetOpenAPISpec200ApplicationyamlResponse{Body: bytes.NewReader(s.svc.SpecYAML), ContentLength: int64(len(s.svc.SpecYAML))}, nil
+}
+
+// GetDocs serves the HTML rendering of this API's spec.
+func (s *Server) GetDocs(context.Context, reconapi.GetDocsRequestObject) (reconapi.GetDocsResponseObject, error) {
+	return reconapi.GetDocs200TexthtmlResponse{Body: bytes.NewReader(s.svc.DocsHTML), ContentLength: int64(len(s.svc.DocsHTML))}, nil
+}
