@@ -1,0 +1,281 @@
+// Package contracttests drives a real statementd binary over HTTP with the generated Go SDK and
+// checks every response it receives, errors included, against the OpenAPI specs with kin-openapi.
+// These tests are black-box: they know the server only through its command line and the specs.
+package contracttests
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/gen/parseapi"
+	"github.com/statementmatch/service/gen/reconapi"
+	"github.com/statementmatch/service/internal/postgres/pgtest"
+)
+
+// statementdBin is the binary under test, built once per test run by TestMain.
+var statementdBin string
+
+func TestMain(m *testing.M) {
+	// The HTML docs page is text; kin-openapi has no decoder for text/html of its own.
+	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
+	dir, err := os.MkdirTemp("", "statementd-contract-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	statementdBin = filepath.Join(dir, "statementd")
+	build := exec.Command("go", "build", "-o", statementdBin, "../cmd/statementd")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building statementd:", err)
+		os.Exit(1)
+	}
+	code := pgtest.Run(m)
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// server is one running statementd process.
+type server struct {
+	ReconURL, SandboxURL, ParseURL, OpsURL string
+	DatabaseURL                            string
+
+	cmd  *exec.Cmd
+	logs *lockedBuffer
+	done chan error
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// freeAddr returns a loopback address with a port that was free a moment ago.
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startServer runs `statementd serve` on a fresh database and free ports, waits until every
+// listener is ready, and on cleanup sends SIGTERM and requires a clean exit. extraEnv entries
+// (KEY=VALUE) are added to the environment; one that sets DATABASE_URL= to empty makes the server
+// use its embedded cluster instead of the test database.
+func startServer(t *testing.T, extraEnv ...string) *server {
+	t.Helper()
+	s := &server{logs: &lockedBuffer{}, done: make(chan error, 1)}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	useTestDB := true
+	for _, e := range extraEnv {
+		if e == "DATABASE_URL=" {
+			useTestDB = false
+		}
+	}
+	if useTestDB {
+		_, s.DatabaseURL = pgtest.NewURL(t)
+		env = append(env, "DATABASE_URL="+s.DatabaseURL)
+	}
+	addrs := map[string]string{}
+	for _, name := range []string{"RECON", "RECON_SANDBOX", "PARSE", "OPS"} {
+		addrs[name] = freeAddr(t)
+		env = append(env, "STATEMENTD_"+name+"_ADDR="+addrs[name])
+	}
+	env = append(env, "STATEMENTD_DATA_DIR="+t.TempDir(), "STATEMENTD_SHUTDOWN_TIMEOUT=10s")
+	env = append(env, extraEnv...)
+	s.ReconURL, s.SandboxURL = "http://"+addrs["RECON"], "http://"+addrs["RECON_SANDBOX"]
+	s.ParseURL, s.OpsURL = "http://"+addrs["PARSE"], "http://"+addrs["OPS"]
+
+	s.cmd = exec.Command(statementdBin, "serve")
+	s.cmd.Env = env
+	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
+	require.NoError(t, s.cmd.Start())
+	go func() { s.done <- s.cmd.Wait() }()
+	t.Cleanup(func() {
+		if s.cmd.ProcessState == nil {
+			_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		}
+		select {
+		case err := <-s.done:
+			if err != nil && !t.Failed() {
+				t.Errorf("statementd did not exit cleanly after SIGTERM: %v\n%s", err, s.logs.String())
+			}
+		case <-time.After(30 * time.Second):
+			_ = s.cmd.Process.Kill()
+			t.Errorf("statementd did not stop within 30 s of SIGTERM\n%s", s.logs.String())
+		}
+		if t.Failed() {
+			t.Logf("statementd log:\n%s", s.logs.String())
+		}
+	})
+	for _, base := range []string{s.ReconURL, s.SandboxURL, s.ParseURL, s.OpsURL} {
+		s.waitReady(t, base)
+	}
+	return s
+}
+
+func (s *server) waitReady(t *testing.T, base string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-s.done:
+			t.Fatalf("statementd exited before it was ready: %v\n%s", err, s.logs.String())
+		default:
+		}
+		resp, err := http.Get(base + "/readyz")
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s/readyz did not answer 200 within 60 s\n%s", base, s.logs.String())
+}
+
+// stop sends SIGTERM and waits for the exit, returning its error.
+func (s *server) stop(t *testing.T) error {
+	t.Helper()
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-s.done:
+		s.done <- err // let the cleanup see it too
+		return err
+	case <-time.After(30 * time.Second):
+		t.Fatalf("statementd did not stop within 30 s of SIGTERM")
+		return nil
+	}
+}
+
+// api is one of the two specs, with a router to find a response's operation.
+type api struct {
+	name   string
+	spec   *openapi3.T
+	router routers.Router
+	// errorSchema is the schema of the API's error body, for answers to paths the spec lacks.
+	errorSchema *openapi3.Schema
+}
+
+func loadAPI(t testing.TB, name string, get func() (*openapi3.T, error), errorSchema string) *api {
+	t.Helper()
+	spec, err := get()
+	require.NoError(t, err)
+	spec.Servers = nil
+	router, err := gorillamux.NewRouter(spec)
+	require.NoError(t, err)
+	ref, ok := spec.Components.Schemas[errorSchema]
+	require.True(t, ok, "schema %s in the %s spec", errorSchema, name)
+	return &api{name: name, spec: spec, router: router, errorSchema: ref.Value}
+}
+
+var (
+	reconOnce, parseOnce sync.Once
+	reconSpec, parseSpec *api
+)
+
+func recon(t testing.TB) *api {
+	reconOnce.Do(func() { reconSpec = loadAPI(t, "reconciliation", reconapi.GetSpec, "Error") })
+	return reconSpec
+}
+
+func parse(t testing.TB) *api {
+	parseOnce.Do(func() { parseSpec = loadAPI(t, "parsing", parseapi.GetSpec, "ErrorEnvelope") })
+	return parseSpec
+}
+
+// validatingTransport checks every response against the API's spec, with every status the
+// operation can answer declared (IncludeResponseStatus). An answer to a path or method the spec
+// does not have must still be the API's error body. Violations fail the test.
+type validatingTransport struct {
+	t   testing.TB
+	api *api
+}
+
+// client returns an HTTP client whose responses are all validated against a's spec.
+func (a *api) client(t testing.TB) *http.Client {
+	return &http.Client{Transport: validatingTransport{t: t, api: a}, Timeout: 30 * time.Second}
+}
+
+func (v validatingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if err := v.api.validate(req, resp, body); err != nil {
+		v.t.Errorf("%s %s -> %d does not match the %s spec: %v\nbody: %s", req.Method, req.URL.Path, resp.StatusCode, v.api.name, err, truncate(body))
+	}
+	return resp, nil
+}
+
+func (a *api) validate(req *http.Request, resp *http.Response, body []byte) error {
+	if resp.Header.Get("X-Request-Id") == "" {
+		return fmt.Errorf("no X-Request-Id header")
+	}
+	route, params, err := a.router.FindRoute(req)
+	if err != nil {
+		// No operation: the answer must be the API's error body, as JSON.
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			return fmt.Errorf("content type %q for an unknown route", resp.Header.Get("Content-Type"))
+		}
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			return fmt.Errorf("error body is not JSON: %w", err)
+		}
+		return a.errorSchema.VisitJSON(v)
+	}
+	opts := &openapi3filter.Options{IncludeResponseStatus: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}
+	return openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: opts},
+		Status:                 resp.StatusCode,
+		Header:                 resp.Header,
+		Body:                   io.NopCloser(bytes.NewReader(body)),
+		Options:                opts,
+	})
+}
+
+func truncate(b []byte) string {
+	if len(b) > 2000 {
+		return string(b[:2000]) + "..."
+	}
+	return string(b)
+}

@@ -1,0 +1,181 @@
+package contracttests
+
+import (
+	"context"
+	"database/sql"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/gen/reconclient"
+	"github.com/statementmatch/service/internal/postgres/pgtest"
+)
+
+// adminURL returns the URL of the maintenance database on the server of databaseURL.
+func adminURL(t *testing.T, databaseURL string) (admin, name string) {
+	t.Helper()
+	u, err := url.Parse(databaseURL)
+	require.NoError(t, err)
+	name = strings.TrimPrefix(u.Path, "/")
+	u.Path = "/postgres"
+	return u.String(), name
+}
+
+// TestReadinessFollowsTheDatabase cuts statementd off from its database and requires 503 in each
+// API's body (valid against the spec) while the outage lasts, and 200 again once it ends.
+func TestReadinessFollowsTheDatabase(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ctx := context.Background()
+	adminDSN, name := adminURL(t, s.DatabaseURL)
+	admin, err := sql.Open("postgres", adminDSN)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = admin.Close() }) // registered first, so it runs after the re-enabling below
+	setConnections := func(allow bool) {
+		_, err := admin.ExecContext(ctx, "ALTER DATABASE "+pq.QuoteIdentifier(name)+" WITH ALLOW_CONNECTIONS "+map[bool]string{true: "true", false: "false"}[allow])
+		require.NoError(t, err)
+		if !allow {
+			_, err = admin.ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, name)
+			require.NoError(t, err)
+		}
+	}
+	setConnections(false)
+	t.Cleanup(func() { setConnections(true) })
+
+	rc := reconClient(t, s.ReconURL)
+	ready, err := rc.GetReadinessWithResponse(ctx)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusServiceUnavailable, ready.StatusCode())
+	require.Equal(t, reconclient.DatabaseStatusUnreachable, ready.JSON503.Database)
+	require.NotEmpty(t, ready.HTTPResponse.Header.Get("Retry-After"))
+
+	pc := parseClient(t, s.ParseURL)
+	pready, err := pc.GetReadinessWithResponse(ctx)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusServiceUnavailable, pready.StatusCode())
+	require.False(t, pready.JSON503.Ok)
+	require.Equal(t, parseclient.DatabaseStatusUnreachable, pready.JSON503.Data.Database)
+
+	// Liveness does not depend on the database.
+	health, err := rc.GetHealthWithResponse(ctx)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, health.StatusCode())
+
+	setConnections(true)
+	require.Eventually(t, func() bool {
+		r, err := rc.GetReadinessWithResponse(ctx)
+		return err == nil && r.StatusCode() == http.StatusOK
+	}, 10*time.Second, 50*time.Millisecond, "readiness recovers when the database is back")
+}
+
+// TestEmbeddedDefault is the `make run` promise: with no DATABASE_URL, statementd starts its own
+// PostgreSQL cluster in the data dir, migrates it and serves every listener; SIGTERM stops both.
+func TestEmbeddedDefault(t *testing.T) {
+	t.Parallel()
+	// The postgres user must be able to reach the data dir, so it is not under t.TempDir (0700).
+	dataDir, err := os.MkdirTemp("", "statementd-embedded-")
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(dataDir, 0o755))
+	t.Cleanup(func() { _ = os.RemoveAll(dataDir) })
+
+	s := startServer(t, "DATABASE_URL=", "STATEMENTD_DATA_DIR="+dataDir)
+	for _, base := range []string{s.ReconURL, s.SandboxURL, s.ParseURL, s.OpsURL} {
+		resp, err := http.Get(base + "/readyz")
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode, base)
+	}
+	require.FileExists(t, filepath.Join(dataDir, "pgdata", "PG_VERSION"))
+	require.Contains(t, s.logs.String(), "using embedded PostgreSQL", "the log says which database is used")
+
+	require.NoError(t, s.stop(t), "statementd exits 0 on SIGTERM")
+	require.Eventually(t, func() bool {
+		_, err := os.Stat(filepath.Join(dataDir, "pgdata", "postmaster.pid"))
+		return os.IsNotExist(err)
+	}, 30*time.Second, 100*time.Millisecond, "the embedded cluster stops with statementd")
+}
+
+// TestMigrateCommand runs `statementd migrate` on an empty database and requires the schema.
+func TestMigrateCommand(t *testing.T) {
+	t.Parallel()
+	_, dbURL := pgtest.NewURL(t)
+	adminDSN, _ := adminURL(t, dbURL)
+	admin, err := sql.Open("postgres", adminDSN)
+	require.NoError(t, err)
+	defer admin.Close()
+	name := "migrate_" + strings.ReplaceAll(uuid.NewString(), "-", "")
+	_, err = admin.Exec("CREATE DATABASE " + name)
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") })
+	u, err := url.Parse(dbURL)
+	require.NoError(t, err)
+	u.Path = "/" + name
+
+	for range 2 { // the second run finds nothing to do and succeeds
+		cmd := exec.Command(statementdBin, "migrate", "--database-url="+u.String())
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	db, err := sql.Open("postgres", u.String())
+	require.NoError(t, err)
+	defer db.Close()
+	var exists bool
+	require.NoError(t, db.QueryRow(`SELECT to_regclass('public.accounts') IS NOT NULL`).Scan(&exists))
+	require.True(t, exists, "the accounts table exists after migrate")
+}
+
+// TestServeRefusesBadSettings requires a clear error and a non-zero exit for settings that
+// cannot work, before anything is served.
+func TestServeRefusesBadSettings(t *testing.T) {
+	t.Parallel()
+	_, dbURL := pgtest.NewURL(t)
+	busy := freeAddr(t)
+	holder, err := net.Listen("tcp", busy)
+	require.NoError(t, err)
+	defer holder.Close()
+
+	tests := []struct {
+		name string
+		args []string
+		env  []string
+		want string
+	}{
+		{name: "an unknown role", args: []string{"--role=boss"}, want: "must be all, api or worker"},
+		{name: "a bad upload limit in the environment", env: []string{"STATEMENTD_MAX_UPLOAD_BYTES=lots"}, want: "STATEMENTD_MAX_UPLOAD_BYTES"},
+		{name: "an address already in use", args: []string{"--parse-addr=" + busy}, want: "address already in use"},
+		{name: "an unreachable database", args: []string{"--database-url=postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2"}, want: "127.0.0.1:1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"serve", "--database-url=" + dbURL,
+				"--recon-addr=127.0.0.1:0", "--recon-sandbox-addr=127.0.0.1:0", "--parse-addr=127.0.0.1:0", "--ops-addr=127.0.0.1:0"}, tt.args...)
+			cmd := exec.Command(statementdBin, args...)
+			cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, tt.env...)
+			var out strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &out
+			require.NoError(t, cmd.Start())
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				require.Error(t, err, "statementd must exit non-zero")
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatal("statementd kept running with a bad setting")
+			}
+			require.Contains(t, out.String(), tt.want)
+		})
+	}
+}

@@ -1,0 +1,307 @@
+package contracttests
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/gen/reconclient"
+	"github.com/statementmatch/service/openapi"
+)
+
+func reconClient(t *testing.T, base string) *reconclient.ClientWithResponses {
+	t.Helper()
+	c, err := reconclient.NewClientWithResponses(base, reconclient.WithHTTPClient(recon(t).client(t)))
+	require.NoError(t, err)
+	return c
+}
+
+func parseClient(t *testing.T, base string) *parseclient.ClientWithResponses {
+	t.Helper()
+	c, err := parseclient.NewClientWithResponses(base, parseclient.WithHTTPClient(parse(t).client(t)))
+	require.NoError(t, err)
+	return c
+}
+
+// TestServiceEndpoints checks health, readiness, the published spec and the docs page of every
+// API listener; each response is validated against its spec by the client's transport.
+func TestServiceEndpoints(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ctx := context.Background()
+
+	for _, base := range []string{s.ReconURL, s.SandboxURL} {
+		c := reconClient(t, base)
+		health, err := c.GetHealthWithResponse(ctx)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, health.StatusCode())
+		require.Equal(t, reconclient.HealthStatusOk, health.JSON200.Status)
+
+		ready, err := c.GetReadinessWithResponse(ctx)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, ready.StatusCode())
+		require.Equal(t, reconclient.ReadinessStatusReady, ready.JSON200.Status)
+		require.Equal(t, reconclient.DatabaseStatusOk, ready.JSON200.Database)
+
+		spec, err := c.GetOpenAPISpecWithResponse(ctx)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, spec.StatusCode())
+		require.Equal(t, openapi.Reconciliation, spec.Body, "the listener serves its spec as written")
+
+		docs, err := c.GetDocsWithResponse(ctx)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, docs.StatusCode())
+		requireDocsPage(t, docs.Body, "Reconciliation API")
+	}
+
+	c := parseClient(t, s.ParseURL)
+	health, err := c.GetHealthWithResponse(ctx)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, health.StatusCode())
+	require.True(t, bool(health.JSON200.Ok))
+	require.Equal(t, health.HTTPResponse.Header.Get("X-Request-Id"), health.JSON200.Meta.RequestId,
+		"the envelope's request id is the header's")
+
+	ready, err := c.GetReadinessWithResponse(ctx)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, ready.StatusCode())
+	require.Equal(t, parseclient.ReadinessStatusReady, ready.JSON200.Data.Status)
+
+	spec, err := c.GetOpenAPISpecWithResponse(ctx)
+	require.NoError(t, err)
+	require.Equal(t, openapi.Parsing, spec.Body)
+
+	docs, err := c.GetDocsWithResponse(ctx)
+	require.NoError(t, err)
+	requireDocsPage(t, docs.Body, "Parsing API")
+
+	// The operator listener is plain: it is for load balancers, not partners.
+	for _, path := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get(s.OpsURL + path)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode, path)
+	}
+}
+
+func requireDocsPage(t *testing.T, page []byte, title string) {
+	t.Helper()
+	html := string(page)
+	require.Contains(t, html, "<html")
+	require.Contains(t, html, title)
+	require.NotContains(t, html, "<script", "the docs page runs no script")
+	require.Contains(t, html, "/api/v1/jobs", "the docs page lists the operations")
+}
+
+// TestUnimplementedOperationsAnswer501 drives every operation a later version implements through
+// the SDK and requires the declared 501 in the API's error body.
+func TestUnimplementedOperationsAnswer501(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ctx := context.Background()
+	id := uuid.New()
+
+	upload := func(field ...string) (string, io.Reader) {
+		var buf bytes.Buffer
+		w := multipart.NewWriter(&buf)
+		for _, f := range field {
+			part, err := w.CreateFormFile(f, f+".csv")
+			require.NoError(t, err)
+			_, _ = part.Write([]byte("date,amount,description\n2026-01-02,10.00,INV-1\n"))
+		}
+		require.NoError(t, w.Close())
+		return w.FormDataContentType(), &buf
+	}
+
+	rc := reconClient(t, s.ReconURL)
+	recon501 := map[string]func() (int, *reconclient.Error, error){
+		"createToken (JSON)": func() (int, *reconclient.Error, error) {
+			r, err := rc.CreateTokenWithResponse(ctx, reconclient.CreateTokenJSONRequestBody{ClientId: "cli_x", ClientSecret: "secret"})
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+		"createToken (form)": func() (int, *reconclient.Error, error) {
+			r, err := rc.CreateTokenWithFormdataBodyWithResponse(ctx, reconclient.CreateTokenFormdataRequestBody{GrantType: reconclient.GrantTypeClientCredentials})
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+		"createJob": func() (int, *reconclient.Error, error) {
+			ct, body := upload("bank", "expected")
+			r, err := rc.CreateJobWithBodyWithResponse(ctx, nil, ct, body)
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+		"getJob": func() (int, *reconclient.Error, error) {
+			r, err := rc.GetJobWithResponse(ctx, id)
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+		"getJobResults": func() (int, *reconclient.Error, error) {
+			r, err := rc.GetJobResultsWithResponse(ctx, id)
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+		"getLimits": func() (int, *reconclient.Error, error) {
+			r, err := rc.GetLimitsWithResponse(ctx)
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+	}
+	for name, call := range recon501 {
+		status, body, err := call()
+		require.NoError(t, err, name)
+		require.Equal(t, http.StatusNotImplemented, status, name)
+		require.NotNil(t, body, name)
+		require.Equal(t, reconclient.ErrorCodeNotImplemented, body.Error, name)
+		require.Equal(t, body.Error, body.Detail.Code, name)
+	}
+
+	pc := parseClient(t, s.ParseURL)
+	parse501 := map[string]func() (int, *parseclient.ErrorEnvelope, error){
+		"createJob": func() (int, *parseclient.ErrorEnvelope, error) {
+			ct, body := upload("file")
+			r, err := pc.CreateJobWithBodyWithResponse(ctx, nil, ct, body)
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+		"listJobs": func() (int, *parseclient.ErrorEnvelope, error) {
+			r, err := pc.ListJobsWithResponse(ctx, nil)
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+		"getJob": func() (int, *parseclient.ErrorEnvelope, error) {
+			r, err := pc.GetJobWithResponse(ctx, id)
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+		"getJobResults": func() (int, *parseclient.ErrorEnvelope, error) {
+			r, err := pc.GetJobResultsWithResponse(ctx, id, nil)
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+		"exportJob": func() (int, *parseclient.ErrorEnvelope, error) {
+			r, err := pc.ExportJobWithResponse(ctx, id, nil)
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+		"getUsage": func() (int, *parseclient.ErrorEnvelope, error) {
+			r, err := pc.GetUsageWithResponse(ctx)
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+		"getStatus": func() (int, *parseclient.ErrorEnvelope, error) {
+			r, err := pc.GetStatusWithResponse(ctx)
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+		"createWebhook": func() (int, *parseclient.ErrorEnvelope, error) {
+			r, err := pc.CreateWebhookWithResponse(ctx, nil, parseclient.CreateWebhookJSONRequestBody{Url: "https://hooks.partner.dev/statements"})
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+		"listWebhooks": func() (int, *parseclient.ErrorEnvelope, error) {
+			r, err := pc.ListWebhooksWithResponse(ctx)
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+		"deleteWebhook": func() (int, *parseclient.ErrorEnvelope, error) {
+			r, err := pc.DeleteWebhookWithResponse(ctx, id)
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+		"testWebhook": func() (int, *parseclient.ErrorEnvelope, error) {
+			r, err := pc.TestWebhookWithResponse(ctx, parseclient.TestWebhookJSONRequestBody{})
+			if err != nil {
+				return 0, nil, err
+			}
+			return r.StatusCode(), r.JSON501, nil
+		},
+	}
+	for name, call := range parse501 {
+		status, body, err := call()
+		require.NoError(t, err, name)
+		require.Equal(t, http.StatusNotImplemented, status, name)
+		require.NotNil(t, body, name)
+		require.False(t, bool(body.Ok), name)
+		require.Equal(t, parseclient.ErrorCodeNotImplemented, body.Error, name)
+		require.NotEmpty(t, body.Meta.RequestId, name)
+	}
+}
+
+// TestRequestIDs checks that a sane client id is kept and anything else replaced.
+func TestRequestIDs(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	tests := []struct {
+		name, sent string
+		kept       bool
+	}{
+		{name: "a sane id is kept", sent: "trace-42.a:b_c", kept: true},
+		{name: "an id with spaces is replaced", sent: "hello world"},
+		{name: "an id longer than 128 characters is replaced", sent: strings.Repeat("a", 129)},
+		{name: "no id gets a new one", sent: ""},
+	}
+	for _, tt := range tests {
+		for _, base := range []string{s.ReconURL, s.ParseURL} {
+			req, err := http.NewRequest(http.MethodGet, base+"/healthz", nil)
+			require.NoError(t, err)
+			if tt.sent != "" {
+				req.Header.Set("X-Request-Id", tt.sent)
+			}
+			api := recon(t)
+			if base == s.ParseURL {
+				api = parse(t)
+			}
+			resp, err := api.client(t).Do(req)
+			require.NoError(t, err)
+			_ = resp.Body.Close()
+			got := resp.Header.Get("X-Request-Id")
+			if tt.kept {
+				require.Equal(t, tt.sent, got, tt.name)
+			} else {
+				_, err := uuid.Parse(got)
+				require.NoError(t, err, "%s: a new id is a UUID, got %q", tt.name, got)
+			}
+		}
+	}
+}
