@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 )
@@ -56,16 +57,35 @@ func TestToClientError(t *testing.T) {
 	}
 }
 
+// testSpec declares the routes of TestMiddleware, with no body schema, so only the middleware
+// decides.
+const testSpec = `
+openapi: 3.0.3
+info: {title: test, version: "1"}
+paths:
+  /panic:
+    get:
+      responses: {"200": {description: ok}}
+  /read:
+    post:
+      requestBody:
+        content:
+          "*/*": {schema: {type: string}}
+      responses: {"204": {description: ok}}
+`
+
 // testEcho is an echo instance with the shared middleware and a plain JSON error body.
 func testEcho(t *testing.T, uploadLimit int64) (*echo.Echo, *strings.Builder) {
 	t.Helper()
 	var logs strings.Builder
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
-	e := NewEcho(EchoConfig{API: "test", Logger: logger, MaxUploadBodyBytes: uploadLimit,
-		Validator: func(next echo.HandlerFunc) echo.HandlerFunc { return next },
+	spec, err := openapi3.NewLoader().LoadFromData([]byte(testSpec))
+	require.NoError(t, err)
+	e, err := NewEcho(EchoConfig{API: "test", Logger: logger, MaxUploadBodyBytes: uploadLimit, Spec: spec,
 		Render: func(c echo.Context, e *Error) error {
 			return c.JSON(e.Status, map[string]string{"code": e.Code, "message": e.Message})
 		}})
+	require.NoError(t, err)
 	return e, &logs
 }
 
@@ -95,7 +115,7 @@ func TestMiddleware(t *testing.T) {
 	}{
 		{name: "a panic is a 500 in the API's body", method: "GET", path: "/panic", wantStatus: 500, wantCode: CodeServerError},
 		{name: "an unknown route is a 404 in the API's body", method: "GET", path: "/nope", wantStatus: 404, wantCode: CodeNotFound},
-		{name: "a small body is read", method: "POST", path: "/read", body: "hello", wantStatus: 204},
+		{name: "a small body is read", method: "POST", path: "/read", contentType: "text/plain", body: "hello", wantStatus: 204},
 		{name: "a JSON body over 1 MiB is refused before reading", method: "POST", path: "/read", contentType: "application/json",
 			body: strings.Repeat("x", MaxJSONBodyBytes+1), wantStatus: 413, wantCode: CodeFileTooLarge},
 		{name: "an upload over its limit is refused before reading", method: "POST", path: "/read", contentType: "multipart/form-data; boundary=x",

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 )
 
@@ -20,8 +21,11 @@ type EchoConfig struct {
 	Logger *slog.Logger
 	// Render writes this API's error body.
 	Render Renderer
-	// Validator enforces the API's spec; see Validator.
-	Validator echo.MiddlewareFunc
+	// Spec is the API's OpenAPI document: every request is validated against it (see Validator,
+	// which clears its servers).
+	Spec *openapi3.T
+	// Validation configures the validator.
+	Validation ValidatorOptions
 	// MaxUploadBodyBytes bounds a multipart upload's body; larger ones get 413 before they are read.
 	MaxUploadBodyBytes int64
 }
@@ -29,12 +33,16 @@ type EchoConfig struct {
 // NewEcho returns an echo instance with the middleware every API listener runs, in this order:
 // request id, access log, panic recovery, body limit, spec validation. The caller registers the
 // API's handlers on it.
-func NewEcho(cfg EchoConfig) *echo.Echo {
+func NewEcho(cfg EchoConfig) (*echo.Echo, error) {
+	validator, err := Validator(cfg.Spec, cfg.Validation)
+	if err != nil {
+		return nil, fmt.Errorf("%s validator: %w", cfg.API, err)
+	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = ErrorHandler(cfg.Logger, cfg.Render)
-	e.Use(RequestIDMiddleware(), AccessLog(cfg.Logger, cfg.API), Recover(cfg.Logger), BodyLimit(cfg.MaxUploadBodyBytes), cfg.Validator)
-	return e
+	e.Use(RequestIDMiddleware(), AccessLog(cfg.Logger, cfg.API), Recover(cfg.Logger), BodyLimit(cfg.MaxUploadBodyBytes), validator)
+	return e, nil
 }
 
 // MaxJSONBodyBytes bounds every request body that is not a multipart upload: no JSON or form

@@ -2,7 +2,12 @@ package httpkit
 
 import (
 	"context"
+	"fmt"
 	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/statementmatch/service/internal/platform/apidocs"
 )
 
 // Pinger is what readiness needs of the database.
@@ -19,6 +24,16 @@ type Service struct {
 	DocsHTML []byte
 	// DB is pinged by the readiness check.
 	DB Pinger
+}
+
+// NewService returns the Service of a listener whose spec is specYAML, parsed as spec; the docs
+// page is rendered once here, not per request.
+func NewService(specYAML []byte, spec *openapi3.T, db Pinger) (Service, error) {
+	docs, err := apidocs.Render(spec)
+	if err != nil {
+		return Service{}, fmt.Errorf("render API docs: %w", err)
+	}
+	return Service{SpecYAML: specYAML, DocsHTML: docs, DB: db}, nil
 }
 
 // readinessTimeout bounds a readiness probe, so a hung database makes the probe fail rather than

@@ -15,7 +15,6 @@ import (
 
 	"github.com/statementmatch/service/gen/parseapi"
 	"github.com/statementmatch/service/internal/httpkit"
-	"github.com/statementmatch/service/internal/platform/apidocs"
 	"github.com/statementmatch/service/openapi"
 )
 
@@ -42,22 +41,21 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load embedded parsing spec: %w", err)
 	}
-	docs, err := apidocs.Render(spec)
+	svc, err := httpkit.NewService(openapi.Parsing, spec, cfg.DB)
 	if err != nil {
-		return nil, fmt.Errorf("render parsing docs: %w", err)
+		return nil, err
 	}
-	validator, err := httpkit.Validator(spec, httpkit.ValidatorOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("parsing validator: %w", err)
-	}
-	e := httpkit.NewEcho(httpkit.EchoConfig{
+	e, err := httpkit.NewEcho(httpkit.EchoConfig{
 		API:                "parse",
 		Logger:             cfg.Logger,
 		Render:             renderError,
-		Validator:          validator,
+		Spec:               spec,
 		MaxUploadBodyBytes: cfg.MaxUploadBodyBytes,
 	})
-	s := &Server{svc: httpkit.Service{SpecYAML: openapi.Parsing, DocsHTML: docs, DB: cfg.DB}}
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{svc: svc}
 	parseapi.RegisterHandlers(e, parseapi.NewStrictHandler(s, nil))
 	return e, nil
 }

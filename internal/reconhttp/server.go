@@ -14,7 +14,6 @@ import (
 
 	"github.com/statementmatch/service/gen/reconapi"
 	"github.com/statementmatch/service/internal/httpkit"
-	"github.com/statementmatch/service/internal/platform/apidocs"
 	"github.com/statementmatch/service/openapi"
 )
 
@@ -53,22 +52,21 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load embedded reconciliation spec: %w", err)
 	}
-	docs, err := apidocs.Render(spec)
+	svc, err := httpkit.NewService(openapi.Reconciliation, spec, cfg.DB)
 	if err != nil {
-		return nil, fmt.Errorf("render reconciliation docs: %w", err)
+		return nil, err
 	}
-	validator, err := httpkit.Validator(spec, httpkit.ValidatorOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("reconciliation validator: %w", err)
-	}
-	e := httpkit.NewEcho(httpkit.EchoConfig{
+	e, err := httpkit.NewEcho(httpkit.EchoConfig{
 		API:                "recon-" + string(cfg.Env),
 		Logger:             cfg.Logger,
 		Render:             renderError,
-		Validator:          validator,
+		Spec:               spec,
 		MaxUploadBodyBytes: cfg.MaxUploadBodyBytes,
 	})
-	s := &Server{env: cfg.Env, svc: httpkit.Service{SpecYAML: openapi.Reconciliation, DocsHTML: docs, DB: cfg.DB}}
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{env: cfg.Env, svc: svc}
 	reconapi.RegisterHandlers(e, reconapi.NewStrictHandler(s, nil))
 	return e, nil
 }
