@@ -3,6 +3,8 @@ package contracttests
 import (
 	"context"
 	"database/sql"
+	"io"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"net/url"
@@ -178,4 +180,76 @@ func TestServeRefusesBadSettings(t *testing.T) {
 			require.Contains(t, out.String(), tt.want)
 		})
 	}
+}
+
+// TestShutdownFinishesInFlightRequests sends SIGTERM while an upload is half sent: the request
+// still gets its answer, new connections are refused, and statementd exits 0.
+func TestShutdownFinishesInFlightRequests(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	body, contentType := halfSentUpload(t)
+	req, err := http.NewRequest(http.MethodPost, s.ParseURL+"/api/v1/jobs", body.reader)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", contentType)
+
+	answered := make(chan *http.Response, 1)
+	go func() {
+		resp, err := parse(t).client(t).Do(req)
+		if err != nil {
+			t.Errorf("in-flight request failed: %v", err)
+			answered <- nil
+			return
+		}
+		answered <- resp
+	}()
+	<-body.firstHalfRead // the server is reading the body
+
+	stopped := make(chan error, 1)
+	go func() { stopped <- s.stop(t) }()
+	require.Eventually(t, func() bool {
+		conn, err := net.DialTimeout("tcp", strings.TrimPrefix(s.ParseURL, "http://"), 100*time.Millisecond)
+		if err != nil {
+			return true
+		}
+		// An accepted connection that never sends a request would hold up the shutdown.
+		_ = conn.Close()
+		return false
+	}, 10*time.Second, 20*time.Millisecond, "new connections are refused once shutdown starts")
+
+	body.sendRest()
+	resp := <-answered
+	require.NotNil(t, resp)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusNotImplemented, resp.StatusCode, "the in-flight request got its answer")
+	require.NoError(t, <-stopped, "statementd exits 0 after finishing the request")
+}
+
+// halfSentBody is a request body whose second half is held back until sendRest.
+type halfSentBody struct {
+	reader        io.Reader
+	firstHalfRead chan struct{}
+	sendRest      func()
+}
+
+func halfSentUpload(t *testing.T) (*halfSentBody, string) {
+	t.Helper()
+	var buf strings.Builder
+	w := multipart.NewWriter(&buf)
+	part, err := w.CreateFormFile("file", "statement.csv")
+	require.NoError(t, err)
+	_, _ = part.Write([]byte(strings.Repeat("2026-01-02,10.00,INV-1\n", 2000)))
+	require.NoError(t, w.Close())
+	full := buf.String()
+	pr, pw := io.Pipe()
+	h := &halfSentBody{reader: pr, firstHalfRead: make(chan struct{})}
+	release := make(chan struct{})
+	h.sendRest = func() { close(release) }
+	go func() {
+		_, _ = io.WriteString(pw, full[:len(full)/2]) // returns once the server has read it
+		close(h.firstHalfRead)
+		<-release
+		_, _ = io.WriteString(pw, full[len(full)/2:])
+		_ = pw.Close()
+	}()
+	return h, w.FormDataContentType()
 }
