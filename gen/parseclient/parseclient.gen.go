@@ -290,6 +290,7 @@ const (
 	ReviewReasonCodeAmbiguousDateOrder   ReviewReasonCode = "ambiguous_date_order"
 	ReviewReasonCodeAmbiguousDecimalMark ReviewReasonCode = "ambiguous_decimal_mark"
 	ReviewReasonCodeBalanceMismatch      ReviewReasonCode = "balance_mismatch"
+	ReviewReasonCodeControlTotalMismatch ReviewReasonCode = "control_total_mismatch"
 	ReviewReasonCodeRunningBalanceBreak  ReviewReasonCode = "running_balance_break"
 	ReviewReasonCodeUnreadableRows       ReviewReasonCode = "unreadable_rows"
 )
@@ -302,6 +303,8 @@ func (e ReviewReasonCode) Valid() bool {
 	case ReviewReasonCodeAmbiguousDecimalMark:
 		return true
 	case ReviewReasonCodeBalanceMismatch:
+		return true
+	case ReviewReasonCodeControlTotalMismatch:
 		return true
 	case ReviewReasonCodeRunningBalanceBreak:
 		return true
@@ -884,7 +887,10 @@ type ReviewReason struct {
 	// `running_balance_break` (a line's running balance does not follow from the previous one),
 	// `unreadable_rows` (some rows could not be read and are missing from the results),
 	// `ambiguous_date_order` (day/month order could not be decided from the file),
-	// `ambiguous_decimal_mark` (decimal comma vs point could not be decided from the file).
+	// `ambiguous_decimal_mark` (decimal comma vs point could not be decided from the file),
+	// `control_total_mismatch` (the file's own declared totals, such as BAI2 group and file
+	// trailers or CAMT `TxsSummry`, do not match its transactions).
+	// New codes may be added.
 	//
 	//
 	// Example: balance_mismatch
@@ -906,7 +912,10 @@ type ReviewReason struct {
 // `running_balance_break` (a line's running balance does not follow from the previous one),
 // `unreadable_rows` (some rows could not be read and are missing from the results),
 // `ambiguous_date_order` (day/month order could not be decided from the file),
-// `ambiguous_decimal_mark` (decimal comma vs point could not be decided from the file).
+// `ambiguous_decimal_mark` (decimal comma vs point could not be decided from the file),
+// `control_total_mismatch` (the file's own declared totals, such as BAI2 group and file
+// trailers or CAMT `TxsSummry`, do not match its transactions).
+// New codes may be added.
 //
 // Example: balance_mismatch
 type ReviewReasonCode string

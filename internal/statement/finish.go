@@ -1,0 +1,302 @@
+package statement
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// maxListedLines is how many line numbers a review message lists before it says "and N more".
+const maxListedLines = 10
+
+// Finish completes a parsed statement: it sets each transaction's Type from its sign unless the
+// parser set it, makes one section of the top-level fields when the parser gave none, derives the
+// top-level account, currency, period and balances from the sections, and runs the checks:
+// opening balance plus transactions equals closing balance (per section, and across consecutive
+// sections of one account), running balances follow from line to line, declared control totals
+// match, and every Problem becomes a review reason. A statement with review reasons is still a
+// successful parse; its reasons say what a person should look at. Finish is idempotent.
+func Finish(st *Statement) {
+	for i := range st.Transactions {
+		t := &st.Transactions[i]
+		if t.Type == "" {
+			t.Type = Credit
+			if t.Amount.Sign() < 0 {
+				t.Type = Debit
+			}
+		}
+	}
+	if len(st.Sections) == 0 {
+		st.Sections = []Section{{
+			Account: st.Account, Currency: st.Currency,
+			PeriodStart: st.PeriodStart, PeriodEnd: st.PeriodEnd,
+			OpeningBalance: st.OpeningBalance, ClosingBalance: st.ClosingBalance,
+			First: 0, Count: len(st.Transactions),
+		}}
+	}
+	summarise(st)
+	st.Review = nil
+	for i := range st.Sections {
+		checkSection(st, i)
+	}
+	checkContinuity(st)
+	problemReasons(st)
+}
+
+// summarise derives the top-level fields from the sections: the account and currency when all
+// sections agree, the widest period (else the transactions' dates), and the opening balance of
+// the first section and closing balance of the last when they are of one account.
+func summarise(st *Statement) {
+	first, last := st.Sections[0], st.Sections[len(st.Sections)-1]
+	st.Account, st.Currency = first.Account, first.Currency
+	sameAccount := true
+	for _, s := range st.Sections[1:] {
+		if s.Account != first.Account {
+			st.Account, sameAccount = "", false
+		}
+		if s.Currency != first.Currency {
+			st.Currency = ""
+		}
+	}
+	st.PeriodStart, st.PeriodEnd = Date{}, Date{}
+	widen := func(d Date) {
+		if d.IsZero() {
+			return
+		}
+		if st.PeriodStart.IsZero() || d.Compare(st.PeriodStart) < 0 {
+			st.PeriodStart = d
+		}
+		if st.PeriodEnd.IsZero() || d.Compare(st.PeriodEnd) > 0 {
+			st.PeriodEnd = d
+		}
+	}
+	for _, s := range st.Sections {
+		widen(s.PeriodStart)
+		widen(s.PeriodEnd)
+	}
+	if st.PeriodStart.IsZero() {
+		for _, t := range st.Transactions {
+			widen(t.Date)
+		}
+	}
+	st.OpeningBalance, st.ClosingBalance = nil, nil
+	if sameAccount {
+		st.OpeningBalance, st.ClosingBalance = first.OpeningBalance, last.ClosingBalance
+	}
+	if st.Currency == "" {
+		return
+	}
+	for i := range st.Transactions {
+		if st.Transactions[i].Currency == "" {
+			st.Transactions[i].Currency = st.Currency
+		}
+	}
+}
+
+// sectionName names a section in messages when the file holds several.
+func sectionName(st *Statement, i int) string {
+	if len(st.Sections) == 1 {
+		return "The statement"
+	}
+	name := fmt.Sprintf("Statement %d", i+1)
+	if a := st.Sections[i].Account; a != "" {
+		name += " (account " + a + ")"
+	}
+	return name
+}
+
+func checkSection(st *Statement, i int) {
+	s := st.Sections[i]
+	if s.First < 0 || s.Count < 0 || s.First+s.Count > len(st.Transactions) {
+		// A parser bug, not a property of the file; say so rather than index out of range.
+		st.Review = append(st.Review, ReviewReason{Code: ReviewUnreadableRows,
+			Message: fmt.Sprintf("%s: its transactions could not be delimited.", sectionName(st, i))})
+		return
+	}
+	txs := st.Transactions[s.First : s.First+s.Count]
+	sum := decimal.Zero
+	for _, t := range txs {
+		sum = sum.Add(t.Amount)
+	}
+	if s.OpeningBalance != nil && s.ClosingBalance != nil {
+		if want := s.OpeningBalance.Add(sum); !want.Equal(*s.ClosingBalance) {
+			st.Review = append(st.Review, ReviewReason{Code: ReviewBalanceMismatch, Line: s.Pos.Line,
+				Message: fmt.Sprintf("%s: opening balance %s plus transactions %s is %s, but the closing balance is %s.",
+					sectionName(st, i), amount(*s.OpeningBalance), amount(sum), amount(want), amount(*s.ClosingBalance))})
+		}
+	}
+	checkRunningBalances(st, i, txs)
+	if d := s.Declared; d != nil {
+		checkDeclared(st, i, txs, sum, d)
+	}
+}
+
+// checkRunningBalances checks that each stated running balance follows from the one before it.
+// Files list lines oldest first or newest first; the order in which more pairs agree is the
+// file's. Two lines of one day with the same balance are a day balance repeated on each line,
+// not a break.
+func checkRunningBalances(st *Statement, i int, txs []Transaction) {
+	type pair struct{ prev, cur *Transaction }
+	var pairs []pair
+	var prev *Transaction
+	for k := range txs {
+		t := &txs[k]
+		if t.Balance == nil {
+			continue
+		}
+		if prev != nil {
+			pairs = append(pairs, pair{prev, t})
+		}
+		prev = t
+	}
+	if len(pairs) == 0 {
+		return
+	}
+	forward := func(p pair) bool { return p.prev.Balance.Add(p.cur.Amount).Equal(*p.cur.Balance) }
+	backward := func(p pair) bool { return p.cur.Balance.Add(p.prev.Amount).Equal(*p.prev.Balance) }
+	nf, nb := 0, 0
+	for _, p := range pairs {
+		if forward(p) {
+			nf++
+		}
+		if backward(p) {
+			nb++
+		}
+	}
+	follows := forward
+	if nb > nf {
+		follows = backward
+	}
+	var lines []int
+	for _, p := range pairs {
+		if follows(p) || (p.prev.Date == p.cur.Date && p.prev.Balance.Equal(*p.cur.Balance)) {
+			continue
+		}
+		lines = append(lines, lineOf(p.cur.Pos))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	st.Review = append(st.Review, ReviewReason{Code: ReviewRunningBalanceBreak, Line: lines[0],
+		Message: fmt.Sprintf("%s: the running balance does not follow from the previous line's at %s.",
+			sectionName(st, i), listLines(lines))})
+}
+
+func checkDeclared(st *Statement, i int, txs []Transaction, net decimal.Decimal, d *ControlTotals) {
+	credits, debits := decimal.Zero, decimal.Zero
+	for _, t := range txs {
+		if t.Amount.Sign() < 0 {
+			debits = debits.Sub(t.Amount)
+		} else {
+			credits = credits.Add(t.Amount)
+		}
+	}
+	var diffs []string
+	if d.Count != nil && *d.Count != len(txs) {
+		diffs = append(diffs, fmt.Sprintf("%d entries declared, %d read", *d.Count, len(txs)))
+	}
+	for _, c := range []struct {
+		name     string
+		declared *decimal.Decimal
+		actual   decimal.Decimal
+	}{{"net total", d.Net, net}, {"credits", d.Credits, credits}, {"debits", d.Debits, debits}} {
+		if c.declared != nil && !c.declared.Equal(c.actual) {
+			diffs = append(diffs, fmt.Sprintf("%s declared %s, read %s", c.name, amount(*c.declared), amount(c.actual)))
+		}
+	}
+	if len(diffs) > 0 {
+		st.Review = append(st.Review, ReviewReason{Code: ReviewControlTotalMismatch, Line: st.Sections[i].Pos.Line,
+			Message: fmt.Sprintf("%s: its declared totals do not match its transactions: %s.", sectionName(st, i), strings.Join(diffs, "; "))})
+	}
+}
+
+// checkContinuity checks that consecutive statements of one account chain: each opens where the
+// one before it closed.
+func checkContinuity(st *Statement) {
+	for i := 1; i < len(st.Sections); i++ {
+		a, b := st.Sections[i-1], st.Sections[i]
+		if a.Account != b.Account || a.Currency != b.Currency || a.ClosingBalance == nil || b.OpeningBalance == nil {
+			continue
+		}
+		if !a.ClosingBalance.Equal(*b.OpeningBalance) {
+			st.Review = append(st.Review, ReviewReason{Code: ReviewBalanceMismatch, Line: b.Pos.Line,
+				Message: fmt.Sprintf("%s opens with %s, but the statement before it closed with %s.",
+					sectionName(st, i), amount(*b.OpeningBalance), amount(*a.ClosingBalance))})
+		}
+	}
+}
+
+// problemReasons turns the parser's problems into review reasons: one per code, listing where.
+func problemReasons(st *Statement) {
+	byCode := map[ReviewCode][]Problem{}
+	var order []ReviewCode
+	for _, p := range st.Problems {
+		code := p.Code
+		if code == "" {
+			code = ReviewUnreadableRows
+		}
+		if _, seen := byCode[code]; !seen {
+			order = append(order, code)
+		}
+		byCode[code] = append(byCode[code], p)
+	}
+	for _, code := range order {
+		ps := byCode[code]
+		var b strings.Builder
+		if code == ReviewUnreadableRows {
+			fmt.Fprintf(&b, "%d %s could not be read and %s missing from the transactions: ", len(ps),
+				plural(len(ps), "row", "rows"), plural(len(ps), "is", "are"))
+		}
+		for k, p := range ps {
+			if k == maxListedLines {
+				fmt.Fprintf(&b, "; and %d more", len(ps)-k)
+				break
+			}
+			if k > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(p.Pos.String() + ": " + p.Message)
+		}
+		st.Review = append(st.Review, ReviewReason{Code: code, Message: b.String(), Line: lineOf(ps[0].Pos)})
+	}
+}
+
+// amount writes d with the decimals it was stated with (100.00, not 100), whatever the process's
+// decimal settings.
+func amount(d decimal.Decimal) string {
+	if e := d.Exponent(); e < 0 {
+		return d.StringFixed(-e)
+	}
+	return d.String()
+}
+
+func lineOf(p Position) int {
+	if p.Line > 0 {
+		return p.Line
+	}
+	return p.Record
+}
+
+func listLines(lines []int) string {
+	var b strings.Builder
+	b.WriteString(plural(len(lines), "line ", "lines "))
+	for k, l := range lines {
+		if k == maxListedLines {
+			fmt.Fprintf(&b, " and %d more", len(lines)-k)
+			break
+		}
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, l)
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,252 @@
+// Package statement is the model every bank statement parser produces: a Statement with its
+// Transactions, where each came from in the file, and what a person should review. It has no
+// I/O, no HTTP and no SQL. The parsers live in one package per format below this one
+// (csv, excel, pdf, mt940, camt, ofx, bai2, qif); engine detects the format and dispatches.
+package statement
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Format is a statement file format, found from the content, never from the file name.
+type Format string
+
+// The formats the engine reads.
+const (
+	FormatCSV     Format = "csv"
+	FormatXLSX    Format = "xlsx"
+	FormatXLS     Format = "xls"
+	FormatPDF     Format = "pdf"
+	FormatMT940   Format = "mt940"
+	FormatMT942   Format = "mt942"
+	FormatCAMT052 Format = "camt052"
+	FormatCAMT053 Format = "camt053"
+	FormatCAMT054 Format = "camt054"
+	FormatOFX     Format = "ofx"
+	FormatBAI2    Format = "bai2"
+	FormatQIF     Format = "qif"
+)
+
+// Type says whether money came in or went out.
+type Type string
+
+// Transaction types. Credits have positive amounts, debits negative.
+const (
+	Credit Type = "credit"
+	Debit  Type = "debit"
+)
+
+// Date is a calendar date without a time zone, as statements state booking and value dates.
+// The zero Date means "not given".
+type Date struct {
+	Year  int
+	Month time.Month
+	Day   int
+}
+
+// NewDate returns the date, and false when it does not exist (30 February, month 13).
+func NewDate(year int, month time.Month, day int) (Date, bool) {
+	t := time.Date(year, month, day, 0, 0, 0, 0, time.UTC)
+	if t.Year() != year || t.Month() != month || t.Day() != day || year < 1 || year > 9999 {
+		return Date{}, false
+	}
+	return Date{year, month, day}, true
+}
+
+// DateOf returns the calendar date of t in t's location.
+func DateOf(t time.Time) Date { return Date{t.Year(), t.Month(), t.Day()} }
+
+// IsZero reports whether the date was not given.
+func (d Date) IsZero() bool { return d == Date{} }
+
+// Time returns midnight UTC of the date.
+func (d Date) Time() time.Time { return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC) }
+
+// Compare returns -1, 0 or +1 as d is before, equal to or after e.
+func (d Date) Compare(e Date) int { return d.Time().Compare(e.Time()) }
+
+// String returns the date as YYYY-MM-DD, or "" for the zero date.
+func (d Date) String() string {
+	if d.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("%04d-%02d-%02d", d.Year, int(d.Month), d.Day)
+}
+
+// MarshalJSON writes the date as "YYYY-MM-DD", or null when not given.
+func (d Date) MarshalJSON() ([]byte, error) {
+	if d.IsZero() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(d.String())
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (d *Date) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*d = Date{}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return err
+	}
+	*d = DateOf(t)
+	return nil
+}
+
+// Position is where something stands in the source file, in the terms of its format: a line
+// (1-based) for text formats, a record number where records span lines, an XPath-like path for
+// XML, a sheet and row for spreadsheets, a page for PDFs. Unknown parts are zero or empty.
+type Position struct {
+	Line   int    `json:"line,omitempty"`
+	Record int    `json:"record,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Sheet  string `json:"sheet,omitempty"`
+	Page   int    `json:"page,omitempty"`
+}
+
+// String returns the position for a message, e.g. "line 12" or "/Document/BkToCstmrStmt/Stmt[2]/Ntry[5]".
+func (p Position) String() string {
+	var s string
+	add := func(part string) {
+		if s != "" {
+			s += ", "
+		}
+		s += part
+	}
+	if p.Page > 0 {
+		add(fmt.Sprintf("page %d", p.Page))
+	}
+	if p.Sheet != "" {
+		add("sheet " + p.Sheet)
+	}
+	if p.Line > 0 {
+		add(fmt.Sprintf("line %d", p.Line))
+	}
+	if p.Record > 0 {
+		add(fmt.Sprintf("record %d", p.Record))
+	}
+	if p.Path != "" {
+		add(p.Path)
+	}
+	if s == "" {
+		return "start of file"
+	}
+	return s
+}
+
+// Transaction is one booked line of a statement.
+type Transaction struct {
+	Date      Date `json:"date"`
+	ValueDate Date `json:"value_date"`
+	// Amount is signed: credits (money in) positive, debits negative. Exact, never a float.
+	Amount decimal.Decimal `json:"amount"`
+	// Currency is the ISO 4217 code of Amount; empty when the file does not say.
+	Currency            string `json:"currency,omitempty"`
+	Description         string `json:"description"`
+	Reference           string `json:"reference,omitempty"`
+	CounterpartyName    string `json:"counterparty_name,omitempty"`
+	CounterpartyAccount string `json:"counterparty_account,omitempty"`
+	// Balance is the running balance after this line, when the statement states it.
+	Balance *decimal.Decimal `json:"balance,omitempty"`
+	// Type is set by Finish from the sign of Amount unless the parser read it from the file
+	// (a zero amount can still be a debit, say a reversed fee).
+	Type Type `json:"type"`
+	// Raw is the source line or record the transaction was read from, as text.
+	Raw string   `json:"raw"`
+	Pos Position `json:"pos"`
+}
+
+// Section is one statement inside a file: MT940, CAMT, OFX and BAI2 files may hold several,
+// for several accounts or days. Its transactions are Transactions[First : First+Count].
+type Section struct {
+	Account        string           `json:"account,omitempty"`
+	Currency       string           `json:"currency,omitempty"`
+	PeriodStart    Date             `json:"period_start"`
+	PeriodEnd      Date             `json:"period_end"`
+	OpeningBalance *decimal.Decimal `json:"opening_balance,omitempty"`
+	ClosingBalance *decimal.Decimal `json:"closing_balance,omitempty"`
+	// Declared holds control totals the file states for this section, checked by Finish.
+	Declared *ControlTotals `json:"declared,omitempty"`
+	First    int            `json:"first"`
+	Count    int            `json:"count"`
+	Pos      Position       `json:"pos"`
+}
+
+// ControlTotals are totals a file declares about its own transactions (CAMT TxsSummry). Nil
+// fields were not declared. Totals that cover more than transactions, such as BAI2 control sums
+// over balances too, are checked by their parser, which reports a mismatch as a Problem with
+// code ReviewControlTotalMismatch.
+type ControlTotals struct {
+	Count *int `json:"count,omitempty"`
+	// Net is credits minus debits.
+	Net *decimal.Decimal `json:"net,omitempty"`
+	// Credits and Debits are sums of absolute amounts.
+	Credits *decimal.Decimal `json:"credits,omitempty"`
+	Debits  *decimal.Decimal `json:"debits,omitempty"`
+}
+
+// ReviewCode says why a parsed statement needs a person's look.
+type ReviewCode string
+
+// Review codes, as in the Parsing API's ReviewReasonCode.
+const (
+	ReviewBalanceMismatch      ReviewCode = "balance_mismatch"
+	ReviewRunningBalanceBreak  ReviewCode = "running_balance_break"
+	ReviewUnreadableRows       ReviewCode = "unreadable_rows"
+	ReviewAmbiguousDateOrder   ReviewCode = "ambiguous_date_order"
+	ReviewAmbiguousDecimalMark ReviewCode = "ambiguous_decimal_mark"
+	ReviewControlTotalMismatch ReviewCode = "control_total_mismatch"
+)
+
+// ReviewReason is one reason to review a statement that was otherwise parsed.
+type ReviewReason struct {
+	Code    ReviewCode `json:"code"`
+	Message string     `json:"message"`
+	// Line is the line or record the reason refers to, when there is one.
+	Line int `json:"line,omitempty"`
+}
+
+// Statement is everything a parser read from one file. Parsers fill Format, Dialect, the bank
+// fields, Transactions, and either Sections or the top-level account fields; Finish then derives
+// the summary and runs the checks.
+type Statement struct {
+	Format Format `json:"format"`
+	// Dialect names the variant that was read, e.g. "csv;delim=semicolon;decimal=comma;dates=DMY"
+	// or "mt940;envelope=swift", so a statement from an unknown bank still says what it was.
+	Dialect string `json:"dialect"`
+	// BankName is empty when the bank is unknown: it is never guessed.
+	BankName string `json:"bank_name,omitempty"`
+	// BankID is the identifier the bank was known by in the file (BIC, routing number, OFX
+	// FID/ORG, MT940 sender), even when BankName is empty.
+	BankID         string           `json:"bank_id,omitempty"`
+	Account        string           `json:"account,omitempty"`
+	Currency       string           `json:"currency,omitempty"`
+	PeriodStart    Date             `json:"period_start"`
+	PeriodEnd      Date             `json:"period_end"`
+	OpeningBalance *decimal.Decimal `json:"opening_balance,omitempty"`
+	ClosingBalance *decimal.Decimal `json:"closing_balance,omitempty"`
+	Transactions   []Transaction    `json:"transactions"`
+	Sections       []Section        `json:"sections,omitempty"`
+	// Problems are rows or records that could not be read, and other findings of the parser;
+	// Finish turns them into review reasons. Nothing unreadable is dropped silently.
+	Problems []Problem      `json:"problems,omitempty"`
+	Review   []ReviewReason `json:"review,omitempty"`
+}
+
+// Problem is something a parser could not read or that does not add up, at a position.
+type Problem struct {
+	// Code is the review reason the problem becomes; ReviewUnreadableRows when left empty.
+	Code    ReviewCode `json:"code,omitempty"`
+	Pos     Position   `json:"pos"`
+	Message string     `json:"message"`
+}
