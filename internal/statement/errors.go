@@ -22,6 +22,8 @@ var (
 	ErrTooManyRows = errors.New("more rows than the row limit")
 	// ErrResourceLimit: the file needs more memory, decompressed size or nesting than allowed.
 	ErrResourceLimit = errors.New("file exceeds a resource limit")
+	// ErrInternal: a bug in a parser, contained; the file may be fine.
+	ErrInternal = errors.New("unexpected failure while reading the file")
 )
 
 // Error is a parse that failed as a whole: its kind, where, and why.

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/statementmatch/service/internal/statement"
+)
+
+// parseFunc is what every format package exports as Parse.
+type parseFunc func(data []byte, opts statement.Options) (*statement.Statement, error)
+
+// Parse reads a statement file of any supported format. It detects the format from the content,
+// parses, and completes the result with statement.Finish, so the statement's summary, checks and
+// review reasons are set. Failures are *statement.Error values whose Kind says why (not a
+// statement, corrupt, encrypted, too many rows, ...); a panic in a parser is contained and
+// reported as statement.ErrInternal, never propagated.
+func Parse(data []byte, opts statement.Options) (st *statement.Statement, err error) {
+	opts = opts.WithDefaults()
+	format, err := Detect(data)
+	if err != nil {
+		return nil, err
+	}
+	parse, ok := parsers[format]
+	if !ok {
+		return nil, statement.Errorf(format, statement.ErrNotAStatement, statement.Position{},
+			"%s statements are recognised but not read by this version yet", format)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			buf := make([]byte, 4<<10)
+			buf = buf[:runtime.Stack(buf, false)]
+			st = nil
+			// The panic goes into the error's text for logs; the *statement.Error inside carries
+			// only the fixed message that may be shown to a client.
+			err = fmt.Errorf("%w (panic: %v)\n%s", statement.Errorf(format, statement.ErrInternal, statement.Position{}, ""), r, buf)
+		}
+	}()
+	st, err = parse(data, opts)
+	if err != nil {
+		return nil, err
+	}
+	statement.Finish(st)
+	if len(st.Transactions) == 0 && st.OpeningBalance == nil && st.ClosingBalance == nil {
+		return nil, statement.Errorf(st.Format, statement.ErrNoTransactions, statement.Position{}, "")
+	}
+	return st, nil
+}

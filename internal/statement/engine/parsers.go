@@ -1,0 +1,7 @@
+package engine
+
+import "github.com/statementmatch/service/internal/statement"
+
+// parsers maps each detected format to its parser. Detection reports MT942 as MT940 (one parser
+// reads both and tells them apart); a format missing here is recognised but not yet read.
+var parsers = map[statement.Format]parseFunc{}
