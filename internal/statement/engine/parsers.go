@@ -1,7 +1,14 @@
 package engine
 
-import "github.com/statementmatch/service/internal/statement"
+import (
+	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/camt"
+)
 
 // parsers maps each detected format to its parser. Detection reports MT942 as MT940 (one parser
 // reads both and tells them apart); a format missing here is recognised but not yet read.
-var parsers = map[statement.Format]parseFunc{}
+var parsers = map[statement.Format]parseFunc{
+	statement.FormatCAMT052: camt.Parse,
+	statement.FormatCAMT053: camt.Parse,
+	statement.FormatCAMT054: camt.Parse,
+}
