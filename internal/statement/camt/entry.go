@@ -249,7 +249,7 @@ type section struct {
 	prcd     *balance
 	clbd     *balance
 	itbd     *balance // the last interim booked balance, the closing of an intraday report
-	firstCcy string // of the first Bal, for sections without Acct/Ccy
+	firstCcy string   // of the first Bal, for sections without Acct/Ccy
 	summ     summary
 	unbooked []decimal.Decimal // signed amounts of entries that were not booked
 }
