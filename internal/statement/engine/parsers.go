@@ -3,6 +3,8 @@ package engine
 import (
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/statement/camt"
+	"github.com/statementmatch/service/internal/statement/ofx"
+	"github.com/statementmatch/service/internal/statement/qif"
 )
 
 // parsers maps each detected format to its parser. Detection reports MT942 as MT940 (one parser
@@ -11,4 +13,6 @@ var parsers = map[statement.Format]parseFunc{
 	statement.FormatCAMT052: camt.Parse,
 	statement.FormatCAMT053: camt.Parse,
 	statement.FormatCAMT054: camt.Parse,
+	statement.FormatOFX:     ofx.Parse,
+	statement.FormatQIF:     qif.Parse,
 }

@@ -1,0 +1,199 @@
+package ofx
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/statementmatch/service/internal/statement"
+)
+
+// benchSize is the size of the generated benchmark files.
+const benchSize = 20 << 20
+
+// genOFX generates a bank statement of about size bytes: OFX 2 XML when xmlSyntax, else
+// OFX 1.02 SGML with unclosed leaves, both with the same records.
+func genOFX(size int, xmlSyntax bool) []byte {
+	var b bytes.Buffer
+	leaf := func(name, v string) {
+		if xmlSyntax {
+			fmt.Fprintf(&b, "<%s>%s</%s>\n", name, v, name)
+		} else {
+			fmt.Fprintf(&b, "<%s>%s\n", name, v)
+		}
+	}
+	if xmlSyntax {
+		b.WriteString(`<?xml version="1.0" encoding="UTF-8" standalone="no"?>` + "\n" +
+			`<?OFX OFXHEADER="200" VERSION="211" SECURITY="NONE" OLDFILEUID="NONE" NEWFILEUID="NONE"?>` + "\n")
+	} else {
+		b.WriteString("OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\nSECURITY:NONE\nENCODING:USASCII\nCHARSET:1252\nCOMPRESSION:NONE\nOLDFILEUID:NONE\nNEWFILEUID:NONE\n\n")
+	}
+	b.WriteString("<OFX>\n<SIGNONMSGSRSV1>\n<SONRS>\n<STATUS>\n")
+	leaf("CODE", "0")
+	leaf("SEVERITY", "INFO")
+	b.WriteString("</STATUS>\n")
+	leaf("DTSERVER", "20240131120000.000[-5:EST]")
+	leaf("LANGUAGE", "ENG")
+	b.WriteString("<FI>\n")
+	leaf("ORG", "Example Bank")
+	leaf("FID", "1234")
+	b.WriteString("</FI>\n</SONRS>\n</SIGNONMSGSRSV1>\n<BANKMSGSRSV1>\n<STMTTRNRS>\n")
+	leaf("TRNUID", "1")
+	b.WriteString("<STMTRS>\n")
+	leaf("CURDEF", "USD")
+	b.WriteString("<BANKACCTFROM>\n")
+	leaf("BANKID", "121000248")
+	leaf("ACCTID", "1234567890")
+	leaf("ACCTTYPE", "CHECKING")
+	b.WriteString("</BANKACCTFROM>\n<BANKTRANLIST>\n")
+	leaf("DTSTART", "20240101")
+	leaf("DTEND", "20240131")
+	for i := 0; b.Len() < size; i++ {
+		b.WriteString("<STMTTRN>\n")
+		if i%2 == 0 {
+			leaf("TRNTYPE", "DEBIT")
+			leaf("DTPOSTED", fmt.Sprintf("202401%02d120000.000[-5:EST]", i%28+1))
+			leaf("TRNAMT", fmt.Sprintf("-%d.%02d", i%5000, i%100))
+		} else {
+			leaf("TRNTYPE", "CREDIT")
+			leaf("DTPOSTED", fmt.Sprintf("202401%02d", i%28+1))
+			leaf("TRNAMT", fmt.Sprintf("%d.%02d", i%7000, i%97))
+		}
+		leaf("FITID", fmt.Sprintf("2024010%08d", i))
+		leaf("NAME", fmt.Sprintf("MERCHANT %d &amp; SONS", i%977))
+		leaf("MEMO", fmt.Sprintf("POS PURCHASE CARD 1234 MERCHANT %d LONDON GB", i%977))
+		b.WriteString("</STMTTRN>\n")
+	}
+	b.WriteString("</BANKTRANLIST>\n<LEDGERBAL>\n")
+	leaf("BALAMT", "1000.00")
+	leaf("DTASOF", "20240131")
+	b.WriteString("</LEDGERBAL>\n</STMTRS>\n</STMTTRNRS>\n</BANKMSGSRSV1>\n</OFX>\n")
+	return b.Bytes()
+}
+
+var (
+	benchOnce           sync.Once
+	benchXML, benchSGML []byte
+)
+
+func benchFiles() ([]byte, []byte) {
+	benchOnce.Do(func() {
+		benchXML = genOFX(benchSize, true)
+		benchSGML = genOFX(benchSize, false)
+	})
+	return benchXML, benchSGML
+}
+
+func benchParse(b *testing.B, data []byte) {
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime()
+	for b.Loop() {
+		st, err := Parse(data, statement.Options{})
+		if err != nil || len(st.Transactions) == 0 {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, start, len(data))
+}
+
+// BenchmarkParseXML parses a generated ~20 MB OFX 2 XML file into a statement.
+func BenchmarkParseXML(b *testing.B) {
+	x, _ := benchFiles()
+	benchParse(b, x)
+}
+
+// BenchmarkParseSGML parses the same records as OFX 1.02 SGML with unclosed leaves.
+func BenchmarkParseSGML(b *testing.B) {
+	_, s := benchFiles()
+	benchParse(b, s)
+}
+
+// BenchmarkEncodingXMLToken is the yardstick: encoding/xml's Token loop over the OFX 2 XML
+// file, reading nothing.
+func BenchmarkEncodingXMLToken(b *testing.B) {
+	x, _ := benchFiles()
+	b.SetBytes(int64(len(x)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime()
+	for b.Loop() {
+		d := xml.NewDecoder(bytes.NewReader(x))
+		for {
+			if _, err := d.Token(); err != nil {
+				if err != io.EOF {
+					b.Fatal(err)
+				}
+				break
+			}
+		}
+	}
+	reportCPU(b, start, len(x))
+}
+
+// BenchmarkEncodingXMLRawToken is encoding/xml's cheaper RawToken loop over the same file.
+func BenchmarkEncodingXMLRawToken(b *testing.B) {
+	x, _ := benchFiles()
+	b.SetBytes(int64(len(x)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime()
+	for b.Loop() {
+		d := xml.NewDecoder(bytes.NewReader(x))
+		for {
+			if _, err := d.RawToken(); err != nil {
+				if err != io.EOF {
+					b.Fatal(err)
+				}
+				break
+			}
+		}
+	}
+	reportCPU(b, start, len(x))
+}
+
+// cpuTime returns the CPU time this process has used. The benchmarks report throughput per
+// CPU second ("cpu-MB/s") beside the wall-clock MB/s, because on a shared machine the wall
+// clock measures the neighbours too.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the throughput per CPU second of n runs over size bytes since start.
+func reportCPU(b *testing.B, start time.Duration, size int) {
+	if d := cpuTime() - start; d > 0 {
+		b.ReportMetric(float64(size)*float64(b.N)/d.Seconds()/1e6, "cpu-MB/s")
+	}
+}
+
+// BenchmarkScan is this package's tokenizer alone over the OFX 2 XML file: the counterpart of
+// BenchmarkEncodingXMLRawToken.
+func BenchmarkScan(b *testing.B) {
+	x, _ := benchFiles()
+	b.SetBytes(int64(len(x)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime()
+	for b.Loop() {
+		s := scanner{b: x}
+		var t token
+		n := 0
+		for s.next(&t) {
+			n++
+		}
+		if n == 0 {
+			b.Fatal("no tokens")
+		}
+	}
+	reportCPU(b, start, len(x))
+}

@@ -1,0 +1,359 @@
+package qif
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/statementmatch/service/internal/statement"
+)
+
+// dateParts is a D value split into its numbers, before the day/month order is known.
+type dateParts struct {
+	a, b, y int  // first, second field and the full year; for iso, a is the month, b the day
+	iso     bool // year first (2020-12-31, 20201231): the order is certain
+	ok      bool
+}
+
+// parseDateParts splits a QIF date: three runs of digits separated by slashes, dots, dashes,
+// apostrophes or spaces ("12/31/2020", "12/31'20", "31.12.2020", "1/ 2/98", "2020-12-31"), or
+// eight digits YYYYMMDD. A two-digit year after an apostrophe is 20yy (Quicken writes the apostrophe for
+// years from 2000); other two-digit years are 19yy from 70 and 20yy below.
+func parseDateParts(s string) (dateParts, bool) {
+	var runs [3]struct{ v, n int }
+	nr := 0
+	apostrophe := false // before the third run
+	inRun := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			if !inRun {
+				if nr == 3 {
+					return dateParts{}, false
+				}
+				nr++
+				inRun = true
+			}
+			r := &runs[nr-1]
+			if r.n >= 8 {
+				return dateParts{}, false
+			}
+			r.v = r.v*10 + int(c-'0')
+			r.n++
+		case c == '/' || c == '.' || c == '-' || c == ' ' || c == '\'':
+			inRun = false
+			if c == '\'' && nr == 2 {
+				apostrophe = true
+			}
+		default:
+			return dateParts{}, false
+		}
+	}
+	if nr == 1 && runs[0].n == 8 {
+		v := runs[0].v
+		return dateParts{y: v / 10000, a: v / 100 % 100, b: v % 100, iso: true, ok: true}, true
+	}
+	if nr != 3 {
+		return dateParts{}, false
+	}
+	if runs[0].n == 4 {
+		return dateParts{y: runs[0].v, a: runs[1].v, b: runs[2].v, iso: true, ok: true}, true
+	}
+	if runs[0].n > 2 || runs[1].n > 2 {
+		return dateParts{}, false
+	}
+	y := runs[2].v
+	switch {
+	case runs[2].n == 4:
+	case runs[2].n <= 2 && apostrophe:
+		y += 2000
+	case runs[2].n == 2 && y >= 70:
+		y += 1900
+	case runs[2].n == 2:
+		y += 2000
+	default:
+		return dateParts{}, false
+	}
+	return dateParts{a: runs[0].v, b: runs[1].v, y: y, ok: true}, true
+}
+
+// valid reports whether the parts make a date in at least one order.
+func (d dateParts) valid() bool {
+	_, mdy := d.date(orderMDY)
+	_, dmy := d.date(orderDMY)
+	return mdy || dmy
+}
+
+type order uint8
+
+const (
+	orderMDY order = iota
+	orderDMY
+)
+
+// date returns the date the parts make in order o.
+func (d dateParts) date(o order) (statement.Date, bool) {
+	if !d.ok {
+		return statement.Date{}, false
+	}
+	m, day := d.a, d.b
+	if o == orderDMY && !d.iso {
+		m, day = d.b, d.a
+	}
+	return newDate(d.y, m, day)
+}
+
+// dateOrder is the file's day/month order and how it was found.
+type dateOrder struct {
+	order       order
+	ambiguous   bool // every non-ISO date fits both orders
+	iso         bool // every date is year first
+	example     string
+	exampleLine int
+}
+
+func (o dateOrder) name() string {
+	switch {
+	case o.ambiguous:
+		return "ambiguous"
+	case o.iso:
+		return "YMD"
+	case o.order == orderDMY:
+		return "DMY"
+	}
+	return "MDY"
+}
+
+// why says why a date cannot be read in the file's order.
+func (o dateOrder) why(d dateParts) string {
+	if !d.ok {
+		return "is not a date"
+	}
+	if d.valid() {
+		if o.order == orderDMY {
+			return "does not fit the file's day-first order (DD/MM)"
+		}
+		return "does not fit the file's month-first order (MM/DD)"
+	}
+	return "is not a date"
+}
+
+// decideDates parses every record's date and decides the order once for the file: the order
+// that more dates can only be read in, month first when none decides.
+func (p *parser) decideDates() dateOrder {
+	var o dateOrder
+	onlyDMY, onlyMDY, both, nonISO := 0, 0, 0, 0
+	for i := range p.recs {
+		r := &p.recs[i]
+		if !r.hasDate || r.date == "" {
+			continue
+		}
+		r.dp, _ = parseDateParts(r.date)
+		if !r.dp.ok || r.dp.iso {
+			continue
+		}
+		nonISO++
+		_, mdy := r.dp.date(orderMDY)
+		_, dmy := r.dp.date(orderDMY)
+		switch {
+		case mdy && dmy:
+			if r.dp.a != r.dp.b {
+				both++
+				if o.example == "" {
+					o.example, o.exampleLine = r.date, r.dateLine
+				}
+			}
+		case mdy:
+			onlyMDY++
+		case dmy:
+			onlyDMY++
+		}
+	}
+	switch {
+	case onlyDMY > onlyMDY:
+		o.order = orderDMY
+	case onlyMDY > 0:
+		o.order = orderMDY
+	case nonISO == 0:
+		o.iso = len(p.recs) > 0
+	case both > 0:
+		o.ambiguous = true
+	}
+	return o
+}
+
+// decimalMark is the file's decimal mark and how it was found.
+type decimalMark struct {
+	mark byte
+	// ambiguous is set when amounts such as "1,000" fit both marks and no amount decides.
+	ambiguous   bool
+	example     string
+	exampleLine int
+}
+
+// decideDecimal finds the file's decimal mark from all its amounts: a value with both marks
+// has the decimal mark last; one mark followed by other than three digits is a decimal mark;
+// a mark that occurs twice separates thousands. When nothing decides, the mark is '.', as
+// Quicken writes it.
+func (p *parser) decideDecimal() decimalMark {
+	var m decimalMark
+	dot, comma := 0, 0
+	for i := range p.recs {
+		r := &p.recs[i]
+		switch markOf(r.amount) {
+		case '.':
+			dot++
+		case ',':
+			comma++
+		case 0:
+			if m.example == "" && strings.ContainsAny(r.amount, ".,") {
+				m.example, m.exampleLine = r.amount, r.amountLine
+			}
+		}
+	}
+	m.mark = '.'
+	if comma > dot {
+		m.mark = ','
+	}
+	m.ambiguous = dot == 0 && comma == 0 && m.example != ""
+	return m
+}
+
+// markOf returns the decimal mark one amount shows, or 0 when it shows none.
+func markOf(s string) byte {
+	dots, commas, last, lastMark := 0, 0, -1, byte(0)
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '.':
+			dots++
+			last, lastMark = i, '.'
+		case ',':
+			commas++
+			last, lastMark = i, ','
+		}
+	}
+	switch {
+	case lastMark == 0:
+		return 0
+	case dots > 0 && commas > 0:
+		return lastMark
+	}
+	other := byte(',')
+	if lastMark == ',' {
+		other = '.'
+	}
+	if dots+commas > 1 {
+		return other // 1,234,567 or 1.234.567: thousands separators
+	}
+	after := 0
+	for i := last + 1; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		after++
+	}
+	if after == 3 {
+		return 0 // 1,000: either
+	}
+	return lastMark
+}
+
+// maxAmountLen bounds an amount's text: no register amount needs more, and decimal
+// arithmetic on thousand-digit numbers is a way to burn time.
+const maxAmountLen = 40
+
+var errNotNumber = errors.New("is not a number")
+
+// parseAmount reads a T or U amount with the file's decimal mark: an optional sign ("+123" is
+// written), digits, the other mark as thousands separator between groups of three
+// ("10,000,000.00"), spaces ignored. The result is exact.
+func parseAmount(s string, mark byte) (decimal.Decimal, error) {
+	if len(s) > maxAmountLen {
+		return decimal.Decimal{}, errors.New("is too long for an amount")
+	}
+	sep := byte(',')
+	if mark == ',' {
+		sep = '.'
+	}
+	var buf [maxAmountLen + 1]byte
+	out := buf[:0]
+	nd := 0
+	group := -1 // digits since the last thousands separator; -1 before the first
+	seenMark := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			out = append(out, c)
+			nd++
+			if group >= 0 && !seenMark {
+				group++
+			}
+		case (c == '-' || c == '+') && len(out) == 0:
+			if c == '-' {
+				out = append(out, c)
+			}
+		case c == ' ':
+		case c == mark && !seenMark:
+			if group >= 0 && group != 3 {
+				return decimal.Decimal{}, errNotNumber
+			}
+			out = append(out, '.')
+			seenMark = true
+		case c == sep && !seenMark && nd > 0 && (group < 0 || group == 3):
+			group = 0
+		default:
+			return decimal.Decimal{}, errNotNumber
+		}
+	}
+	if nd == 0 || !seenMark && group >= 0 && group != 3 {
+		return decimal.Decimal{}, errNotNumber
+	}
+	if nd <= 18 {
+		// The common case, without the string and big.Int parsing of NewFromString.
+		var v int64
+		exp, frac := int32(0), false
+		for _, c := range out {
+			switch {
+			case c == '.':
+				frac = true
+			case c >= '0' && c <= '9':
+				v = v*10 + int64(c-'0')
+				if frac {
+					exp--
+				}
+			}
+		}
+		if out[0] == '-' {
+			v = -v
+		}
+		return decimal.New(v, exp), nil
+	}
+	d, err := decimal.NewFromString(string(out))
+	if err != nil {
+		return decimal.Decimal{}, errNotNumber
+	}
+	return d, nil
+}
+
+// newDate returns the date, and false when it does not exist (30 February, month 13). It is
+// statement.NewDate without the time package, which dominated the profile.
+func newDate(y, m, d int) (statement.Date, bool) {
+	if y < 1 || y > 9999 || m < 1 || m > 12 || d < 1 || d > daysIn(m, y) {
+		return statement.Date{}, false
+	}
+	return statement.Date{Year: y, Month: time.Month(m), Day: d}, true
+}
+
+func daysIn(m, y int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
