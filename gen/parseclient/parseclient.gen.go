@@ -885,7 +885,8 @@ type ReviewReason struct {
 	// Code Why a job needs review:
 	// `balance_mismatch` (opening balance + transactions != closing balance),
 	// `running_balance_break` (a line's running balance does not follow from the previous one),
-	// `unreadable_rows` (some rows could not be read and are missing from the results),
+	// `unreadable_rows` (some rows or fields could not be read; the message lists each and says
+	// whether its row is missing from the results or only a field of it was left out),
 	// `ambiguous_date_order` (day/month order could not be decided from the file),
 	// `ambiguous_decimal_mark` (decimal comma vs point could not be decided from the file),
 	// `control_total_mismatch` (the file's own declared totals, such as BAI2 group and file
@@ -910,7 +911,8 @@ type ReviewReason struct {
 // ReviewReasonCode Why a job needs review:
 // `balance_mismatch` (opening balance + transactions != closing balance),
 // `running_balance_break` (a line's running balance does not follow from the previous one),
-// `unreadable_rows` (some rows could not be read and are missing from the results),
+// `unreadable_rows` (some rows or fields could not be read; the message lists each and says
+// whether its row is missing from the results or only a field of it was left out),
 // `ambiguous_date_order` (day/month order could not be decided from the file),
 // `ambiguous_decimal_mark` (decimal comma vs point could not be decided from the file),
 // `control_total_mismatch` (the file's own declared totals, such as BAI2 group and file

@@ -245,8 +245,8 @@ func problemReasons(st *Statement) {
 		ps := byCode[code]
 		var b strings.Builder
 		if code == ReviewUnreadableRows {
-			fmt.Fprintf(&b, "%d %s could not be read and %s missing from the transactions: ", len(ps),
-				plural(len(ps), "row", "rows"), plural(len(ps), "is", "are"))
+			// Each problem's own message says whether its row was skipped or only a field of it.
+			fmt.Fprintf(&b, "%d %s of the file could not be read: ", len(ps), plural(len(ps), "part", "parts"))
 		}
 		for k, p := range ps {
 			if k == maxListedLines {

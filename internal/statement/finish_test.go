@@ -152,7 +152,7 @@ func TestFinish(t *testing.T) {
 			wantCodes: []ReviewCode{ReviewUnreadableRows, ReviewAmbiguousDateOrder},
 			check: func(t *testing.T, st *Statement) {
 				require.Equal(t, 4, st.Review[0].Line)
-				require.Contains(t, st.Review[0].Message, "2 rows could not be read and are missing")
+				require.Contains(t, st.Review[0].Message, "2 parts of the file could not be read")
 				require.Contains(t, st.Review[0].Message, "line 9: date")
 			},
 		},

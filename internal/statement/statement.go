@@ -243,7 +243,9 @@ type Statement struct {
 	Review   []ReviewReason `json:"review,omitempty"`
 }
 
-// Problem is something a parser could not read or that does not add up, at a position.
+// Problem is something a parser could not read or that does not add up, at a position. Its
+// Message says what happened to the row: "skipped" when the row is missing from the
+// transactions, or which field was left out when the transaction was kept.
 type Problem struct {
 	// Code is the review reason the problem becomes; ReviewUnreadableRows when left empty.
 	Code    ReviewCode `json:"code,omitempty"`

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/bai2"
 	"github.com/statementmatch/service/internal/statement/camt"
 	"github.com/statementmatch/service/internal/statement/ofx"
 	"github.com/statementmatch/service/internal/statement/qif"
@@ -10,6 +11,7 @@ import (
 // parsers maps each detected format to its parser. Detection reports MT942 as MT940 (one parser
 // reads both and tells them apart); a format missing here is recognised but not yet read.
 var parsers = map[statement.Format]parseFunc{
+	statement.FormatBAI2:    bai2.Parse,
 	statement.FormatCAMT052: camt.Parse,
 	statement.FormatCAMT053: camt.Parse,
 	statement.FormatCAMT054: camt.Parse,
