@@ -4,6 +4,7 @@ import (
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/statement/bai2"
 	"github.com/statementmatch/service/internal/statement/camt"
+	"github.com/statementmatch/service/internal/statement/csv"
 	"github.com/statementmatch/service/internal/statement/ofx"
 	"github.com/statementmatch/service/internal/statement/qif"
 )
@@ -15,6 +16,7 @@ var parsers = map[statement.Format]parseFunc{
 	statement.FormatCAMT052: camt.Parse,
 	statement.FormatCAMT053: camt.Parse,
 	statement.FormatCAMT054: camt.Parse,
+	statement.FormatCSV:     csv.Parse,
 	statement.FormatOFX:     ofx.Parse,
 	statement.FormatQIF:     qif.Parse,
 }

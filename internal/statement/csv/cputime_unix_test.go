@@ -1,0 +1,18 @@
+//go:build unix
+
+package csv
+
+import (
+	"syscall"
+	"time"
+)
+
+// cpuTime is the CPU time the process has used, user and system: on a shared machine it
+// measures the parser's work where wall time would measure the neighbours'.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

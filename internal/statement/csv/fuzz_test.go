@@ -1,0 +1,30 @@
+package csv
+
+import (
+	"os"
+	"testing"
+
+	"github.com/statementmatch/service/internal/statement"
+)
+
+// FuzzCSV feeds the parser mutations of the corpus: it must not panic, and a successful parse
+// must be consistent (sections delimit the transactions, each with its text and line).
+func FuzzCSV(f *testing.F) {
+	for _, path := range corpusFiles(f) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(germanStatement))
+	f.Add([]byte(czechStatement))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, err := Parse(data, statement.Options{MaxRows: 10000})
+		if err != nil {
+			return
+		}
+		checkConsistent(t, st)
+		statement.Finish(st)
+	})
+}

@@ -1,0 +1,306 @@
+package tabular
+
+import (
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/statementmatch/service/internal/statement"
+)
+
+// minePreamble reads the rows before the data: the account (labelled, an IBAN, or an
+// ="…"-escaped number), the currency, the period (a row naming two dates), and labelled
+// opening and closing balances.
+func (x *extractor) minePreamble() {
+	lay := &x.lay
+	for i := 0; i < lay.dataStart && i < len(x.sample); i++ {
+		if i == lay.header {
+			continue
+		}
+		r := &x.sample[i]
+		var dates []statement.Date
+		for k, raw := range r.Cells {
+			if k >= maxColumns {
+				break
+			}
+			c := cellText(raw)
+			if c == "" {
+				continue
+			}
+			kind, val := labelOf(c)
+			if kind == labelNone {
+				kind, val = labelPrefix(c)
+			}
+			next := func(ok func(string) bool) string {
+				if val != "" {
+					return val
+				}
+				for _, nc := range r.Cells[min(k+1, len(r.Cells)):] {
+					if t := cellText(nc); t != "" && ok(t) {
+						return t
+					}
+				}
+				return ""
+			}
+			switch kind {
+			case labelOpening, labelClosing:
+				if v, ok := x.amountIn(next(func(s string) bool { _, ok := scanNumber(s); return ok })); ok {
+					if kind == labelOpening && x.mined.opening == nil {
+						x.mined.opening = &v
+					} else if kind == labelClosing && x.mined.closing == nil {
+						x.mined.closing = &v
+					}
+				}
+			case labelAccount:
+				if a := accountIn(next(func(string) bool { return true })); a != "" && x.mined.account == "" {
+					x.mined.account = a
+				}
+			case labelCurrency:
+				if cur := currencyOf(next(func(s string) bool { return currencyOf(s) != "" })); cur != "" && x.mined.currency == "" {
+					x.mined.currency = cur
+				}
+			}
+			if x.mined.account == "" {
+				if strings.HasPrefix(trimSpace(raw), "=\"") && looksLikeAccount(c) {
+					x.mined.account = c // ="0234500012345678": an account number kept from Excel
+				} else if a := ibanIn(c); a != "" {
+					x.mined.account = a
+				}
+			}
+			if x.mined.currency == "" {
+				if cur := parenCurrency(c); cur != "" {
+					x.mined.currency = cur
+				} else if len(c) == 3 && isCurrencyCode(c) {
+					x.mined.currency = c
+				}
+			}
+			for _, tok := range strings.Fields(c) {
+				if rd, ok := scanDate(tok); ok {
+					if d, ok := rd.resolve(x.dec.order); ok {
+						dates = append(dates, d)
+					}
+				}
+			}
+		}
+		if len(dates) == 2 && x.mined.periodStart.IsZero() {
+			a, b := dates[0], dates[1]
+			if a.Compare(b) > 0 {
+				a, b = b, a
+			}
+			x.mined.periodStart, x.mined.periodEnd = a, b
+		}
+	}
+}
+
+// labelPrefix reads a cell that begins with an account or currency label and goes on with the
+// value, without a colon: "Рахунок UA11… (UAH)", "IBAN DE89 3704…".
+func labelPrefix(c string) (labelKind, string) {
+	words := strings.Fields(c)
+	for n := min(3, len(words)-1); n >= 1; n-- {
+		k := lookupLabel(strings.Join(words[:n], " "))
+		if k == labelAccount || k == labelCurrency {
+			return k, strings.Join(words[n:], " ")
+		}
+	}
+	return labelNone, ""
+}
+
+// amountIn reads a balance written in a preamble cell, with the table's decimal mark.
+func (x *extractor) amountIn(s string) (decimal.Decimal, bool) {
+	n, ok := scanNumber(s)
+	if !ok {
+		return decimal.Decimal{}, false
+	}
+	return n.value(x.dec.mark)
+}
+
+// accountIn finds the account number in a labelled value: an IBAN, else the first token of at
+// least six digits ("FRANK Account 666-666666-666").
+func accountIn(s string) string {
+	if a := ibanIn(s); a != "" {
+		return a
+	}
+	for _, tok := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '(' || r == ')' || r == ',' || r == ';' }) {
+		tok = strings.TrimSuffix(strings.TrimSuffix(tok, ":"), ".")
+		if looksLikeAccount(tok) {
+			return tok
+		}
+	}
+	return ""
+}
+
+// ibanIn finds an IBAN-shaped run in s: two capitals, two digits, then capitals, digits and
+// single spaces.
+func ibanIn(s string) string {
+	for i := 0; i+4 <= len(s); i++ {
+		if !isUpper(s[i]) || !isUpper(s[i+1]) || !isDigit(s[i+2]) || !isDigit(s[i+3]) {
+			continue
+		}
+		if i > 0 && (isUpper(s[i-1]) || isDigit(s[i-1])) {
+			continue
+		}
+		j := i + 4
+		for j < len(s) && (isDigit(s[j]) || isUpper(s[j]) || s[j] == ' ' && j+1 < len(s) && (isDigit(s[j+1]) || isUpper(s[j+1]))) {
+			j++
+		}
+		if cand := s[i:j]; looksLikeIBAN(cand) {
+			return cand
+		}
+	}
+	return ""
+}
+
+// parenCurrency finds a currency code in parentheses: "(UAH)".
+func parenCurrency(s string) string {
+	for {
+		i := strings.IndexByte(s, '(')
+		if i < 0 || i+4 >= len(s) {
+			return ""
+		}
+		if s[i+4] == ')' && commonCurrencies[s[i+1:i+4]] {
+			return s[i+1 : i+4]
+		}
+		s = s[i+1:]
+	}
+}
+
+// finishSections cuts the transactions into sections (one per run of the own-account column,
+// else one), and gives each its account, currency, period and balances: stated ones, else
+// derived from the running balance of its first and last rows in date order.
+func (x *extractor) finishSections() {
+	txs := x.st.Transactions
+	lay := &x.lay
+	type run struct {
+		first, count int
+		account      string
+	}
+	var runs []run
+	if len(x.accts) == len(txs) && len(txs) > 0 {
+		for i, a := range x.accts {
+			if len(runs) > 0 && runs[len(runs)-1].account == a {
+				runs[len(runs)-1].count++
+				continue
+			}
+			runs = append(runs, run{i, 1, a})
+		}
+	} else {
+		runs = []run{{0, len(txs), ""}}
+	}
+	pos := statement.Position{}
+	if lay.header >= 0 && lay.header < len(x.sample) {
+		pos = x.sample[lay.header].Pos
+	} else if len(txs) > 0 {
+		pos = txs[0].Pos
+	}
+	newest := newestFirst(txs)
+	if newest {
+		x.dialect = append(x.dialect, "order=newest-first")
+	}
+	stated, derived := false, false
+	for _, rn := range runs {
+		s := statement.Section{First: rn.first, Count: rn.count, Pos: pos, Account: rn.account}
+		if s.Account == "" {
+			s.Account = x.mined.account
+		}
+		if s.Account == "" {
+			s.Account = lay.constAccount
+		}
+		part := txs[rn.first : rn.first+rn.count]
+		s.Currency = x.mined.currency
+		if s.Currency == "" {
+			s.Currency = x.currency
+		}
+		if s.Currency == "" {
+			s.Currency = commonCurrency(part)
+		}
+		if len(runs) == 1 {
+			s.OpeningBalance, s.ClosingBalance = x.mined.opening, x.mined.closing
+			s.PeriodStart, s.PeriodEnd = x.mined.periodStart, x.mined.periodEnd
+			if x.mined.debits != nil || x.mined.credits != nil {
+				s.Declared = &statement.ControlTotals{Debits: x.mined.debits, Credits: x.mined.credits}
+			}
+			stated = s.OpeningBalance != nil || s.ClosingBalance != nil
+		}
+		if len(part) > 0 {
+			oldest, latest := part[0], part[len(part)-1]
+			if newest {
+				oldest, latest = latest, oldest
+			}
+			if s.OpeningBalance == nil && oldest.Balance != nil {
+				v := oldest.Balance.Sub(oldest.Amount)
+				s.OpeningBalance = &v
+				derived = true
+			}
+			if s.ClosingBalance == nil && latest.Balance != nil {
+				v := *latest.Balance
+				s.ClosingBalance = &v
+				derived = true
+			}
+			if s.PeriodStart.IsZero() {
+				s.PeriodStart, s.PeriodEnd = part[0].Date, part[0].Date
+				for _, t := range part {
+					if t.Date.Compare(s.PeriodStart) < 0 {
+						s.PeriodStart = t.Date
+					}
+					if t.Date.Compare(s.PeriodEnd) > 0 {
+						s.PeriodEnd = t.Date
+					}
+				}
+			}
+		}
+		x.st.Sections = append(x.st.Sections, s)
+	}
+	switch {
+	case stated:
+		x.dialect = append(x.dialect, "balances=stated")
+	case derived:
+		x.dialect = append(x.dialect, "balances=running")
+	}
+}
+
+// newestFirst reports a table listed newest first: more of its consecutive dates fall than
+// rise, or, with all dates equal, its running balances follow from the row below.
+func newestFirst(txs []statement.Transaction) bool {
+	up, down := 0, 0
+	for i := 1; i < len(txs); i++ {
+		switch txs[i].Date.Compare(txs[i-1].Date) {
+		case 1:
+			up++
+		case -1:
+			down++
+		}
+	}
+	if up != down {
+		return down > up
+	}
+	fw, bw := 0, 0
+	for i := 1; i < len(txs); i++ {
+		a, b := txs[i-1], txs[i]
+		if a.Balance == nil || b.Balance == nil {
+			continue
+		}
+		if a.Balance.Add(b.Amount).Equal(*b.Balance) {
+			fw++
+		}
+		if b.Balance.Add(a.Amount).Equal(*a.Balance) {
+			bw++
+		}
+	}
+	return bw > fw
+}
+
+// commonCurrency is the currency every transaction names, or "".
+func commonCurrency(txs []statement.Transaction) string {
+	c := ""
+	for _, t := range txs {
+		if t.Currency == "" {
+			continue
+		}
+		if c == "" {
+			c = t.Currency
+		} else if c != t.Currency {
+			return ""
+		}
+	}
+	return c
+}
