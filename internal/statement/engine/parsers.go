@@ -5,6 +5,7 @@ import (
 	"github.com/statementmatch/service/internal/statement/bai2"
 	"github.com/statementmatch/service/internal/statement/camt"
 	"github.com/statementmatch/service/internal/statement/csv"
+	"github.com/statementmatch/service/internal/statement/mt940"
 	"github.com/statementmatch/service/internal/statement/ofx"
 	"github.com/statementmatch/service/internal/statement/qif"
 )
@@ -17,6 +18,7 @@ var parsers = map[statement.Format]parseFunc{
 	statement.FormatCAMT053: camt.Parse,
 	statement.FormatCAMT054: camt.Parse,
 	statement.FormatCSV:     csv.Parse,
+	statement.FormatMT940:   mt940.Parse,
 	statement.FormatOFX:     ofx.Parse,
 	statement.FormatQIF:     qif.Parse,
 }
