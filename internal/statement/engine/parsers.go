@@ -7,6 +7,7 @@ import (
 	"github.com/statementmatch/service/internal/statement/csv"
 	"github.com/statementmatch/service/internal/statement/mt940"
 	"github.com/statementmatch/service/internal/statement/ofx"
+	"github.com/statementmatch/service/internal/statement/pdf"
 	"github.com/statementmatch/service/internal/statement/qif"
 )
 
@@ -20,5 +21,6 @@ var parsers = map[statement.Format]parseFunc{
 	statement.FormatCSV:     csv.Parse,
 	statement.FormatMT940:   mt940.Parse,
 	statement.FormatOFX:     ofx.Parse,
+	statement.FormatPDF:     pdf.Parse,
 	statement.FormatQIF:     qif.Parse,
 }

@@ -1,0 +1,27 @@
+package pdf
+
+import (
+	"testing"
+
+	"github.com/statementmatch/service/internal/statement"
+)
+
+// BenchmarkParse200Pages parses a generated 200-page statement (30 transactions a page) and
+// reports pages per second; the target is at least 50.
+func BenchmarkParse200Pages(b *testing.B) {
+	const pages = 200
+	data, txs := genStatement(b, spec{pages: pages, rowsPerPage: 30})
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		st, err := Parse(data, statement.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(st.Transactions) != len(txs) {
+			b.Fatalf("%d transactions, want %d", len(st.Transactions), len(txs))
+		}
+	}
+	b.ReportMetric(float64(pages*b.N)/b.Elapsed().Seconds(), "pages/s")
+}

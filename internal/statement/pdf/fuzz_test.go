@@ -1,0 +1,55 @@
+package pdf
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/statementmatch/service/internal/statement"
+)
+
+// parseForTest is the entry point the hostile tests drive.
+func parseForTest(data []byte, opts statement.Options) (*statement.Statement, error) {
+	return Parse(data, opts)
+}
+
+// FuzzPDFExtract feeds mutated statement PDFs to Parse: it must not panic (a contained panic
+// shows as ErrInternal), every failure must be a *statement.Error, and a statement it returns
+// must be consistent once finished. (A truncated statement whose table has a header and no
+// rows parses to no transactions: the table reader's call, see testdata/fuzz.)
+func FuzzPDFExtract(f *testing.F) {
+	for _, s := range []spec{
+		{pages: 1, rowsPerPage: 4},
+		{pages: 1, rowsPerPage: 4, noCompress: true},
+		{pages: 2, rowsPerPage: 3, signed: true, headerOnce: true},
+		{pages: 1, rowsPerPage: 3, protect: true},
+		{pages: 1, rowsPerPage: 3, cp1250: true},
+	} {
+		data, _ := genStatement(f, s)
+		f.Add(data)
+	}
+	if ttf := dejaVu(); ttf != "" {
+		data, _ := genStatement(f, spec{pages: 1, rowsPerPage: 3, utf8Font: ttf})
+		f.Add(data)
+	}
+	f.Add(onePage(tableContent(func(x, y float64, s string) string { return fmt.Sprintf("1 0 0 1 %g %g Tm (%s) Tj\n", x, y, s) })))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, err := Parse(data, statement.Options{MaxDecompressedBytes: 16 << 20})
+		if err != nil {
+			var se *statement.Error
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v is not a *statement.Error", err)
+			}
+			if errors.Is(err, statement.ErrInternal) {
+				t.Fatalf("contained panic: %v", err)
+			}
+			return
+		}
+		statement.Finish(st)
+		for _, sec := range st.Sections {
+			if sec.First < 0 || sec.Count < 0 || sec.First+sec.Count > len(st.Transactions) {
+				t.Fatalf("section %+v outside %d transactions", sec, len(st.Transactions))
+			}
+		}
+	})
+}

@@ -1,0 +1,271 @@
+package pdf
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-pdf/fpdf"
+	"github.com/stretchr/testify/require"
+)
+
+// spec describes a generated statement PDF. Amounts are in cents so the generator's
+// balances are exact.
+type spec struct {
+	pages       int    // pages of transactions
+	rowsPerPage int    // transactions per page
+	utf8Font    string // path of a TTF: text in a Type0/Identity-H font with ToUnicode
+	userPass    string // encrypt with this user password ("" with protect: empty password)
+	protect     bool
+	noCompress  bool
+	cp1250      bool // a core font with a /Differences encoding (Polish text)
+	opening     int64
+	dateFormat  string // Go layout of the date column; 02/01/2006 by default
+	signed      bool   // one signed Amount column instead of Debit and Credit
+	headerOnce  bool   // the table header only on the first page
+}
+
+// genTx is one generated transaction.
+type genTx struct {
+	date    time.Time
+	desc    string
+	wrap    string // second line of the description, "" when it fits one line
+	amount  int64  // cents, credit positive
+	balance int64
+}
+
+var genDescriptions = []string{
+	"CARD PAYMENT TESCO STORES 2041",
+	"SALARY ACME LTD MARCH",
+	"DIRECT DEBIT BRITISH GAS",
+	"TRANSFER TO J SMITH",
+	"ATM WITHDRAWAL HIGH STREET",
+	"STANDING ORDER RENT FLAT 2",
+	"INTEREST PAID",
+	"REFUND AMAZON MARKETPLACE",
+}
+
+func genTransactions(n int, opening int64) []genTx {
+	txs := make([]genTx, n)
+	bal := opening
+	start := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	for i := range txs {
+		amt := int64((i*7919)%50000 + 123)
+		if i%3 != 1 {
+			amt = -amt
+		}
+		if i%5 == 0 {
+			amt *= 11 // some amounts over a thousand, with a thousands separator
+		}
+		bal += amt
+		tx := genTx{
+			date:    start.AddDate(0, 0, i/4),
+			desc:    genDescriptions[i%len(genDescriptions)],
+			amount:  amt,
+			balance: bal,
+		}
+		if i%4 == 2 {
+			tx.wrap = fmt.Sprintf("REF %06d CONTINUED TEXT", i)
+		}
+		txs[i] = tx
+	}
+	return txs
+}
+
+// money formats cents as 1,234.56 (negative with a leading minus).
+func money(c int64) string {
+	neg := c < 0
+	if neg {
+		c = -c
+	}
+	s := fmt.Sprintf("%d", c/100)
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	out := fmt.Sprintf("%s.%02d", b.String(), c%100)
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
+
+// genStatement writes a statement PDF the way many banks lay one out: a preamble with the
+// account, a table (date, description, debit, credit, balance) with its header repeated on
+// each page, wrapped descriptions on a second line, an opening and a closing balance line,
+// "continued" notes and page numbers in the footer.
+func genStatement(t testing.TB, s spec) ([]byte, []genTx) {
+	t.Helper()
+	if s.pages == 0 {
+		s.pages = 3
+	}
+	if s.rowsPerPage == 0 {
+		s.rowsPerPage = 20
+	}
+	if s.opening == 0 {
+		s.opening = 100000
+	}
+	if s.dateFormat == "" {
+		s.dateFormat = "02/01/2006"
+	}
+	txs := genTransactions(s.pages*s.rowsPerPage, s.opening)
+	pdf := fpdf.New("P", "mm", "A4", "")
+	pdf.SetCreationDate(time.Date(2024, 4, 1, 0, 0, 0, 0, time.UTC))
+	pdf.SetCatalogSort(true)
+	pdf.SetCompression(!s.noCompress)
+	pdf.SetAutoPageBreak(false, 15)
+	if s.protect {
+		pdf.SetProtection(fpdf.CnProtectPrint, s.userPass, "owner-secret")
+	}
+	family, tr := "Helvetica", func(s string) string { return s }
+	if s.utf8Font != "" {
+		ttf, err := os.ReadFile(s.utf8Font)
+		require.NoError(t, err)
+		pdf.AddUTF8FontFromBytes("DejaVu", "", ttf)
+		pdf.AddUTF8FontFromBytes("DejaVu", "B", ttf)
+		family = "DejaVu"
+	}
+	if s.cp1250 {
+		// A TrueType font with a Windows-1250 /Differences encoding, as fpdf writes for
+		// fonts made with its makefont tool. The font program is a stand-in: only the
+		// encoding and widths matter for text extraction.
+		def, prog := cp1250Font()
+		pdf.AddFontFromBytes("ArialCE", "", def, prog)
+		pdf.AddFontFromBytes("ArialCE", "B", def, prog)
+		family = "ArialCE"
+		tr = pdf.UnicodeTranslatorFromDescriptor("cp1250")
+	}
+	pdf.AliasNbPages("{nb}")
+	pdf.SetFooterFunc(func() {
+		pdf.SetY(-12)
+		pdf.SetFont(family, "", 8)
+		pdf.CellFormat(0, 5, fmt.Sprintf("Page %d of {nb}", pdf.PageNo()), "", 0, "C", false, 0, "")
+	})
+	type col struct {
+		w     float64
+		title string
+		align string
+	}
+	cols := []col{{25, "Date", "L"}, {85, "Description", "L"}, {22, "Debit", "R"}, {22, "Credit", "R"}, {26, "Balance", "R"}}
+	if s.signed {
+		cols = []col{{28, "Date", "L"}, {100, "Description", "L"}, {26, "Amount", "R"}, {26, "Balance", "R"}}
+	}
+	amounts := func(amount int64) []string {
+		if s.signed {
+			return []string{money(amount)}
+		}
+		if amount < 0 {
+			return []string{money(-amount), ""}
+		}
+		return []string{"", money(amount)}
+	}
+	blank := make([]string, len(cols)-3)
+	row := func(cells ...string) {
+		for i, c := range cells {
+			pdf.CellFormat(cols[i].w, 5, tr(c), "", 0, cols[i].align, false, 0, "")
+		}
+		pdf.Ln(5)
+	}
+	header := func() {
+		pdf.SetFont(family, "B", 9)
+		titles := make([]string, len(cols))
+		for i, c := range cols {
+			titles[i] = c.title
+		}
+		row(titles...)
+		pdf.SetFont(family, "", 9)
+	}
+	k := 0
+	for pg := 0; pg < s.pages; pg++ {
+		pdf.AddPage()
+		pdf.SetFont(family, "B", 14)
+		if pg == 0 {
+			pdf.CellFormat(0, 8, "Example Bank plc", "", 1, "L", false, 0, "")
+			pdf.SetFont(family, "", 10)
+			holder := "Jane Doe"
+			if s.cp1250 {
+				holder = "Zażółć Gęślą Jaźń"
+			}
+			for _, l := range []string{
+				"Statement of account",
+				"Account holder: " + holder,
+				"IBAN: GB33 BUKB 2020 1555 5555 55",
+				"Statement period: 01/03/2024 to 31/03/2024",
+				"Currency: GBP",
+			} {
+				pdf.CellFormat(0, 6, tr(l), "", 1, "L", false, 0, "")
+			}
+			pdf.Ln(4)
+		} else {
+			pdf.CellFormat(0, 8, "Example Bank plc - Statement of account (continued)", "", 1, "L", false, 0, "")
+			pdf.Ln(2)
+		}
+		if pg == 0 || !s.headerOnce {
+			header()
+		} else {
+			pdf.SetFont(family, "", 9)
+		}
+		if pg == 0 {
+			row(append(append([]string{"", "Opening balance"}, blank...), money(s.opening))...)
+		}
+		for r := 0; r < s.rowsPerPage; r++ {
+			tx := txs[k]
+			k++
+			desc := tx.desc
+			if s.cp1250 && k%2 == 0 {
+				desc = "PRZELEW ŁÓDŹ ŻABKA"
+				txs[k-1].desc = desc
+			}
+			row(append(append([]string{tx.date.Format(s.dateFormat), desc}, amounts(tx.amount)...), money(tx.balance))...)
+			if tx.wrap != "" {
+				row("", tx.wrap)
+			}
+		}
+		if pg == s.pages-1 {
+			row(append(append([]string{"", "Closing balance"}, blank...), money(txs[len(txs)-1].balance))...)
+		} else {
+			pdf.Ln(3)
+			pdf.SetFont(family, "", 8)
+			pdf.CellFormat(0, 5, "Continued on next page", "", 1, "R", false, 0, "")
+		}
+	}
+	var buf bytes.Buffer
+	require.NoError(t, pdf.Output(&buf))
+	return buf.Bytes(), txs
+}
+
+// dejaVu is a TrueType font of this machine for the Type0 test; "" when absent.
+func dejaVu() string {
+	for _, p := range []string{
+		"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+		"/usr/share/fonts/TTF/DejaVuSans.ttf",
+		"/usr/share/fonts/dejavu/DejaVuSans.ttf",
+	} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// cp1250Font is an fpdf font definition with Windows-1250 differences for the Polish letters.
+func cp1250Font() (def, prog []byte) {
+	cw := make([]string, 256)
+	for i := range cw {
+		cw[i] = "556"
+	}
+	cw[' '] = "278"
+	def = []byte(`{"Tp":"TrueType","Name":"ArialCE","Desc":{"Ascent":728,"Descent":-210,"CapHeight":728,` +
+		`"Flags":32,"FontBBox":{"Xmin":-665,"Ymin":-325,"Xmax":2028,"Ymax":1037},"ItalicAngle":0,"StemV":70,` +
+		`"MissingWidth":750},"Up":-106,"Ut":73,"Cw":[` + strings.Join(cw, ",") + `],"Enc":"cp1250",` +
+		`"Diff":"140 /Sacute 143 /Zacute 156 /sacute 159 /zacute 163 /Lslash 165 /Aogonek 175 /Zdotaccent ` +
+		`179 /lslash 185 /aogonek 191 /zdotaccent 198 /Cacute 202 /Eogonek 209 /Nacute 230 /cacute 234 /eogonek 241 /nacute",` +
+		`"File":"arialce.z","Size1":0,"Size2":0,"OriginalSize":4,"I":0,"N":0,"DiffN":0}`)
+	return def, deflate([]byte("font"))
+}

@@ -1,0 +1,438 @@
+package pdf
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"time"
+
+	"github.com/pdfcpu/pdfcpu/pkg/filter"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	"github.com/statementmatch/service/internal/statement"
+)
+
+// Limits of the object model. A bank statement has a few thousand objects; these bounds keep
+// a hostile file from making pdfcpu allocate for millions of claimed ones.
+const (
+	// maxObjects bounds xref entries and objects per object stream.
+	maxObjects = 1 << 19
+	// maxObjectStreams bounds how many object and xref streams a file may have: each is
+	// decompressed by pdfcpu while reading, so together they share the decompression budget.
+	maxObjectStreams = 4096
+	// minObjectStreamBytes is the least decompressed size allowed to one object stream.
+	minObjectStreamBytes = 64 << 10
+	// readTimeout bounds pdfcpu's reading of the object graph, as a last line of defence
+	// behind the size limits.
+	readTimeout = 60 * time.Second
+)
+
+// document is an opened PDF: pdfcpu's cross-reference table with every object loaded (and
+// decrypted), and the findings about how it was opened.
+type document struct {
+	xref      *model.XRefTable
+	encrypted bool
+	repaired  bool // a stream's /Length was clamped before reading
+}
+
+// open reads data into pdfcpu's object model. pdfcpu reads relaxed (it repairs what it can,
+// as viewers do) and within limits derived from opts; a panic inside pdfcpu on hostile input
+// is contained and reported as a damaged file.
+func open(data []byte, opts statement.Options) (doc *document, err error) {
+	fixed, clamped := clampStreamLengths(data)
+	streams := bytes.Count(data, []byte("ObjStm")) + bytes.Count(data, []byte("/XRef"))
+	if streams > maxObjectStreams {
+		return nil, statement.Errorf(statement.FormatPDF, statement.ErrResourceLimit, statement.Position{},
+			"%d object streams, more than the %d allowed", streams, maxObjectStreams)
+	}
+	perStream := opts.MaxDecompressedBytes / int64(max(streams, 1))
+	perStream = max(perStream, minObjectStreamBytes)
+
+	conf := &model.Configuration{
+		Reader15:       true,
+		ValidationMode: model.ValidationRelaxed,
+		Cmd:            model.EXTRACTCONTENT,
+		Limits: model.ResourceLimits{
+			MaxStreamBytes:       int64(len(data)) + 1,
+			MaxDecodeBytes:       perStream,
+			MaxImagePixels:       1 << 20,
+			MaxImageBytes:        1 << 20,
+			MaxObjectCount:       min(maxObjects, max(4096, len(data))),
+			MaxObjectStreamCount: min(maxObjects, max(4096, len(data))),
+			MaxObjectStreamFirst: min(16<<20, int64(len(data))+1),
+			MaxXRefEntries:       min(maxObjects, max(4096, len(data))),
+			MaxRecursionDepth:    opts.MaxDepth,
+		},
+	}
+
+	defer func() {
+		if r := recover(); r != nil {
+			doc, err = nil, statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
+				"the PDF structure cannot be read (reader failure: %v)", r)
+		}
+	}()
+	c, cancel := context.WithTimeout(context.Background(), readTimeout)
+	defer cancel()
+	ctx, err := pdfcpu.ReadWithContext(c, bytes.NewReader(fixed), conf)
+	if err != nil {
+		return nil, openError(data, err)
+	}
+	if ctx == nil || ctx.XRefTable == nil || ctx.XRefTable.Root == nil {
+		return nil, statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
+			"the PDF has no document catalog (/Root)")
+	}
+	return &document{xref: ctx.XRefTable, encrypted: ctx.XRefTable.Encrypt != nil, repaired: clamped}, nil
+}
+
+// openError classifies a failure of pdfcpu's reader. pdfcpu has sentinels only for a wrong
+// password and exceeded decode limits; anything else is a damaged file, except that a file
+// declaring /Encrypt which could not be opened is reported as encrypted, the more useful
+// message for a person holding a password-protected statement.
+func openError(data []byte, err error) error {
+	switch {
+	case errors.Is(err, pdfcpu.ErrWrongPassword):
+		return statement.Errorf(statement.FormatPDF, statement.ErrEncrypted, statement.Position{},
+			"the PDF needs a password to open")
+	case errors.Is(err, filter.ErrDecodeLimitExceeded):
+		return statement.Errorf(statement.FormatPDF, statement.ErrResourceLimit, statement.Position{},
+			"an object stream decompresses to more than the limit")
+	case errors.Is(err, context.DeadlineExceeded):
+		return statement.Errorf(statement.FormatPDF, statement.ErrResourceLimit, statement.Position{},
+			"reading the PDF structure took longer than %s", readTimeout)
+	case bytes.Contains(data, []byte("/Encrypt")):
+		return statement.Errorf(statement.FormatPDF, statement.ErrEncrypted, statement.Position{},
+			"the PDF is encrypted and cannot be opened without a password (%s)", shortErr(err))
+	}
+	return statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
+		"the PDF structure cannot be read (%s)", shortErr(err))
+}
+
+// shortErr keeps a reader's message short enough for a job's failure reason.
+func shortErr(err error) string {
+	s := err.Error()
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
+
+// clampStreamLengths protects the reader from stream dictionaries whose /Length lies: pdfcpu
+// allocates the declared length before reading, so a few streams claiming the whole file each
+// would cost memory quadratic in the file size. Streams do not overlap, so in an intact file
+// the declared lengths add up to less than the file. A direct /Length reaching past the end of
+// the file, or past what the lengths before it leave, is rewritten in place to 0 (padded with
+// spaces so no offset moves), which makes pdfcpu find the stream's end by its endstream
+// keyword instead. Indirect lengths (/Length 12 0 R) whose object is stored plainly are
+// checked the same way. The input is copied only when something is rewritten.
+func clampStreamLengths(data []byte) ([]byte, bool) {
+	out := data
+	changed := false
+	write := func(from, to int) {
+		if !changed {
+			out = bytes.Clone(data)
+			changed = true
+		}
+		out[from] = '0'
+		for i := from + 1; i < to; i++ {
+			out[i] = ' '
+		}
+	}
+	var sum int64
+	limit := int64(len(data))
+	indirect := map[int][]int{} // object number -> positions of the /Length keys naming it
+	key := []byte("/Length")
+	for i := 0; ; {
+		j := bytes.Index(data[i:], key)
+		if j < 0 {
+			break
+		}
+		pos := i + j
+		i = pos + len(key)
+		if i < len(data) && !isDelimOrSpace(data[i]) {
+			continue // /Length1, /LengthX
+		}
+		n1s := skipSpace(data, i)
+		n1, n1e, ok := readUint(data, n1s)
+		if !ok {
+			continue
+		}
+		if n2s := skipSpace(data, n1e); n2s > n1e {
+			if _, n2e, ok := readUint(data, n2s); ok {
+				if rs := skipSpace(data, n2e); rs > n2e && rs < len(data) && data[rs] == 'R' &&
+					(rs+1 == len(data) || isDelimOrSpace(data[rs+1])) {
+					if n1 >= 0 && n1 < 1<<31 && len(indirect) < maxObjects {
+						indirect[int(n1)] = append(indirect[int(n1)], pos)
+					}
+					continue
+				}
+			}
+		}
+		if n1 < 0 || int64(pos)+n1 > limit || sum+n1 > limit {
+			write(n1s, n1e)
+			continue
+		}
+		sum += n1
+	}
+	if len(indirect) == 0 {
+		return out, changed
+	}
+	// Find "N G obj <int>" for the referenced objects, in one pass over the file.
+	obj := []byte("obj")
+	for i := 0; ; {
+		j := bytes.Index(data[i:], obj)
+		if j < 0 {
+			break
+		}
+		pos := i + j
+		i = pos + len(obj)
+		nr, ok := objNumberBefore(data, pos)
+		if !ok {
+			continue
+		}
+		if _, want := indirect[nr]; !want {
+			continue
+		}
+		vs := skipSpace(data, i)
+		v, ve, ok := readUint(data, vs)
+		if !ok {
+			continue
+		}
+		lying := v < 0
+		for _, at := range indirect[nr] {
+			if int64(at)+v > limit || sum+v > limit {
+				lying = true
+				break
+			}
+		}
+		if lying {
+			write(vs, ve)
+			continue
+		}
+		sum += v * int64(len(indirect[nr]))
+	}
+	return out, changed
+}
+
+// objNumberBefore parses "N G " before the obj keyword at pos.
+func objNumberBefore(data []byte, pos int) (int, bool) {
+	if pos == 0 || !isSpace(data[pos-1]) || (pos+3 < len(data) && !isDelimOrSpace(data[pos+3])) {
+		return 0, false
+	}
+	k := pos - 1
+	for k >= 0 && isSpace(data[k]) {
+		k--
+	}
+	ge := k + 1
+	for k >= 0 && data[k] >= '0' && data[k] <= '9' {
+		k--
+	}
+	if k+1 == ge || k < 0 || !isSpace(data[k]) {
+		return 0, false
+	}
+	for k >= 0 && isSpace(data[k]) {
+		k--
+	}
+	ne := k + 1
+	for k >= 0 && data[k] >= '0' && data[k] <= '9' {
+		k--
+	}
+	if k+1 == ne || ne-(k+1) > 9 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range data[k+1 : ne] {
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// readUint parses decimal digits at i; the value is -1 when it overflows 18 digits.
+func readUint(data []byte, i int) (v int64, end int, ok bool) {
+	end = i
+	for end < len(data) && data[end] >= '0' && data[end] <= '9' {
+		end++
+	}
+	if end == i || (end < len(data) && !isDelimOrSpace(data[end])) {
+		return 0, end, false
+	}
+	if end-i > 18 {
+		return -1, end, true
+	}
+	for _, c := range data[i:end] {
+		v = v*10 + int64(c-'0')
+	}
+	return v, end, true
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && isSpace(data[i]) {
+		i++
+	}
+	return i
+}
+
+// isSpace reports PDF whitespace (ISO 32000-1, 7.2.2).
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == 0
+}
+
+// isDelim reports PDF delimiters (ISO 32000-1, 7.2.2).
+func isDelim(c byte) bool {
+	switch c {
+	case '(', ')', '<', '>', '[', ']', '{', '}', '/', '%':
+		return true
+	}
+	return false
+}
+
+func isDelimOrSpace(c byte) bool { return isSpace(c) || isDelim(c) }
+
+// maxRefHops bounds chains of references to references, which a hostile file can make cycle.
+const maxRefHops = 16
+
+// resolve follows indirect references to the object they name; nil when the object is
+// missing, free, or the chain is too long (a cycle).
+func (d *document) resolve(o types.Object) types.Object {
+	for hops := 0; hops < maxRefHops; hops++ {
+		ref, ok := o.(types.IndirectRef)
+		if !ok {
+			if p, isPtr := o.(*types.IndirectRef); isPtr && p != nil {
+				ref, ok = *p, true
+			}
+		}
+		if !ok {
+			return o
+		}
+		e, found := d.xref.Find(ref.ObjectNumber.Value())
+		if !found || e == nil || e.Free {
+			return nil
+		}
+		o = e.Object
+	}
+	return nil
+}
+
+// refNumber returns the object number o refers to, or -1 for a direct object.
+func refNumber(o types.Object) int {
+	switch r := o.(type) {
+	case types.IndirectRef:
+		return r.ObjectNumber.Value()
+	case *types.IndirectRef:
+		if r != nil {
+			return r.ObjectNumber.Value()
+		}
+	}
+	return -1
+}
+
+func (d *document) dict(o types.Object) types.Dict {
+	switch v := d.resolve(o).(type) {
+	case types.Dict:
+		return v
+	case types.StreamDict:
+		return v.Dict
+	}
+	return nil
+}
+
+func (d *document) array(o types.Object) types.Array {
+	if a, ok := d.resolve(o).(types.Array); ok {
+		return a
+	}
+	return nil
+}
+
+func (d *document) name(o types.Object) string {
+	if n, ok := d.resolve(o).(types.Name); ok {
+		return n.Value()
+	}
+	return ""
+}
+
+func (d *document) number(o types.Object) (float64, bool) {
+	switch v := d.resolve(o).(type) {
+	case types.Integer:
+		return float64(v.Value()), true
+	case types.Float:
+		return v.Value(), true
+	}
+	return 0, false
+}
+
+func (d *document) stream(o types.Object) (types.StreamDict, bool) {
+	sd, ok := d.resolve(o).(types.StreamDict)
+	return sd, ok
+}
+
+// page is one page to read: its content, the resources it inherits, its rotation.
+type page struct {
+	dict      types.Dict
+	resources types.Dict
+	rotate    int
+}
+
+// pages walks the page tree (/Root /Pages /Kids) depth first, with inherited /Resources and
+// /Rotate. Nodes seen before (a /Kids cycle or a shared subtree) are skipped, depth is capped,
+// and more than maxPages pages is a resource limit.
+func (d *document) pages(maxDepth int) ([]page, error) {
+	root := d.dict(*d.xref.Root)
+	if root == nil {
+		return nil, statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
+			"the document catalog (/Root) is missing")
+	}
+	var out []page
+	seen := map[int]bool{}
+	var walk func(o types.Object, res types.Dict, rot, depth int) error
+	walk = func(o types.Object, res types.Dict, rot, depth int) error {
+		if depth > maxDepth {
+			return statement.Errorf(statement.FormatPDF, statement.ErrResourceLimit, statement.Position{},
+				"the page tree is nested deeper than %d", maxDepth)
+		}
+		if nr := refNumber(o); nr >= 0 {
+			if seen[nr] {
+				return nil
+			}
+			seen[nr] = true
+		}
+		node := d.dict(o)
+		if node == nil {
+			return nil
+		}
+		if r := d.dict(node["Resources"]); r != nil {
+			res = r
+		}
+		if v, ok := d.number(node["Rotate"]); ok {
+			rot = int(v)
+		}
+		kids, hasKids := node["Kids"]
+		if t := d.name(node["Type"]); t == "Page" || (t == "" && !hasKids) {
+			if len(out) >= maxPages {
+				return statement.Errorf(statement.FormatPDF, statement.ErrResourceLimit, statement.Position{},
+					"more than %d pages", maxPages)
+			}
+			out = append(out, page{dict: node, resources: res, rotate: ((rot % 360) + 360) % 360})
+			return nil
+		}
+		for _, kid := range d.array(kids) {
+			if err := walk(kid, res, rot, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(root["Pages"], nil, 0, 0); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
+			"the PDF has no pages")
+	}
+	return out, nil
+}
+
+// errf is statement.Errorf for this format.
+func errf(kind error, pos statement.Position, msg string, args ...any) error {
+	return statement.Errorf(statement.FormatPDF, kind, pos, msg, args...)
+}

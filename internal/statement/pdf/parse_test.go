@@ -1,0 +1,219 @@
+package pdf
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/internal/statement"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// Amounts in golden files are JSON numbers, as the service writes them.
+func init() { decimal.MarshalJSONWithoutQuotes = true }
+
+// cents returns the decimal of a generator amount.
+func cents(c int64) decimal.Decimal { return decimal.New(c, -2) }
+
+// requireTransactions compares parsed transactions with what the generator wrote.
+func requireTransactions(t *testing.T, st *statement.Statement, txs []genTx) {
+	t.Helper()
+	require.Len(t, st.Transactions, len(txs))
+	for i, want := range txs {
+		got := st.Transactions[i]
+		desc := want.desc
+		if want.wrap != "" {
+			desc += " " + want.wrap
+		}
+		require.Equal(t, statement.DateOf(want.date), got.Date, "transaction %d", i)
+		require.True(t, cents(want.amount).Equal(got.Amount), "transaction %d: amount %s, want %s", i, got.Amount, cents(want.amount))
+		require.NotNil(t, got.Balance, "transaction %d", i)
+		require.True(t, cents(want.balance).Equal(*got.Balance), "transaction %d: balance %s", i, got.Balance)
+		require.Equal(t, desc, got.Description, "transaction %d", i)
+		require.NotZero(t, got.Pos.Page, "transaction %d", i)
+		require.NotZero(t, got.Pos.Line, "transaction %d", i)
+		require.Contains(t, got.Raw, money(want.balance), "transaction %d", i)
+	}
+}
+
+func TestParseGeneratedStatements(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		spec  spec
+		skip  string
+		check func(t *testing.T, st *statement.Statement)
+	}{
+		{name: "three pages with debit and credit columns and a header on each page", spec: spec{pages: 3, rowsPerPage: 20}},
+		{name: "a signed amount column and the header on the first page only",
+			spec: spec{pages: 3, rowsPerPage: 15, signed: true, headerOnce: true, dateFormat: "2006-01-02"}},
+		{name: "uncompressed content streams", spec: spec{pages: 2, rowsPerPage: 10, noCompress: true}},
+		{name: "encrypted, opened with the empty user password", spec: spec{pages: 2, rowsPerPage: 10, protect: true},
+			check: func(t *testing.T, st *statement.Statement) { require.Contains(t, st.Dialect, ";encrypted") }},
+		{name: "a font with a Windows-1250 /Differences encoding", spec: spec{pages: 1, rowsPerPage: 12, cp1250: true},
+			check: func(t *testing.T, st *statement.Statement) {
+				require.Contains(t, st.Dialect, "truetype-winansi+differences")
+			}},
+		{name: "an embedded TrueType font as Type0 Identity-H with ToUnicode", spec: spec{pages: 2, rowsPerPage: 12, utf8Font: dejaVu()},
+			skip: map[bool]string{true: "no DejaVuSans.ttf on this machine"}[dejaVu() == ""],
+			check: func(t *testing.T, st *statement.Statement) {
+				require.Contains(t, st.Dialect, "type0-identity+tounicode")
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if tc.skip != "" {
+				t.Skip(tc.skip)
+			}
+			data, txs := genStatement(t, tc.spec)
+			st, err := Parse(data, statement.Options{})
+			require.NoError(t, err)
+			statement.Finish(st)
+			require.Equal(t, statement.FormatPDF, st.Format)
+			require.True(t, strings.HasPrefix(st.Dialect, "pdf;pages="), st.Dialect)
+			requireTransactions(t, st, txs)
+			require.Equal(t, "GBP", st.Currency)
+			require.Equal(t, "GB33BUKB20201555555555", strings.ReplaceAll(st.Account, " ", ""))
+			require.NotNil(t, st.OpeningBalance)
+			require.NotNil(t, st.ClosingBalance)
+			require.True(t, cents(100000).Equal(*st.OpeningBalance), "opening %s", st.OpeningBalance)
+			require.True(t, cents(txs[len(txs)-1].balance).Equal(*st.ClosingBalance), "closing %s", st.ClosingBalance)
+			for _, r := range st.Review {
+				require.NotEqual(t, statement.ReviewBalanceMismatch, r.Code, r.Message)
+				require.NotEqual(t, statement.ReviewRunningBalanceBreak, r.Code, r.Message)
+				require.NotEqual(t, statement.ReviewUnreadableRows, r.Code, r.Message)
+			}
+			if tc.check != nil {
+				tc.check(t, st)
+			}
+		})
+	}
+}
+
+// TestGolden compares the finished statement of a generated three-page statement with its
+// reviewed golden file; go test -update rewrites it.
+func TestGolden(t *testing.T) {
+	t.Parallel()
+	data, _ := genStatement(t, spec{pages: 3, rowsPerPage: 8})
+	st, err := Parse(data, statement.Options{})
+	require.NoError(t, err)
+	statement.Finish(st)
+	got, err := json.MarshalIndent(st, "", "  ")
+	require.NoError(t, err)
+	path := filepath.Join("testdata", "golden", "generated-3-pages.json")
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, append(got, '\n'), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.JSONEq(t, string(want), string(got))
+}
+
+func TestParseTableLayouts(t *testing.T) {
+	t.Parallel()
+	statementPage := func(content string) []byte { return onePage(content) }
+	cell := func(x, y float64, s string) string {
+		return "1 0 0 1 " + ftoa(x) + " " + ftoa(y) + " Tm (" + s + ") Tj\n"
+	}
+	right := func(xr, y float64, s string) string { // right-aligned at xr, Helvetica 10
+		return cell(xr-textWidth(s, 10), y, s)
+	}
+	tests := []struct {
+		name    string
+		content string
+		want    []string // description|amount per transaction
+	}{
+		{
+			name: "right-aligned amounts under a left-aligned header",
+			content: "BT /F1 10 Tf\n" + cell(50, 700, "Date") + cell(120, 700, "Description") + cell(300, 700, "Amount") +
+				cell(50, 686, "03.01.2024") + cell(120, 686, "Bakery") + right(360, 686, "-3.20") +
+				cell(50, 672, "04.01.2024") + cell(120, 672, "Transfer in") + right(360, 672, "1,250.00") + "ET",
+			want: []string{"Bakery|-3.2", "Transfer in|1250"},
+		},
+		{
+			name: "a date column without a header cell above it still maps",
+			content: "BT /F1 10 Tf\n" + cell(50, 700, "Booking date") + cell(130, 700, "Text") + cell(330, 700, "Amount EUR") +
+				cell(50, 686, "13.01.2024") + cell(130, 686, "Card payment  Shop 1") + right(390, 686, "-10,00") +
+				cell(130, 674, "second line of text") +
+				cell(50, 660, "14.01.2024") + cell(130, 660, "Refund") + right(390, 660, "5,00") + "ET",
+			want: []string{"Card payment Shop 1 second line of text|-10", "Refund|5"},
+		},
+		{
+			name: "words of a long description merged with a neighbouring cell are split by column",
+			content: "BT /F1 10 Tf\n" + cell(50, 700, "Date") + cell(110, 700, "Details") + cell(300, 700, "Amount") + cell(380, 700, "Balance") +
+				cell(50, 686, "15/01/2024") + cell(110, 686, "Groceries") + right(340, 686, "-20.00") + right(420, 686, "80.00") +
+				"1 0 0 1 50 672 Tm (16/01/2024 Rent) Tj " + right(340, 672, "-50.00") + right(420, 672, "30.00") + "ET",
+			want: []string{"Groceries|-20", "Rent|-50"},
+		},
+		{
+			name: "a summary box naming columns above the transaction table is not the header",
+			content: "BT /F1 10 Tf\n" + cell(50, 760, "Account") + cell(200, 760, "Currency") + cell(300, 760, "Period") +
+				cell(50, 746, "12345678") + cell(200, 746, "EUR") + cell(300, 746, "01.01.2024 - 31.01.2024") +
+				cell(50, 720, "Opening balance") + cell(200, 720, "Credits") + cell(300, 720, "Debits") + cell(400, 720, "Closing balance") +
+				right(120, 706, "100.00") + right(250, 706, "50.00") + right(350, 706, "20.00") + right(470, 706, "130.00") +
+				cell(50, 680, "Date") + cell(120, 680, "Description") + cell(320, 680, "Amount") +
+				cell(50, 666, "20.01.2024") + cell(120, 666, "Salary") + right(360, 666, "50.00") +
+				cell(50, 652, "21.01.2024") + cell(120, 652, "Fee") + right(360, 652, "-20.00") + "ET",
+			want: []string{"Salary|50", "Fee|-20"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st, err := Parse(statementPage(tc.content), statement.Options{})
+			require.NoError(t, err)
+			var got []string
+			for _, tx := range st.Transactions {
+				got = append(got, tx.Description+"|"+tx.Amount.String())
+			}
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func ftoa(v float64) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// textWidth is the width of s in Helvetica at size, by the widths this package uses.
+func textWidth(s string, size float64) float64 {
+	w := 0.0
+	for i := range len(s) {
+		w += defaultFont.widths[s[i]]
+	}
+	return w * size
+}
+
+func TestBankOf(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		lines     []string
+		bic, bank string
+	}{
+		{name: "a labelled BIC names the bank", lines: []string{"Commerzbank AG", "IBAN DE89 3704 0044 0532 0130 00 BIC: COBADEFFXXX"}, bic: "COBADEFFXXX", bank: "Commerzbank"},
+		{name: "SWIFT/BIC of an unknown bank gives the id only", lines: []string{"SWIFT/BIC EXMPGB2L"}, bic: "EXMPGB2L"},
+		{name: "the same BIC in 8 and 11 characters is one", lines: []string{"BIC DEUTDEFF", "SWIFT code: DEUTDEFF500"}, bic: "DEUTDEFF500", bank: "Deutsche Bank"},
+		{name: "two different BICs leave the bank unknown", lines: []string{"BIC: DEUTDEFF", "BIC: COBADEFF"}},
+		{name: "SWIFT TRANSFER is no BIC", lines: []string{"SWIFT TRANSFER FEES"}},
+		{name: "a lowercase word after the label is no BIC", lines: []string{"BIC number unknown"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			bic, bank := bankOf(tc.lines)
+			require.Equal(t, tc.bic, bic)
+			require.Equal(t, tc.bank, bank)
+		})
+	}
+}

@@ -1,0 +1,139 @@
+// Package pdf reads bank statements from PDFs that have a text layer. It opens the file with
+// pdfcpu (object model, cross-reference repair, filters, decryption with the empty user
+// password), interprets each page's content stream to place every glyph on the page (text
+// operators BT/ET, Tf, Td, TD, Tm, T*, TL, Tc, Tw, Tz, Ts, Tj, TJ, ' and ", with q/Q and cm
+// for the CTM, and form XObjects), decodes text through ToUnicode CMaps and simple-font
+// encodings, and rebuilds the statement's table from the positions: words into lines by
+// baseline, lines into cells by gaps, cells into columns found from the header row and the
+// alignment of amounts over the whole document. The table is then read like a spreadsheet.
+//
+// Scanned statements (images only) fail with statement.ErrNoTextLayer: there is no OCR.
+package pdf
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/tabular"
+)
+
+// Parse reads a bank statement PDF that has a text layer. Statement.Dialect starts with what
+// this package found ("pdf;pages=3;fonts=type1-winansi;columns=5"), followed by what package
+// tabular found about the table. Transactions have Pos.Page and Pos.Line (the line's index on
+// its page, from the top) and Raw, the rebuilt line: its text in the table's columns with
+// " | " between them, empty columns included, and the lines of a wrapped description after a
+// newline. Problems of the extraction itself (an undecodable content stream) come first in
+// Statement.Problems.
+//
+// Failures: ErrNotAStatement without a %PDF- header, ErrEncrypted when a password is needed,
+// ErrNoTextLayer when no page has text, ErrCorrupt for a file pdfcpu cannot read,
+// ErrResourceLimit past the page, operator, word or Options.MaxDecompressedBytes limits; and
+// those of tabular.Extract for the table.
+func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
+	opts = opts.WithDefaults()
+	ex, err := extract(data, opts)
+	if err != nil {
+		return nil, err
+	}
+	g := buildGrid(ex.pages)
+	st, err := tabular.Extract(tabular.Table{Format: statement.FormatPDF, Rows: g.table()}, opts)
+	if err != nil {
+		return nil, err
+	}
+	st.Format = statement.FormatPDF
+	if bic, name := bankOf(g.outside); bic != "" {
+		st.BankID = bic
+		if name != "" {
+			st.BankName = name
+		}
+	}
+	prefix := ex.dialect()
+	if len(g.columns) > 0 {
+		prefix += fmt.Sprintf(";columns=%d", len(g.columns))
+	}
+	if g.skipped > 0 {
+		prefix += fmt.Sprintf(";skipped=%d", g.skipped)
+	}
+	if st.Dialect != "" {
+		prefix += ";" + st.Dialect
+	}
+	st.Dialect = prefix
+	st.Problems = append(ex.problems, st.Problems...)
+	return st, nil
+}
+
+// extraction is the text of a document: its lines, page by page, and what was learnt on the
+// way.
+type extraction struct {
+	pages     [][]line
+	problems  []statement.Problem
+	fontKinds []string
+	encrypted bool
+	repaired  bool
+}
+
+// extract opens data and returns its text lines with positions.
+func extract(data []byte, opts statement.Options) (ex *extraction, err error) {
+	head := data[:min(len(data), 1024)]
+	if !bytes.Contains(head, []byte("%PDF-")) {
+		return nil, errf(statement.ErrNotAStatement, statement.Position{}, "no %%PDF- header in the first 1024 bytes")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			ex, err = nil, errf(statement.ErrInternal, statement.Position{}, "text extraction failed: %v", r)
+		}
+	}()
+	doc, err := open(data, opts)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := doc.pages(opts.MaxDepth)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{
+		doc:    doc,
+		opts:   opts,
+		budget: &budget{left: opts.MaxDecompressedBytes},
+		fonts:  map[int]*font{},
+		kinds:  map[string]bool{},
+	}
+	ex = &extraction{encrypted: doc.encrypted, repaired: doc.repaired}
+	words := 0
+	for i, pg := range pages {
+		ws, err := p.readPage(pg, i+1)
+		if err != nil {
+			return nil, err
+		}
+		words += len(ws)
+		ex.pages = append(ex.pages, buildLines(ws, i+1))
+	}
+	ex.problems = p.problems
+	for k := range p.kinds {
+		ex.fontKinds = append(ex.fontKinds, k)
+	}
+	sort.Strings(ex.fontKinds)
+	if words == 0 {
+		return nil, errf(statement.ErrNoTextLayer, statement.Position{},
+			"none of the %d pages has text (a scanned statement needs OCR first)", len(pages))
+	}
+	return ex, nil
+}
+
+// dialect describes what was read, e.g. "pdf;pages=3;fonts=type1-winansi;encrypted".
+func (ex *extraction) dialect() string {
+	parts := []string{"pdf", fmt.Sprintf("pages=%d", len(ex.pages))}
+	if len(ex.fontKinds) > 0 {
+		parts = append(parts, "fonts="+strings.Join(ex.fontKinds, ","))
+	}
+	if ex.encrypted {
+		parts = append(parts, "encrypted")
+	}
+	if ex.repaired {
+		parts = append(parts, "repaired")
+	}
+	return strings.Join(parts, ";")
+}
