@@ -5,6 +5,7 @@ import (
 	"github.com/statementmatch/service/internal/statement/bai2"
 	"github.com/statementmatch/service/internal/statement/camt"
 	"github.com/statementmatch/service/internal/statement/csv"
+	"github.com/statementmatch/service/internal/statement/excel"
 	"github.com/statementmatch/service/internal/statement/mt940"
 	"github.com/statementmatch/service/internal/statement/ofx"
 	"github.com/statementmatch/service/internal/statement/pdf"
@@ -20,6 +21,8 @@ var parsers = map[statement.Format]parseFunc{
 	statement.FormatCAMT054: camt.Parse,
 	statement.FormatCSV:     csv.Parse,
 	statement.FormatMT940:   mt940.Parse,
+	statement.FormatXLSX:    excel.Parse,
+	statement.FormatXLS:     excel.Parse,
 	statement.FormatOFX:     ofx.Parse,
 	statement.FormatPDF:     pdf.Parse,
 	statement.FormatQIF:     qif.Parse,

@@ -37,7 +37,8 @@ var labelLists = []struct {
 		"ingaende saldo|ingaende balans|primo saldo|primosaldo|inngaende saldo|saldo primo|" +
 		"початковий залишок|вхідний залишок|залишок на початок|залишок на початок періоду|вхідне сальдо|" +
 		"входящий остаток|остаток на начало|остаток на начало периода|входящее сальдо|" +
-		"pradinis likutis|likutis pradziai|pradinis balansas"},
+		"pradinis likutis|likutis pradziai|pradinis balansas|" +
+		"sold initial|sold anterior|sold la inceputul perioadei"},
 	{labelClosing, "closing balance|closing|closing book balance|ending balance|end balance|final balance|balance carried forward|carried forward|" +
 		"new balance|balance at end|balance at the end|" +
 		"endsaldo|schlusssaldo|neuer kontostand|neuer saldo|saldo neu|endbestand|kontostand neu|" +
@@ -50,17 +51,18 @@ var labelLists = []struct {
 		"utgaende saldo|ultimo saldo|ultimosaldo|saldo ultimo|" +
 		"кінцевий залишок|вихідний залишок|залишок на кінець|залишок на кінець періоду|вихідне сальдо|" +
 		"исходящий остаток|остаток на конец|остаток на конец периода|исходящее сальдо|" +
-		"galutinis likutis|likutis pabaigai|galutinis balansas|s a l d o"},
-	{labelTurnover, "turnover|turnovers|obrat|obraty|obroty|umsatze|apyvarta|оборот|обороти|обороты"},
+		"galutinis likutis|likutis pabaigai|galutinis balansas|s a l d o|" +
+		"sold final|sold la sfarsitul perioadei"},
+	{labelTurnover, "turnover|turnovers|obrat|obraty|obroty|umsatze|apyvarta|оборот|обороти|обороты|rulaj|rulaj debitor|rulaj creditor"},
 	{labelTotal, "total|totals|sum|summe|gesamt|gesamtsumme|celkem|spolu|osszesen|razem|suma|i alt|totalt|totaal|totale|" +
 		"итого|всього|разом|is viso|total debits|total credits|total amount|totaal bedrag|gesamtbetrag"},
 	{labelAccount, "account|account number|account no|account nr|account details for|iban|account iban|" +
 		"konto|kontonummer|konto iban|rekening|rekeningnummer|compte|numero de compte|n de compte|cuenta|numero de cuenta|" +
 		"conto|numero conto|conta|numero da conta|rachunek|numer rachunku|cislo uctu|ucet|szamlaszam|" +
-		"рахунок|номер рахунку|счет|номер счета|saskaita|saskaitos nr|kontonr|bankkonto"},
+		"рахунок|номер рахунку|счет|номер счета|saskaita|saskaitos nr|kontonr|bankkonto|cod iban|numar cont|cont"},
 	{labelCurrency, "currency|account currency|wahrung|kontowahrung|devise|moneda|divisa|valuta|waluta|mena|mena uctu|" +
-		"deviza|devizanem|валюта|валюта рахунку|valiuta|munt"},
-	{labelPeriod, "period|statement period|zeitraum|periode|periodo|okres|obdobi|idoszak|periode|період|за період|период|laikotarpis"},
+		"deviza|devizanem|валюта|валюта рахунку|valiuta|munt|moneda contului"},
+	{labelPeriod, "period|statement period|zeitraum|periode|periodo|okres|obdobi|idoszak|periode|період|за період|период|laikotarpis|perioada"},
 }
 
 var labels = func() map[string]labelKind {

@@ -29,7 +29,7 @@ var currencySymbols = map[string]string{
 	"€": "EUR", "£": "GBP", "₴": "UAH", "₽": "RUB", "₹": "INR", "₩": "KRW", "₪": "ILS", "₺": "TRY",
 	"zł": "PLN", "Kč": "CZK", "Ft": "HUF", "US$": "USD", "R$": "BRL", "S$": "SGD", "A$": "AUD",
 	"C$": "CAD", "NZ$": "NZD", "HK$": "HKD", "$": "", "¥": "", "kr": "", "kr.": "", "Lt": "LTL",
-	"грн": "UAH", "руб": "RUB", "Fr.": "CHF", "лв": "BGN", "lei": "RON",
+	"грн": "UAH", "руб": "RUB", "Fr.": "CHF", "лв": "BGN", "lei": "RON", "Lei": "RON", "LEI": "RON",
 }
 
 // symbolsByLength lists currencySymbols longest first, so "US$" is not read as "U" then "S$".

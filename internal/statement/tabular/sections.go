@@ -44,7 +44,12 @@ func (x *extractor) minePreamble() {
 			}
 			switch kind {
 			case labelOpening, labelClosing:
-				if v, ok := x.amountIn(next(func(s string) bool { _, ok := scanNumber(s); return ok })); ok {
+				isNumber := func(s string) bool { _, ok := scanNumber(s); return ok }
+				text := next(isNumber)
+				if text == "" {
+					text = x.below(i, k, isNumber)
+				}
+				if v, ok := x.amountIn(text); ok {
 					if kind == labelOpening && x.mined.opening == nil {
 						x.mined.opening = &v
 					} else if kind == labelClosing && x.mined.closing == nil {
@@ -90,6 +95,20 @@ func (x *extractor) minePreamble() {
 			x.mined.periodStart, x.mined.periodEnd = a, b
 		}
 	}
+}
+
+// below returns the cell under row i's column k when it is in the preamble too and passes ok:
+// the value of a summary laid out as a row of labels over a row of values ("Sold initial | Rulaj
+// debitor | ... " above "1000.00 | 200.00 | ...").
+func (x *extractor) below(i, k int, ok func(string) bool) string {
+	j := i + 1
+	if j >= x.lay.dataStart || j >= len(x.sample) || j == x.lay.header || k >= len(x.sample[j].Cells) {
+		return ""
+	}
+	if t := cellText(x.sample[j].Cells[k]); ok(t) {
+		return t
+	}
+	return ""
 }
 
 // labelPrefix reads a cell that begins with an account or currency label and goes on with the

@@ -245,3 +245,30 @@ func TestHeaderMatches(t *testing.T) {
 	require.Equal(t, 4, HeaderMatches([]string{"Buchungstag", "Valuta", "Verwendungszweck", "Betrag", "x"}))
 	require.Equal(t, 0, HeaderMatches([]string{"01.01.2024", "-5,00", "REWE"}))
 }
+
+// TestExtractSummaryRowOverValueRow reads balances from a summary laid out as a row of labels
+// above a row of values, and a Romanian header with debit and credit columns.
+func TestExtractSummaryRowOverValueRow(t *testing.T) {
+	t.Parallel()
+	tbl := sheet(
+		[]string{"Cod IBAN:", "RO69RZBR1234567890123456", "Valuta:", "LEI"},
+		[]string{"Sold initial", "Rulaj debitor", "Rulaj creditor", "Sold final"},
+		[]string{"1000.00", "100.00", "50.00", "950.00"},
+		[]string{"Data inregistrare", "Suma debit", "Suma credit", "Nume/Denumire \n ordonator/beneficiar", "Descrierea tranzactiei"},
+		[]string{"22/01/2018", "100", "", "", "Plata card"},
+		[]string{"23/01/2018", "", "50", "FIRMA SRL", "Incasare"},
+	)
+	st, err := Extract(tbl, statement.Options{})
+	require.NoError(t, err)
+	statement.Finish(st)
+	require.Equal(t, "1000.00", st.OpeningBalance.String())
+	require.Equal(t, "950.00", st.ClosingBalance.String())
+	require.Equal(t, "RON", st.Currency)
+	require.Equal(t, "RO69RZBR1234567890123456", st.Account)
+	require.Len(t, st.Transactions, 2)
+	require.Equal(t, "-100", st.Transactions[0].Amount.String(), "Suma debit is money out")
+	require.Equal(t, "50", st.Transactions[1].Amount.String())
+	require.Equal(t, "FIRMA SRL", st.Transactions[1].CounterpartyName)
+	require.Equal(t, "Plata card", st.Transactions[0].Description)
+	require.Empty(t, st.Review, "the balances add up")
+}

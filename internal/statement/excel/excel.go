@@ -1,0 +1,245 @@
+// Package excel reads bank statements saved as Excel workbooks: .xlsx (Office Open XML
+// SpreadsheetML, a zip package) and .xls (BIFF8, and BIFF5 of Excel 5.0/95, in an OLE2 compound
+// file). It turns the sheet that holds the transactions into a table of text rows, each cell
+// as the user sees it in Excel, and hands that table to the shared table layer (package tabular),
+// which finds the header, the columns, the date order and the decimal mark exactly as it does for
+// CSV files.
+//
+// What "as the user sees it" means here: text cells as they are; numbers as plain decimal text
+// with every digit Excel shows (the stored value, never a float formatted for display, so
+// "#,##0.00" does not round 1234.567 to 1234.57, and no exponent); numbers with a date or time
+// format as YYYY-MM-DD or HH:MM:SS, whichever date system (1900 or 1904) the workbook uses;
+// formulas as their cached result; merged ranges as described on fillMerges. Text that looks like
+// an amount ("1.234,56") stays text: deciding what it means is the table layer's job, with all
+// the rows in view.
+package excel
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+
+	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/tabular"
+)
+
+var (
+	magicZIP  = []byte("PK\x03\x04")
+	magicOLE2 = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
+)
+
+// workbook is what both file formats offer the sheet chooser.
+type workbook interface {
+	format() statement.Format
+	sheetCount() int
+	sheetInfo(i int) (name string, hidden bool)
+	readSheetAt(i int) (*sheet, error)
+	// dialect describes the container, e.g. "xlsx" or "xls;biff8;codepage=1250".
+	dialect() string
+	// problems are the cells and records that could not be read so far.
+	problemList() []statement.Problem
+}
+
+// recoverPanics is turned off by the tests, so that a panic fails them instead of hiding in an
+// ErrCorrupt.
+var recoverPanics = true
+
+// guard turns a panic in a reader into a corrupt-file error. Readers bounds-check everything they
+// read; this is the last resort the brief asks for, so a bug is a failed job, not a crash.
+func guard(format statement.Format, err *error) {
+	if !recoverPanics {
+		return
+	}
+	if r := recover(); r != nil {
+		*err = statement.Errorf(format, statement.ErrCorrupt, statement.Position{},
+			"the workbook could not be read (internal error: %v)", r)
+	}
+}
+
+// openWorkbook opens data as an xlsx or xls workbook by its magic bytes.
+func openWorkbook(data []byte, opts statement.Options) (wb workbook, err error) {
+	switch {
+	case bytes.HasPrefix(data, magicZIP):
+		defer guard(statement.FormatXLSX, &err)
+		b, err := openXLSX(data, opts)
+		if err != nil {
+			return nil, err
+		}
+		if err := b.load(); err != nil {
+			return nil, err
+		}
+		return b, nil
+	case bytes.HasPrefix(data, magicOLE2):
+		defer guard(statement.FormatXLS, &err)
+		b, err := openXLS(data, opts)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	return nil, statement.Errorf("", statement.ErrNotAStatement, statement.Position{},
+		"neither an .xlsx (zip) nor an .xls (OLE2) workbook")
+}
+
+// sheetOrder is the order in which sheets are considered: visible sheets in workbook order, then
+// hidden ones (a hidden sheet is usually lookup data, but an export may hide its only sheet).
+func sheetOrder(wb workbook) []int {
+	var visible, hidden []int
+	for i := range wb.sheetCount() {
+		if _, h := wb.sheetInfo(i); h {
+			hidden = append(hidden, i)
+		} else {
+			visible = append(visible, i)
+		}
+	}
+	return append(visible, hidden...)
+}
+
+// maxSheets bounds the sheets listed and tried: a workbook of thousands of sheets is no
+// statement export.
+const maxSheets = 256
+
+// extract reads the statement from the first sheet, in sheetOrder, in which the table layer
+// finds a table of dates and amounts: a workbook may open with a summary or cover sheet, and
+// the transactions follow on another. Sheets are read one at a time, so only one sheet's text
+// is held at once. The error is the first sheet's when no sheet has such a table.
+func extract(wb workbook, opts statement.Options) (st *statement.Statement, view *sheetView, err error) {
+	defer guard(wb.format(), &err)
+	var first error
+	for _, i := range sheetOrder(wb) {
+		sh, err := wb.readSheetAt(i)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(sh.Rows) == 0 {
+			continue
+		}
+		v, err := newView(sh, wb.format())
+		if err != nil {
+			return nil, nil, err
+		}
+		st, err := tabular.Extract(v.table(), opts)
+		if errors.Is(err, statement.ErrNotAStatement) {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		return st, v, err
+	}
+	if first == nil {
+		first = statement.Errorf(wb.format(), statement.ErrNoTransactions, statement.Position{}, "the workbook's sheets are empty")
+	}
+	return nil, nil, first
+}
+
+// Parse reads an .xlsx or .xls bank statement. The format is taken from the content: a zip
+// package is read as xlsx, an OLE2 compound file as xls, where an encrypted xlsx also lives
+// (ErrEncrypted), as do Word documents (ErrNotAStatement).
+func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
+	opts = opts.WithDefaults()
+	wb, err := openWorkbook(data, opts)
+	if err != nil {
+		return nil, err
+	}
+	st, view, err := extract(wb, opts)
+	if err != nil {
+		return nil, err
+	}
+	finishStatement(st, wb, view)
+	return st, nil
+}
+
+// finishStatement adds what the workbook itself says: the container and sheet to the Dialect,
+// the cells and records that could not be read to the Problems, and the bank's BIC from the
+// rows above the table to BankID.
+func finishStatement(st *statement.Statement, wb workbook, view *sheetView) {
+	st.Format = wb.format()
+	dialect := wb.dialect() + ";sheet=" + sanitizeDialect(view.sh.Name)
+	if st.Dialect != "" {
+		dialect += ";" + st.Dialect
+	}
+	st.Dialect = dialect
+	var problems []statement.Problem
+	for _, p := range wb.problemList() {
+		if p.Pos.Sheet == "" || p.Pos.Sheet == view.sh.Name {
+			problems = append(problems, p)
+		}
+	}
+	st.Problems = append(problems, st.Problems...)
+	if st.BankID == "" {
+		if bic := preambleBIC(st, view); bic != "" {
+			st.BankID = bic
+			if st.BankName == "" {
+				st.BankName = statement.BankByBIC(bic)
+			}
+		}
+	}
+}
+
+// preambleBIC finds a BIC stated above the first transaction: a cell labelled BIC or SWIFT
+// ("Cod BIC Raiffeisen Bank:", "SWIFT/BIC") followed, in the same cell after a colon or in the
+// next non-empty cell, by a value of BIC form (ISO 9362: four letters, a two-letter country,
+// two letters or digits, and optionally three more).
+func preambleBIC(st *statement.Statement, view *sheetView) string {
+	end := 0
+	if len(st.Transactions) > 0 {
+		end = st.Transactions[0].Pos.Line
+	}
+	var bic string
+	view.rows(func(line int, cells []string, _ []bool, _ bool) bool {
+		if end > 0 && line >= end {
+			return false
+		}
+		for k, c := range cells {
+			label, value, _ := strings.Cut(c, ":")
+			if !isBICLabel(label) {
+				continue
+			}
+			value = strings.TrimSpace(value)
+			for j := k + 1; value == "" && j < len(cells); j++ {
+				value = strings.TrimSpace(cells[j])
+			}
+			if isBIC(value) {
+				bic = strings.ToUpper(value)
+				return false
+			}
+		}
+		return true
+	})
+	return bic
+}
+
+func isBICLabel(s string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToUpper(s), func(r rune) bool { return r == ' ' || r == '/' || r == '(' || r == ')' || r == '.' }) {
+		if w == "BIC" || w == "SWIFT" {
+			return true
+		}
+	}
+	return false
+}
+
+// isBIC reports whether s has the form of a BIC.
+func isBIC(s string) bool {
+	if len(s) != 8 && len(s) != 11 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i] &^ 0x20
+		letter := c >= 'A' && c <= 'Z'
+		digit := s[i] >= '0' && s[i] <= '9'
+		if i < 6 && !letter || i >= 6 && !letter && !digit {
+			return false
+		}
+	}
+	return true
+}
+
+// sanitizeDialect keeps a value (a sheet name) from breaking the ';'-separated Dialect.
+func sanitizeDialect(s string) string {
+	s = strings.NewReplacer(";", ",", "=", "-", "\n", " ", "\r", " ").Replace(s)
+	if r := []rune(s); len(r) > 64 {
+		s = string(r[:64])
+	}
+	return s
+}
