@@ -48,13 +48,27 @@ type Date struct {
 	Day   int
 }
 
-// NewDate returns the date, and false when it does not exist (30 February, month 13).
+// NewDate returns the date, and false when it does not exist (30 February, month 13). It builds
+// no time.Time, so parsers may call it for every cell they try as a date.
 func NewDate(year int, month time.Month, day int) (Date, bool) {
-	t := time.Date(year, month, day, 0, 0, 0, 0, time.UTC)
-	if t.Year() != year || t.Month() != month || t.Day() != day || year < 1 || year > 9999 {
+	if year < 1 || year > 9999 || month < time.January || month > time.December || day < 1 || day > DaysIn(year, month) {
 		return Date{}, false
 	}
 	return Date{year, month, day}, true
+}
+
+// DaysIn returns the number of days of month in year, in the Gregorian calendar.
+func DaysIn(year int, month time.Month) int {
+	switch month {
+	case time.February:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case time.April, time.June, time.September, time.November:
+		return 30
+	}
+	return 31
 }
 
 // DateOf returns the calendar date of t in t's location.

@@ -665,7 +665,7 @@ func (p *parser) detail(r *logical) error {
 		t.CounterpartyName, t.CounterpartyAccount = crnm, cact
 	}
 	if remi != "" && !strings.Contains(t.Description, remi) {
-		t.Description = strings.TrimSpace(t.Description + " " + collapse(remi))
+		t.Description = strings.TrimSpace(t.Description + " " + statement.CollapseSpace(remi))
 	}
 	p.st.Transactions = append(p.st.Transactions, t)
 	p.st.Sections[p.a.section].Count++

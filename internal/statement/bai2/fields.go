@@ -56,9 +56,9 @@ func (it *fieldIter) text(glue []bool) string {
 	case !it.open && len(tail) == 0:
 		return ""
 	case it.open && len(tail) == 0:
-		return collapse(it.cur)
+		return statement.CollapseSpace(it.cur)
 	case !it.open && len(tail) == 1:
-		return collapse(tail[0])
+		return statement.CollapseSpace(tail[0])
 	}
 	var b strings.Builder
 	if it.open {
@@ -71,7 +71,7 @@ func (it *fieldIter) text(glue []bool) string {
 		}
 		b.WriteString(part)
 	}
-	return collapse(b.String())
+	return statement.CollapseSpace(b.String())
 }
 
 // maxDigits is the most digits an amount may have: 18 always fit an int64.
@@ -173,39 +173,6 @@ func clip(s string) string {
 		n--
 	}
 	return s[:n] + "..."
-}
-
-// collapse trims s and turns every run of white space into one blank, without copying when s
-// needs neither.
-func collapse(s string) string {
-	s = strings.TrimSpace(s)
-	clean := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || (c == ' ' && s[i+1] == ' ') {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	space := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' {
-			space = true
-			continue
-		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
 }
 
 // isNoRef reports whether a reference field says nothing: blank or all zeros ("0").

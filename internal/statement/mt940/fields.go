@@ -349,27 +349,8 @@ func yymmdd(t string) (statement.Date, bool) {
 	return date(y, atoi(t[2:4]), atoi(t[4:6]))
 }
 
-// date returns the date, and false when it does not exist; what statement.NewDate does, without
-// going through time.Time for every line.
-func date(y, m, d int) (statement.Date, bool) {
-	if m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
-		return statement.Date{}, false
-	}
-	return statement.Date{Year: y, Month: time.Month(m), Day: d}, true
-}
-
-func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
+// date returns the date, and false when it does not exist.
+func date(y, m, d int) (statement.Date, bool) { return statement.NewDate(y, time.Month(m), d) }
 
 // entryDate places the :61: entry date MMDD, which has no year, in the year that puts it
 // nearest the value date: a value date of 31 December may be booked on 2 January of the next

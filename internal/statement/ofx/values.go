@@ -129,35 +129,6 @@ func decodeEntities(v []byte) string {
 	return sb.String()
 }
 
-// collapse returns s with runs of white space made one space and the ends trimmed.
-func collapse(s string) string {
-	// Most values are clean: no control characters, no double spaces, no spaces at the ends.
-	fast := len(s) > 0 && s[0] != ' ' && s[len(s)-1] != ' '
-	for i := 0; fast && i < len(s); i++ {
-		if s[i] < ' ' || s[i] == ' ' && s[i-1] == ' ' {
-			fast = false
-		}
-	}
-	if fast || s == "" {
-		return s
-	}
-	clean := true
-	prevSpace := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		sp := c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'
-		if sp && (prevSpace || c != ' ') {
-			clean = false
-			break
-		}
-		prevSpace = sp
-	}
-	if clean && !prevSpace {
-		return s
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
-
 var errNotDate = errors.New("not a date")
 
 // parseDate reads an OFX date or datetime, YYYYMMDD[HHMMSS[.XXX]][[+-]H[.MM][:TZ]], and returns
@@ -181,7 +152,7 @@ func parseDate(s string) (statement.Date, error) {
 	default:
 		return statement.Date{}, errNotDate
 	}
-	date, ok := newDate(y, m, d)
+	date, ok := statement.NewDate(y, time.Month(m), d)
 	if !ok {
 		return statement.Date{}, errNotDate
 	}
@@ -298,26 +269,4 @@ func parseAmount(s string) (decimal.Decimal, error) {
 		return decimal.Decimal{}, errBad
 	}
 	return d, nil
-}
-
-// newDate returns the date, and false when it does not exist (30 February, month 13). It is
-// statement.NewDate without the time package, which dominated the profile.
-func newDate(y, m, d int) (statement.Date, bool) {
-	if y < 1 || y > 9999 || m < 1 || m > 12 || d < 1 || d > daysIn(m, y) {
-		return statement.Date{}, false
-	}
-	return statement.Date{Year: y, Month: time.Month(m), Day: d}, true
-}
-
-func daysIn(m, y int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
 }

@@ -455,11 +455,11 @@ func (w *walker) leaf(id int32, t *token) error {
 	}
 	switch {
 	case parent == idFI && id == idFID && w.fid == "":
-		w.fid = collapse(w.val(t))
+		w.fid = statement.CollapseSpace(w.val(t))
 	case parent == idFI && id == idORG && w.org == "":
-		w.org = collapse(w.val(t))
+		w.org = statement.CollapseSpace(w.val(t))
 	case parent == idSONRS && id == idINTUBID && w.intuBID == "":
-		w.intuBID = collapse(w.val(t))
+		w.intuBID = statement.CollapseSpace(w.val(t))
 	}
 	return nil
 }
@@ -510,28 +510,28 @@ func (w *walker) endTrn(raw string) {
 		Amount:              amt,
 		Raw:                 raw,
 		Pos:                 pos,
-		CounterpartyAccount: collapse(tr.toAcct.str()),
+		CounterpartyAccount: statement.CollapseSpace(tr.toAcct.str()),
 	}
-	if c := strings.ToUpper(collapse(tr.currency.str())); c != "" {
+	if c := strings.ToUpper(statement.CollapseSpace(tr.currency.str())); c != "" {
 		if isCurrency(c) {
 			x.Currency = c
 		}
 	}
 	for _, i := range []int{fFITID, fREFNUM, fCHECKNUM} {
-		if s := collapse(f[i].str()); s != "" {
+		if s := statement.CollapseSpace(f[i].str()); s != "" {
 			x.Reference = s
 			break
 		}
 	}
-	name := collapse(f[fNAME].str())
+	name := statement.CollapseSpace(f[fNAME].str())
 	if name == "" {
-		name = collapse(tr.payeeName.str())
+		name = statement.CollapseSpace(tr.payeeName.str())
 	}
 	if name == "" {
-		name = collapse(f[fEXTDNAME].str())
+		name = statement.CollapseSpace(f[fEXTDNAME].str())
 	}
 	x.CounterpartyName = name
-	x.Description = describe(name, collapse(f[fMEMO].str()))
+	x.Description = describe(name, statement.CollapseSpace(f[fMEMO].str()))
 	if s := f[fACCTBAL].str(); s != "" {
 		// ACCTBAL is a non-standard running balance (Commonwealth Bank of Australia's export).
 		if b, err := parseAmount(s); err == nil {
@@ -610,10 +610,10 @@ func isCurrency(c string) bool {
 func (w *walker) endSection() {
 	sc := w.sec
 	s := &sc.sec
-	s.Account = collapse(sc.acctID)
+	s.Account = statement.CollapseSpace(sc.acctID)
 	s.Pos = statement.Position{Line: sc.startLine, Path: sc.myPath}
 	s.Count = len(w.st.Transactions) - s.First
-	if c := strings.ToUpper(collapse(sc.curdef)); c != "" {
+	if c := strings.ToUpper(statement.CollapseSpace(sc.curdef)); c != "" {
 		if isCurrency(c) {
 			s.Currency = c
 		} else {

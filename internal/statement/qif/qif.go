@@ -357,7 +357,7 @@ func (p *parser) read() error {
 		switch kind {
 		case blockAccount:
 			if code == 'N' && acctName == "" {
-				acctName = collapse(val)
+				acctName = statement.CollapseSpace(val)
 			}
 		case blockTxns:
 			p.field(&cur, code, val, l.num)
@@ -450,12 +450,12 @@ func (p *parser) build(dates dateOrder, mark decimalMark) {
 			})
 			secOf[b] = len(p.st.Sections)
 		}
-		payee := collapse(r.payee)
+		payee := statement.CollapseSpace(r.payee)
 		p.st.Transactions = append(p.st.Transactions, statement.Transaction{
 			Date:             date,
 			Amount:           amt,
-			Description:      describe(payee, collapse(r.memo)),
-			Reference:        collapse(r.ref),
+			Description:      describe(payee, statement.CollapseSpace(r.memo)),
+			Reference:        statement.CollapseSpace(r.ref),
 			CounterpartyName: payee,
 			Raw:              r.raw,
 			Pos:              pos,
@@ -543,35 +543,6 @@ func (p *parser) dialect(dates dateOrder, mark decimalMark, charset string) stri
 	}
 	b.WriteString(";charset=" + charset)
 	return b.String()
-}
-
-// collapse returns s with runs of white space made one space and the ends trimmed.
-func collapse(s string) string {
-	// Most values are clean: no control characters, no double spaces, no spaces at the ends.
-	fast := len(s) > 0 && s[0] != ' ' && s[len(s)-1] != ' '
-	for i := 0; fast && i < len(s); i++ {
-		if s[i] < ' ' || s[i] == ' ' && s[i-1] == ' ' {
-			fast = false
-		}
-	}
-	if fast || s == "" {
-		return s
-	}
-	clean := true
-	prevSpace := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		sp := c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'
-		if sp && (prevSpace || c != ' ') {
-			clean = false
-			break
-		}
-		prevSpace = sp
-	}
-	if clean && !prevSpace {
-		return s
-	}
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // quote shortens a value for a message.

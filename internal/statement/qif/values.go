@@ -103,7 +103,7 @@ func (d dateParts) date(o order) (statement.Date, bool) {
 	if o == orderDMY && !d.iso {
 		m, day = d.b, d.a
 	}
-	return newDate(d.y, m, day)
+	return statement.NewDate(d.y, time.Month(m), day)
 }
 
 // dateOrder is the file's day/month order and how it was found.
@@ -334,26 +334,4 @@ func parseAmount(s string, mark byte) (decimal.Decimal, error) {
 		return decimal.Decimal{}, errNotNumber
 	}
 	return d, nil
-}
-
-// newDate returns the date, and false when it does not exist (30 February, month 13). It is
-// statement.NewDate without the time package, which dominated the profile.
-func newDate(y, m, d int) (statement.Date, bool) {
-	if y < 1 || y > 9999 || m < 1 || m > 12 || d < 1 || d > daysIn(m, y) {
-		return statement.Date{}, false
-	}
-	return statement.Date{Year: y, Month: time.Month(m), Day: d}, true
-}
-
-func daysIn(m, y int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
 }

@@ -143,7 +143,7 @@ func (x *extractor) build(ev *evidence) error {
 			t.Description = t.CounterpartyName
 		}
 		if t.Description == "" && lay.typ >= 0 {
-			t.Description = collapse(cellText(cell(cells, lay.typ)))
+			t.Description = statement.CollapseSpace(cellText(cell(cells, lay.typ)))
 		}
 		t.Reference = firstRef(cells, lay.refs)
 		t.CounterpartyAccount = firstAccount(cells, lay.cpAccount)
@@ -386,7 +386,7 @@ func (x *extractor) description(cells []string) string {
 func joinText(cells []string, cols []int) string {
 	acc := ""
 	for _, col := range cols {
-		t := collapse(cellText(cell(cells, col)))
+		t := statement.CollapseSpace(cellText(cell(cells, col)))
 		if t == "" {
 			continue
 		}
@@ -411,7 +411,7 @@ func joinTwo(a, b string) string {
 // firstText returns the first non-empty cell of cols.
 func firstText(cells []string, cols []int) string {
 	for _, col := range cols {
-		if t := collapse(cellText(cell(cells, col))); t != "" {
+		if t := statement.CollapseSpace(cellText(cell(cells, col))); t != "" {
 			return t
 		}
 	}
@@ -422,7 +422,7 @@ func firstText(cells []string, cols []int) string {
 // ("0", "0000") are placeholders.
 func firstRef(cells []string, cols []int) string {
 	for _, col := range cols {
-		t := collapse(cellText(cell(cells, col)))
+		t := statement.CollapseSpace(cellText(cell(cells, col)))
 		if t == "" || strings.Trim(t, "0") == "" {
 			continue
 		}
@@ -436,7 +436,7 @@ func firstRef(cells []string, cols []int) string {
 func firstAccount(cells []string, cols []int) string {
 	first := ""
 	for _, col := range cols {
-		t := collapse(cellText(cell(cells, col)))
+		t := statement.CollapseSpace(cellText(cell(cells, col)))
 		if t == "" {
 			continue
 		}

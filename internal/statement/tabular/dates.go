@@ -54,25 +54,7 @@ func (r rawDate) resolve(o dateOrder) (statement.Date, bool) {
 	if r.kind == dkYearLast && o != orderMDY {
 		m, d = r.b, r.a
 	}
-	if r.year < 1 || r.year > 9999 || m < 1 || m > 12 || d < 1 || d > daysIn(m, r.year) {
-		return statement.Date{}, false
-	}
-	return statement.Date{Year: r.year, Month: time.Month(m), Day: d}, true
-}
-
-// daysIn returns the days of a month, as statement.NewDate checks them but without building a
-// time.Time for every cell.
-func daysIn(m, y int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
+	return statement.NewDate(r.year, time.Month(m), d)
 }
 
 // plausible reports whether the cell is a date under some order.

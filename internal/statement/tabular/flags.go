@@ -1,6 +1,10 @@
 package tabular
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/statementmatch/service/internal/statement"
+)
 
 // flagWords maps debit/credit marks, folded, to -1 (debit) or +1 (credit): D/C, DR/CR,
 // S/H (Soll/Haben), Af/Bij, D/K (Lithuanian, Czech), Terhelés/Jóváírás, Дебет/Кредит, +/-.
@@ -27,7 +31,7 @@ var flagWords = func() map[string]int {
 
 // flagSign reads a debit/credit mark: -1 for debit, +1 for credit, 0 when the cell is no mark.
 func flagSign(cell string) int {
-	cell = trimSpace(cell)
+	cell = statement.TrimSpace(cell)
 	if cell == "" || len(cell) > 24 {
 		return 0
 	}

@@ -1,6 +1,7 @@
 package tabular
 
 import (
+	"github.com/statementmatch/service/internal/statement"
 	"strings"
 	"unicode/utf8"
 )
@@ -83,7 +84,7 @@ var labels = func() map[string]labelKind {
 // "Saldo Anterior"), or begins with one followed by a colon, whose value then follows in the
 // same cell ("Account: 123"). The value is returned as written.
 func labelOf(cell string) (kind labelKind, value string) {
-	cell = trimSpace(cell)
+	cell = statement.TrimSpace(cell)
 	if cell == "" || len(cell) > 160 {
 		return labelNone, ""
 	}
@@ -94,13 +95,13 @@ func labelOf(cell string) (kind labelKind, value string) {
 	}
 	if i := strings.IndexByte(cell, ':'); i > 0 && i <= 64 {
 		if k := lookupLabel(cell[:i]); k != labelNone {
-			return k, trimSpace(cell[i+1:])
+			return k, statement.TrimSpace(cell[i+1:])
 		}
 		// "Деталізація операцій за рахунком: UA..." names the account in its last words.
 		f := fold(cell[:i])
 		for _, w := range []string{"рахунком", "рахунку", "счету", "account", "konto", "rekening"} {
 			if strings.HasSuffix(f, " "+w) {
-				return labelAccount, trimSpace(cell[i+1:])
+				return labelAccount, statement.TrimSpace(cell[i+1:])
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package tabular
 
 import (
+	"github.com/statementmatch/service/internal/statement"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -75,13 +76,13 @@ func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 // anything else, such as "8.10 SGD @ .9765" or "2020-02-20".
 func scanNumber(s string) (numScan, bool) {
 	var n numScan
-	s = trimSpace(s)
+	s = statement.TrimSpace(s)
 	if s == "" {
 		return n, false
 	}
 	if len(s) >= 2 && s[0] == '(' && s[len(s)-1] == ')' {
 		n.neg, n.signed = true, true
-		s = trimSpace(s[1 : len(s)-1])
+		s = statement.TrimSpace(s[1 : len(s)-1])
 	}
 	// Prefix: signs, currency, spaces, in any order ("- $21.59", "-$76.00", "EUR -5,00").
 	signs := 0
@@ -370,7 +371,7 @@ var commonCurrencies = map[string]bool{
 
 // currencyOf returns the ISO code a currency cell names: a code in any case, or a symbol.
 func currencyOf(s string) string {
-	s = trimSpace(s)
+	s = statement.TrimSpace(s)
 	if len(s) == 3 {
 		u := strings.ToUpper(s)
 		if isCurrencyCode(u) {

@@ -66,7 +66,7 @@ func (x *extractor) minePreamble() {
 				}
 			}
 			if x.mined.account == "" {
-				if strings.HasPrefix(trimSpace(raw), "=\"") && looksLikeAccount(c) {
+				if strings.HasPrefix(statement.TrimSpace(raw), "=\"") && looksLikeAccount(c) {
 					x.mined.account = c // ="0234500012345678": an account number kept from Excel
 				} else if a := ibanIn(c); a != "" {
 					x.mined.account = a

@@ -270,7 +270,7 @@ func canonical(r *Row, i int) bool {
 // isBlank reports a row without any text.
 func isBlank(cells []string) bool {
 	for _, c := range cells {
-		if trimSpace(c) != "" {
+		if statement.TrimSpace(c) != "" {
 			return false
 		}
 	}
@@ -288,8 +288,8 @@ func (x *extractor) problem(code statement.ReviewCode, pos statement.Position, m
 
 // columnName names a column in messages: its header, or its number.
 func (x *extractor) columnName(col int) string {
-	if col >= 0 && col < len(x.lay.names) && trimSpace(x.lay.names[col]) != "" {
-		return fmt.Sprintf("%q", collapse(x.lay.names[col]))
+	if col >= 0 && col < len(x.lay.names) && statement.TrimSpace(x.lay.names[col]) != "" {
+		return fmt.Sprintf("%q", statement.CollapseSpace(x.lay.names[col]))
 	}
 	return fmt.Sprintf("column %d", col+1)
 }

@@ -1,6 +1,7 @@
 package tabular
 
 import (
+	"github.com/statementmatch/service/internal/statement"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -8,57 +9,12 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// isSpace reports the blanks banks pad cells with: ASCII white space, the no-break spaces that
-// spreadsheet exports and French/Czech number formats use, and the zero-width space.
-func isSpace(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\r', '\v', '\f', 0xA0, 0x2007, 0x202F, 0x2009, 0x200B, 0xFEFF:
-		return true
-	}
-	return false
-}
-
-// trimSpace trims isSpace runes from both ends, without allocating.
-func trimSpace(s string) string {
-	for len(s) > 0 {
-		c := s[0]
-		if c < utf8.RuneSelf {
-			if c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\v' && c != '\f' {
-				break
-			}
-			s = s[1:]
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s)
-		if !isSpace(r) {
-			break
-		}
-		s = s[n:]
-	}
-	for len(s) > 0 {
-		c := s[len(s)-1]
-		if c < utf8.RuneSelf {
-			if c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\v' && c != '\f' {
-				break
-			}
-			s = s[:len(s)-1]
-			continue
-		}
-		r, n := utf8.DecodeLastRuneInString(s)
-		if !isSpace(r) {
-			break
-		}
-		s = s[:len(s)-n]
-	}
-	return s
-}
-
 // cellText returns a cell's value as a person reads it: trimmed, and unwrapped from the ="..."
 // form that exports use to stop Excel from turning an account number into a number.
 func cellText(s string) string {
-	s = trimSpace(s)
+	s = statement.TrimSpace(s)
 	if len(s) >= 3 && s[0] == '=' && s[1] == '"' && s[len(s)-1] == '"' {
-		s = trimSpace(s[2 : len(s)-1])
+		s = statement.TrimSpace(s[2 : len(s)-1])
 	}
 	return s
 }
@@ -71,50 +27,6 @@ func isEmptyValue(s string) bool {
 		return true
 	}
 	return false
-}
-
-// collapse returns s with runs of white space made one space and the ends trimmed. It returns s
-// itself when nothing changes, so clean descriptions cost no allocation.
-func collapse(s string) string {
-	s = trimSpace(s)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c > ' ' && c < utf8.RuneSelf:
-			continue
-		case c == ' ':
-			// s is trimmed, so a space is never last.
-			if n := s[i+1]; n > ' ' || n >= utf8.RuneSelf {
-				continue
-			}
-		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if !isSpace(r) {
-				i += n - 1
-				continue
-			}
-		}
-		return collapseSlow(s)
-	}
-	return s
-}
-
-func collapseSlow(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	prevSpace := false
-	for _, r := range s {
-		if isSpace(r) {
-			prevSpace = true
-			continue
-		}
-		if prevSpace && b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		prevSpace = false
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // foldRunes maps the letters that Unicode decomposition leaves alone to their plain Latin
@@ -171,7 +83,7 @@ func fold(s string) string {
 func letterShare(s string) (share float64, n int) {
 	letters := 0
 	for _, r := range s {
-		if isSpace(r) {
+		if statement.IsSpace(r) {
 			continue
 		}
 		n++
