@@ -1,6 +1,6 @@
 // Command statementd is the Statement Matching Service: `serve` runs the API listeners and
-// workers, `migrate` applies the database migrations. This package only wires the parts in
-// internal/ together.
+// workers, `migrate` applies the database migrations, `admin` manages accounts and their
+// credentials. This package only wires the parts in internal/ together.
 package main
 
 import (
@@ -25,6 +25,8 @@ const usage = `statementd: the Statement Matching Service
 Usage:
   statementd serve [flags]     run the API listeners (and, later, the workers)
   statementd migrate [flags]   apply pending database migrations and exit
+  statementd admin ...         manage accounts, API clients, API keys and signing secrets
+                               ("statementd admin help" lists the commands)
   statementd version           print the version
 
 Run "statementd COMMAND -h" for a command's flags. Every flag is also an environment
@@ -56,6 +58,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return serve(ctx, args[1:], getenv, stderr)
 	case "migrate":
 		return migrate(ctx, args[1:], getenv, stderr)
+	case "admin":
+		return admin(ctx, args[1:], getenv, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil

@@ -1,6 +1,6 @@
 // Package postgres holds the sqlx implementations of the business Store
-// interfaces (none yet), and opening and migrating the PostgreSQL database
-// they share.
+// interfaces (AccountStore for account.Store), and opening and migrating the
+// PostgreSQL database they share.
 //
 // PostgreSQL is statementd's only required service, so everything persistent
 // lives here; the business packages see only their Store interfaces.

@@ -112,6 +112,10 @@ type Cluster struct {
 
 	stopOnce sync.Once
 	stopErr  error
+	// attached is set when Start found the cluster already served by another process (a
+	// statementd serve while an admin command runs): this process does not own it, so Stop
+	// leaves it running.
+	attached bool
 }
 
 // Start starts a PostgreSQL cluster in opts.Dir, running initdb first when
@@ -171,6 +175,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !initialized && c.attach(ctx) {
+		logger.Info("using the embedded PostgreSQL another process is running", "dir", dir, "port", c.port)
+		return c, nil
+	}
 	if err := c.prepareSocketDir(id); err != nil {
 		return nil, err
 	}
@@ -229,8 +237,48 @@ func (c *Cluster) URL(database string) string {
 
 // Done returns a channel that is closed once the server process has exited,
 // whether through Stop or not, so that a service can stop serving when its
-// database dies underneath it.
+// database dies underneath it. For a cluster another process runs (see
+// attach) it is never closed: that process watches its server.
 func (c *Cluster) Done() <-chan struct{} { return c.exited }
+
+// attach connects to the cluster when another live process already serves it,
+// as postmaster.pid tells (PID on line 1, port on line 4, status last), so that
+// `statementd admin` works while `statementd serve` runs on the same data dir.
+// It reports false when no server runs there or it does not answer with our
+// password; Start then launches one as usual.
+func (c *Cluster) attach(ctx context.Context) bool {
+	raw, err := os.ReadFile(filepath.Join(c.dataDir, "postmaster.pid"))
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(string(raw), "\n")
+	if len(lines) < 4 {
+		return false
+	}
+	pid, err1 := strconv.Atoi(strings.TrimSpace(lines[0]))
+	port, err2 := strconv.Atoi(strings.TrimSpace(lines[3]))
+	if err1 != nil || err2 != nil || pid <= 0 || port <= 0 || port > 65535 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false // a stale pid file of a server that is gone
+	}
+	c.port = port
+	db, err := sql.Open("postgres", c.URL("postgres")+"&connect_timeout=5")
+	if err != nil {
+		return false
+	}
+	defer db.Close()
+	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := db.PingContext(pingCtx); err != nil {
+		c.port = 0
+		return false
+	}
+	c.attached = true
+	c.exited = make(chan struct{})
+	return true
+}
 
 // Stop shuts the server down with a fast shutdown (open transactions are
 // rolled back, data is flushed) and waits for it to exit. If it has not
@@ -238,6 +286,9 @@ func (c *Cluster) Done() <-chan struct{} { return c.exited }
 // that, killed. Stop may be called more than once; later calls return the
 // result of the first.
 func (c *Cluster) Stop() error {
+	if c.attached {
+		return nil // another process owns the server
+	}
 	c.stopOnce.Do(func() {
 		c.stopErr = c.stop()
 		c.removeSocketDir()

@@ -276,10 +276,13 @@ func TestStalePostmasterPidDoesNotBlockStart(t *testing.T) {
 	t.Logf("postgres was launched %d times", strings.Count(string(log), "starting postgres on port"))
 }
 
-func TestSecondClusterOnSameDirIsRefused(t *testing.T) {
+// TestRunningClusterThatRefusesOurPasswordIsRefused: a server runs in the folder, but its
+// password is not the one the folder holds, so Start can neither use it nor start another.
+func TestRunningClusterThatRefusesOurPasswordIsRefused(t *testing.T) {
 	t.Parallel()
 	dir := dataDir(t)
 	start(t, Options{Dir: dir, Fast: true})
+	require.NoError(t, os.WriteFile(filepath.Join(dir, passwordFile), []byte("not-the-password\n"), 0o600))
 	_, err := Start(context.Background(), Options{Dir: dir, Fast: true, Logger: quietLogger()})
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "already in use by another running PostgreSQL")
@@ -322,4 +325,24 @@ func TestStartLogsOneLine(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(c.dir, "postgres.log"))
 	require.NoError(t, err)
 	require.NotContains(t, string(log), c.password)
+}
+
+// TestSecondStartAttachesToRunningCluster: while one process serves the cluster (statementd
+// serve), another Start on the same folder (statementd admin) uses it instead of failing, and its
+// Stop leaves the server running for its owner.
+func TestSecondStartAttachesToRunningCluster(t *testing.T) {
+	t.Parallel()
+	dir := dataDir(t)
+	owner := start(t, Options{Dir: dir, Fast: true})
+	_, err := open(t, owner).Exec("CREATE TABLE shared (v text); INSERT INTO shared VALUES ('seen')")
+	require.NoError(t, err)
+
+	guest := start(t, Options{Dir: dir, Fast: true})
+	require.Equal(t, owner.port, guest.port, "the guest uses the owner's server")
+	var v string
+	require.NoError(t, open(t, guest).QueryRow("SELECT v FROM shared").Scan(&v))
+	require.Equal(t, "seen", v)
+	require.NoError(t, guest.Stop())
+
+	require.NoError(t, connectErr(t, owner.URL("postgres")), "the owner's server still runs after the guest stops")
 }

@@ -1,0 +1,516 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/platform/config"
+	"github.com/statementmatch/service/internal/platform/secretbox"
+	"github.com/statementmatch/service/internal/postgres"
+)
+
+const adminUsage = `Usage: statementd admin COMMAND [flags]
+
+Commands:
+  account create --name N [--recon-plan standard|pro] [--parse-plan free|starter|pro|business]
+  account list
+  client create --account ID [--permissions jobs:read,jobs:write,limits:read]
+  client revoke CLIENT_ID
+  key create --account ID [--scopes jobs:read,jobs:write,webhooks:manage,export:read,usage:read]
+  key revoke KEY_ID
+  signing-secret show --account ID
+  signing-secret rotate --account ID
+
+Every command also takes:
+  --json                print one JSON object instead of text
+  --database-url URL    PostgreSQL URL (env DATABASE_URL); empty uses the embedded cluster of the data dir
+  --data-dir DIR        data dir (env STATEMENTD_DATA_DIR, default ./.statementd)
+  --secret-key KEY      base64 of 32 bytes sealing webhook signing secrets (env STATEMENTD_SECRET_KEY,
+                        preferred: a flag shows in the process list); default: the data dir's secret.key
+
+Secrets are printed to stdout only, once; they are never logged. Migrations are applied first.
+`
+
+// defaultDataDir is config's default for --data-dir: admin must reach the same embedded cluster
+// and secret.key as serve does without flags.
+const defaultDataDir = "./.statementd"
+
+// adminEnv holds the settings every admin command shares.
+type adminEnv struct {
+	db        config.Database
+	secretKey string
+	json      bool
+
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// adminCommand is one `admin NOUN VERB`: its own flags, positional argument names, whether it
+// needs the secret key, and what it does with a ready Service.
+type adminCommand struct {
+	flags      func(fs *flag.FlagSet) func() error // registers flags; the returned func validates them
+	positional []string
+	needsKey   bool
+	run        func(ctx context.Context, a *adminRun) error
+}
+
+// adminRun is what a command runs with.
+type adminRun struct {
+	*adminEnv
+	svc   *account.Service
+	store *postgres.AccountStore
+	args  []string
+}
+
+// admin runs `statementd admin ...`: operator commands on the database directly.
+func admin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stderr, adminUsage)
+		if len(args) == 0 {
+			return errors.New("admin: no command given")
+		}
+		return flag.ErrHelp
+	}
+	if len(args) < 2 {
+		fmt.Fprint(stderr, adminUsage)
+		return fmt.Errorf("admin %s: no subcommand given", args[0])
+	}
+	name := args[0] + " " + args[1]
+	cmd, ok := adminCommands()[name]
+	if !ok {
+		fmt.Fprint(stderr, adminUsage)
+		return fmt.Errorf("unknown admin command %q", name)
+	}
+
+	env := &adminEnv{stdout: stdout, stderr: stderr}
+	fs := flag.NewFlagSet("admin "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	// Defaults come from the environment after parsing rather than as flag defaults, so that -h
+	// never prints a database password or the secret key.
+	fs.StringVar(&env.db.URL, "database-url", "", "PostgreSQL URL; empty starts the embedded cluster in the data dir (env DATABASE_URL)")
+	fs.StringVar(&env.db.DataDir, "data-dir", "", "folder of the embedded cluster and secret.key (env STATEMENTD_DATA_DIR, default "+defaultDataDir+")")
+	fs.StringVar(&env.secretKey, "secret-key", "", "base64 of the 32-byte key sealing signing secrets (env STATEMENTD_SECRET_KEY); default: the data dir's secret.key")
+	fs.BoolVar(&env.json, "json", false, "print one JSON object")
+	validate := func() error { return nil }
+	if cmd.flags != nil {
+		validate = cmd.flags(fs)
+	}
+	positional, err := parseInterspersed(fs, args[2:])
+	if err != nil {
+		return err
+	}
+	if len(positional) != len(cmd.positional) {
+		fs.Usage()
+		if len(positional) < len(cmd.positional) {
+			return fmt.Errorf("admin %s: missing %s", name, cmd.positional[len(positional)])
+		}
+		return fmt.Errorf("admin %s: unexpected argument %q", name, elide(positional[len(cmd.positional)]))
+	}
+	if err := validate(); err != nil {
+		return fmt.Errorf("admin %s: %w", name, err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	fromEnv := func(flagName, envName, def string, p *string) {
+		if !set[flagName] {
+			*p = getenv(envName)
+		}
+		if *p == "" {
+			*p = def
+		}
+	}
+	fromEnv("database-url", "DATABASE_URL", "", &env.db.URL)
+	fromEnv("data-dir", "STATEMENTD_DATA_DIR", defaultDataDir, &env.db.DataDir)
+	fromEnv("secret-key", "STATEMENTD_SECRET_KEY", "", &env.secretKey)
+
+	// Only warnings and errors, on stderr: stdout carries the command's result alone.
+	logger := newLogger(stderr, slog.LevelWarn)
+	slog.SetDefault(logger)
+
+	var sealer account.Sealer
+	if cmd.needsKey {
+		// Before the database, so that a bad key fails without starting a cluster.
+		key, err := secretbox.LoadKey(env.db.DataDir, env.secretKey)
+		if err != nil {
+			return err
+		}
+		box, err := secretbox.New(key)
+		if err != nil {
+			return err
+		}
+		sealer = box
+	}
+	db, closeDB, err := openDatabase(ctx, env.db, logger)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	if err := postgres.Migrate(ctx, db.DB); err != nil {
+		return err
+	}
+	store := postgres.NewAccountStore(db)
+	return cmd.run(ctx, &adminRun{
+		adminEnv: env,
+		svc:      &account.Service{Store: store, Sealer: sealer, Now: time.Now},
+		store:    store,
+		args:     positional,
+	})
+}
+
+// parseInterspersed parses flags that may come before and after positional arguments
+// (`client revoke ID --json`), which flag.Parse alone stops at.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func adminCommands() map[string]adminCommand {
+	return map[string]adminCommand{
+		"account create":        accountCreate(),
+		"account list":          {run: accountList},
+		"client create":         clientCreate(),
+		"client revoke":         {positional: []string{"CLIENT_ID"}, run: clientRevoke},
+		"key create":            keyCreate(),
+		"key revoke":            {positional: []string{"KEY_ID"}, run: keyRevoke},
+		"signing-secret show":   signingSecret(false),
+		"signing-secret rotate": signingSecret(true),
+	}
+}
+
+// accountFlag registers --account and returns where its parsed value lands.
+func accountFlag(fs *flag.FlagSet) (*uuid.UUID, func() error) {
+	var raw string
+	var id uuid.UUID
+	fs.StringVar(&raw, "account", "", "account ID (required)")
+	return &id, func() error {
+		if raw == "" {
+			return errors.New("--account is required")
+		}
+		parsed, err := uuid.Parse(raw)
+		if err != nil {
+			return fmt.Errorf("--account %q is not an account ID (a UUID)", raw)
+		}
+		id = parsed
+		return nil
+	}
+}
+
+// listFlag registers a comma-separated list flag; it reports whether it was given, so that an
+// absent flag (defaults) and an empty one (a mistake) differ.
+func listFlag(fs *flag.FlagSet, name, usage string) (*[]string, *bool) {
+	var list []string
+	var given bool
+	fs.Func(name, usage, func(v string) error {
+		given = true
+		list = append(list, strings.Split(v, ",")...)
+		return nil
+	})
+	return &list, &given
+}
+
+func accountCreate() adminCommand {
+	var name, reconRaw, parseRaw string
+	var recon account.ReconPlan
+	var parse account.ParsePlan
+	return adminCommand{
+		needsKey: true,
+		flags: func(fs *flag.FlagSet) func() error {
+			fs.StringVar(&name, "name", "", "account name (required)")
+			fs.StringVar(&reconRaw, "recon-plan", string(account.ReconStandard), "Reconciliation API plan: standard or pro")
+			fs.StringVar(&parseRaw, "parse-plan", string(account.ParseFree), "Parsing API plan: free, starter, pro or business")
+			return func() (err error) {
+				if strings.TrimSpace(name) == "" {
+					return errors.New("--name is required")
+				}
+				if recon, err = account.ParseReconPlan(reconRaw); err != nil {
+					return fmt.Errorf("--recon-plan: %w", err)
+				}
+				if parse, err = account.ParseParsePlan(parseRaw); err != nil {
+					return fmt.Errorf("--parse-plan: %w", err)
+				}
+				return nil
+			}
+		},
+		run: func(ctx context.Context, r *adminRun) error {
+			if err := r.checkKey(ctx); err != nil {
+				return err
+			}
+			a, err := r.svc.CreateAccount(ctx, name, recon, parse)
+			if err != nil {
+				return err
+			}
+			return r.print(map[string]any{"account_id": a.ID}, func(w io.Writer) {
+				fmt.Fprintf(w, "Created account %s (%s): reconciliation plan %s, parsing plan %s.\n", a.ID, a.Name, a.ReconPlan, a.ParsePlan)
+				fmt.Fprintf(w, "Its webhook signing secret: statementd admin signing-secret show --account %s\n", a.ID)
+			})
+		},
+	}
+}
+
+// accountJSON is one account of `account list --json`.
+type accountJSON struct {
+	AccountID string `json:"account_id"`
+	Name      string `json:"name"`
+	ReconPlan string `json:"recon_plan"`
+	ParsePlan string `json:"parse_plan"`
+	CreatedAt string `json:"created_at"`
+}
+
+func accountList(ctx context.Context, r *adminRun) error {
+	list, err := r.svc.ListAccounts(ctx)
+	if err != nil {
+		return err
+	}
+	out := make([]accountJSON, len(list))
+	for i, a := range list {
+		out[i] = accountJSON{
+			AccountID: a.ID.String(),
+			Name:      a.Name,
+			ReconPlan: string(a.ReconPlan),
+			ParsePlan: string(a.ParsePlan),
+			CreatedAt: a.CreatedAt.UTC().Format(time.RFC3339),
+		}
+	}
+	return r.print(map[string]any{"accounts": out}, func(w io.Writer) {
+		if len(out) == 0 {
+			fmt.Fprintln(w, "No accounts yet: statementd admin account create --name NAME")
+			return
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "ACCOUNT ID\tNAME\tRECON PLAN\tPARSE PLAN\tCREATED")
+		for _, a := range out {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.AccountID, a.Name, a.ReconPlan, a.ParsePlan, a.CreatedAt)
+		}
+		_ = tw.Flush()
+	})
+}
+
+func clientCreate() adminCommand {
+	var id *uuid.UUID
+	var raw *[]string
+	var given *bool
+	var perms []account.Permission
+	return adminCommand{
+		flags: func(fs *flag.FlagSet) func() error {
+			var checkAccount func() error
+			id, checkAccount = accountFlag(fs)
+			raw, given = listFlag(fs, "permissions", "comma-separated permissions (default: jobs:read,jobs:write,limits:read)")
+			return func() (err error) {
+				if err := checkAccount(); err != nil {
+					return err
+				}
+				if perms, err = account.ParsePermissions(*raw); err != nil {
+					return fmt.Errorf("--permissions: %w", err)
+				}
+				if *given && len(perms) == 0 {
+					return errors.New("--permissions is empty; leave it out for all permissions")
+				}
+				return nil
+			}
+		},
+		run: func(ctx context.Context, r *adminRun) error {
+			c, secret, err := r.svc.CreateClient(ctx, *id, perms)
+			if errors.Is(err, account.ErrNotFound) {
+				return fmt.Errorf("account %s does not exist", *id)
+			}
+			if err != nil {
+				return err
+			}
+			return r.print(map[string]any{"client_id": c.ID, "client_secret": secret, "permissions": c.Permissions}, func(w io.Writer) {
+				fmt.Fprintf(w, "Created Reconciliation API client for account %s with permissions %s.\n", *id, joinNames(c.Permissions))
+				fmt.Fprintf(w, "client_id:     %s\n", c.ID)
+				fmt.Fprintf(w, "client_secret: %s\n", secret)
+				fmt.Fprintln(w, "The client secret is shown once: it is stored only as a hash and cannot be shown again.")
+			})
+		},
+	}
+}
+
+func clientRevoke(ctx context.Context, r *adminRun) error {
+	id := r.args[0]
+	err := r.svc.RevokeClient(ctx, id)
+	already := errors.Is(err, account.ErrRevoked)
+	switch {
+	case errors.Is(err, account.ErrNotFound):
+		return fmt.Errorf("client %s does not exist", id)
+	case err != nil && !already:
+		return err
+	}
+	// Revoking is idempotent: a second revoke leaves the client revoked, which is what was
+	// asked for, so a retried script does not fail.
+	return r.print(map[string]any{"client_id": id, "revoked": true}, func(w io.Writer) {
+		if already {
+			fmt.Fprintf(w, "Client %s was already revoked.\n", id)
+			return
+		}
+		fmt.Fprintf(w, "Revoked client %s: its secret and tokens no longer work.\n", id)
+	})
+}
+
+func keyCreate() adminCommand {
+	var id *uuid.UUID
+	var raw *[]string
+	var given *bool
+	var scopes []account.Scope
+	return adminCommand{
+		flags: func(fs *flag.FlagSet) func() error {
+			var checkAccount func() error
+			id, checkAccount = accountFlag(fs)
+			raw, given = listFlag(fs, "scopes", "comma-separated scopes (default: jobs:read,jobs:write,webhooks:manage,export:read,usage:read)")
+			return func() (err error) {
+				if err := checkAccount(); err != nil {
+					return err
+				}
+				if scopes, err = account.ParseScopes(*raw); err != nil {
+					return fmt.Errorf("--scopes: %w", err)
+				}
+				if *given && len(scopes) == 0 {
+					return errors.New("--scopes is empty; leave it out for all scopes")
+				}
+				return nil
+			}
+		},
+		run: func(ctx context.Context, r *adminRun) error {
+			k, key, err := r.svc.CreateAPIKey(ctx, *id, scopes)
+			if errors.Is(err, account.ErrNotFound) {
+				return fmt.Errorf("account %s does not exist", *id)
+			}
+			if err != nil {
+				return err
+			}
+			return r.print(map[string]any{"key_id": k.ID, "api_key": key, "scopes": k.Scopes}, func(w io.Writer) {
+				fmt.Fprintf(w, "Created Parsing API key %s for account %s with scopes %s.\n", k.ID, *id, joinNames(k.Scopes))
+				fmt.Fprintf(w, "api_key: %s\n", key)
+				fmt.Fprintln(w, "The API key is shown once: it is stored only as a hash and cannot be shown again.")
+			})
+		},
+	}
+}
+
+func keyRevoke(ctx context.Context, r *adminRun) error {
+	raw := r.args[0]
+	id, err := uuid.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("key %s does not exist (a key ID is a UUID)", raw)
+	}
+	err = r.svc.RevokeAPIKey(ctx, id)
+	already := errors.Is(err, account.ErrRevoked)
+	switch {
+	case errors.Is(err, account.ErrNotFound):
+		return fmt.Errorf("key %s does not exist", id)
+	case err != nil && !already:
+		return err
+	}
+	return r.print(map[string]any{"key_id": id, "revoked": true}, func(w io.Writer) {
+		if already {
+			fmt.Fprintf(w, "Key %s was already revoked.\n", id)
+			return
+		}
+		fmt.Fprintf(w, "Revoked key %s: it no longer works.\n", id)
+	})
+}
+
+func signingSecret(rotate bool) adminCommand {
+	var id *uuid.UUID
+	return adminCommand{
+		needsKey: true,
+		flags: func(fs *flag.FlagSet) func() error {
+			var check func() error
+			id, check = accountFlag(fs)
+			return check
+		},
+		run: func(ctx context.Context, r *adminRun) error {
+			var secret string
+			var err error
+			if rotate {
+				if err := r.checkKey(ctx); err != nil {
+					return err
+				}
+				secret, err = r.svc.RotateSigningSecret(ctx, *id)
+			} else {
+				secret, err = r.svc.SigningSecret(ctx, *id)
+			}
+			if errors.Is(err, account.ErrNotFound) {
+				return fmt.Errorf("account %s does not exist", *id)
+			}
+			if err != nil {
+				return err
+			}
+			return r.print(map[string]any{"account_id": *id, "signing_secret": secret}, func(w io.Writer) {
+				if rotate {
+					fmt.Fprintf(w, "Rotated the webhook signing secret of account %s; the old one no longer verifies.\n", *id)
+				} else {
+					fmt.Fprintf(w, "Webhook signing secret of account %s.\n", *id)
+				}
+				fmt.Fprintf(w, "signing_secret: %s\n", secret)
+				fmt.Fprintln(w, "Keep it secret: anyone who has it can forge webhooks to this account.")
+			})
+		},
+	}
+}
+
+// checkKey refuses to seal anything new with a secret key that cannot open the signing secrets
+// already in the database: that happens when admin runs with another data dir (and so another
+// secret.key) than serve, and would leave secrets that serve cannot decrypt.
+func (r *adminRun) checkKey(ctx context.Context) error {
+	sealed, err := r.store.AnySigningSecret(ctx)
+	if errors.Is(err, account.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := r.svc.Sealer.Open(sealed); err != nil {
+		return errors.New("this secret key cannot decrypt the signing secrets already in the database: " +
+			"give the key the other statementd processes use (STATEMENTD_SECRET_KEY, or their data dir's secret.key)")
+	}
+	return nil
+}
+
+// print writes the result: one JSON object with --json, else text.
+func (r *adminRun) print(v map[string]any, text func(io.Writer)) error {
+	if !r.json {
+		text(r.stdout)
+		return nil
+	}
+	enc := json.NewEncoder(r.stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func joinNames[T ~string](list []T) string {
+	s := make([]string, len(list))
+	for i, v := range list {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
+}
+
+// elide shortens an argument echoed in an error: a misplaced one may be a secret (a key given
+// after a flag that lacked its value), and errors can end up in logs.
+func elide(s string) string {
+	if len(s) <= 12 {
+		return s
+	}
+	return s[:8] + "..."
+}

@@ -1,0 +1,334 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+	"github.com/lib/pq/pqerror"
+
+	"github.com/statementmatch/service/internal/account"
+)
+
+// AccountStore keeps accounts and their credentials in PostgreSQL (tables accounts, api_clients,
+// access_tokens, api_keys and signing_secrets). It implements account.Store; its errors wrap the
+// account package's sentinels, decided by PostgreSQL error code, never by message text.
+type AccountStore struct {
+	DB *sqlx.DB
+}
+
+var _ account.Store = (*AccountStore)(nil)
+
+// NewAccountStore returns an AccountStore on db.
+func NewAccountStore(db *sqlx.DB) *AccountStore { return &AccountStore{DB: db} }
+
+// translate turns a database error into one that wraps an account sentinel, keeping the original
+// for the logs. A foreign key violation can only mean an unknown account here, since every
+// credential table refers to accounts (access_tokens also to api_clients, whose caller looked the
+// client up first).
+func translate(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%s: %w", op, account.ErrNotFound)
+	}
+	if pqErr := pq.As(err, pqerror.ForeignKeyViolation); pqErr != nil {
+		return fmt.Errorf("%s: %w (%s)", op, account.ErrNotFound, pqErr.Constraint)
+	}
+	if pqErr := pq.As(err, pqerror.UniqueViolation); pqErr != nil {
+		return fmt.Errorf("%s: %w (%s)", op, account.ErrConflict, pqErr.Constraint)
+	}
+	if pq.As(err, pqerror.CheckViolation, pqerror.NotNullViolation, pqerror.InvalidTextRepresentation,
+		pqerror.StringDataRightTruncation) != nil {
+		return fmt.Errorf("%s: %w: %w", op, account.ErrInvalid, err)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+type accountRow struct {
+	ID        uuid.UUID `db:"id"`
+	Name      string    `db:"name"`
+	ReconPlan string    `db:"recon_plan"`
+	ParsePlan string    `db:"parse_plan"`
+	CreatedAt time.Time `db:"created_at"`
+}
+
+func (r accountRow) account() account.Account {
+	return account.Account{
+		ID:        r.ID,
+		Name:      r.Name,
+		ReconPlan: account.ReconPlan(r.ReconPlan),
+		ParsePlan: account.ParsePlan(r.ParsePlan),
+		CreatedAt: r.CreatedAt,
+	}
+}
+
+const accountColumns = `id, name, recon_plan, parse_plan, created_at`
+
+// CreateAccount inserts a. A zero ID, empty plans or a zero CreatedAt take the table's defaults;
+// the stored account is returned.
+func (s *AccountStore) CreateAccount(ctx context.Context, a account.Account) (account.Account, error) {
+	var r accountRow
+	err := s.DB.GetContext(ctx, &r, `
+		INSERT INTO accounts (id, name, recon_plan, parse_plan, created_at)
+		VALUES (COALESCE($1, gen_random_uuid()), $2,
+		        COALESCE(NULLIF($3, ''), 'standard'), COALESCE(NULLIF($4, ''), 'free'),
+		        COALESCE($5, now()))
+		RETURNING `+accountColumns,
+		uuid.NullUUID{UUID: a.ID, Valid: a.ID != uuid.Nil}, a.Name,
+		string(a.ReconPlan), string(a.ParsePlan), nullTime(a.CreatedAt))
+	if err != nil {
+		return account.Account{}, translate("create account", err)
+	}
+	return r.account(), nil
+}
+
+// Account returns the account with this id.
+func (s *AccountStore) Account(ctx context.Context, id uuid.UUID) (account.Account, error) {
+	var r accountRow
+	err := s.DB.GetContext(ctx, &r, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id)
+	if err != nil {
+		return account.Account{}, translate("account "+id.String(), err)
+	}
+	return r.account(), nil
+}
+
+// ListAccounts returns every account, oldest first.
+func (s *AccountStore) ListAccounts(ctx context.Context) ([]account.Account, error) {
+	var rows []accountRow
+	if err := s.DB.SelectContext(ctx, &rows, `SELECT `+accountColumns+` FROM accounts ORDER BY created_at, id`); err != nil {
+		return nil, translate("list accounts", err)
+	}
+	out := make([]account.Account, len(rows))
+	for i, r := range rows {
+		out[i] = r.account()
+	}
+	return out, nil
+}
+
+type clientRow struct {
+	ID          string         `db:"id"`
+	AccountID   uuid.UUID      `db:"account_id"`
+	Permissions pq.StringArray `db:"permissions"`
+	SecretHash  []byte         `db:"secret_hash"`
+	CreatedAt   time.Time      `db:"created_at"`
+	RevokedAt   *time.Time     `db:"revoked_at"`
+}
+
+// CreateClient inserts c. An unknown account is account.ErrNotFound.
+func (s *AccountStore) CreateClient(ctx context.Context, c account.Client) error {
+	_, err := s.DB.ExecContext(ctx, `
+		INSERT INTO api_clients (id, account_id, permissions, secret_hash, created_at, revoked_at)
+		VALUES ($1, $2, $3, $4, COALESCE($5, now()), $6)`,
+		c.ID, c.AccountID, textArray(c.Permissions), c.SecretHash, nullTime(c.CreatedAt), c.RevokedAt)
+	return translate("create client", err)
+}
+
+// Client returns the client with this id, revoked or not.
+func (s *AccountStore) Client(ctx context.Context, id string) (account.Client, error) {
+	var r clientRow
+	err := s.DB.GetContext(ctx, &r, `
+		SELECT id, account_id, permissions, secret_hash, created_at, revoked_at
+		FROM api_clients WHERE id = $1`, id)
+	if err != nil {
+		return account.Client{}, translate("client", err)
+	}
+	return account.Client{
+		ID:          r.ID,
+		AccountID:   r.AccountID,
+		Permissions: typed[account.Permission](r.Permissions),
+		SecretHash:  r.SecretHash,
+		CreatedAt:   r.CreatedAt,
+		RevokedAt:   r.RevokedAt,
+	}, nil
+}
+
+// RevokeClient marks the client revoked at at. An unknown client is account.ErrNotFound; one
+// revoked before is account.ErrRevoked and keeps its first revocation time.
+func (s *AccountStore) RevokeClient(ctx context.Context, id string, at time.Time) error {
+	return s.revoke(ctx, "revoke client", "api_clients", id, at)
+}
+
+// revoke sets revoked_at once. table is one of this file's constants, never input.
+func (s *AccountStore) revoke(ctx context.Context, op, table string, id any, at time.Time) error {
+	// One statement tells the three cases apart: the CTE updates an unrevoked row, the outer
+	// query reports whether the row exists at all.
+	var exists, updated bool
+	err := s.DB.QueryRowContext(ctx, `
+		WITH updated AS (
+			UPDATE `+table+` SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id
+		)
+		SELECT EXISTS (SELECT 1 FROM `+table+` WHERE id = $1), EXISTS (SELECT 1 FROM updated)`,
+		id, at).Scan(&exists, &updated)
+	switch {
+	case err != nil:
+		return translate(op, err)
+	case updated:
+		return nil
+	case exists:
+		return fmt.Errorf("%s: %w", op, account.ErrRevoked)
+	}
+	return fmt.Errorf("%s: %w", op, account.ErrNotFound)
+}
+
+type tokenRow struct {
+	Hash        []byte         `db:"hash"`
+	ClientID    string         `db:"client_id"`
+	AccountID   uuid.UUID      `db:"account_id"`
+	Env         string         `db:"env"`
+	Permissions pq.StringArray `db:"permissions"`
+	IssuedAt    time.Time      `db:"issued_at"`
+	ExpiresAt   time.Time      `db:"expires_at"`
+	RevokedAt   *time.Time     `db:"revoked_at"`
+}
+
+// CreateAccessToken inserts t. An unknown client or account is account.ErrNotFound.
+func (s *AccountStore) CreateAccessToken(ctx context.Context, t account.AccessToken) error {
+	_, err := s.DB.ExecContext(ctx, `
+		INSERT INTO access_tokens (hash, client_id, account_id, env, permissions, issued_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		t.Hash, t.ClientID, t.AccountID, string(t.Env), textArray(t.Permissions), t.IssuedAt, t.ExpiresAt)
+	return translate("create access token", err)
+}
+
+// AccessToken returns the token with this hash, expired or not, and its client's revocation
+// time (nil while the client is active).
+func (s *AccountStore) AccessToken(ctx context.Context, hash []byte) (account.AccessToken, *time.Time, error) {
+	var r tokenRow
+	err := s.DB.GetContext(ctx, &r, `
+		SELECT t.hash, t.client_id, t.account_id, t.env, t.permissions, t.issued_at, t.expires_at, c.revoked_at
+		FROM access_tokens t JOIN api_clients c ON c.id = t.client_id
+		WHERE t.hash = $1`, hash)
+	if err != nil {
+		return account.AccessToken{}, nil, translate("access token", err)
+	}
+	return account.AccessToken{
+		Hash:        r.Hash,
+		ClientID:    r.ClientID,
+		AccountID:   r.AccountID,
+		Env:         account.Environment(r.Env),
+		Permissions: typed[account.Permission](r.Permissions),
+		IssuedAt:    r.IssuedAt,
+		ExpiresAt:   r.ExpiresAt,
+	}, r.RevokedAt, nil
+}
+
+// DeleteExpiredAccessTokens deletes the tokens that expired before now, at most limit of them,
+// and returns how many it deleted; a cleanup job calls it until it returns less than limit.
+func (s *AccountStore) DeleteExpiredAccessTokens(ctx context.Context, now time.Time, limit int) (int64, error) {
+	res, err := s.DB.ExecContext(ctx, `
+		DELETE FROM access_tokens WHERE hash IN (
+			SELECT hash FROM access_tokens WHERE expires_at < $1 LIMIT $2)`, now, limit)
+	if err != nil {
+		return 0, translate("delete expired access tokens", err)
+	}
+	return res.RowsAffected()
+}
+
+type apiKeyRow struct {
+	ID        uuid.UUID      `db:"id"`
+	AccountID uuid.UUID      `db:"account_id"`
+	Prefix    string         `db:"prefix"`
+	Hash      []byte         `db:"hash"`
+	Scopes    pq.StringArray `db:"scopes"`
+	CreatedAt time.Time      `db:"created_at"`
+	RevokedAt *time.Time     `db:"revoked_at"`
+}
+
+// CreateAPIKey inserts k. An unknown account is account.ErrNotFound.
+func (s *AccountStore) CreateAPIKey(ctx context.Context, k account.APIKey) error {
+	_, err := s.DB.ExecContext(ctx, `
+		INSERT INTO api_keys (id, account_id, prefix, hash, scopes, created_at, revoked_at)
+		VALUES (COALESCE($1, gen_random_uuid()), $2, $3, $4, $5, COALESCE($6, now()), $7)`,
+		uuid.NullUUID{UUID: k.ID, Valid: k.ID != uuid.Nil}, k.AccountID, k.Prefix, k.Hash,
+		textArray(k.Scopes), nullTime(k.CreatedAt), k.RevokedAt)
+	return translate("create API key", err)
+}
+
+// APIKeyByHash returns the key with this hash, revoked or not.
+func (s *AccountStore) APIKeyByHash(ctx context.Context, hash []byte) (account.APIKey, error) {
+	var r apiKeyRow
+	err := s.DB.GetContext(ctx, &r, `
+		SELECT id, account_id, prefix, hash, scopes, created_at, revoked_at
+		FROM api_keys WHERE hash = $1`, hash)
+	if err != nil {
+		return account.APIKey{}, translate("API key", err)
+	}
+	return account.APIKey{
+		ID:        r.ID,
+		AccountID: r.AccountID,
+		Prefix:    r.Prefix,
+		Hash:      r.Hash,
+		Scopes:    typed[account.Scope](r.Scopes),
+		CreatedAt: r.CreatedAt,
+		RevokedAt: r.RevokedAt,
+	}, nil
+}
+
+// RevokeAPIKey marks the key revoked at at. An unknown key is account.ErrNotFound; one revoked
+// before is account.ErrRevoked and keeps its first revocation time.
+func (s *AccountStore) RevokeAPIKey(ctx context.Context, id uuid.UUID, at time.Time) error {
+	return s.revoke(ctx, "revoke API key", "api_keys", id, at)
+}
+
+// SigningSecret returns the account's sealed webhook signing secret. An unknown account, or one
+// without a secret yet, is account.ErrNotFound.
+func (s *AccountStore) SigningSecret(ctx context.Context, accountID uuid.UUID) ([]byte, error) {
+	var sealed []byte
+	err := s.DB.GetContext(ctx, &sealed, `SELECT sealed FROM signing_secrets WHERE account_id = $1`, accountID)
+	if err != nil {
+		return nil, translate("signing secret", err)
+	}
+	return sealed, nil
+}
+
+// AnySigningSecret returns one stored sealed signing secret, whichever, or account.ErrNotFound
+// when there is none. It lets a process check, before it seals anything new, that its secret key
+// is the one the database's secrets were sealed with.
+func (s *AccountStore) AnySigningSecret(ctx context.Context) ([]byte, error) {
+	var sealed []byte
+	err := s.DB.GetContext(ctx, &sealed, `SELECT sealed FROM signing_secrets LIMIT 1`)
+	if err != nil {
+		return nil, translate("any signing secret", err)
+	}
+	return sealed, nil
+}
+
+// SetSigningSecret stores the account's sealed signing secret, replacing the one it had. An
+// unknown account is account.ErrNotFound.
+func (s *AccountStore) SetSigningSecret(ctx context.Context, accountID uuid.UUID, sealed []byte, at time.Time) error {
+	_, err := s.DB.ExecContext(ctx, `
+		INSERT INTO signing_secrets (account_id, sealed, rotated_at) VALUES ($1, $2, $3)
+		ON CONFLICT (account_id) DO UPDATE SET sealed = EXCLUDED.sealed, rotated_at = EXCLUDED.rotated_at`,
+		accountID, sealed, at)
+	return translate("set signing secret", err)
+}
+
+// textArray converts a slice of a string type (permissions, scopes) for a text[] parameter. A nil
+// slice becomes an empty array, never NULL, so that the NOT NULL column reports the real problem
+// through its CHECK.
+func textArray[T ~string](in []T) pq.StringArray {
+	out := make(pq.StringArray, len(in))
+	for i, v := range in {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// typed converts a text[] column back to a slice of a string type.
+func typed[T ~string](in pq.StringArray) []T {
+	out := make([]T, len(in))
+	for i, v := range in {
+		out[i] = T(v)
+	}
+	return out
+}
+
+// nullTime makes a zero time NULL, so that the column's default applies.
+func nullTime(t time.Time) sql.NullTime { return sql.NullTime{Time: t, Valid: !t.IsZero()} }
