@@ -58,10 +58,16 @@ func TestMain(m *testing.M) {
 type server struct {
 	ReconURL, SandboxURL, ParseURL, OpsURL string
 	DatabaseURL                            string
+	// DataDir is the server's data dir, for `statementd admin` to share its secret key.
+	DataDir string
 
 	cmd  *exec.Cmd
 	logs *lockedBuffer
 	done chan error
+
+	// secrets are the credentials issued to the tests, none of which may appear in logs.
+	secretsMu sync.Mutex
+	secrets   []string
 }
 
 type lockedBuffer struct {
@@ -113,7 +119,8 @@ func startServer(t *testing.T, extraEnv ...string) *server {
 		addrs[name] = freeAddr(t)
 		env = append(env, "STATEMENTD_"+name+"_ADDR="+addrs[name])
 	}
-	env = append(env, "STATEMENTD_DATA_DIR="+t.TempDir(), "STATEMENTD_SHUTDOWN_TIMEOUT=10s")
+	s.DataDir = t.TempDir()
+	env = append(env, "STATEMENTD_DATA_DIR="+s.DataDir, "STATEMENTD_SHUTDOWN_TIMEOUT=10s")
 	env = append(env, extraEnv...)
 	s.ReconURL, s.SandboxURL = "http://"+addrs["RECON"], "http://"+addrs["RECON_SANDBOX"]
 	s.ParseURL, s.OpsURL = "http://"+addrs["PARSE"], "http://"+addrs["OPS"]

@@ -23,6 +23,9 @@ const testMaxUpload = 64 << 10
 func TestRequestsThatBreakTheSpec(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, fmt.Sprintf("STATEMENTD_MAX_UPLOAD_BYTES=%d", testMaxUpload))
+	// Authenticated, so each request reaches the check it is about: credentials are checked first.
+	ten := s.newTenant(t, "A")
+	token := s.token(t, s.ReconURL, ten.ClientID, ten.ClientSecret)
 	json1MiB := `{"url":"https://hooks.partner.dev/x","description":"` + strings.Repeat("x", 1<<20) + `"}`
 
 	tests := []struct {
@@ -105,6 +108,12 @@ func TestRequestsThatBreakTheSpec(t *testing.T) {
 			require.NoError(t, err)
 			if contentType != "" {
 				req.Header.Set("Content-Type", contentType)
+			}
+			switch {
+			case tt.parsing:
+				req.Header.Set("Authorization", "Bearer "+ten.APIKey)
+			case tt.path != "/api/v1/token":
+				req.Header.Set("Authorization", "Bearer "+token)
 			}
 			resp, err := api.client(t).Do(req)
 			require.NoError(t, err)

@@ -164,7 +164,8 @@ func TestServeRefusesBadSettings(t *testing.T) {
 			args := append([]string{"serve", "--database-url=" + dbURL,
 				"--recon-addr=127.0.0.1:0", "--recon-sandbox-addr=127.0.0.1:0", "--parse-addr=127.0.0.1:0", "--ops-addr=127.0.0.1:0"}, tt.args...)
 			cmd := exec.Command(statementdBin, args...)
-			cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, tt.env...)
+			// A data dir of its own: serve writes its generated secret key there.
+			cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "STATEMENTD_DATA_DIR=" + t.TempDir()}, tt.env...)
 			var out strings.Builder
 			cmd.Stdout, cmd.Stderr = &out, &out
 			require.NoError(t, cmd.Start())
@@ -187,10 +188,12 @@ func TestServeRefusesBadSettings(t *testing.T) {
 func TestShutdownFinishesInFlightRequests(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
+	ten := s.newTenant(t, "A")
 	body, contentType := halfSentUpload(t)
 	req, err := http.NewRequest(http.MethodPost, s.ParseURL+"/api/v1/jobs", body.reader)
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Authorization", "Bearer "+ten.APIKey)
 
 	answered := make(chan *http.Response, 1)
 	go func() {
@@ -202,7 +205,11 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 		}
 		answered <- resp
 	}()
-	<-body.firstHalfRead // the server is reading the body
+	<-body.firstHalfRead // the client has sent half the body
+	// The half sent may still sit in socket buffers; give the server the moment it needs to take
+	// the request in hand (headers read, credentials checked, body being read). A request the
+	// server has not yet read is not in flight, and a shutdown may rightly refuse it.
+	time.Sleep(200 * time.Millisecond)
 
 	stopped := make(chan error, 1)
 	go func() { stopped <- s.stop(t) }()

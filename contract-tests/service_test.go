@@ -1,10 +1,8 @@
 package contracttests
 
 import (
-	"bytes"
 	"context"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"strings"
 	"testing"
@@ -102,65 +100,44 @@ func requireDocsPage(t *testing.T, page []byte, title string) {
 }
 
 // TestUnimplementedOperationsAnswer501 drives every operation a later version implements through
-// the SDK and requires the declared 501 in the API's error body.
+// the SDK, with credentials that hold every permission, and requires the declared 501 in the
+// API's error body.
 func TestUnimplementedOperationsAnswer501(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	ctx := context.Background()
 	id := uuid.New()
 
-	upload := func(field ...string) (string, io.Reader) {
-		var buf bytes.Buffer
-		w := multipart.NewWriter(&buf)
-		for _, f := range field {
-			part, err := w.CreateFormFile(f, f+".csv")
-			require.NoError(t, err)
-			_, _ = part.Write([]byte("date,amount,description\n2026-01-02,10.00,INV-1\n"))
-		}
-		require.NoError(t, w.Close())
-		return w.FormDataContentType(), &buf
-	}
+	upload := func(field ...string) (string, io.Reader) { return uploadBody(t, field...) }
 
+	ten := s.newTenant(t, "A")
+	token := s.token(t, s.ReconURL, ten.ClientID, ten.ClientSecret)
 	rc := reconClient(t, s.ReconURL)
 	recon501 := map[string]func() (int, *reconclient.Error, error){
-		"createToken (JSON)": func() (int, *reconclient.Error, error) {
-			r, err := rc.CreateTokenWithResponse(ctx, reconclient.CreateTokenJSONRequestBody{ClientId: "cli_x", ClientSecret: "secret"})
-			if err != nil {
-				return 0, nil, err
-			}
-			return r.StatusCode(), r.JSON501, nil
-		},
-		"createToken (form)": func() (int, *reconclient.Error, error) {
-			r, err := rc.CreateTokenWithFormdataBodyWithResponse(ctx, reconclient.CreateTokenFormdataRequestBody{GrantType: reconclient.GrantTypeClientCredentials})
-			if err != nil {
-				return 0, nil, err
-			}
-			return r.StatusCode(), r.JSON501, nil
-		},
 		"createJob": func() (int, *reconclient.Error, error) {
 			ct, body := upload("bank", "expected")
-			r, err := rc.CreateJobWithBodyWithResponse(ctx, nil, ct, body)
+			r, err := rc.CreateJobWithBodyWithResponse(ctx, nil, ct, body, bearer(token))
 			if err != nil {
 				return 0, nil, err
 			}
 			return r.StatusCode(), r.JSON501, nil
 		},
 		"getJob": func() (int, *reconclient.Error, error) {
-			r, err := rc.GetJobWithResponse(ctx, id)
+			r, err := rc.GetJobWithResponse(ctx, id, bearer(token))
 			if err != nil {
 				return 0, nil, err
 			}
 			return r.StatusCode(), r.JSON501, nil
 		},
 		"getJobResults": func() (int, *reconclient.Error, error) {
-			r, err := rc.GetJobResultsWithResponse(ctx, id)
+			r, err := rc.GetJobResultsWithResponse(ctx, id, bearer(token))
 			if err != nil {
 				return 0, nil, err
 			}
 			return r.StatusCode(), r.JSON501, nil
 		},
 		"getLimits": func() (int, *reconclient.Error, error) {
-			r, err := rc.GetLimitsWithResponse(ctx)
+			r, err := rc.GetLimitsWithResponse(ctx, bearer(token))
 			if err != nil {
 				return 0, nil, err
 			}
@@ -180,77 +157,77 @@ func TestUnimplementedOperationsAnswer501(t *testing.T) {
 	parse501 := map[string]func() (int, *parseclient.ErrorEnvelope, error){
 		"createJob": func() (int, *parseclient.ErrorEnvelope, error) {
 			ct, body := upload("file")
-			r, err := pc.CreateJobWithBodyWithResponse(ctx, nil, ct, body)
+			r, err := pc.CreateJobWithBodyWithResponse(ctx, nil, ct, body, bearer(ten.APIKey))
 			if err != nil {
 				return 0, nil, err
 			}
 			return r.StatusCode(), r.JSON501, nil
 		},
 		"listJobs": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.ListJobsWithResponse(ctx, nil)
+			r, err := pc.ListJobsWithResponse(ctx, nil, bearer(ten.APIKey))
 			if err != nil {
 				return 0, nil, err
 			}
 			return r.StatusCode(), r.JSON501, nil
 		},
 		"getJob": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.GetJobWithResponse(ctx, id)
+			r, err := pc.GetJobWithResponse(ctx, id, bearer(ten.APIKey))
 			if err != nil {
 				return 0, nil, err
 			}
 			return r.StatusCode(), r.JSON501, nil
 		},
 		"getJobResults": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.GetJobResultsWithResponse(ctx, id, nil)
+			r, err := pc.GetJobResultsWithResponse(ctx, id, nil, bearer(ten.APIKey))
 			if err != nil {
 				return 0, nil, err
 			}
 			return r.StatusCode(), r.JSON501, nil
 		},
 		"exportJob": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.ExportJobWithResponse(ctx, id, nil)
+			r, err := pc.ExportJobWithResponse(ctx, id, nil, bearer(ten.APIKey))
 			if err != nil {
 				return 0, nil, err
 			}
 			return r.StatusCode(), r.JSON501, nil
 		},
 		"getUsage": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.GetUsageWithResponse(ctx)
+			r, err := pc.GetUsageWithResponse(ctx, bearer(ten.APIKey))
 			if err != nil {
 				return 0, nil, err
 			}
 			return r.StatusCode(), r.JSON501, nil
 		},
 		"getStatus": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.GetStatusWithResponse(ctx)
+			r, err := pc.GetStatusWithResponse(ctx, bearer(ten.APIKey))
 			if err != nil {
 				return 0, nil, err
 			}
 			return r.StatusCode(), r.JSON501, nil
 		},
 		"createWebhook": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.CreateWebhookWithResponse(ctx, nil, parseclient.CreateWebhookJSONRequestBody{Url: "https://hooks.partner.dev/statements"})
+			r, err := pc.CreateWebhookWithResponse(ctx, nil, parseclient.CreateWebhookJSONRequestBody{Url: "https://hooks.partner.dev/statements"}, bearer(ten.APIKey))
 			if err != nil {
 				return 0, nil, err
 			}
 			return r.StatusCode(), r.JSON501, nil
 		},
 		"listWebhooks": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.ListWebhooksWithResponse(ctx)
+			r, err := pc.ListWebhooksWithResponse(ctx, bearer(ten.APIKey))
 			if err != nil {
 				return 0, nil, err
 			}
 			return r.StatusCode(), r.JSON501, nil
 		},
 		"deleteWebhook": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.DeleteWebhookWithResponse(ctx, id)
+			r, err := pc.DeleteWebhookWithResponse(ctx, id, bearer(ten.APIKey))
 			if err != nil {
 				return 0, nil, err
 			}
 			return r.StatusCode(), r.JSON501, nil
 		},
 		"testWebhook": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.TestWebhookWithResponse(ctx, parseclient.TestWebhookJSONRequestBody{})
+			r, err := pc.TestWebhookWithResponse(ctx, parseclient.TestWebhookJSONRequestBody{}, bearer(ten.APIKey))
 			if err != nil {
 				return 0, nil, err
 			}

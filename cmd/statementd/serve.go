@@ -6,12 +6,15 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
 	"github.com/statementmatch/service/internal/parsehttp"
 	"github.com/statementmatch/service/internal/platform/config"
+	"github.com/statementmatch/service/internal/platform/secretbox"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/reconhttp"
 )
@@ -36,7 +39,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		}
 	}
 
-	listeners, err := buildListeners(cfg, db, logger)
+	key, err := secretbox.LoadKey(cfg.DataDir, cfg.SecretKey)
+	if err != nil {
+		return fmt.Errorf("secret key: %w", err)
+	}
+	box, err := secretbox.New(key)
+	if err != nil {
+		return fmt.Errorf("secret key: %w", err)
+	}
+	accounts := &account.Service{Store: postgres.NewAccountStore(db), Sealer: box, Now: time.Now, TokenTTL: cfg.TokenTTL}
+
+	listeners, err := buildListeners(cfg, db, accounts, logger)
 	if err != nil {
 		return err
 	}
@@ -75,7 +88,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 
 // buildListeners returns the listeners the role and addresses ask for; an empty address
 // disables its listener.
-func buildListeners(cfg config.Serve, db httpkit.Pinger, logger *slog.Logger) ([]*httpkit.Listener, error) {
+func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, logger *slog.Logger) ([]*httpkit.Listener, error) {
 	var listeners []*httpkit.Listener
 	add := func(name, addr string, h http.Handler) {
 		listeners = append(listeners, &httpkit.Listener{Name: name, Addr: addr, Handler: h, Logger: logger})
@@ -91,14 +104,15 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, logger *slog.Logger) ([
 			if env.addr == "" {
 				continue
 			}
-			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
+			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, Accounts: accounts, Now: time.Now,
+				MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("%s listener: %w", env.name, err)
 			}
 			add(env.name, env.addr, h)
 		}
 		if cfg.ParseAddr != "" {
-			h, err := parsehttp.New(parsehttp.Config{Logger: logger, DB: db, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
+			h, err := parsehttp.New(parsehttp.Config{Logger: logger, DB: db, Accounts: accounts, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("parse listener: %w", err)
 			}

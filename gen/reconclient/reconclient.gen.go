@@ -1159,7 +1159,8 @@ type ClientInterface interface {
 	//   `Authorization` header (`client_id:client_secret`, each form-urlencoded first as
 	//   RFC 6749 section 2.3.1 says), and optionally `scope` and `env`.
 	//
-	// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`).
+	// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`). An
+	// `Authorization` header that is not well-formed HTTP Basic is `400 INVALID_REQUEST` too.
 	//
 	// The token is **bound to the environment** of the base URL it was requested from; it is
 	// rejected with `401 AUTH_INVALID` elsewhere. `env`, when sent, must name that environment
@@ -1193,7 +1194,8 @@ type ClientInterface interface {
 	//   `Authorization` header (`client_id:client_secret`, each form-urlencoded first as
 	//   RFC 6749 section 2.3.1 says), and optionally `scope` and `env`.
 	//
-	// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`).
+	// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`). An
+	// `Authorization` header that is not well-formed HTTP Basic is `400 INVALID_REQUEST` too.
 	//
 	// The token is **bound to the environment** of the base URL it was requested from; it is
 	// rejected with `401 AUTH_INVALID` elsewhere. `env`, when sent, must name that environment
@@ -1227,7 +1229,8 @@ type ClientInterface interface {
 	//   `Authorization` header (`client_id:client_secret`, each form-urlencoded first as
 	//   RFC 6749 section 2.3.1 says), and optionally `scope` and `env`.
 	//
-	// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`).
+	// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`). An
+	// `Authorization` header that is not well-formed HTTP Basic is `400 INVALID_REQUEST` too.
 	//
 	// The token is **bound to the environment** of the base URL it was requested from; it is
 	// rejected with `401 AUTH_INVALID` elsewhere. `env`, when sent, must name that environment
@@ -1473,7 +1476,8 @@ func (c *Client) GetOpenAPISpec(ctx context.Context, reqEditors ...RequestEditor
 //     `Authorization` header (`client_id:client_secret`, each form-urlencoded first as
 //     RFC 6749 section 2.3.1 says), and optionally `scope` and `env`.
 //
-// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`).
+// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`). An
+// `Authorization` header that is not well-formed HTTP Basic is `400 INVALID_REQUEST` too.
 //
 // The token is **bound to the environment** of the base URL it was requested from; it is
 // rejected with `401 AUTH_INVALID` elsewhere. `env`, when sent, must name that environment
@@ -1517,7 +1521,8 @@ func (c *Client) CreateTokenWithBody(ctx context.Context, contentType string, bo
 //     `Authorization` header (`client_id:client_secret`, each form-urlencoded first as
 //     RFC 6749 section 2.3.1 says), and optionally `scope` and `env`.
 //
-// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`).
+// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`). An
+// `Authorization` header that is not well-formed HTTP Basic is `400 INVALID_REQUEST` too.
 //
 // The token is **bound to the environment** of the base URL it was requested from; it is
 // rejected with `401 AUTH_INVALID` elsewhere. `env`, when sent, must name that environment
@@ -1561,7 +1566,8 @@ func (c *Client) CreateToken(ctx context.Context, body CreateTokenJSONRequestBod
 //     `Authorization` header (`client_id:client_secret`, each form-urlencoded first as
 //     RFC 6749 section 2.3.1 says), and optionally `scope` and `env`.
 //
-// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`).
+// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`). An
+// `Authorization` header that is not well-formed HTTP Basic is `400 INVALID_REQUEST` too.
 //
 // The token is **bound to the environment** of the base URL it was requested from; it is
 // rejected with `401 AUTH_INVALID` elsewhere. `env`, when sent, must name that environment
@@ -2146,7 +2152,8 @@ type ClientWithResponsesInterface interface {
 	//   `Authorization` header (`client_id:client_secret`, each form-urlencoded first as
 	//   RFC 6749 section 2.3.1 says), and optionally `scope` and `env`.
 	//
-	// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`).
+	// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`). An
+	// `Authorization` header that is not well-formed HTTP Basic is `400 INVALID_REQUEST` too.
 	//
 	// The token is **bound to the environment** of the base URL it was requested from; it is
 	// rejected with `401 AUTH_INVALID` elsewhere. `env`, when sent, must name that environment
@@ -2180,7 +2187,8 @@ type ClientWithResponsesInterface interface {
 	//   `Authorization` header (`client_id:client_secret`, each form-urlencoded first as
 	//   RFC 6749 section 2.3.1 says), and optionally `scope` and `env`.
 	//
-	// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`).
+	// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`). An
+	// `Authorization` header that is not well-formed HTTP Basic is `400 INVALID_REQUEST` too.
 	//
 	// The token is **bound to the environment** of the base URL it was requested from; it is
 	// rejected with `401 AUTH_INVALID` elsewhere. `env`, when sent, must name that environment
@@ -2214,7 +2222,8 @@ type ClientWithResponsesInterface interface {
 	//   `Authorization` header (`client_id:client_secret`, each form-urlencoded first as
 	//   RFC 6749 section 2.3.1 says), and optionally `scope` and `env`.
 	//
-	// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`).
+	// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`). An
+	// `Authorization` header that is not well-formed HTTP Basic is `400 INVALID_REQUEST` too.
 	//
 	// The token is **bound to the environment** of the base URL it was requested from; it is
 	// rejected with `401 AUTH_INVALID` elsewhere. `env`, when sent, must name that environment
@@ -3669,7 +3678,8 @@ func (c *ClientWithResponses) GetOpenAPISpecWithResponse(ctx context.Context, re
 //     `Authorization` header (`client_id:client_secret`, each form-urlencoded first as
 //     RFC 6749 section 2.3.1 says), and optionally `scope` and `env`.
 //
-// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`).
+// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`). An
+// `Authorization` header that is not well-formed HTTP Basic is `400 INVALID_REQUEST` too.
 //
 // The token is **bound to the environment** of the base URL it was requested from; it is
 // rejected with `401 AUTH_INVALID` elsewhere. `env`, when sent, must name that environment
@@ -3709,7 +3719,8 @@ func (c *ClientWithResponses) CreateTokenWithBodyWithResponse(ctx context.Contex
 //     `Authorization` header (`client_id:client_secret`, each form-urlencoded first as
 //     RFC 6749 section 2.3.1 says), and optionally `scope` and `env`.
 //
-// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`).
+// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`). An
+// `Authorization` header that is not well-formed HTTP Basic is `400 INVALID_REQUEST` too.
 //
 // The token is **bound to the environment** of the base URL it was requested from; it is
 // rejected with `401 AUTH_INVALID` elsewhere. `env`, when sent, must name that environment
@@ -3749,7 +3760,8 @@ func (c *ClientWithResponses) CreateTokenWithResponse(ctx context.Context, body 
 //     `Authorization` header (`client_id:client_secret`, each form-urlencoded first as
 //     RFC 6749 section 2.3.1 says), and optionally `scope` and `env`.
 //
-// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`).
+// Credentials may come in the body or in HTTP Basic, not both (`400 INVALID_REQUEST`). An
+// `Authorization` header that is not well-formed HTTP Basic is `400 INVALID_REQUEST` too.
 //
 // The token is **bound to the environment** of the base URL it was requested from; it is
 // rejected with `401 AUTH_INVALID` elsewhere. `env`, when sent, must name that environment

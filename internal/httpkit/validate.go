@@ -1,6 +1,7 @@
 package httpkit
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -29,9 +30,12 @@ type ValidatorOptions struct {
 }
 
 // Validator returns the middleware that enforces spec on every request: unknown paths are 404,
-// wrong methods 405 (with Allow), and anything else that breaks the spec 400, all rendered by the
-// API's error handler. Schema errors name the offending field but never dump the schema or value.
-// The spec's servers are cleared so requests are not matched against a host name.
+// wrong methods 405 (with Allow), credentials are checked through opts.Authenticate (kin-openapi
+// checks the security requirements before parameters and body, so an unauthenticated request
+// gets its 401 even when it also breaks the spec), and anything else that breaks the spec is 400,
+// all rendered by the API's error handler. Schema errors name the offending field but never dump
+// the schema or value. The spec's servers are cleared so requests are not matched against a host
+// name.
 func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, error) {
 	registerOnce.Do(func() {
 		// IDs are UUIDs; kin-openapi checks only date and date-time formats unless told, and a
@@ -52,11 +56,18 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 	if err != nil {
 		return nil, err
 	}
-	auth := opts.Authenticate
-	if auth == nil {
-		auth = openapi3filter.NoopAuthenticationFunc
+	auth := openapi3filter.NoopAuthenticationFunc
+	if opts.Authenticate != nil {
+		// The credentials were checked by authenticateFirst; the validator's own pass over the
+		// security requirements must not check them again.
+		auth = func(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
+			if ec := oapimw.GetEchoContext(ctx); ec != nil && ec.Get(authCheckedKey) == true {
+				return nil
+			}
+			return opts.Authenticate(ctx, in)
+		}
 	}
-	return oapimw.OapiRequestValidatorWithOptions(spec, &oapimw.Options{
+	validate := oapimw.OapiRequestValidatorWithOptions(spec, &oapimw.Options{
 		Options: openapi3filter.Options{
 			AuthenticationFunc:      auth,
 			SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()},
@@ -73,7 +84,71 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 			}
 			return he
 		},
-	}), nil
+	})
+	// The identity an AuthenticationFunc recorded goes into the request's context after
+	// validation: before the handler on success, and before the error is rendered and logged on
+	// failure (a 400 after a successful authentication is still logged with its account).
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		inner := validate(func(c echo.Context) error {
+			applyAuthenticated(c)
+			return next(c)
+		})
+		return func(c echo.Context) error {
+			err := authenticateFirst(c, router, opts.Authenticate)
+			if err == nil {
+				err = inner(c)
+			}
+			applyAuthenticated(c)
+			return err
+		}
+	}, nil
+}
+
+// authCheckedKey marks, on the echo context, a request whose credentials authenticateFirst
+// accepted.
+const authCheckedKey = "httpkit/auth-checked"
+
+// authenticateFirst checks the security requirements of the request's operation before anything
+// reads the body. kin-openapi checks them first too, but reads the whole body beforehand (so an
+// AuthenticationFunc could look at it), which would let a client without credentials make the
+// server buffer an upload of the full size limit just to be told 401. Here the requirements see
+// an empty body. Unknown routes are left to the validator (404, 405).
+func authenticateFirst(c echo.Context, router routers.Router, authenticate openapi3filter.AuthenticationFunc) error {
+	if authenticate == nil {
+		return nil
+	}
+	route, params, err := router.FindRoute(c.Request())
+	if err != nil {
+		return nil
+	}
+	security := route.Operation.Security
+	if security == nil {
+		security = &route.Spec.Security
+	}
+	probe := *c.Request()
+	probe.Body, probe.GetBody, probe.ContentLength = http.NoBody, nil, 0
+	in := &openapi3filter.RequestValidationInput{Request: &probe, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: authenticate}}
+	// The same context the validator gives an AuthenticationFunc: GetEchoContext finds c in it.
+	ctx := context.WithValue(context.Background(), oapimw.EchoContextKey, c) //lint:ignore SA1029 the key echo-middleware defines
+	err = openapi3filter.ValidateSecurityRequirements(ctx, in, *security)
+	if err == nil {
+		c.Set(authCheckedKey, true)
+		return nil
+	}
+	// As echo-middleware does: the first *echo.HTTPError an AuthenticationFunc returned wins.
+	var sre *openapi3filter.SecurityRequirementsError
+	if errors.As(err, &sre) {
+		for _, e := range sre.Errors {
+			var he *echo.HTTPError
+			if errors.As(e, &he) {
+				return he
+			}
+		}
+	}
+	// An AuthenticationFunc of this service answers with an *echo.HTTPError; anything else (a
+	// scheme the spec does not declare, say) is a bug of the server, not the client's fault.
+	return &echo.HTTPError{Code: http.StatusInternalServerError, Internal: err}
 }
 
 // allowedMethods lists the methods the spec declares for the request's path.

@@ -7,6 +7,7 @@ package parsehttp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/statementmatch/service/gen/parseapi"
+	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
 	"github.com/statementmatch/service/openapi"
 )
@@ -25,11 +27,16 @@ type Config struct {
 	DB httpkit.Pinger
 	// MaxUploadBodyBytes bounds the body of a statement upload.
 	MaxUploadBodyBytes int64
+	// Accounts checks API keys.
+	Accounts Accounts
 }
 
 // Server implements the generated strict server interface.
 type Server struct {
-	svc httpkit.Service
+	svc      httpkit.Service
+	accounts Accounts
+	// scopes are the scopes each operation requires, by operation id.
+	scopes map[string][]account.Scope
 }
 
 var _ parseapi.StrictServerInterface = (*Server)(nil)
@@ -41,21 +48,29 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load embedded parsing spec: %w", err)
 	}
+	if cfg.Accounts == nil {
+		return nil, errors.New("parsing listener: no account service")
+	}
+	scopes, err := requiredScopes(spec)
+	if err != nil {
+		return nil, fmt.Errorf("parsing spec: %w", err)
+	}
 	svc, err := httpkit.NewService(openapi.Parsing, spec, cfg.DB)
 	if err != nil {
 		return nil, err
 	}
+	s := &Server{svc: svc, accounts: cfg.Accounts, scopes: scopes}
 	e, err := httpkit.NewEcho(httpkit.EchoConfig{
 		API:                "parse",
 		Logger:             cfg.Logger,
 		Render:             renderError,
 		Spec:               spec,
+		Validation:         httpkit.ValidatorOptions{Authenticate: s.authenticate},
 		MaxUploadBodyBytes: cfg.MaxUploadBodyBytes,
 	})
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{svc: svc}
 	parseapi.RegisterHandlers(e, parseapi.NewStrictHandler(s, nil))
 	return e, nil
 }
@@ -112,7 +127,8 @@ func (s *Server) GetUsage(ctx context.Context, _ parseapi.GetUsageRequestObject)
 	return parseapi.GetUsage501JSONResponse{NotImplementedJSONResponse: notImplemented(ctx)}, nil
 }
 
-// GetStatus is not implemented yet.
+// GetStatus is not implemented yet: its 200 must carry the X-RateLimit-* headers of the
+// account's request budget, which this version does not count yet.
 func (s *Server) GetStatus(ctx context.Context, _ parseapi.GetStatusRequestObject) (parseapi.GetStatusResponseObject, error) {
 	return parseapi.GetStatus501JSONResponse{NotImplementedJSONResponse: notImplemented(ctx)}, nil
 }

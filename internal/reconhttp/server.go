@@ -6,13 +6,16 @@ package reconhttp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/statementmatch/service/gen/reconapi"
+	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
 	"github.com/statementmatch/service/openapi"
 )
@@ -35,12 +38,18 @@ type Config struct {
 	DB httpkit.Pinger
 	// MaxUploadBodyBytes bounds the body of a job upload.
 	MaxUploadBodyBytes int64
+	// Accounts issues and checks access tokens.
+	Accounts Accounts
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
 }
 
 // Server implements the generated strict server interface.
 type Server struct {
-	env Environment
-	svc httpkit.Service
+	env      account.Environment
+	svc      httpkit.Service
+	accounts Accounts
+	now      func() time.Time
 }
 
 var _ reconapi.StrictServerInterface = (*Server)(nil)
@@ -52,22 +61,32 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load embedded reconciliation spec: %w", err)
 	}
+	if cfg.Env != Production && cfg.Env != Sandbox {
+		return nil, fmt.Errorf("unknown reconciliation environment %q", cfg.Env)
+	}
+	if cfg.Accounts == nil {
+		return nil, errors.New("reconciliation listener: no account service")
+	}
 	svc, err := httpkit.NewService(openapi.Reconciliation, spec, cfg.DB)
 	if err != nil {
 		return nil, err
+	}
+	s := &Server{env: account.Environment(cfg.Env), svc: svc, accounts: cfg.Accounts, now: cfg.Now}
+	if s.now == nil {
+		s.now = time.Now
 	}
 	e, err := httpkit.NewEcho(httpkit.EchoConfig{
 		API:                "recon-" + string(cfg.Env),
 		Logger:             cfg.Logger,
 		Render:             renderError,
 		Spec:               spec,
+		Validation:         httpkit.ValidatorOptions{Authenticate: s.authenticate},
 		MaxUploadBodyBytes: cfg.MaxUploadBodyBytes,
 	})
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{env: cfg.Env, svc: svc}
-	reconapi.RegisterHandlers(e, reconapi.NewStrictHandler(s, nil))
+	reconapi.RegisterHandlers(e, reconapi.NewStrictHandler(s, []reconapi.StrictMiddlewareFunc{clientBasic}))
 	return e, nil
 }
 
@@ -87,11 +106,6 @@ func errorBody(code, message string) reconapi.Error {
 // notImplemented is the body of the operations a later server version implements.
 func notImplemented() reconapi.NotImplementedJSONResponse {
 	return reconapi.NotImplementedJSONResponse{Body: errorBody(httpkit.CodeNotImplemented, httpkit.MessageNotImplemented)}
-}
-
-// CreateToken is not implemented yet.
-func (s *Server) CreateToken(context.Context, reconapi.CreateTokenRequestObject) (reconapi.CreateTokenResponseObject, error) {
-	return reconapi.CreateToken501JSONResponse{NotImplementedJSONResponse: notImplemented()}, nil
 }
 
 // CreateJob is not implemented yet.

@@ -45,6 +45,11 @@ type Serve struct {
 	Migrate         bool
 	ShutdownTimeout time.Duration
 	LogLevel        slog.Level
+	// TokenTTL is the lifetime of Reconciliation API access tokens.
+	TokenTTL time.Duration
+	// SecretKey is the base64 of the 32-byte key that encrypts webhook signing secrets. Empty
+	// means the key generated once into the data dir. It is a secret: never log it.
+	SecretKey string
 }
 
 // Getenv looks up an environment variable; os.Getenv in production, a map in tests.
@@ -55,6 +60,9 @@ type setting struct {
 	fs     *flag.FlagSet
 	getenv Getenv
 	errs   []error
+	// secrets are filled from their environment variables after parsing, when their flag was not
+	// given, so that -h never prints a password or key as a flag's default.
+	secrets []secretSetting
 }
 
 func (s *setting) str(p *string, name, env, def, usage string) {
@@ -84,13 +92,31 @@ func newSetting(name string, getenv Getenv, output io.Writer) *setting {
 }
 
 func (s *setting) database(d *Database) {
-	s.str(&d.URL, "database-url", "DATABASE_URL", "", "PostgreSQL URL; empty starts the embedded cluster in the data dir")
+	s.secret(&d.URL, "database-url", "DATABASE_URL", "PostgreSQL URL; empty starts the embedded cluster in the data dir")
 	s.str(&d.DataDir, "data-dir", "STATEMENTD_DATA_DIR", "./.statementd", "folder of the embedded cluster and generated state")
+}
+
+type secretSetting struct {
+	p         *string
+	name, env string
+}
+
+// secret registers a flag that may hold a credential (a database URL with its password, a key).
+func (s *setting) secret(p *string, name, env, usage string) {
+	s.fs.StringVar(p, name, "", fmt.Sprintf("%s (env %s)", usage, env))
+	s.secrets = append(s.secrets, secretSetting{p, name, env})
 }
 
 func (s *setting) parse(args []string) error {
 	if err := s.fs.Parse(args); err != nil {
 		return err
+	}
+	given := map[string]bool{}
+	s.fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, sec := range s.secrets {
+		if !given[sec.name] {
+			*sec.p = s.getenv(sec.env)
+		}
 	}
 	if s.fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", s.fs.Arg(0))
@@ -142,6 +168,17 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 	s.value(func(v string) error {
 		return c.LogLevel.UnmarshalText([]byte(strings.ToUpper(v)))
 	}, "log-level", "STATEMENTD_LOG_LEVEL", "info", "debug, info, warn or error")
+	s.value(func(v string) error {
+		d, err := time.ParseDuration(v)
+		// expires_in is a whole number of seconds, at least 1.
+		if err != nil || d < time.Second || d%time.Second != 0 {
+			return errors.New("must be a whole number of seconds, at least 1s, such as 1h or 90s")
+		}
+		c.TokenTTL = d
+		return nil
+	}, "token-ttl", "STATEMENTD_TOKEN_TTL", "1h", "lifetime of Reconciliation API access tokens")
+	s.secret(&c.SecretKey, "secret-key", "STATEMENTD_SECRET_KEY",
+		"base64 of the 32-byte key that encrypts webhook signing secrets; empty: generated once into the data dir")
 	return c, s.parse(args)
 }
 

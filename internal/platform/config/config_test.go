@@ -1,8 +1,10 @@
 package config
 
 import (
+	"flag"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,7 +27,7 @@ func TestParseServe(t *testing.T) {
 					Database:  Database{URL: "", DataDir: "./.statementd"},
 					ReconAddr: ":8080", ReconSandboxAddr: ":8081", ParseAddr: ":8082", OpsAddr: ":9090",
 					Role: RoleAll, MaxUploadBytes: 26214400, Migrate: true,
-					ShutdownTimeout: 30 * time.Second, LogLevel: slog.LevelInfo,
+					ShutdownTimeout: 30 * time.Second, LogLevel: slog.LevelInfo, TokenTTL: time.Hour,
 				}, c)
 			},
 		},
@@ -33,7 +35,7 @@ func TestParseServe(t *testing.T) {
 			name: "environment variables replace defaults",
 			env: map[string]string{"DATABASE_URL": "postgres://db/x", "STATEMENTD_PARSE_ADDR": "127.0.0.1:9999",
 				"STATEMENTD_ROLE": "worker", "STATEMENTD_MAX_UPLOAD_BYTES": "1024", "STATEMENTD_MIGRATE": "false",
-				"STATEMENTD_LOG_LEVEL": "debug"},
+				"STATEMENTD_LOG_LEVEL": "debug", "STATEMENTD_TOKEN_TTL": "2s", "STATEMENTD_SECRET_KEY": "a2V5"},
 			check: func(t *testing.T, c Serve) {
 				require.Equal(t, "postgres://db/x", c.URL)
 				require.Equal(t, "127.0.0.1:9999", c.ParseAddr)
@@ -41,6 +43,8 @@ func TestParseServe(t *testing.T) {
 				require.EqualValues(t, 1024, c.MaxUploadBytes)
 				require.False(t, c.Migrate)
 				require.Equal(t, slog.LevelDebug, c.LogLevel)
+				require.Equal(t, 2*time.Second, c.TokenTTL)
+				require.Equal(t, "a2V5", c.SecretKey)
 			},
 		},
 		{
@@ -57,6 +61,10 @@ func TestParseServe(t *testing.T) {
 		{name: "a bad environment value names its variable", env: map[string]string{"STATEMENTD_MAX_UPLOAD_BYTES": "lots"}, wantErr: `STATEMENTD_MAX_UPLOAD_BYTES="lots"`},
 		{name: "a zero upload limit is refused", args: []string{"--max-upload-bytes=0"}, wantErr: "positive number of bytes"},
 		{name: "a negative shutdown timeout is refused", args: []string{"--shutdown-timeout=-1s"}, wantErr: "positive duration"},
+		{name: "a token lifetime under a second is refused", args: []string{"--token-ttl=500ms"}, wantErr: "at least 1s"},
+		{name: "a token lifetime with a fraction of a second is refused", env: map[string]string{"STATEMENTD_TOKEN_TTL": "1.5s"}, wantErr: "STATEMENTD_TOKEN_TTL"},
+		{name: "a flag token lifetime wins", args: []string{"--token-ttl=90s"}, env: map[string]string{"STATEMENTD_TOKEN_TTL": "2s"},
+			check: func(t *testing.T, c Serve) { require.Equal(t, 90*time.Second, c.TokenTTL) }},
 		{name: "an unknown flag is refused", args: []string{"--colour=blue"}, wantErr: "flag provided but not defined"},
 		{name: "a stray argument is refused", args: []string{"now"}, wantErr: `unexpected argument "now"`},
 	}
@@ -82,4 +90,16 @@ func TestParseDatabase(t *testing.T) {
 	}, io.Discard)
 	require.NoError(t, err)
 	require.Equal(t, Database{URL: "postgres://h/db", DataDir: "/tmp/x"}, d)
+}
+
+// TestHelpHidesSecrets: -h lists every setting, but never a password or key from the environment.
+func TestHelpHidesSecrets(t *testing.T) {
+	t.Parallel()
+	var help strings.Builder
+	env := map[string]string{"DATABASE_URL": "postgres://u:hunter2@db/x", "STATEMENTD_SECRET_KEY": "c2VjcmV0LWtleS1tYXRlcmlhbA=="}
+	_, err := ParseServe([]string{"-h"}, func(k string) string { return env[k] }, &help)
+	require.ErrorIs(t, err, flag.ErrHelp)
+	require.Contains(t, help.String(), "database-url")
+	require.NotContains(t, help.String(), "hunter2")
+	require.NotContains(t, help.String(), "c2VjcmV0")
 }

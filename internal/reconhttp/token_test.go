@@ -1,0 +1,154 @@
+package reconhttp
+
+import (
+	"context"
+	"encoding/base64"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/gen/reconapi"
+	"github.com/statementmatch/service/internal/account"
+)
+
+func TestParseClientBasic(t *testing.T) {
+	t.Parallel()
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	tests := []struct {
+		name       string
+		header     string
+		wantID     string
+		wantSecret string
+		wantErr    bool
+	}{
+		{name: "no header is no Basic credentials", header: ""},
+		{name: "id and secret are read", header: "Basic " + b64("cli_a:cs_b"), wantID: "cli_a", wantSecret: "cs_b"},
+		{name: "the scheme is case-insensitive", header: "basic " + b64("cli_a:cs_b"), wantID: "cli_a", wantSecret: "cs_b"},
+		{name: "each part is form-unescaped (RFC 6749 2.3.1)", header: "Basic " + b64("cli%3Aa:c+s%25"), wantID: "cli:a", wantSecret: "c s%"},
+		{name: "a colon in the secret stays in the secret", header: "Basic " + b64("cli_a:cs:b"), wantID: "cli_a", wantSecret: "cs:b"},
+		{name: "no colon is malformed", header: "Basic " + b64("cli_a"), wantErr: true},
+		{name: "an empty secret is malformed", header: "Basic " + b64("cli_a:"), wantErr: true},
+		{name: "bad base64 is malformed", header: "Basic !!!", wantErr: true},
+		{name: "a bad escape is malformed", header: "Basic " + b64("cli_a:%zz"), wantErr: true},
+		{name: "a Bearer header is refused here", header: "Bearer sat_x", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := parseClientBasic(tt.header)
+			require.Equal(t, tt.header != "", got.present)
+			require.Equal(t, tt.wantErr, got.err != "", got.err)
+			require.Equal(t, tt.wantID, got.clientID)
+			require.Equal(t, tt.wantSecret, got.clientSecret)
+		})
+	}
+}
+
+// fakeAccounts issues tokens for one client, cli_ok with secret cs_ok, holding jobs:read only.
+type fakeAccounts struct{ now time.Time }
+
+func (f fakeAccounts) IssueToken(_ context.Context, id, secret string, env account.Environment, requested []account.Permission) (string, account.AccessToken, error) {
+	if id != "cli_ok" || secret != "cs_ok" {
+		return "", account.AccessToken{}, account.ErrInvalidCredentials
+	}
+	for _, p := range requested {
+		if p != account.JobsRead {
+			return "", account.AccessToken{}, account.ErrPermission
+		}
+	}
+	return "sat_token", account.AccessToken{ClientID: id, AccountID: uuid.New(), Env: env, Permissions: []account.Permission{account.JobsRead},
+		IssuedAt: f.now, ExpiresAt: f.now.Add(90 * time.Second)}, nil
+}
+
+func (f fakeAccounts) AuthenticateToken(context.Context, string, account.Environment) (account.AccessToken, error) {
+	return account.AccessToken{}, account.ErrInvalidCredentials
+}
+
+func TestCreateToken(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 5, 14, 7, 12, 0, time.UTC)
+	s := &Server{env: account.Production, accounts: fakeAccounts{now: now}, now: func() time.Time { return now }}
+	str := func(s string) *string { return &s }
+	sandbox, production := reconapi.EnvironmentSandbox, reconapi.EnvironmentProduction
+	basicOK := basicAuth{present: true, clientID: "cli_ok", clientSecret: "cs_ok"}
+	tests := []struct {
+		name       string
+		req        reconapi.CreateTokenRequestObject
+		basic      basicAuth
+		wantStatus int
+		wantText   string
+	}{
+		{name: "JSON credentials get a token", req: reconapi.CreateTokenRequestObject{JSONBody: &reconapi.TokenRequest{ClientId: "cli_ok", ClientSecret: "cs_ok", Env: &production}},
+			wantStatus: 200},
+		{name: "Basic credentials with a form get a token", req: reconapi.CreateTokenRequestObject{FormdataBody: &reconapi.TokenFormRequest{Scope: str("jobs:read")}},
+			basic: basicOK, wantStatus: 200},
+		{name: "the other environment is 400", req: reconapi.CreateTokenRequestObject{JSONBody: &reconapi.TokenRequest{ClientId: "cli_ok", ClientSecret: "cs_ok", Env: &sandbox}},
+			wantStatus: 400, wantText: "env: this is the production environment; request sandbox tokens from the sandbox base URL"},
+		{name: "credentials both ways are 400", req: reconapi.CreateTokenRequestObject{FormdataBody: &reconapi.TokenFormRequest{ClientId: str("cli_ok")}},
+			basic: basicOK, wantStatus: 400, wantText: "both"},
+		{name: "half the credentials in a form are 400", req: reconapi.CreateTokenRequestObject{FormdataBody: &reconapi.TokenFormRequest{ClientId: str("cli_ok")}},
+			wantStatus: 400, wantText: "client_id and client_secret are required"},
+		{name: "a malformed Basic header is 400", req: reconapi.CreateTokenRequestObject{FormdataBody: &reconapi.TokenFormRequest{}},
+			basic: basicAuth{present: true, err: "Authorization: malformed"}, wantStatus: 400, wantText: "malformed"},
+		{name: "a blank scope is 400", req: reconapi.CreateTokenRequestObject{FormdataBody: &reconapi.TokenFormRequest{Scope: str("  ")}},
+			basic: basicOK, wantStatus: 400, wantText: "scope"},
+		{name: "an unknown scope is 400 naming it", req: reconapi.CreateTokenRequestObject{FormdataBody: &reconapi.TokenFormRequest{Scope: str("jobs:read root")}},
+			basic: basicOK, wantStatus: 400, wantText: `"root"`},
+		{name: "an unheld scope is 400", req: reconapi.CreateTokenRequestObject{FormdataBody: &reconapi.TokenFormRequest{Scope: str("jobs:write")}},
+			basic: basicOK, wantStatus: 400, wantText: "does not hold"},
+		{name: "a wrong secret is 401", req: reconapi.CreateTokenRequestObject{JSONBody: &reconapi.TokenRequest{ClientId: "cli_ok", ClientSecret: "nope"}},
+			wantStatus: 401, wantText: msgInvalidClient},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.WithValue(context.Background(), basicAuthKey{}, tt.basic)
+			resp, err := s.CreateToken(ctx, tt.req)
+			require.NoError(t, err)
+			switch r := resp.(type) {
+			case reconapi.CreateToken200JSONResponse:
+				require.Equal(t, tt.wantStatus, 200)
+				require.Equal(t, reconapi.AccessToken{AccessToken: "sat_token", TokenType: reconapi.TokenTypeBearer, ExpiresIn: 90, Scope: "jobs:read"}, r.Body)
+				require.Equal(t, "no-store", r.Headers.CacheControl)
+				require.Equal(t, "no-cache", *r.Headers.Pragma)
+				require.Equal(t, 10, r.Headers.XRateLimitLimit)
+				require.Equal(t, int(now.Truncate(time.Minute).Add(time.Minute).Unix()), r.Headers.XRateLimitReset)
+			case reconapi.CreateToken400JSONResponse:
+				require.Equal(t, tt.wantStatus, 400)
+				require.Equal(t, reconapi.ErrorCodeInvalidRequest, r.Body.Error)
+				require.Contains(t, r.Body.Detail.Message, tt.wantText)
+			case reconapi.CreateToken401JSONResponse:
+				require.Equal(t, tt.wantStatus, 401)
+				require.Equal(t, reconapi.ErrorCodeAuthInvalid, r.Body.Error)
+				require.Equal(t, tt.wantText, r.Body.Detail.Message)
+				require.Equal(t, `Basic realm="statementd"`, r.Headers.WWWAuthenticate)
+			default:
+				t.Fatalf("unexpected answer %T", resp)
+			}
+		})
+	}
+}
+
+// TestClientBasicMiddleware checks that the strict middleware hands the header's credentials to
+// the token handler, and only to it.
+func TestClientBasicMiddleware(t *testing.T) {
+	t.Parallel()
+	var seen basicAuth
+	next := func(c echo.Context, _ any) (any, error) {
+		seen, _ = c.Request().Context().Value(basicAuthKey{}).(basicAuth)
+		return nil, nil
+	}
+	req := httptest.NewRequest("POST", "/api/v1/token", nil)
+	req.SetBasicAuth("cli_a", "cs_b")
+	c := echo.New().NewContext(req, httptest.NewRecorder())
+	_, _ = clientBasic(next, "CreateToken")(c, nil)
+	require.Equal(t, basicAuth{present: true, clientID: "cli_a", clientSecret: "cs_b"}, seen)
+
+	seen = basicAuth{}
+	_, _ = clientBasic(next, "GetLimits")(echo.New().NewContext(req, httptest.NewRecorder()), nil)
+	require.Equal(t, basicAuth{}, seen, "other operations get nothing")
+}
