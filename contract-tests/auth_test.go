@@ -23,7 +23,7 @@ import (
 // admin runs `statementd admin ARGS --json` against the server's database and data dir and
 // returns the one JSON object it prints. Every credential it prints is remembered, so
 // requireNoSecretsInLogs can look for it.
-func (s *server) admin(t *testing.T, args ...string) map[string]any {
+func (s *server) admin(t testing.TB, args ...string) map[string]any {
 	t.Helper()
 	cmd := exec.Command(statementdBin, append([]string{"admin"}, args...)...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
@@ -63,7 +63,7 @@ func (s *server) requireNoSecretsInLogs(t *testing.T) {
 	}
 }
 
-func str(t *testing.T, m map[string]any, key string) string {
+func str(t testing.TB, m map[string]any, key string) string {
 	t.Helper()
 	v, ok := m[key].(string)
 	require.True(t, ok, "%q in %v", key, m)
@@ -71,14 +71,17 @@ func str(t *testing.T, m map[string]any, key string) string {
 	return v
 }
 
-// newAccount creates an account and returns its id.
-func (s *server) newAccount(t *testing.T, name string) string {
+// newAccount creates an account on the top plans (1,000 requests a minute on each API, so tests
+// that send many requests are not rate limited) and returns its id. extra adds or overrides
+// flags, e.g. "--recon-plan", "standard".
+func (s *server) newAccount(t testing.TB, name string, extra ...string) string {
 	t.Helper()
-	return str(t, s.admin(t, "account", "create", "--json", "--name", name), "account_id")
+	args := append([]string{"account", "create", "--json", "--name", name, "--recon-plan", "pro", "--parse-plan", "business"}, extra...)
+	return str(t, s.admin(t, args...), "account_id")
 }
 
 // newClient creates a Reconciliation API client with the permissions given (all when none).
-func (s *server) newClient(t *testing.T, accountID string, permissions ...string) (id, secret string) {
+func (s *server) newClient(t testing.TB, accountID string, permissions ...string) (id, secret string) {
 	t.Helper()
 	args := []string{"client", "create", "--json", "--account", accountID}
 	if len(permissions) > 0 {
@@ -100,7 +103,7 @@ func (s *server) newKey(t *testing.T, accountID string, scopes ...string) (id, k
 }
 
 // token gets an access token from base with the JSON token request.
-func (s *server) token(t *testing.T, base, clientID, secret string) string {
+func (s *server) token(t testing.TB, base, clientID, secret string) string {
 	t.Helper()
 	r, err := reconClient(t, base).CreateTokenWithResponse(context.Background(),
 		reconclient.CreateTokenJSONRequestBody{ClientId: clientID, ClientSecret: secret})

@@ -100,7 +100,7 @@ func freeAddr(t testing.TB) string {
 // listener is ready, and on cleanup sends SIGTERM and requires a clean exit. extraEnv entries
 // (KEY=VALUE) are added to the environment; one that sets DATABASE_URL= to empty makes the server
 // use its embedded cluster instead of the test database.
-func startServer(t *testing.T, extraEnv ...string) *server {
+func startServer(t testing.TB, extraEnv ...string) *server {
 	t.Helper()
 	s := &server{logs: &lockedBuffer{}, done: make(chan error, 1)}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
@@ -153,7 +153,7 @@ func startServer(t *testing.T, extraEnv ...string) *server {
 	return s
 }
 
-func (s *server) waitReady(t *testing.T, base string) {
+func (s *server) waitReady(t testing.TB, base string) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
@@ -175,7 +175,7 @@ func (s *server) waitReady(t *testing.T, base string) {
 }
 
 // stop sends SIGTERM and waits for the exit, returning its error.
-func (s *server) stop(t *testing.T) error {
+func (s *server) stop(t testing.TB) error {
 	t.Helper()
 	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
 	select {

@@ -15,14 +15,14 @@ import (
 	"github.com/statementmatch/service/openapi"
 )
 
-func reconClient(t *testing.T, base string) *reconclient.ClientWithResponses {
+func reconClient(t testing.TB, base string) *reconclient.ClientWithResponses {
 	t.Helper()
 	c, err := reconclient.NewClientWithResponses(base, reconclient.WithHTTPClient(recon(t).client(t)))
 	require.NoError(t, err)
 	return c
 }
 
-func parseClient(t *testing.T, base string) *parseclient.ClientWithResponses {
+func parseClient(t testing.TB, base string) *parseclient.ClientWithResponses {
 	t.Helper()
 	c, err := parseclient.NewClientWithResponses(base, parseclient.WithHTTPClient(parse(t).client(t)))
 	require.NoError(t, err)

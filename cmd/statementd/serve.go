@@ -16,6 +16,7 @@ import (
 	"github.com/statementmatch/service/internal/platform/config"
 	"github.com/statementmatch/service/internal/platform/secretbox"
 	"github.com/statementmatch/service/internal/postgres"
+	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/internal/reconhttp"
 )
 
@@ -49,7 +50,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	accounts := &account.Service{Store: postgres.NewAccountStore(db), Sealer: box, Now: time.Now, TokenTTL: cfg.TokenTTL}
 
-	listeners, err := buildListeners(cfg, db, accounts, logger)
+	// One limiter for every listener of the process; the count itself is in the database,
+	// shared with every other process.
+	limiter := &ratelimit.Limiter{Store: postgres.NewRateLimitStore(db), Now: time.Now}
+
+	listeners, err := buildListeners(cfg, db, accounts, limiter, logger)
 	if err != nil {
 		return err
 	}
@@ -88,7 +93,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 
 // buildListeners returns the listeners the role and addresses ask for; an empty address
 // disables its listener.
-func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, logger *slog.Logger) ([]*httpkit.Listener, error) {
+func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, limiter httpkit.RateLimiter, logger *slog.Logger) ([]*httpkit.Listener, error) {
 	var listeners []*httpkit.Listener
 	add := func(name, addr string, h http.Handler) {
 		listeners = append(listeners, &httpkit.Listener{Name: name, Addr: addr, Handler: h, Logger: logger})
@@ -104,7 +109,7 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 			if env.addr == "" {
 				continue
 			}
-			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, Accounts: accounts, Now: time.Now,
+			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, Accounts: accounts, Now: time.Now, Limiter: limiter,
 				MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("%s listener: %w", env.name, err)
@@ -112,7 +117,7 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 			add(env.name, env.addr, h)
 		}
 		if cfg.ParseAddr != "" {
-			h, err := parsehttp.New(parsehttp.Config{Logger: logger, DB: db, Accounts: accounts, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
+			h, err := parsehttp.New(parsehttp.Config{Logger: logger, DB: db, Accounts: accounts, Limiter: limiter, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("parse listener: %w", err)
 			}

@@ -71,7 +71,6 @@ const (
 	ErrorCodeMethodNotAllowed     ErrorCode = "METHOD_NOT_ALLOWED"
 	ErrorCodeNotFound             ErrorCode = "NOT_FOUND"
 	ErrorCodeNotImplemented       ErrorCode = "NOT_IMPLEMENTED"
-	ErrorCodeRateLimited          ErrorCode = "RATE_LIMITED"
 	ErrorCodeServerError          ErrorCode = "SERVER_ERROR"
 	ErrorCodeServiceUnavailable   ErrorCode = "SERVICE_UNAVAILABLE"
 	ErrorCodeTokenExpired         ErrorCode = "TOKEN_EXPIRED"
@@ -104,8 +103,6 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeNotFound:
 		return true
 	case ErrorCodeNotImplemented:
-		return true
-	case ErrorCodeRateLimited:
 		return true
 	case ErrorCodeServerError:
 		return true
@@ -383,9 +380,9 @@ type Error struct {
 	// - `IDEMPOTENCY_CONFLICT` (409): a request with the same `Idempotency-Key` is still in progress.
 	// - `IDEMPOTENCY_KEY_REUSED` (422): the `Idempotency-Key` was used with a different request.
 	// - `FILE_TOO_LARGE` (413): an upload exceeds the size limit.
-	// - `LIMIT_EXCEEDED` (429): the monthly job quota is used up.
-	// - `RATE_LIMITED` (429): too many requests in the current minute, or too many failed
-	//   authentications.
+	// - `LIMIT_EXCEEDED` (429): a limit is reached: the monthly job quota, the requests per
+	//   minute of the plan, or failed authentications; the message says which, and
+	//   `Retry-After` when to try again.
 	// - `SERVER_ERROR` (500): an unexpected error; retry, and quote `X-Request-Id` if it persists.
 	// - `NOT_IMPLEMENTED` (501): the operation is not available on this server version yet.
 	// - `SERVICE_UNAVAILABLE` (503): the service cannot serve requests right now (database
@@ -414,9 +411,9 @@ type Error struct {
 //   - `IDEMPOTENCY_CONFLICT` (409): a request with the same `Idempotency-Key` is still in progress.
 //   - `IDEMPOTENCY_KEY_REUSED` (422): the `Idempotency-Key` was used with a different request.
 //   - `FILE_TOO_LARGE` (413): an upload exceeds the size limit.
-//   - `LIMIT_EXCEEDED` (429): the monthly job quota is used up.
-//   - `RATE_LIMITED` (429): too many requests in the current minute, or too many failed
-//     authentications.
+//   - `LIMIT_EXCEEDED` (429): a limit is reached: the monthly job quota, the requests per
+//     minute of the plan, or failed authentications; the message says which, and
+//     `Retry-After` when to try again.
 //   - `SERVER_ERROR` (500): an unexpected error; retry, and quote `X-Request-Id` if it persists.
 //   - `NOT_IMPLEMENTED` (501): the operation is not available on this server version yet.
 //   - `SERVICE_UNAVAILABLE` (503): the service cannot serve requests right now (database
@@ -445,9 +442,9 @@ type ErrorDetail struct {
 	// - `IDEMPOTENCY_CONFLICT` (409): a request with the same `Idempotency-Key` is still in progress.
 	// - `IDEMPOTENCY_KEY_REUSED` (422): the `Idempotency-Key` was used with a different request.
 	// - `FILE_TOO_LARGE` (413): an upload exceeds the size limit.
-	// - `LIMIT_EXCEEDED` (429): the monthly job quota is used up.
-	// - `RATE_LIMITED` (429): too many requests in the current minute, or too many failed
-	//   authentications.
+	// - `LIMIT_EXCEEDED` (429): a limit is reached: the monthly job quota, the requests per
+	//   minute of the plan, or failed authentications; the message says which, and
+	//   `Retry-After` when to try again.
 	// - `SERVER_ERROR` (500): an unexpected error; retry, and quote `X-Request-Id` if it persists.
 	// - `NOT_IMPLEMENTED` (501): the operation is not available on this server version yet.
 	// - `SERVICE_UNAVAILABLE` (503): the service cannot serve requests right now (database
@@ -1172,7 +1169,7 @@ type ClientInterface interface {
 	// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
 	// Failed attempts are throttled: after 10 failed authentications within one calendar minute
 	// for the same `client_id` (for the same source address when no `client_id` can be read),
-	// every further request for it answers `429 RATE_LIMITED` until that minute ends, even with
+	// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
 	// correct credentials. On this operation the `X-RateLimit-*` headers describe that
 	// failed-authentication budget.
 	//
@@ -1207,7 +1204,7 @@ type ClientInterface interface {
 	// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
 	// Failed attempts are throttled: after 10 failed authentications within one calendar minute
 	// for the same `client_id` (for the same source address when no `client_id` can be read),
-	// every further request for it answers `429 RATE_LIMITED` until that minute ends, even with
+	// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
 	// correct credentials. On this operation the `X-RateLimit-*` headers describe that
 	// failed-authentication budget.
 	//
@@ -1242,7 +1239,7 @@ type ClientInterface interface {
 	// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
 	// Failed attempts are throttled: after 10 failed authentications within one calendar minute
 	// for the same `client_id` (for the same source address when no `client_id` can be read),
-	// every further request for it answers `429 RATE_LIMITED` until that minute ends, even with
+	// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
 	// correct credentials. On this operation the `X-RateLimit-*` headers describe that
 	// failed-authentication budget.
 	//
@@ -1489,7 +1486,7 @@ func (c *Client) GetOpenAPISpec(ctx context.Context, reqEditors ...RequestEditor
 // A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
 // Failed attempts are throttled: after 10 failed authentications within one calendar minute
 // for the same `client_id` (for the same source address when no `client_id` can be read),
-// every further request for it answers `429 RATE_LIMITED` until that minute ends, even with
+// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
 // correct credentials. On this operation the `X-RateLimit-*` headers describe that
 // failed-authentication budget.
 //
@@ -1534,7 +1531,7 @@ func (c *Client) CreateTokenWithBody(ctx context.Context, contentType string, bo
 // A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
 // Failed attempts are throttled: after 10 failed authentications within one calendar minute
 // for the same `client_id` (for the same source address when no `client_id` can be read),
-// every further request for it answers `429 RATE_LIMITED` until that minute ends, even with
+// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
 // correct credentials. On this operation the `X-RateLimit-*` headers describe that
 // failed-authentication budget.
 //
@@ -1579,7 +1576,7 @@ func (c *Client) CreateToken(ctx context.Context, body CreateTokenJSONRequestBod
 // A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
 // Failed attempts are throttled: after 10 failed authentications within one calendar minute
 // for the same `client_id` (for the same source address when no `client_id` can be read),
-// every further request for it answers `429 RATE_LIMITED` until that minute ends, even with
+// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
 // correct credentials. On this operation the `X-RateLimit-*` headers describe that
 // failed-authentication budget.
 //
@@ -2165,7 +2162,7 @@ type ClientWithResponsesInterface interface {
 	// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
 	// Failed attempts are throttled: after 10 failed authentications within one calendar minute
 	// for the same `client_id` (for the same source address when no `client_id` can be read),
-	// every further request for it answers `429 RATE_LIMITED` until that minute ends, even with
+	// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
 	// correct credentials. On this operation the `X-RateLimit-*` headers describe that
 	// failed-authentication budget.
 	//
@@ -2200,7 +2197,7 @@ type ClientWithResponsesInterface interface {
 	// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
 	// Failed attempts are throttled: after 10 failed authentications within one calendar minute
 	// for the same `client_id` (for the same source address when no `client_id` can be read),
-	// every further request for it answers `429 RATE_LIMITED` until that minute ends, even with
+	// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
 	// correct credentials. On this operation the `X-RateLimit-*` headers describe that
 	// failed-authentication budget.
 	//
@@ -2235,7 +2232,7 @@ type ClientWithResponsesInterface interface {
 	// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
 	// Failed attempts are throttled: after 10 failed authentications within one calendar minute
 	// for the same `client_id` (for the same source address when no `client_id` can be read),
-	// every further request for it answers `429 RATE_LIMITED` until that minute ends, even with
+	// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
 	// correct credentials. On this operation the `X-RateLimit-*` headers describe that
 	// failed-authentication budget.
 	//
@@ -3691,7 +3688,7 @@ func (c *ClientWithResponses) GetOpenAPISpecWithResponse(ctx context.Context, re
 // A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
 // Failed attempts are throttled: after 10 failed authentications within one calendar minute
 // for the same `client_id` (for the same source address when no `client_id` can be read),
-// every further request for it answers `429 RATE_LIMITED` until that minute ends, even with
+// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
 // correct credentials. On this operation the `X-RateLimit-*` headers describe that
 // failed-authentication budget.
 //
@@ -3732,7 +3729,7 @@ func (c *ClientWithResponses) CreateTokenWithBodyWithResponse(ctx context.Contex
 // A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
 // Failed attempts are throttled: after 10 failed authentications within one calendar minute
 // for the same `client_id` (for the same source address when no `client_id` can be read),
-// every further request for it answers `429 RATE_LIMITED` until that minute ends, even with
+// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
 // correct credentials. On this operation the `X-RateLimit-*` headers describe that
 // failed-authentication budget.
 //
@@ -3773,7 +3770,7 @@ func (c *ClientWithResponses) CreateTokenWithResponse(ctx context.Context, body 
 // A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
 // Failed attempts are throttled: after 10 failed authentications within one calendar minute
 // for the same `client_id` (for the same source address when no `client_id` can be read),
-// every further request for it answers `429 RATE_LIMITED` until that minute ends, even with
+// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
 // correct credentials. On this operation the `X-RateLimit-*` headers describe that
 // failed-authentication budget.
 //

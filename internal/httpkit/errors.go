@@ -22,6 +22,7 @@ const (
 	CodeInvalidRequest      = "INVALID_REQUEST"
 	CodeFileTooLarge        = "FILE_TOO_LARGE"
 	CodeRateLimited         = "RATE_LIMITED"
+	CodeLimitExceeded       = "LIMIT_EXCEEDED"
 	CodeServerError         = "SERVER_ERROR"
 	CodeNotImplemented      = "NOT_IMPLEMENTED"
 	CodeServiceUnavailable  = "SERVICE_UNAVAILABLE"

@@ -14,6 +14,7 @@ import (
 
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/ratelimit"
 )
 
 // Accounts is what the Parsing API needs of the account rules; *account.Service has it.
@@ -124,6 +125,10 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 	httpkit.SetAuthenticated(ctx, rec.AccountID.String(), func(ctx context.Context) context.Context {
 		return context.WithValue(ctx, callerKey{}, caller)
 	})
+	// Every request of a known caller counts, also one its key's scopes then refuse.
+	if err := httpkit.ApplyRateLimit(ctx, s.limiter, rec.AccountID, ratelimit.Parse, httpkit.CodeRateLimited); err != nil {
+		return err
+	}
 	var missing []string
 	for _, sc := range need {
 		if !account.HasScope(rec.Scopes, sc) {

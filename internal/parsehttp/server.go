@@ -29,12 +29,15 @@ type Config struct {
 	MaxUploadBodyBytes int64
 	// Accounts checks API keys.
 	Accounts Accounts
+	// Limiter counts requests against each account's rate limit; nil limits nothing.
+	Limiter httpkit.RateLimiter
 }
 
 // Server implements the generated strict server interface.
 type Server struct {
 	svc      httpkit.Service
 	accounts Accounts
+	limiter  httpkit.RateLimiter
 	// scopes are the scopes each operation requires, by operation id.
 	scopes map[string][]account.Scope
 }
@@ -59,7 +62,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{svc: svc, accounts: cfg.Accounts, scopes: scopes}
+	s := &Server{svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, scopes: scopes}
 	e, err := httpkit.NewEcho(httpkit.EchoConfig{
 		API:                "parse",
 		Logger:             cfg.Logger,

@@ -14,6 +14,7 @@ import (
 	"github.com/statementmatch/service/gen/reconapi"
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/ratelimit"
 )
 
 // Accounts is what the Reconciliation API needs of the account rules; *account.Service has it.
@@ -82,6 +83,11 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 	httpkit.SetAuthenticated(ctx, rec.AccountID.String(), func(ctx context.Context) context.Context {
 		return context.WithValue(ctx, callerKey{}, caller)
 	})
+	// Every request of a known caller counts, also one its permissions then refuse. Production
+	// and sandbox share the account's budget.
+	if err := httpkit.ApplyRateLimit(ctx, s.limiter, rec.AccountID, ratelimit.Recon, httpkit.CodeLimitExceeded); err != nil {
+		return err
+	}
 	for _, need := range in.Scopes {
 		if !account.HasPermission(rec.Permissions, account.Permission(need)) {
 			return httpkit.InsufficientScope("This access token lacks the "+strings.Join(in.Scopes, " ")+" permission.", in.Scopes)

@@ -42,6 +42,8 @@ type Config struct {
 	Accounts Accounts
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Limiter counts requests against each account's rate limit; nil limits nothing.
+	Limiter httpkit.RateLimiter
 }
 
 // Server implements the generated strict server interface.
@@ -49,6 +51,7 @@ type Server struct {
 	env      account.Environment
 	svc      httpkit.Service
 	accounts Accounts
+	limiter  httpkit.RateLimiter
 	now      func() time.Time
 }
 
@@ -71,7 +74,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{env: account.Environment(cfg.Env), svc: svc, accounts: cfg.Accounts, now: cfg.Now}
+	s := &Server{env: account.Environment(cfg.Env), svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, now: cfg.Now}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -1,0 +1,118 @@
+package contracttests
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// awayFromMinuteEnd waits, if needed, until the current calendar minute has at least margin left,
+// so a burst of requests falls into one rate-limit window.
+func awayFromMinuteEnd(margin time.Duration) {
+	now := time.Now()
+	if left := now.Truncate(time.Minute).Add(time.Minute).Sub(now); left < margin {
+		time.Sleep(left + 100*time.Millisecond)
+	}
+}
+
+// TestRateLimitIsExactAcrossProcesses: two statementd processes share one database; an account on
+// the Standard plan (100 requests a minute) sends 200 requests at once, spread over both; exactly
+// 100 are answered without 429. Every answer carries the rate-limit headers, every 429 a
+// Retry-After, and all answers are valid against the spec.
+func TestRateLimitIsExactAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	one := startServer(t)
+	two := startServer(t, "DATABASE_URL="+one.DatabaseURL, "STATEMENTD_DATA_DIR="+one.DataDir)
+	acct := one.newAccount(t, "Limited", "--recon-plan", "standard")
+	id, secret := one.newClient(t, acct)
+
+	awayFromMinuteEnd(20 * time.Second)
+	// The token request is not counted against the account: it is the throttle of the token
+	// endpoint that limits it.
+	tokens := []string{one.token(t, one.ReconURL, id, secret), two.token(t, two.ReconURL, id, secret)}
+	bases := []string{one.ReconURL, two.ReconURL}
+
+	const sent, limit = 200, 100
+	type answer struct {
+		status                  int
+		limit, remaining, reset string
+		retryAfter              string
+	}
+	answers := make([]answer, sent)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range sent {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, err := http.NewRequest(http.MethodGet, bases[i%2]+"/api/v1/limits", nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			req.Header.Set("Authorization", "Bearer "+tokens[i%2])
+			<-start
+			resp, err := recon(t).client(t).Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_ = resp.Body.Close()
+			h := resp.Header
+			answers[i] = answer{resp.StatusCode, h.Get("X-RateLimit-Limit"), h.Get("X-RateLimit-Remaining"),
+				h.Get("X-RateLimit-Reset"), h.Get("Retry-After")}
+		}()
+	}
+	close(start)
+	wg.Wait()
+
+	passed := 0
+	for _, a := range answers {
+		require.Equal(t, strconv.Itoa(limit), a.limit, "X-RateLimit-Limit on every answer")
+		remaining, err := strconv.Atoi(a.remaining)
+		require.NoError(t, err)
+		reset, err := strconv.ParseInt(a.reset, 10, 64)
+		require.NoError(t, err)
+		require.Greater(t, reset, time.Now().Unix()-60, "X-RateLimit-Reset is the end of the current window")
+		if a.status == http.StatusTooManyRequests {
+			require.Equal(t, 0, remaining)
+			retry, err := strconv.Atoi(a.retryAfter)
+			require.NoError(t, err)
+			require.GreaterOrEqual(t, retry, 1)
+			continue
+		}
+		require.Equal(t, http.StatusNotImplemented, a.status, "an allowed request reaches the operation")
+		passed++
+	}
+	require.Equal(t, limit, passed, "exactly the limit passes, across both processes")
+}
+
+// TestRateLimitOfTheParsingAPI: a free-plan account gets 10 requests a minute, then 429
+// RATE_LIMITED in the envelope; Remaining counts down by one per request.
+func TestRateLimitOfTheParsingAPI(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	acct := s.newAccount(t, "Free", "--parse-plan", "free")
+	_, key := s.newKey(t, acct)
+	awayFromMinuteEnd(15 * time.Second)
+	for i := 1; i <= 11; i++ {
+		req, err := http.NewRequest(http.MethodGet, s.ParseURL+"/api/v1/jobs", nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := parse(t).client(t).Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		require.Equal(t, "10", resp.Header.Get("X-RateLimit-Limit"))
+		if i <= 10 {
+			require.Equal(t, http.StatusNotImplemented, resp.StatusCode, "request %d", i)
+			require.Equal(t, strconv.Itoa(10-i), resp.Header.Get("X-RateLimit-Remaining"), "request %d", i)
+			continue
+		}
+		require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+		require.NotEmpty(t, resp.Header.Get("Retry-After"))
+	}
+}

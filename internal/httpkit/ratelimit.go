@@ -1,0 +1,86 @@
+package httpkit
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+	oapimw "github.com/oapi-codegen/echo-middleware"
+
+	"github.com/statementmatch/service/internal/ratelimit"
+)
+
+// Rate-limit response headers, on every answer to an identified caller.
+const (
+	HeaderRateLimitLimit     = "X-RateLimit-Limit"
+	HeaderRateLimitRemaining = "X-RateLimit-Remaining"
+	HeaderRateLimitReset     = "X-RateLimit-Reset"
+	HeaderRetryAfter         = "Retry-After"
+)
+
+// SetRateLimit gives the answer to the request being authenticated its X-RateLimit headers,
+// whatever the answer turns out to be (success, validation error, 429, 501). Called inside an
+// openapi3filter.AuthenticationFunc. The generated strict handlers write the headers the specs
+// declare from fields the handlers leave empty, so, like the request id, the values are set again
+// just before the status line is written.
+func SetRateLimit(authCtx context.Context, limit, remaining int, reset time.Time) {
+	ec := oapimw.GetEchoContext(authCtx)
+	if ec == nil {
+		return
+	}
+	res := ec.Response()
+	set := func() {
+		h := res.Header()
+		h.Set(HeaderRateLimitLimit, strconv.Itoa(limit))
+		h.Set(HeaderRateLimitRemaining, strconv.Itoa(remaining))
+		h.Set(HeaderRateLimitReset, strconv.FormatInt(reset.Unix(), 10))
+	}
+	set()
+	res.Before(set)
+}
+
+// LimitExceeded is the answer to a request over its rate limit: 429 with the API's code and
+// Retry-After in whole seconds.
+func LimitExceeded(code, message string, retryAfter int) *echo.HTTPError {
+	return &echo.HTTPError{Code: http.StatusTooManyRequests, Internal: &Error{
+		Status: http.StatusTooManyRequests, Code: code, Message: message,
+		Header: http.Header{HeaderRetryAfter: {strconv.Itoa(retryAfter)}}}}
+}
+
+// Unavailable is the answer when a dependency the request needs (the database) fails: 503 with
+// Retry-After, logging err and showing nothing of it.
+func Unavailable(err error) *echo.HTTPError {
+	return &echo.HTTPError{Code: http.StatusServiceUnavailable, Internal: &Error{
+		Status: http.StatusServiceUnavailable, Code: CodeServiceUnavailable,
+		Message: "The service is temporarily unavailable; retry later.", Err: err,
+		Header: http.Header{HeaderRetryAfter: {strconv.Itoa(RetryAfterUnavailable)}}}}
+}
+
+// RateLimiter counts requests against an account's rate limit; *ratelimit.Limiter is one.
+type RateLimiter interface {
+	Take(ctx context.Context, accountID uuid.UUID, api ratelimit.API) (ratelimit.Decision, error)
+}
+
+// ApplyRateLimit counts the authenticated request against its account's limit on api, gives the
+// answer its X-RateLimit headers, and returns the 429 (with the API's code) when the request is
+// over the limit. Called inside an openapi3filter.AuthenticationFunc once the caller is known.
+// A nil limiter limits nothing.
+func ApplyRateLimit(authCtx context.Context, l RateLimiter, accountID uuid.UUID, api ratelimit.API, code string) error {
+	if l == nil {
+		return nil
+	}
+	d, err := l.Take(RequestContext(authCtx), accountID, api)
+	if err != nil {
+		return Unavailable(err)
+	}
+	SetRateLimit(authCtx, d.Limit, d.Remaining, d.Reset)
+	if d.Allowed {
+		return nil
+	}
+	retry := d.RetryAfter(time.Now())
+	return LimitExceeded(code, fmt.Sprintf("Rate limit of %d requests per minute reached; retry in %d seconds.", d.Limit, retry), retry)
+}
