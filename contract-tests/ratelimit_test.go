@@ -3,6 +3,7 @@ package contracttests
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -115,4 +116,33 @@ func TestRateLimitOfTheParsingAPI(t *testing.T) {
 		require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 		require.NotEmpty(t, resp.Header.Get("Retry-After"))
 	}
+}
+
+// TestTokenEndpointThrottlesFailedAuthentications (A2): ten wrong secrets for one client within a
+// minute, then even the right one gets 429 LIMIT_EXCEEDED with Retry-After; the 401s count the
+// budget down in X-RateLimit-Remaining.
+func TestTokenEndpointThrottlesFailedAuthentications(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	acct := s.newAccount(t, "Guessed")
+	id, secret := s.newClient(t, acct)
+	awayFromMinuteEnd(15 * time.Second)
+	try := func(secret string) *http.Response {
+		body := strings.NewReader(`{"client_id":"` + id + `","client_secret":"` + secret + `"}`)
+		req, err := http.NewRequest(http.MethodPost, s.ReconURL+"/api/v1/token", body)
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := recon(t).client(t).Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		return resp
+	}
+	for i := 1; i <= 10; i++ {
+		resp := try("cs_wrong")
+		require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+		require.Equal(t, strconv.Itoa(10-i), resp.Header.Get("X-RateLimit-Remaining"), "attempt %d", i)
+	}
+	resp := try(secret)
+	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "the right secret is refused while throttled")
+	require.NotEmpty(t, resp.Header.Get("Retry-After"))
 }

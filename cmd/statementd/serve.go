@@ -52,9 +52,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 
 	// One limiter for every listener of the process; the count itself is in the database,
 	// shared with every other process.
-	limiter := &ratelimit.Limiter{Store: postgres.NewRateLimitStore(db), Now: time.Now}
+	counts := postgres.NewRateLimitStore(db)
+	limiter := &ratelimit.Limiter{Store: counts, Now: time.Now}
+	throttle := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: reconhttp.FailedAuthBudget}
 
-	listeners, err := buildListeners(cfg, db, accounts, limiter, logger)
+	listeners, err := buildListeners(cfg, db, accounts, limiter, throttle, logger)
 	if err != nil {
 		return err
 	}
@@ -93,7 +95,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 
 // buildListeners returns the listeners the role and addresses ask for; an empty address
 // disables its listener.
-func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, limiter httpkit.RateLimiter, logger *slog.Logger) ([]*httpkit.Listener, error) {
+func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, limiter httpkit.RateLimiter, throttle *ratelimit.Throttle, logger *slog.Logger) ([]*httpkit.Listener, error) {
 	var listeners []*httpkit.Listener
 	add := func(name, addr string, h http.Handler) {
 		listeners = append(listeners, &httpkit.Listener{Name: name, Addr: addr, Handler: h, Logger: logger})
@@ -109,7 +111,7 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 			if env.addr == "" {
 				continue
 			}
-			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, Accounts: accounts, Now: time.Now, Limiter: limiter,
+			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, Accounts: accounts, Now: time.Now, Limiter: limiter, Throttle: throttle,
 				MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("%s listener: %w", env.name, err)

@@ -13,10 +13,14 @@ import (
 	"github.com/statementmatch/service/internal/ratelimit"
 )
 
-// RateLimitStore counts requests in rate_limit_windows.
+// RateLimitStore counts requests in rate_limit_windows and failed authentications in
+// auth_failures.
 type RateLimitStore struct{ DB *sqlx.DB }
 
-var _ ratelimit.Store = (*RateLimitStore)(nil)
+var (
+	_ ratelimit.Store        = (*RateLimitStore)(nil)
+	_ ratelimit.FailureStore = (*RateLimitStore)(nil)
+)
 
 // NewRateLimitStore returns the rate-limit store of db.
 func NewRateLimitStore(db *sqlx.DB) *RateLimitStore { return &RateLimitStore{DB: db} }
@@ -44,8 +48,32 @@ func (s *RateLimitStore) Hit(ctx context.Context, accountID uuid.UUID, api ratel
 	return count, plans, err
 }
 
-// Forget implements ratelimit.Store.
+// Forget implements ratelimit.Store; it also forgets old failed-authentication counts.
 func (s *RateLimitStore) Forget(ctx context.Context, cutoff time.Time) error {
 	_, err := s.DB.ExecContext(ctx, `DELETE FROM rate_limit_windows WHERE window_start < $1`, cutoff)
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.ExecContext(ctx, `DELETE FROM auth_failures WHERE window_start < $1`, cutoff)
 	return err
+}
+
+// Failures implements ratelimit.FailureStore.
+func (s *RateLimitStore) Failures(ctx context.Context, key string, windowStart time.Time) (int, error) {
+	var n int
+	err := s.DB.QueryRowContext(ctx, `SELECT count FROM auth_failures WHERE key = $1 AND window_start = $2`, key, windowStart).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return n, err
+}
+
+// AddFailure implements ratelimit.FailureStore.
+func (s *RateLimitStore) AddFailure(ctx context.Context, key string, windowStart time.Time) (int, error) {
+	var n int
+	err := s.DB.QueryRowContext(ctx, `
+INSERT INTO auth_failures (key, window_start, count) VALUES ($1, $2, 1)
+ON CONFLICT (key, window_start) DO UPDATE SET count = auth_failures.count + 1
+RETURNING count`, key, windowStart).Scan(&n)
+	return n, err
 }

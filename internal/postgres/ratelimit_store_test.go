@@ -65,4 +65,16 @@ func TestRateLimitStoreCountsExactly(t *testing.T) {
 	var left int
 	require.NoError(t, db.Get(&left, `SELECT count(*) FROM rate_limit_windows WHERE account_id = $1`, acct.ID))
 	require.Equal(t, 1, left, "windows before the cutoff are gone")
+
+	fails, err := store.Failures(ctx, "client:cli_x", window)
+	require.NoError(t, err)
+	require.Equal(t, 0, fails, "no failures yet")
+	for want := 1; want <= 3; want++ {
+		fails, err = store.AddFailure(ctx, "client:cli_x", window)
+		require.NoError(t, err)
+		require.Equal(t, want, fails)
+	}
+	fails, err = store.Failures(ctx, "client:cli_x", window)
+	require.NoError(t, err)
+	require.Equal(t, 3, fails)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/statementmatch/service/gen/reconapi"
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/openapi"
 )
 
@@ -44,6 +45,8 @@ type Config struct {
 	Now func() time.Time
 	// Limiter counts requests against each account's rate limit; nil limits nothing.
 	Limiter httpkit.RateLimiter
+	// Throttle limits failed token requests per client.
+	Throttle *ratelimit.Throttle
 }
 
 // Server implements the generated strict server interface.
@@ -52,6 +55,7 @@ type Server struct {
 	svc      httpkit.Service
 	accounts Accounts
 	limiter  httpkit.RateLimiter
+	throttle *ratelimit.Throttle
 	now      func() time.Time
 }
 
@@ -74,7 +78,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{env: account.Environment(cfg.Env), svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, now: cfg.Now}
+	s := &Server{env: account.Environment(cfg.Env), svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, throttle: cfg.Throttle, now: cfg.Now}
 	if s.now == nil {
 		s.now = time.Now
 	}

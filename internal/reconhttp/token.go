@@ -7,17 +7,16 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/statementmatch/service/gen/reconapi"
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
 )
 
-// failedAuthBudget is the number of failed client authentications allowed per client and
-// calendar minute (the spec's token endpoint description), reported in the token answer's
-// X-RateLimit-* headers.
-const failedAuthBudget = 10
+// FailedAuthBudget is the number of failed client authentications allowed per client and
+// calendar minute (the spec's token endpoint description); the token answers' X-RateLimit-*
+// headers report what is left of it.
+const FailedAuthBudget = 10
 
 // tokenRequest is a token request in either of its two forms, after the validator checked it
 // against the spec.
@@ -85,12 +84,34 @@ func (s *Server) CreateToken(ctx context.Context, request reconapi.CreateTokenRe
 		requested = perms
 	}
 
+	// Failed attempts are counted per client id, the same for unknown ids and wrong secrets, so
+	// the throttle tells nothing about which clients exist.
+	throttleKey := "client:" + tr.clientID
+	budget, err := s.throttle.Check(ctx, throttleKey)
+	if err != nil {
+		return nil, httpkit.Unavailable(err)
+	}
+	if !budget.Allowed {
+		retry := budget.RetryAfter(s.now())
+		return reconapi.CreateToken429JSONResponse{TokenTooManyRequestsJSONResponse: reconapi.TokenTooManyRequestsJSONResponse{
+			Body: errorBody(httpkit.CodeLimitExceeded, fmt.Sprintf("Too many failed authentications for this client; retry in %d seconds.", retry)),
+			Headers: reconapi.TokenTooManyRequestsResponseHeaders{RetryAfter: retry, XRateLimitLimit: budget.Limit,
+				XRateLimitRemaining: budget.Remaining, XRateLimitReset: int(budget.Reset.Unix())},
+		}}, nil
+	}
+
 	token, rec, err := s.accounts.IssueToken(ctx, tr.clientID, tr.clientSecret, s.env, requested)
 	switch {
 	case errors.Is(err, account.ErrInvalidCredentials):
+		after, err := s.throttle.Fail(ctx, throttleKey)
+		if err != nil {
+			return nil, httpkit.Unavailable(err)
+		}
+		limit, remaining, reset := after.Limit, after.Remaining, int(after.Reset.Unix())
 		return reconapi.CreateToken401JSONResponse{TokenUnauthorizedJSONResponse: reconapi.TokenUnauthorizedJSONResponse{
-			Body:    errorBody(httpkit.CodeAuthInvalid, msgInvalidClient),
-			Headers: reconapi.TokenUnauthorizedResponseHeaders{WWWAuthenticate: httpkit.Challenge{Scheme: "Basic", Realm: httpkit.Realm}.String()},
+			Body: errorBody(httpkit.CodeAuthInvalid, msgInvalidClient),
+			Headers: reconapi.TokenUnauthorizedResponseHeaders{WWWAuthenticate: httpkit.Challenge{Scheme: "Basic", Realm: httpkit.Realm}.String(),
+				XRateLimitLimit: &limit, XRateLimitRemaining: &remaining, XRateLimitReset: &reset},
 		}}, nil
 	case errors.Is(err, account.ErrPermission):
 		return tokenBadRequest("scope: the client does not hold every permission asked for; leave scope out to get all it holds."), nil
@@ -98,7 +119,6 @@ func (s *Server) CreateToken(ctx context.Context, request reconapi.CreateTokenRe
 		return nil, fmt.Errorf("issue token: %w", err)
 	}
 
-	limit, remaining, reset := s.failedAuthBudget()
 	pragma := "no-cache"
 	return reconapi.CreateToken200JSONResponse{
 		Body: reconapi.AccessToken{
@@ -109,17 +129,9 @@ func (s *Server) CreateToken(ctx context.Context, request reconapi.CreateTokenRe
 		},
 		Headers: reconapi.CreateToken200ResponseHeaders{
 			CacheControl: "no-store", Pragma: &pragma,
-			XRateLimitLimit: limit, XRateLimitRemaining: remaining, XRateLimitReset: reset,
+			XRateLimitLimit: budget.Limit, XRateLimitRemaining: budget.Remaining, XRateLimitReset: int(budget.Reset.Unix()),
 		},
 	}, nil
-}
-
-// failedAuthBudget reports the failed-authentication budget of the current calendar minute.
-// The throttle that spends it (10 failures per client and minute, then 429) is not built yet, so
-// the budget is reported whole.
-func (s *Server) failedAuthBudget() (limit, remaining, reset int) {
-	next := s.now().UTC().Truncate(time.Minute).Add(time.Minute)
-	return failedAuthBudget, failedAuthBudget, int(next.Unix())
 }
 
 // expiresIn is the token's lifetime in whole seconds, at least 1.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/statementmatch/service/gen/reconapi"
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/ratelimit"
 )
 
 func TestParseClientBasic(t *testing.T) {
@@ -68,10 +70,62 @@ func (f fakeAccounts) AuthenticateToken(context.Context, string, account.Environ
 	return account.AccessToken{}, account.ErrInvalidCredentials
 }
 
+// memFailures counts failed authentications in memory; internal/postgres tests the real store.
+type memFailures struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (m *memFailures) Failures(_ context.Context, key string, start time.Time) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.n[key+start.String()], nil
+}
+
+func (m *memFailures) AddFailure(_ context.Context, key string, start time.Time) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.n == nil {
+		m.n = map[string]int{}
+	}
+	m.n[key+start.String()]++
+	return m.n[key+start.String()], nil
+}
+
+// TestCreateTokenThrottlesFailedAttempts: after ten failed attempts for a client within a minute,
+// even the right secret is refused with 429 until the minute ends; the headers count down.
+func TestCreateTokenThrottlesFailedAttempts(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 5, 14, 7, 12, 0, time.UTC)
+	clock := func() time.Time { return now }
+	s := &Server{env: account.Production, accounts: fakeAccounts{now: now}, now: clock,
+		throttle: &ratelimit.Throttle{Store: &memFailures{}, Now: clock, Budget: FailedAuthBudget}}
+	try := func(secret string) reconapi.CreateTokenResponseObject {
+		resp, err := s.CreateToken(context.Background(), reconapi.CreateTokenRequestObject{
+			JSONBody: &reconapi.CreateTokenJSONRequestBody{ClientId: "cli_ok", ClientSecret: secret}})
+		require.NoError(t, err)
+		return resp
+	}
+	for i := 1; i <= FailedAuthBudget; i++ {
+		resp, ok := try("cs_wrong").(reconapi.CreateToken401JSONResponse)
+		require.True(t, ok, "attempt %d is a 401", i)
+		require.Equal(t, FailedAuthBudget-i, *resp.Headers.XRateLimitRemaining)
+	}
+	limited, ok := try("cs_ok").(reconapi.CreateToken429JSONResponse)
+	require.True(t, ok, "the right secret is refused while the client is throttled")
+	require.Equal(t, reconapi.ErrorCodeLimitExceeded, limited.Body.Error)
+	require.Equal(t, 48, limited.Headers.RetryAfter, "until the minute ends")
+
+	now = now.Add(48 * time.Second)
+	_, ok = try("cs_ok").(reconapi.CreateToken200JSONResponse)
+	require.True(t, ok, "a new minute gives a new budget")
+}
+
 func TestCreateToken(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 5, 14, 7, 12, 0, time.UTC)
-	s := &Server{env: account.Production, accounts: fakeAccounts{now: now}, now: func() time.Time { return now }}
+	s := &Server{env: account.Production, accounts: fakeAccounts{now: now}, now: func() time.Time { return now },
+		throttle: &ratelimit.Throttle{Store: &memFailures{}, Now: func() time.Time { return now }, Budget: FailedAuthBudget}}
 	str := func(s string) *string { return &s }
 	sandbox, production := reconapi.EnvironmentSandbox, reconapi.EnvironmentProduction
 	basicOK := basicAuth{present: true, clientID: "cli_ok", clientSecret: "cs_ok"}
