@@ -1,0 +1,72 @@
+package contracttests
+
+import (
+	"bytes"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+)
+
+// TestOtherTenantsObjectsAreNotFound (A6) is generated from the specs: every operation of both APIs
+// whose path names an object ({id}, {job_id}) is called with tenant B's credentials on an id B does
+// not own, and must answer 404 NOT_FOUND. While an operation still declares 501 in the spec (a
+// later version implements it) its 501 is accepted instead; once the spec drops the 501, the test
+// demands the 404 with no change here, and new routes are covered as they are added.
+//
+// The ids are tenant A's would-be objects: fresh UUIDs, because no operation that creates objects
+// exists yet. When jobs and webhooks can be created, create them as tenant A here.
+func TestOtherTenantsObjectsAreNotFound(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	s.newTenant(t, "A")
+	b := s.newTenant(t, "B")
+	token := s.token(t, s.ReconURL, b.ClientID, b.ClientSecret)
+
+	checked := 0
+	for _, a := range []struct {
+		api        *api
+		base, cred string
+	}{{recon(t), s.ReconURL, token}, {parse(t), s.ParseURL, b.APIKey}} {
+		paths := a.api.spec.Paths.Map()
+		names := make([]string, 0, len(paths))
+		for p := range paths {
+			names = append(names, p)
+		}
+		sort.Strings(names)
+		for _, path := range names {
+			if !strings.Contains(path, "{") {
+				continue
+			}
+			for method, op := range paths[path].Operations() {
+				name := a.api.name + " " + method + " " + path
+				url := a.base + strings.NewReplacer("{id}", uuid.NewString(), "{job_id}", uuid.NewString()).Replace(path)
+				var body *bytes.Reader
+				if op.RequestBody != nil {
+					body = bytes.NewReader([]byte("{}"))
+				} else {
+					body = bytes.NewReader(nil)
+				}
+				req, err := http.NewRequest(method, url, body)
+				require.NoError(t, err, name)
+				req.Header.Set("Authorization", "Bearer "+a.cred)
+				if op.RequestBody != nil {
+					req.Header.Set("Content-Type", "application/json")
+				}
+				resp, err := a.api.client(t).Do(req)
+				require.NoError(t, err, name)
+				_ = resp.Body.Close()
+				if resp.StatusCode == http.StatusNotImplemented && op.Responses.Status(http.StatusNotImplemented) != nil {
+					checked++
+					continue
+				}
+				require.Equal(t, http.StatusNotFound, resp.StatusCode, "%s with another tenant's id", name)
+				checked++
+			}
+		}
+	}
+	require.GreaterOrEqual(t, checked, 6, "every {id} route of both specs was called")
+}
