@@ -146,3 +146,35 @@ func TestTokenEndpointThrottlesFailedAuthentications(t *testing.T) {
 	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "the right secret is refused while throttled")
 	require.NotEmpty(t, resp.Header.Get("Retry-After"))
 }
+
+// TestRequestsWithoutCredentialsAreLimitedPerAddress: 60 requests a minute without valid
+// credentials from one address get 401 with that budget in their X-RateLimit headers; the 61st
+// gets 429 RATE_LIMITED in the Parsing API's envelope, while a caller with a valid key is not
+// affected.
+func TestRequestsWithoutCredentialsAreLimitedPerAddress(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	_, key := s.newKey(t, s.newAccount(t, "Unaffected"))
+	awayFromMinuteEnd(15 * time.Second)
+	get := func(credential string) *http.Response {
+		req, err := http.NewRequest(http.MethodGet, s.ParseURL+"/api/v1/jobs", nil)
+		require.NoError(t, err)
+		if credential != "" {
+			req.Header.Set("Authorization", "Bearer "+credential)
+		}
+		resp, err := parse(t).client(t).Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		return resp
+	}
+	for i := 1; i <= 60; i++ {
+		resp := get("smk_live_" + strings.Repeat("x", 40))
+		require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+		require.Equal(t, "60", resp.Header.Get("X-RateLimit-Limit"))
+		require.Equal(t, strconv.Itoa(60-i), resp.Header.Get("X-RateLimit-Remaining"), "request %d", i)
+	}
+	resp := get("")
+	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+	require.NotEmpty(t, resp.Header.Get("Retry-After"))
+	require.Equal(t, http.StatusNotImplemented, get(key).StatusCode, "a valid key is not limited by the address's budget")
+}

@@ -55,8 +55,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	counts := postgres.NewRateLimitStore(db)
 	limiter := &ratelimit.Limiter{Store: counts, Now: time.Now}
 	throttle := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: reconhttp.FailedAuthBudget}
+	anonymous := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: httpkit.AnonymousBudget}
 
-	listeners, err := buildListeners(cfg, db, accounts, limiter, throttle, logger)
+	listeners, err := buildListeners(cfg, db, accounts, limiter, throttle, anonymous, logger)
 	if err != nil {
 		return err
 	}
@@ -95,7 +96,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 
 // buildListeners returns the listeners the role and addresses ask for; an empty address
 // disables its listener.
-func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, limiter httpkit.RateLimiter, throttle *ratelimit.Throttle, logger *slog.Logger) ([]*httpkit.Listener, error) {
+func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, limiter httpkit.RateLimiter, throttle, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*httpkit.Listener, error) {
 	var listeners []*httpkit.Listener
 	add := func(name, addr string, h http.Handler) {
 		listeners = append(listeners, &httpkit.Listener{Name: name, Addr: addr, Handler: h, Logger: logger})
@@ -111,7 +112,7 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 			if env.addr == "" {
 				continue
 			}
-			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, Accounts: accounts, Now: time.Now, Limiter: limiter, Throttle: throttle,
+			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, Accounts: accounts, Now: time.Now, Limiter: limiter, Throttle: throttle, Anonymous: anonymous,
 				MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("%s listener: %w", env.name, err)
@@ -119,7 +120,7 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 			add(env.name, env.addr, h)
 		}
 		if cfg.ParseAddr != "" {
-			h, err := parsehttp.New(parsehttp.Config{Logger: logger, DB: db, Accounts: accounts, Limiter: limiter, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
+			h, err := parsehttp.New(parsehttp.Config{Logger: logger, DB: db, Accounts: accounts, Limiter: limiter, Anonymous: anonymous, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("parse listener: %w", err)
 			}

@@ -3,6 +3,7 @@ package httpkit
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -83,4 +84,34 @@ func ApplyRateLimit(authCtx context.Context, l RateLimiter, accountID uuid.UUID,
 	}
 	retry := d.RetryAfter(time.Now())
 	return LimitExceeded(code, fmt.Sprintf("Rate limit of %d requests per minute reached; retry in %d seconds.", d.Limit, retry), retry)
+}
+
+// AnonymousBudget is how many requests without valid credentials a source address may send to
+// one API per minute.
+const AnonymousBudget = 60
+
+// RefuseAnonymous counts a request refused for its credentials against its source address's
+// budget on api, gives the answer that budget's X-RateLimit headers, and returns refusal, or the
+// 429 (with the API's code) once the address is over the budget. The address is the connection's
+// peer, never a forwarding header a client could forge. If counting fails the refusal stands:
+// a 401 is never turned into a 503.
+func RefuseAnonymous(authCtx context.Context, t *ratelimit.Throttle, api ratelimit.API, code string, refusal error) error {
+	ec := oapimw.GetEchoContext(authCtx)
+	if t == nil || ec == nil {
+		return refusal
+	}
+	addr, _, err := net.SplitHostPort(ec.Request().RemoteAddr)
+	if err != nil {
+		addr = ec.Request().RemoteAddr
+	}
+	d, err := t.Count(RequestContext(authCtx), string(api)+"-addr:"+addr)
+	if err != nil {
+		return refusal
+	}
+	SetRateLimit(authCtx, d.Limit, d.Remaining, d.Reset)
+	if d.Allowed {
+		return refusal
+	}
+	retry := d.RetryAfter(time.Now())
+	return LimitExceeded(code, fmt.Sprintf("Too many requests without valid credentials from this address; retry in %d seconds.", retry), retry)
 }

@@ -110,14 +110,14 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 	key, err := httpkit.ParseBearer(in.RequestValidationInput.Request.Header.Get(echo.HeaderAuthorization))
 	switch {
 	case errors.Is(err, httpkit.ErrNoCredentials):
-		return httpkit.Unauthenticated(msgNoKey)
+		return s.refuse(ctx, httpkit.Unauthenticated(msgNoKey))
 	case err != nil:
-		return httpkit.InvalidToken(httpkit.CodeAuthInvalid, msgInvalidKey)
+		return s.refuse(ctx, httpkit.InvalidToken(httpkit.CodeAuthInvalid, msgInvalidKey))
 	}
 	rec, err := s.accounts.AuthenticateAPIKey(httpkit.RequestContext(ctx), key)
 	switch {
 	case errors.Is(err, account.ErrInvalidCredentials):
-		return httpkit.InvalidToken(httpkit.CodeAuthInvalid, msgInvalidKey)
+		return s.refuse(ctx, httpkit.InvalidToken(httpkit.CodeAuthInvalid, msgInvalidKey))
 	case err != nil:
 		return httpkit.AuthFailure(err)
 	}
@@ -143,4 +143,10 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 		return httpkit.InsufficientScope(fmt.Sprintf("This API key lacks the scope %q.", strings.Join(missing, " ")), names)
 	}
 	return nil
+}
+
+// refuse answers a request refused for its credentials: it counts against its source address's
+// budget for requests without valid credentials.
+func (s *Server) refuse(ctx context.Context, refusal error) error {
+	return httpkit.RefuseAnonymous(ctx, s.anonymous, ratelimit.Parse, httpkit.CodeRateLimited, refusal)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/statementmatch/service/gen/parseapi"
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/openapi"
 )
 
@@ -31,6 +32,8 @@ type Config struct {
 	Accounts Accounts
 	// Limiter counts requests against each account's rate limit; nil limits nothing.
 	Limiter httpkit.RateLimiter
+	// Anonymous limits requests without valid credentials per source address; nil limits nothing.
+	Anonymous *ratelimit.Throttle
 }
 
 // Server implements the generated strict server interface.
@@ -38,6 +41,8 @@ type Server struct {
 	svc      httpkit.Service
 	accounts Accounts
 	limiter  httpkit.RateLimiter
+	// anonymous limits requests without valid credentials per source address.
+	anonymous *ratelimit.Throttle
 	// scopes are the scopes each operation requires, by operation id.
 	scopes map[string][]account.Scope
 }
@@ -62,7 +67,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, scopes: scopes}
+	s := &Server{svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, scopes: scopes}
 	e, err := httpkit.NewEcho(httpkit.EchoConfig{
 		API:                "parse",
 		Logger:             cfg.Logger,

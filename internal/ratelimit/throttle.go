@@ -46,3 +46,15 @@ func (t *Throttle) Fail(ctx context.Context, key string) (Decision, error) {
 func (t *Throttle) decision(start time.Time, failures int) Decision {
 	return Decision{Limit: t.Budget, Remaining: max(t.Budget-failures, 0), Reset: start.Add(Window), Allowed: failures < t.Budget}
 }
+
+// Count counts a request for key, as a Limiter counts an account's: Allowed while the window's
+// count including this request is within Budget. It limits requests that carry no valid
+// credentials, per source address.
+func (t *Throttle) Count(ctx context.Context, key string) (Decision, error) {
+	start := t.Now().UTC().Truncate(Window)
+	n, err := t.Store.AddFailure(ctx, key, start)
+	if err != nil {
+		return Decision{}, fmt.Errorf("count request: %w", err)
+	}
+	return Decision{Limit: t.Budget, Remaining: max(t.Budget-n, 0), Reset: start.Add(Window), Allowed: n <= t.Budget}, nil
+}

@@ -66,16 +66,16 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 	token, err := httpkit.ParseBearer(in.RequestValidationInput.Request.Header.Get(echo.HeaderAuthorization))
 	switch {
 	case errors.Is(err, httpkit.ErrNoCredentials):
-		return httpkit.Unauthenticated(msgNoToken)
+		return s.refuse(ctx, httpkit.Unauthenticated(msgNoToken))
 	case err != nil:
-		return httpkit.InvalidToken(httpkit.CodeAuthInvalid, msgInvalidToken)
+		return s.refuse(ctx, httpkit.InvalidToken(httpkit.CodeAuthInvalid, msgInvalidToken))
 	}
 	rec, err := s.accounts.AuthenticateToken(httpkit.RequestContext(ctx), token, s.env)
 	switch {
 	case errors.Is(err, account.ErrTokenExpired):
-		return httpkit.InvalidToken(httpkit.CodeTokenExpired, msgExpiredToken)
+		return s.refuse(ctx, httpkit.InvalidToken(httpkit.CodeTokenExpired, msgExpiredToken))
 	case errors.Is(err, account.ErrInvalidCredentials):
-		return httpkit.InvalidToken(httpkit.CodeAuthInvalid, msgInvalidToken)
+		return s.refuse(ctx, httpkit.InvalidToken(httpkit.CodeAuthInvalid, msgInvalidToken))
 	case err != nil:
 		return httpkit.AuthFailure(err)
 	}
@@ -148,4 +148,10 @@ func parseClientBasic(header string) basicAuth {
 		return basicAuth{present: true, err: malformed}
 	}
 	return basicAuth{present: true, clientID: id, clientSecret: secret}
+}
+
+// refuse answers a request refused for its credentials: it counts against its source address's
+// budget for requests without valid credentials.
+func (s *Server) refuse(ctx context.Context, refusal error) error {
+	return httpkit.RefuseAnonymous(ctx, s.anonymous, ratelimit.Recon, httpkit.CodeLimitExceeded, refusal)
 }

@@ -45,6 +45,8 @@ type Config struct {
 	Now func() time.Time
 	// Limiter counts requests against each account's rate limit; nil limits nothing.
 	Limiter httpkit.RateLimiter
+	// Anonymous limits requests without valid credentials per source address; nil limits nothing.
+	Anonymous *ratelimit.Throttle
 	// Throttle limits failed token requests per client.
 	Throttle *ratelimit.Throttle
 }
@@ -55,8 +57,10 @@ type Server struct {
 	svc      httpkit.Service
 	accounts Accounts
 	limiter  httpkit.RateLimiter
-	throttle *ratelimit.Throttle
-	now      func() time.Time
+	// anonymous limits requests without valid credentials per source address.
+	anonymous *ratelimit.Throttle
+	throttle  *ratelimit.Throttle
+	now       func() time.Time
 }
 
 var _ reconapi.StrictServerInterface = (*Server)(nil)
@@ -78,7 +82,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{env: account.Environment(cfg.Env), svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, throttle: cfg.Throttle, now: cfg.Now}
+	s := &Server{env: account.Environment(cfg.Env), svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, throttle: cfg.Throttle, now: cfg.Now}
 	if s.now == nil {
 		s.now = time.Now
 	}
