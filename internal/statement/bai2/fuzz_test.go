@@ -1,22 +1,16 @@
 package bai2
 
 import (
-	"os"
 	"testing"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/statementtest"
 )
 
 // FuzzBAI2 feeds the parser mutations of the corpus: it must never panic, and a statement it
 // returns must be consistent.
 func FuzzBAI2(f *testing.F) {
-	for _, path := range corpusFiles(f) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	statementtest.AddCorpus(f, statementtest.CorpusDir)
 	f.Add(wellFormed)
 	f.Add([]byte("01,S,R,260301,0800,1,40,,2/   02,R,O,1,260228,,USD,2/ 03,1,,010,100,,,/ 16,195,50,Z,,,PAID/ 49,150,3/"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -1,9 +1,6 @@
 package csv
 
 import (
-	"bytes"
-	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,74 +10,27 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/statementtest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
-
 func TestMain(m *testing.M) {
-	// As the service sets them at start: amounts are JSON numbers with their stated decimals.
-	decimal.MarshalJSONWithoutQuotes = true
-	decimal.TrimTrailingZeros = false
+	statementtest.SetDecimalJSON()
 	os.Exit(m.Run())
-}
-
-// corpusFiles returns the corpus files (every file but SOURCES.md).
-func corpusFiles(t testing.TB) []string {
-	all, err := filepath.Glob(filepath.Join("testdata", "corpus", "*"))
-	require.NoError(t, err)
-	var files []string
-	for _, f := range all {
-		if filepath.Base(f) != "SOURCES.md" {
-			files = append(files, f)
-		}
-	}
-	require.NotEmpty(t, files)
-	return files
 }
 
 // parseFinished parses and finishes as the engine does.
 func parseFinished(data []byte) (*statement.Statement, error) {
-	st, err := Parse(data, statement.Options{})
-	if err != nil {
-		return nil, err
-	}
-	statement.Finish(st)
-	return st, nil
+	return statementtest.Finished(Parse(data, statement.Options{}))
 }
 
 func TestCorpusGolden(t *testing.T) {
 	t.Parallel()
-	for _, path := range corpusFiles(t) {
-		name := filepath.Base(path)
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			data, err := os.ReadFile(path)
-			require.NoError(t, err)
-			st, err := parseFinished(data)
-			require.NoError(t, err)
-			checkConsistent(t, st)
-			got := marshal(t, st)
-			golden := filepath.Join("testdata", "golden", name+".json")
-			if *update {
-				require.NoError(t, os.WriteFile(golden, got, 0o644))
-				return
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "run go test -update to create the golden file")
-			require.Equal(t, string(want), string(got))
-		})
-	}
-}
-
-// marshal writes the statement as the golden files hold it: indented JSON, with '<' and '>'
-// left as they are so that Raw reads like the file.
-func marshal(t testing.TB, st *statement.Statement) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	require.NoError(t, enc.Encode(st))
-	return b.Bytes()
+	statementtest.RunCorpus(t, statementtest.CorpusDir, func(t *testing.T, path string, data []byte) {
+		st, err := parseFinished(data)
+		require.NoError(t, err)
+		checkConsistent(t, st)
+		statementtest.Golden(t, statementtest.GoldenPath(path, ""), st)
+	})
 }
 
 // checkConsistent asserts what every successful parse must hold: sections delimit the
@@ -90,14 +40,7 @@ func checkConsistent(t testing.TB, st *statement.Statement) {
 	require.NotNil(t, st.Transactions)
 	require.Equal(t, statement.FormatCSV, st.Format)
 	require.True(t, strings.HasPrefix(st.Dialect, "csv;charset="), st.Dialect)
-	next := 0
-	for i, s := range st.Sections {
-		require.Equal(t, next, s.First, "section %d starts where the one before it ended", i)
-		require.GreaterOrEqual(t, s.Count, 0)
-		require.LessOrEqual(t, s.First+s.Count, len(st.Transactions))
-		next = s.First + s.Count
-	}
-	require.Equal(t, len(st.Transactions), next, "every transaction belongs to a section")
+	statementtest.RequireSections(t, st)
 	for _, x := range st.Transactions {
 		require.NotEmpty(t, x.Raw)
 		require.Positive(t, x.Pos.Line)

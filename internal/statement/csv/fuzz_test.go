@@ -1,22 +1,16 @@
 package csv
 
 import (
-	"os"
 	"testing"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/statementtest"
 )
 
 // FuzzCSV feeds the parser mutations of the corpus: it must not panic, and a successful parse
 // must be consistent (sections delimit the transactions, each with its text and line).
 func FuzzCSV(f *testing.F) {
-	for _, path := range corpusFiles(f) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	statementtest.AddCorpus(f, statementtest.CorpusDir)
 	f.Add([]byte(germanStatement))
 	f.Add([]byte(czechStatement))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -4,14 +4,12 @@ import (
 	"os"
 	"testing"
 
-	"github.com/shopspring/decimal"
+	"github.com/statementmatch/service/internal/statement/statementtest"
 )
 
 func TestMain(m *testing.M) {
 	// A panic must fail the tests and the fuzzer, not turn into an ErrCorrupt.
 	recoverPanics = false
-	// As the service sets them at start: amounts are JSON numbers with their stated decimals.
-	decimal.MarshalJSONWithoutQuotes = true
-	decimal.TrimTrailingZeros = false
+	statementtest.SetDecimalJSON()
 	os.Exit(m.Run())
 }

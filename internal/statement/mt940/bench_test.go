@@ -3,11 +3,11 @@ package mt940
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/statementtest"
 )
 
 // benchInput concatenates the corpus's MT940 files until about size bytes: the UTF-8 ones
@@ -16,8 +16,8 @@ import (
 func benchInput(b *testing.B, size int) []byte {
 	b.Helper()
 	var files [][]byte
-	for _, name := range corpusFiles(b) {
-		data, err := os.ReadFile(filepath.Join("testdata/corpus", name))
+	for _, path := range statementtest.CorpusFiles(b, statementtest.CorpusDir) {
+		data, err := os.ReadFile(path)
 		if err != nil {
 			b.Fatal(err)
 		}
