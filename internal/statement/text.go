@@ -83,3 +83,48 @@ func collapseSlow(s string) string {
 	}
 	return b.String()
 }
+
+// Describe makes a transaction's description from a payee or name and a memo, as OFX (NAME,
+// MEMO) and QIF (P, M) give them: the memo when it already holds the name (banks repeat a
+// truncated name at the start of the memo), the name when there is no memo, both otherwise,
+// since banks put the words that say what a payment was in either.
+func Describe(name, memo string) string {
+	switch {
+	case memo == "":
+		return name
+	case name == "" || ContainsFold(memo, name):
+		return memo
+	}
+	return name + " / " + memo
+}
+
+// ContainsFold reports whether sub is in s, ignoring case, without allocating. Past a few
+// kilobytes (no bank writes such a memo) only the exact match is tried, which keeps the time
+// linear.
+func ContainsFold(s, sub string) bool {
+	if strings.Contains(s, sub) {
+		return true
+	}
+	if len(s) > 4096 {
+		return false
+	}
+	if sub == "" {
+		return true
+	}
+	c0 := lowerASCII(sub[0])
+	for i := 0; i+len(sub) <= len(s); i++ {
+		// The first byte rules out most positions cheaply; a non-ASCII first byte is left to
+		// EqualFold's Unicode folding.
+		if (c0 >= 0x80 || lowerASCII(s[i]) == c0) && strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}

@@ -1,6 +1,7 @@
 package statement
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -36,4 +37,18 @@ func TestDaysIn(t *testing.T) {
 			require.Equal(t, want, DaysIn(year, m), "%d-%02d", year, m)
 		}
 	}
+}
+
+func TestDescribe(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, memo, want string }{
+		{"ACME LTD", "", "ACME LTD"},
+		{"", "Invoice 42", "Invoice 42"},
+		{"ACME", "acme ltd invoice 42", "acme ltd invoice 42"},
+		{"Müller", "Zahlung MÜLLER GmbH", "Zahlung MÜLLER GmbH"},
+		{"ACME", "Invoice 42", "ACME / Invoice 42"},
+	} {
+		require.Equal(t, tc.want, Describe(tc.name, tc.memo), "%q + %q", tc.name, tc.memo)
+	}
+	require.False(t, ContainsFold(strings.Repeat("x", 5000)+"ACME", "acme"), "past 4 KiB only exact matches count")
 }

@@ -531,7 +531,7 @@ func (w *walker) endTrn(raw string) {
 		name = statement.CollapseSpace(f[fEXTDNAME].str())
 	}
 	x.CounterpartyName = name
-	x.Description = describe(name, statement.CollapseSpace(f[fMEMO].str()))
+	x.Description = statement.Describe(name, statement.CollapseSpace(f[fMEMO].str()))
 	if s := f[fACCTBAL].str(); s != "" {
 		// ACCTBAL is a non-standard running balance (Commonwealth Bank of Australia's export).
 		if b, err := parseAmount(s); err == nil {
@@ -548,50 +548,6 @@ func (w *walker) endTrn(raw string) {
 		}
 	}
 	w.st.Transactions = append(w.st.Transactions, x)
-}
-
-// describe makes the description from NAME and MEMO: the memo when it already holds the name
-// (banks repeat a truncated NAME at the start of MEMO), the name when there is no memo, both
-// otherwise, since banks put the words that say what a payment was in either.
-func describe(name, memo string) string {
-	switch {
-	case memo == "":
-		return name
-	case name == "" || containsFold(memo, name):
-		return memo
-	}
-	return name + " / " + memo
-}
-
-// containsFold reports whether sub is in s, ignoring case, without allocating. Past a few
-// kilobytes (no bank writes such a memo) only the exact match is tried, which keeps the time
-// linear.
-func containsFold(s, sub string) bool {
-	if strings.Contains(s, sub) {
-		return true
-	}
-	if len(s) > 4096 {
-		return false
-	}
-	if sub == "" {
-		return true
-	}
-	c0 := lowerASCII(sub[0])
-	for i := 0; i+len(sub) <= len(s); i++ {
-		// The first byte rules out most positions cheaply; a non-ASCII first byte is left to
-		// EqualFold's Unicode folding.
-		if (c0 >= 0x80 || lowerASCII(s[i]) == c0) && strings.EqualFold(s[i:i+len(sub)], sub) {
-			return true
-		}
-	}
-	return false
-}
-
-func lowerASCII(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }
 
 func isCurrency(c string) bool {

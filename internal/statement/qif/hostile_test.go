@@ -1,42 +1,18 @@
 package qif
 
 import (
-	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/statementtest"
 )
-
-// requireSane asserts what any successful parse must hold, whatever the input: sections
-// delimit the transactions, every string is UTF-8, and Finish and JSON encoding work.
-func requireSane(t testing.TB, st *statement.Statement) {
-	t.Helper()
-	require.NotNil(t, st.Transactions)
-	next := 0
-	for i, s := range st.Sections {
-		require.Equal(t, next, s.First, "section %d", i)
-		require.GreaterOrEqual(t, s.Count, 0)
-		require.LessOrEqual(t, s.First+s.Count, len(st.Transactions))
-		next = s.First + s.Count
-	}
-	require.Equal(t, len(st.Transactions), next)
-	for _, x := range st.Transactions {
-		for _, s := range []string{x.Raw, x.Description, x.Reference, x.CounterpartyName} {
-			require.True(t, utf8.ValidString(s), "%q", s)
-		}
-	}
-	statement.Finish(st)
-	_, err := json.Marshal(st)
-	require.NoError(t, err)
-}
 
 func TestEveryPrefixOfAFile(t *testing.T) {
 	t.Parallel()
@@ -46,7 +22,7 @@ func TestEveryPrefixOfAFile(t *testing.T) {
 		for n := 0; n <= len(data); n++ {
 			st, err := Parse(data[:n], statement.Options{})
 			if err == nil {
-				requireSane(t, st)
+				statementtest.RequireSane(t, st)
 			} else {
 				var se *statement.Error
 				require.ErrorAs(t, err, &se, "prefix %d of %s", n, name)
@@ -66,7 +42,7 @@ func TestGarbage(t *testing.T) {
 		}
 		st, err := Parse(append([]byte("!Type:Bank\n"), b...), statement.Options{})
 		if err == nil {
-			requireSane(t, st)
+			statementtest.RequireSane(t, st)
 		}
 	}
 }
@@ -92,7 +68,7 @@ func TestHostileInputsEndQuickly(t *testing.T) {
 			st, err := Parse([]byte(tc.data), statement.Options{MaxRows: 10})
 			if tc.kind == nil {
 				require.NoError(t, err)
-				requireSane(t, st)
+				statementtest.RequireSane(t, st)
 			} else {
 				require.ErrorIs(t, err, tc.kind)
 			}
@@ -117,6 +93,6 @@ func FuzzQIF(f *testing.F) {
 			require.ErrorAs(t, err, &se)
 			return
 		}
-		requireSane(t, st)
+		statementtest.RequireSane(t, st)
 	})
 }

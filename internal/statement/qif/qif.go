@@ -454,7 +454,7 @@ func (p *parser) build(dates dateOrder, mark decimalMark) {
 		p.st.Transactions = append(p.st.Transactions, statement.Transaction{
 			Date:             date,
 			Amount:           amt,
-			Description:      describe(payee, statement.CollapseSpace(r.memo)),
+			Description:      statement.Describe(payee, statement.CollapseSpace(r.memo)),
 			Reference:        statement.CollapseSpace(r.ref),
 			CounterpartyName: payee,
 			Raw:              r.raw,
@@ -478,49 +478,6 @@ func (p *parser) build(dates dateOrder, mark decimalMark) {
 				quote(mark.example)),
 		})
 	}
-}
-
-// describe makes the description from the payee (P) and memo (M): the memo when it already
-// holds the payee, the payee when there is no memo, both otherwise.
-func describe(payee, memo string) string {
-	switch {
-	case memo == "":
-		return payee
-	case payee == "" || containsFold(memo, payee):
-		return memo
-	}
-	return payee + " / " + memo
-}
-
-// containsFold reports whether sub is in s, ignoring case, without allocating. Past a few
-// kilobytes (no bank writes such a memo) only the exact match is tried, which keeps the time
-// linear.
-func containsFold(s, sub string) bool {
-	if strings.Contains(s, sub) {
-		return true
-	}
-	if len(s) > 4096 {
-		return false
-	}
-	if sub == "" {
-		return true
-	}
-	c0 := lowerASCII(sub[0])
-	for i := 0; i+len(sub) <= len(s); i++ {
-		// The first byte rules out most positions cheaply; a non-ASCII first byte is left to
-		// EqualFold's Unicode folding.
-		if (c0 >= 0x80 || lowerASCII(s[i]) == c0) && strings.EqualFold(s[i:i+len(sub)], sub) {
-			return true
-		}
-	}
-	return false
-}
-
-func lowerASCII(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }
 
 // dialect describes what was read: qif;type=bank;dates=DMY;decimal=dot;charset=utf-8.

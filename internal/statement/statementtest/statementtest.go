@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
@@ -148,6 +149,23 @@ func RequireSections(t testing.TB, st *statement.Statement) {
 		next = s.First + s.Count
 	}
 	require.Equal(t, len(st.Transactions), next, "every transaction belongs to a section")
+}
+
+// RequireSane asserts what any successful parse must hold, whatever the input (for hostile and
+// fuzz tests): sections delimit the transactions, every text field is UTF-8, and Finish and JSON
+// encoding work.
+func RequireSane(t testing.TB, st *statement.Statement) {
+	t.Helper()
+	require.NotNil(t, st.Transactions)
+	RequireSections(t, st)
+	for _, x := range st.Transactions {
+		for _, s := range []string{x.Raw, x.Description, x.Reference, x.CounterpartyName, x.CounterpartyAccount, x.Currency} {
+			require.True(t, utf8.ValidString(s), "%q", s)
+		}
+	}
+	statement.Finish(st)
+	_, err := json.Marshal(st)
+	require.NoError(t, err)
 }
 
 // Finished completes a parser's result as the engine does: statement.Finish on a statement
