@@ -1,6 +1,10 @@
 package bai2
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/statementmatch/service/internal/statement"
+)
 
 // direction says whether a BAI2 type code books money in (+1) or out (-1), or neither (0), by
 // the ranges of the BAI2 specification (Cash Management Balance Reporting Specifications
@@ -41,25 +45,9 @@ func direction(code int) int {
 // a message, not money, so it is no transaction.
 const nonMonetary = 890
 
-// minorUnits lists the ISO 4217 currencies whose minor unit is not 2 (ISO 4217 list one, the
-// "minor unit" column). Every other active code has 2, which is what BAI2 also assumes.
-var minorUnits = map[string]int{
-	// 0 decimals
-	"BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0, "PYG": 0,
-	"RWF": 0, "UGX": 0, "UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
-	// 3 decimals
-	"BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
-	// 4 decimals
-	"CLF": 4, "UYW": 4,
-}
-
-// decimalsOf returns the implied decimals of an ISO 4217 currency code.
-func decimalsOf(currency string) int {
-	if d, ok := minorUnits[currency]; ok {
-		return d
-	}
-	return 2
-}
+// decimalsOf returns the implied decimals of an ISO 4217 currency code, which BAI2 amounts
+// leave out.
+func decimalsOf(currency string) int { return statement.MinorUnits(currency) }
 
 // isCurrencyCode reports whether c looks like an ISO 4217 code: three letters A-Z.
 func isCurrencyCode(c string) bool {
