@@ -3,6 +3,7 @@ package httpkit
 import (
 	"context"
 	"errors"
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -27,6 +28,9 @@ type ValidatorOptions struct {
 	// Authenticate checks a request's credentials for one security requirement of the
 	// operation. Nil accepts every request: authentication is then someone else's job.
 	Authenticate openapi3filter.AuthenticationFunc
+	// StreamUploads leaves the bodies of multipart uploads to the operations' handlers, which
+	// read them as a stream with ReadUpload and check their parts; see isUpload.
+	StreamUploads bool
 }
 
 // Validator returns the middleware that enforces spec on every request: unknown paths are 404,
@@ -67,41 +71,66 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 			return opts.Authenticate(ctx, in)
 		}
 	}
-	validate := oapimw.OapiRequestValidatorWithOptions(spec, &oapimw.Options{
-		Options: openapi3filter.Options{
-			AuthenticationFunc:      auth,
-			SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()},
-		},
-		SilenceServersWarning: true,
-		MultiErrorHandler: func(me openapi3.MultiError) *echo.HTTPError {
-			return &echo.HTTPError{Code: http.StatusBadRequest, Message: firstLine(me.Error()), Internal: me}
-		},
-		ErrorHandler: func(c echo.Context, he *echo.HTTPError) error {
-			if he.Code == http.StatusMethodNotAllowed {
-				return &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
-					Message: messageMethodNotAllowed,
-					Header:  http.Header{"Allow": {allowedMethods(router, c.Request())}}}
-			}
-			return he
-		},
-	})
+	newValidator := func(excludeBody bool) echo.MiddlewareFunc {
+		return oapimw.OapiRequestValidatorWithOptions(spec, &oapimw.Options{
+			Options: openapi3filter.Options{
+				AuthenticationFunc:      auth,
+				ExcludeRequestBody:      excludeBody,
+				SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()},
+			},
+			SilenceServersWarning: true,
+			MultiErrorHandler: func(me openapi3.MultiError) *echo.HTTPError {
+				return &echo.HTTPError{Code: http.StatusBadRequest, Message: firstLine(me.Error()), Internal: me}
+			},
+			ErrorHandler: func(c echo.Context, he *echo.HTTPError) error {
+				if he.Code == http.StatusMethodNotAllowed {
+					return &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
+						Message: messageMethodNotAllowed,
+						Header:  http.Header{"Allow": {allowedMethods(router, c.Request())}}}
+				}
+				return he
+			},
+		})
+	}
+	validate, validateStreaming := newValidator(false), newValidator(true)
 	// The identity an AuthenticationFunc recorded goes into the request's context after
 	// validation: before the handler on success, and before the error is rendered and logged on
 	// failure (a 400 after a successful authentication is still logged with its account).
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		inner := validate(func(c echo.Context) error {
+		handler := func(c echo.Context) error {
 			applyAuthenticated(c)
 			return next(c)
-		})
+		}
+		inner, streaming := validate(handler), validateStreaming(handler)
 		return func(c echo.Context) error {
 			err := authenticateFirst(c, router, opts.Authenticate)
 			if err == nil {
-				err = inner(c)
+				if opts.StreamUploads && isUpload(c.Request(), router) {
+					err = streaming(c)
+				} else {
+					err = inner(c)
+				}
 			}
 			applyAuthenticated(c)
 			return err
 		}
 	}, nil
+}
+
+// isUpload reports whether the request is a multipart upload to an operation that declares
+// one. kin-openapi would read such a body whole into memory to validate it, so it checks only
+// the request's parameters and credentials; the operation's handler reads the parts as a stream
+// and checks them against the spec itself (ReadUpload).
+func isUpload(req *http.Request, router routers.Router) bool {
+	mt, _, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
+	if err != nil || mt != echo.MIMEMultipartForm {
+		return false
+	}
+	route, _, err := router.FindRoute(req)
+	if err != nil || route.Operation.RequestBody == nil || route.Operation.RequestBody.Value == nil {
+		return false
+	}
+	return route.Operation.RequestBody.Value.Content.Get(echo.MIMEMultipartForm) != nil
 }
 
 // authCheckedKey marks, on the echo context, a request whose credentials authenticateFirst

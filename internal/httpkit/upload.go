@@ -1,0 +1,199 @@
+package httpkit
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Upload is one file part of a multipart upload, received in full into a temporary file whose
+// name the server chose: the client's file name is only ever kept as text.
+type Upload struct {
+	// Name is the part's file name without directory parts and control characters, at most
+	// 255 bytes; empty when the client sent none.
+	Name   string
+	Size   int64
+	SHA256 [32]byte
+	path   string
+}
+
+// Open returns the upload's content from the start.
+func (u *Upload) Open() (io.ReadCloser, error) { return os.Open(u.path) }
+
+// Form is a multipart upload read as a stream: its file parts spooled to temporary files, its
+// other fields in memory. Remove deletes the files.
+type Form struct {
+	Files  map[string]*Upload
+	Fields map[string]string
+}
+
+// Remove deletes the form's temporary files.
+func (f *Form) Remove() {
+	for _, u := range f.Files {
+		_ = os.Remove(u.path)
+	}
+}
+
+// FormSpec says which parts a multipart upload may hold.
+type FormSpec struct {
+	// Files are the names of the file parts; Required the ones that must be present.
+	Files    []string
+	Required []string
+	// Fields are the names of the text parts.
+	Fields []string
+	// MaxFileBytes bounds each file part.
+	MaxFileBytes int64
+}
+
+// maxFieldBytes bounds a text part: the forms of these APIs only have short ones.
+const maxFieldBytes = 1 << 10
+
+// ReadUpload reads a multipart body part by part, spooling each file part to a temporary file
+// while it arrives, so memory stays flat whatever the size. It answers (as *Error) 413
+// FILE_TOO_LARGE as soon as a file part passes MaxFileBytes, without reading further, and 400
+// INVALID_REQUEST for a body that is not well-formed multipart, an unknown or repeated part, a
+// text part that is too long, or a missing required file. On error nothing is left on disk.
+func ReadUpload(r *multipart.Reader, spec FormSpec) (_ *Form, err error) {
+	form := &Form{Files: map[string]*Upload{}, Fields: map[string]string{}}
+	defer func() {
+		if err != nil {
+			form.Remove()
+		}
+	}()
+	isFile := func(name string) bool { return contains(spec.Files, name) }
+	seen := map[string]bool{}
+	for {
+		p, err := r.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, readError(err)
+		}
+		name := p.FormName()
+		switch {
+		case name == "":
+			return nil, invalidRequest("a part of the multipart body has no name")
+		case !isFile(name) && !contains(spec.Fields, name):
+			return nil, invalidRequest(fmt.Sprintf("%s: unknown field; the fields are %s", name, strings.Join(append(append([]string{}, spec.Files...), spec.Fields...), ", ")))
+		case seen[name]:
+			return nil, invalidRequest(name + ": sent more than once")
+		}
+		seen[name] = true
+		if isFile(name) {
+			u, err := spool(p, spec.MaxFileBytes)
+			if err != nil {
+				return nil, err
+			}
+			form.Files[name] = u
+			continue
+		}
+		b, err := io.ReadAll(io.LimitReader(p, maxFieldBytes+1))
+		if err != nil {
+			return nil, readError(err)
+		}
+		if len(b) > maxFieldBytes {
+			return nil, invalidRequest(fmt.Sprintf("%s: longer than %d bytes", name, maxFieldBytes))
+		}
+		if !utf8.Valid(b) {
+			return nil, invalidRequest(name + ": not UTF-8 text")
+		}
+		form.Fields[name] = string(b)
+	}
+	for _, name := range spec.Required {
+		if form.Files[name] == nil {
+			return nil, invalidRequest(name + ": required file is missing")
+		}
+	}
+	return form, nil
+}
+
+// spool copies a file part into a new temporary file, hashing it on the way.
+func spool(p *multipart.Part, maxBytes int64) (u *Upload, err error) {
+	f, err := os.CreateTemp("", "statementd-upload-*")
+	if err != nil {
+		return nil, fmt.Errorf("create upload file: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("write upload file: %w", cerr)
+		}
+		if err != nil {
+			_ = os.Remove(f.Name())
+		}
+	}()
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(p, maxBytes+1))
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("write upload file: %w", err)
+		}
+		return nil, readError(err)
+	}
+	if n > maxBytes {
+		return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeFileTooLarge,
+			Message: fmt.Sprintf("%s: file exceeds the limit of %d bytes", p.FormName(), maxBytes)}
+	}
+	return &Upload{Name: cleanFileName(p.FileName()), Size: n, SHA256: sum(h), path: f.Name()}, nil
+}
+
+func sum(h hash.Hash) (out [32]byte) {
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+// readError classifies a failure to read the body: past the body limit it is 413, otherwise
+// the body is not well-formed multipart (or the client went away), 400.
+func readError(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return tooLarge(err)
+	}
+	return &Error{Status: http.StatusBadRequest, Code: CodeInvalidRequest,
+		Message: "The multipart body could not be read: it is malformed or was cut short.", Err: err}
+}
+
+func invalidRequest(msg string) *Error {
+	return &Error{Status: http.StatusBadRequest, Code: CodeInvalidRequest, Message: msg}
+}
+
+// cleanFileName keeps a client's file name fit for display: no directory parts (mime/multipart
+// already takes the base name), no control characters, at most 255 bytes.
+func cleanFileName(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return -1
+		}
+		return r
+	}, name)
+	name = strings.TrimSpace(name)
+	if name == "." || name == ".." {
+		return ""
+	}
+	for len(name) > 255 {
+		_, size := utf8.DecodeLastRuneInString(name)
+		name = name[:len(name)-size]
+	}
+	return name
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
