@@ -1,0 +1,621 @@
+package match
+
+import (
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/shopspring/decimal"
+)
+
+// Reconcile matches expected rows against bank entries, following the published matching
+// rules: references are found in bank texts by their tokens (rule 1), and each reference is
+// decided in one of three passes (exact payments, instalments, the rest), every bank line
+// paying at most one reference. The result has one Reference per expected row, in order, and
+// lists the bank lines no reference used.
+//
+// One refinement covers expected files that list the same reference with the same amount more
+// than once (a monthly fee, an invoice entered twice on purpose): in pass 1 each such row but
+// the last takes only the first full payment, so two rows paid twice are both Matched; only the
+// last of them reports further full payments as duplicate_payment.
+//
+// Reconcile is linear in the size of its input, whatever the data: texts are scanned once for
+// all references, and no bank line is examined again and again for one reference.
+func Reconcile(expected []Expected, bank []BankEntry) Result {
+	e := newEngine(expected, bank)
+	e.scan()
+	e.pass1()
+	e.pass2()
+	e.pass3()
+	return e.result()
+}
+
+// engine holds the state of one reconciliation.
+type engine struct {
+	expected []Expected
+	bank     []BankEntry
+	refs     []Reference
+	decided  []bool
+	abs      []decimal.Decimal // absolute expected amount of every row
+	// finder holds the distinct normalised references; their index is the group.
+	finder *finder
+	group  []int32 // group of every row; -1 when its reference has no token
+	// groupRows[g] counts the rows of group g: groups of one row, the usual case, are
+	// decided by walking their candidate lines; groups of several use a multiIndex.
+	groupRows []int32
+	laterTwin []bool // a later row has the same group and amount (see Reconcile)
+
+	// Candidates, in compressed sparse rows: bank lines of group g are
+	// cands[candOff[g]:candOff[g+1]], ascending; groups found in line l are
+	// lineGroups[lineOff[l]:lineOff[l+1]].
+	cands      []int32
+	candOff    []int32
+	lineGroups []int32
+	lineOff    []int32
+
+	used    []bool
+	multi   []*multiIndex // per group of several rows, built when pass 1 first needs it
+	summing bool          // pass 2 or later: multiIndex counts and sums are kept up to date
+	scratch []int32
+	arena   []int // backing store of the Entries slices, to avoid one allocation each
+}
+
+func newEngine(expected []Expected, bank []BankEntry) *engine {
+	n := len(expected)
+	e := &engine{
+		expected: expected,
+		bank:     bank,
+		refs:     make([]Reference, n),
+		decided:  make([]bool, n),
+		abs:      make([]decimal.Decimal, n),
+		group:    make([]int32, n),
+		used:     make([]bool, len(bank)),
+	}
+	e.finder = newFinder(n)
+	e.groupRows = make([]int32, 0, n)
+	var buf []byte
+	for r := range expected {
+		e.abs[r] = expected[r].Amount.Abs()
+		buf = normalize(buf[:0], expected[r].Reference)
+		if len(buf) == 0 {
+			e.group[r] = -1
+			continue
+		}
+		g := e.finder.add(buf)
+		if int(g) == len(e.groupRows) {
+			e.groupRows = append(e.groupRows, 0)
+		}
+		e.group[r] = g
+		e.groupRows[g]++
+	}
+	e.finder.seal()
+	e.multi = make([]*multiIndex, len(e.groupRows))
+	e.laterTwin = make([]bool, n)
+	type twinKey struct {
+		group  int32
+		amount string
+	}
+	var last map[twinKey]int
+	for r := n - 1; r >= 0; r-- {
+		if g := e.group[r]; g >= 0 && e.groupRows[g] > 1 {
+			if last == nil {
+				last = make(map[twinKey]int)
+			}
+			k := twinKey{g, amountKey(e.abs[r])}
+			_, e.laterTwin[r] = last[k]
+			last[k] = r
+		}
+	}
+	return e
+}
+
+// scan finds the references of every bank line (rule 1) and builds the candidate lists.
+func (e *engine) scan() {
+	f := e.finder
+	e.lineOff = make([]int32, len(e.bank)+1)
+	e.lineGroups = make([]int32, 0, len(e.bank))
+	counts := make([]int32, f.groups()+1)
+	for l := range e.bank {
+		for _, g := range f.find(e.bank[l].Text) {
+			e.lineGroups = append(e.lineGroups, g)
+			counts[g+1]++
+		}
+		e.lineOff[l+1] = int32(len(e.lineGroups))
+	}
+	// Counting sort by group; lines are visited in order, so every list comes out ascending.
+	for g := 1; g < len(counts); g++ {
+		counts[g] += counts[g-1]
+	}
+	e.candOff = slices.Clone(counts)
+	e.cands = make([]int32, len(e.lineGroups))
+	for l := range e.bank {
+		for _, g := range e.lineGroups[e.lineOff[l]:e.lineOff[l+1]] {
+			e.cands[counts[g]] = int32(l)
+			counts[g]++
+		}
+	}
+}
+
+func (e *engine) candidates(g int32) []int32 {
+	return e.cands[e.candOff[g]:e.candOff[g+1]]
+}
+
+// pass1 decides the references paid by full payments: Matched by exactly one agreeing line
+// with the expected amount, Partial duplicate_payment by several.
+func (e *engine) pass1() {
+	for r := range e.expected {
+		g := e.group[r]
+		if g < 0 {
+			continue
+		}
+		if e.groupRows[g] > 1 {
+			e.pass1Multi(r, g)
+			continue
+		}
+		want, cur := e.abs[r], e.expected[r].Currency
+		found := e.scratch[:0]
+		for _, l := range e.candidates(g) {
+			b := &e.bank[l]
+			if !e.used[l] && agree(cur, b.Currency) && absEqual(b.Amount, want) {
+				found = append(found, l)
+			}
+		}
+		e.scratch = found
+		e.decideFull(r, found)
+	}
+}
+
+// decideFull decides reference r from its full payments found in pass 1, if any.
+func (e *engine) decideFull(r int, found []int32) {
+	switch {
+	case len(found) == 1:
+		e.decide(r, Matched, "", found)
+	case len(found) > 1:
+		e.decide(r, Partial, ReasonDuplicatePayment, found)
+	}
+}
+
+// pass2 decides the references paid in instalments: two or more agreeing lines that together
+// pay exactly the expected amount.
+func (e *engine) pass2() {
+	e.summing = true
+	for r := range e.expected {
+		g := e.group[r]
+		if g < 0 || e.decided[r] {
+			continue
+		}
+		if e.groupRows[g] > 1 {
+			e.pass2Multi(r, g)
+			continue
+		}
+		cur := e.expected[r].Currency
+		found := e.scratch[:0]
+		var sum adder
+		for _, l := range e.candidates(g) {
+			b := &e.bank[l]
+			if !e.used[l] && agree(cur, b.Currency) {
+				found = append(found, l)
+				sum.addAbs(b.Amount)
+			}
+		}
+		e.scratch = found
+		if len(found) >= 2 && sum.sum().Cmp(e.abs[r]) == 0 {
+			e.decide(r, Matched, "", found)
+		}
+	}
+}
+
+// pass3 decides the remaining references: Partial with all agreeing lines left
+// (amount_mismatch), else with all lines left (currency_mismatch), else Unmatched.
+func (e *engine) pass3() {
+	for r := range e.expected {
+		g := e.group[r]
+		if g < 0 || e.decided[r] {
+			continue
+		}
+		if e.groupRows[g] > 1 {
+			e.pass3Multi(r, g)
+			continue
+		}
+		cur := e.expected[r].Currency
+		agreeing, remain := e.scratch[:0], false
+		for _, l := range e.candidates(g) {
+			if e.used[l] {
+				continue
+			}
+			remain = true
+			if agree(cur, e.bank[l].Currency) {
+				agreeing = append(agreeing, l)
+			}
+		}
+		switch {
+		case len(agreeing) > 0:
+			e.decide(r, Partial, ReasonAmountMismatch, agreeing)
+		case remain:
+			for _, l := range e.candidates(g) {
+				if !e.used[l] {
+					agreeing = append(agreeing, l)
+				}
+			}
+			e.decide(r, Partial, ReasonCurrencyMismatch, agreeing)
+		}
+		e.scratch = agreeing
+	}
+}
+
+// decide records the outcome of row r with the bank lines lines (ascending), and marks them
+// used.
+func (e *engine) decide(r int, o Outcome, reason Reason, lines []int32) {
+	if len(e.arena) < len(lines) {
+		e.arena = make([]int, max(4096, len(lines)))
+	}
+	entries := e.arena[:len(lines):len(lines)]
+	e.arena = e.arena[len(lines):]
+	var paid adder
+	for i, l := range lines {
+		entries[i] = int(l)
+		e.use(l)
+		paid.addAbs(e.bank[l].Amount)
+	}
+	e.decided[r] = true
+	e.refs[r] = Reference{Expected: r, Outcome: o, Reason: reason, Entries: entries, Paid: paid.sum()}
+}
+
+// use marks bank line l as used and, from pass 2 on, takes it out of the counts and sums of
+// the multiIndexes it belongs to.
+func (e *engine) use(l int32) {
+	e.used[l] = true
+	if !e.summing {
+		return
+	}
+	for _, g := range e.lineGroups[e.lineOff[l]:e.lineOff[l+1]] {
+		if ix := e.multi[g]; ix != nil && ix.summed {
+			b := &e.bank[l]
+			c := &ix.byCur[findCurrency(ix.byCur, b.Currency)]
+			c.count--
+			c.sum = c.sum.Sub(b.Amount.Abs())
+		}
+	}
+}
+
+func (e *engine) result() Result {
+	res := Result{References: e.refs}
+	s := &res.Summary
+	s.ExpectedCount = len(e.expected)
+	var total, matched adder
+	for r := range e.refs {
+		ref := &e.refs[r]
+		if !e.decided[r] {
+			*ref = Reference{Expected: r, Outcome: Unmatched, Entries: []int{}, Paid: decimal.Zero}
+		}
+		switch ref.Outcome {
+		case Matched:
+			s.MatchedCount++
+			matched.addAbs(e.abs[r])
+		case Partial:
+			s.PartialCount++
+		default:
+			s.UnmatchedCount++
+		}
+		total.addAbs(e.abs[r])
+	}
+	// As if added to decimal.Zero one by one: the same value and scale as the obvious loop.
+	s.ExpectedTotal = decimal.Zero.Add(total.sum())
+	s.MatchedTotal = decimal.Zero.Add(matched.sum())
+	unused := 0
+	for _, u := range e.used {
+		if !u {
+			unused++
+		}
+	}
+	res.Unused = make([]int, 0, unused)
+	for l, u := range e.used {
+		if !u {
+			res.Unused = append(res.Unused, l)
+		}
+	}
+	s.UnmatchedBankEntriesCount = unused
+	return res
+}
+
+// multiIndex organises the candidate lines of a group of several expected rows so that each
+// row is decided without walking lines other rows of the group already examined: otherwise an
+// expected file listing one reference thousands of times against a statement mentioning it
+// thousands of times would take quadratic time.
+type multiIndex struct {
+	// buckets hold the candidates by amount and currency, for pass 1; byAmount maps an
+	// amountKey to the indexes of its buckets, one per currency.
+	buckets  []lineList
+	byAmount map[string][]int32
+	// byCur holds the candidates by currency, for passes 2 and 3.
+	byCur  []lineList
+	summed bool // byCur counts and sums are valid
+}
+
+// lineList is a list of bank lines of one currency (one amount too, in buckets), ascending.
+// Lines never become unused again, so head only moves forward past used lines, and a list
+// whose lines a row takes is emptied for good: every line is stepped over a bounded number of
+// times.
+type lineList struct {
+	currency string
+	lines    []int32
+	head     int
+	count    int             // unused lines (when summed)
+	sum      decimal.Decimal // their absolute amounts (when summed)
+}
+
+// first returns the first unused line of the list, or -1.
+func (ll *lineList) first(used []bool) int32 {
+	for ll.head < len(ll.lines) && used[ll.lines[ll.head]] {
+		ll.head++
+	}
+	if ll.head == len(ll.lines) {
+		return -1
+	}
+	return ll.lines[ll.head]
+}
+
+// take appends the unused lines of the list to dst and empties the list.
+func (ll *lineList) take(dst []int32, used []bool) []int32 {
+	for _, l := range ll.lines[ll.head:] {
+		if !used[l] {
+			dst = append(dst, l)
+		}
+	}
+	ll.head = len(ll.lines)
+	return dst
+}
+
+// findCurrency returns the index of the list of currency cur, or -1.
+func findCurrency(lists []lineList, cur string) int {
+	for i := range lists {
+		if sameCurrency(lists[i].currency, cur) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (e *engine) index(g int32) *multiIndex {
+	if ix := e.multi[g]; ix != nil {
+		return ix
+	}
+	ix := &multiIndex{byAmount: make(map[string][]int32)}
+	for _, l := range e.candidates(g) {
+		b := &e.bank[l]
+		c := findCurrency(ix.byCur, b.Currency)
+		if c < 0 {
+			c = len(ix.byCur)
+			ix.byCur = append(ix.byCur, lineList{currency: b.Currency})
+		}
+		ix.byCur[c].lines = append(ix.byCur[c].lines, l)
+		key := amountKey(b.Amount)
+		bks := ix.byAmount[key]
+		k := -1
+		for _, i := range bks {
+			if sameCurrency(ix.buckets[i].currency, b.Currency) {
+				k = int(i)
+				break
+			}
+		}
+		if k < 0 {
+			k = len(ix.buckets)
+			ix.buckets = append(ix.buckets, lineList{currency: b.Currency})
+			ix.byAmount[key] = append(bks, int32(k))
+		}
+		ix.buckets[k].lines = append(ix.buckets[k].lines, l)
+	}
+	e.multi[g] = ix
+	return ix
+}
+
+func (e *engine) pass1Multi(r int, g int32) {
+	ix, cur := e.index(g), e.expected[r].Currency
+	bks := ix.byAmount[amountKey(e.abs[r])]
+	if e.laterTwin[r] {
+		// Another row of the same reference and amount follows: take one full payment only.
+		best := int32(-1)
+		for _, k := range bks {
+			if bk := &ix.buckets[k]; agree(cur, bk.currency) {
+				if l := bk.first(e.used); l >= 0 && (best < 0 || l < best) {
+					best = l
+				}
+			}
+		}
+		if best >= 0 {
+			e.scratch = append(e.scratch[:0], best)
+			e.decide(r, Matched, "", e.scratch)
+		}
+		return
+	}
+	found := e.scratch[:0]
+	for _, k := range bks {
+		if bk := &ix.buckets[k]; agree(cur, bk.currency) {
+			found = bk.take(found, e.used)
+		}
+	}
+	slices.Sort(found)
+	e.scratch = found
+	e.decideFull(r, found)
+}
+
+// sums makes the counts and sums of the group's currency lists valid; from then on, use keeps
+// them so.
+func (ix *multiIndex) sums(used []bool, bank []BankEntry) {
+	if ix.summed {
+		return
+	}
+	for c := range ix.byCur {
+		ll := &ix.byCur[c]
+		ll.count, ll.sum = 0, decimal.Zero
+		for _, l := range ll.lines[ll.head:] {
+			if !used[l] {
+				ll.count++
+				ll.sum = ll.sum.Add(bank[l].Amount.Abs())
+			}
+		}
+	}
+	ix.summed = true
+}
+
+func (e *engine) pass2Multi(r int, g int32) {
+	ix, cur := e.index(g), e.expected[r].Currency
+	ix.sums(e.used, e.bank)
+	count := 0
+	var sum decimal.Decimal
+	for c := range ix.byCur {
+		if ll := &ix.byCur[c]; ll.count > 0 && agree(cur, ll.currency) {
+			count += ll.count
+			sum = sum.Add(ll.sum)
+		}
+	}
+	if count < 2 || sum.Cmp(e.abs[r]) != 0 {
+		return
+	}
+	found := e.scratch[:0]
+	for c := range ix.byCur {
+		if ll := &ix.byCur[c]; agree(cur, ll.currency) {
+			found = ll.take(found, e.used)
+		}
+	}
+	slices.Sort(found)
+	e.scratch = found
+	e.decide(r, Matched, "", found)
+}
+
+func (e *engine) pass3Multi(r int, g int32) {
+	ix, cur := e.index(g), e.expected[r].Currency
+	ix.sums(e.used, e.bank)
+	agreeing, all := 0, 0
+	for c := range ix.byCur {
+		ll := &ix.byCur[c]
+		all += ll.count
+		if agree(cur, ll.currency) {
+			agreeing += ll.count
+		}
+	}
+	if all == 0 {
+		return
+	}
+	reason := ReasonAmountMismatch
+	if agreeing == 0 {
+		reason = ReasonCurrencyMismatch
+	}
+	found := e.scratch[:0]
+	for c := range ix.byCur {
+		if ll := &ix.byCur[c]; agreeing == 0 || agree(cur, ll.currency) {
+			found = ll.take(found, e.used)
+		}
+	}
+	slices.Sort(found)
+	e.scratch = found
+	e.decide(r, Partial, reason, found)
+}
+
+// adder sums absolute amounts without an allocation per term: terms of the scale of the first
+// term whose coefficients have at most 18 digits (in practice every amount of a file, all with
+// two decimals) are added as int64, and the rest with decimal.Add. The sum has the value and
+// the scale (the smallest of the terms') that adding the terms one by one with decimal.Add
+// gives; the zero value is an empty sum.
+type adder struct {
+	// first is the first term, returned as is when it is the only one (a single payment),
+	// which spares building a new decimal.
+	first  decimal.Decimal
+	terms  int
+	exp    int32
+	small  int64 // sum of the small terms' coefficients, at exp
+	smalls bool  // some term was added to small
+	rest   decimal.Decimal
+	rests  bool // some term was added to rest
+}
+
+// addAbs adds |d|.
+func (a *adder) addAbs(d decimal.Decimal) {
+	if a.terms++; a.terms == 1 {
+		a.first = d
+	}
+	if d.NumDigits() <= 18 {
+		if !a.smalls {
+			a.exp = d.Exponent()
+		}
+		if d.Exponent() == a.exp {
+			c := d.CoefficientInt64()
+			if c < 0 {
+				c = -c
+			}
+			// Coefficients are below 10^18, so only some nine of the largest could overflow
+			// the sum; past that, decimal.Add takes over.
+			if a.small <= math.MaxInt64-c {
+				a.small += c
+				a.smalls = true
+				return
+			}
+		}
+	}
+	if !a.rests {
+		a.rest, a.rests = d.Abs(), true
+		return
+	}
+	a.rest = a.rest.Add(d.Abs())
+}
+
+// sum returns the sum, decimal.Zero when empty.
+func (a *adder) sum() decimal.Decimal {
+	switch {
+	case a.terms == 1:
+		return a.first.Abs()
+	case a.smalls && a.rests:
+		return decimal.New(a.small, a.exp).Add(a.rest)
+	case a.smalls:
+		return decimal.New(a.small, a.exp)
+	case a.rests:
+		return a.rest
+	}
+	return decimal.Zero
+}
+
+// agree reports whether an expected row's currency and a bank line's agree: both the same, or
+// either unnamed.
+func agree(expected, bank string) bool {
+	return expected == "" || bank == "" || sameCurrency(expected, bank)
+}
+
+// sameCurrency compares currency codes ignoring ASCII case: ISO 4217 codes are upper-case, but
+// a reader passing "eur" through should not turn a payment into a currency mismatch.
+func sameCurrency(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if x, y := a[i], b[i]; x != y && (x|0x20 != y|0x20 || x|0x20 < 'a' || x|0x20 > 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// absEqual reports whether |x| equals abs (which is not negative), exactly and whatever the
+// scales (1250.5 equals 1250.50). It allocates only for negative x.
+func absEqual(x, abs decimal.Decimal) bool {
+	if x.Sign() < 0 {
+		x = x.Neg()
+	}
+	return x.Cmp(abs) == 0
+}
+
+// amountKey returns a string that is the same for two amounts exactly when their absolute
+// values are equal: the coefficient without trailing zeros and the exponent. It does not use
+// Decimal.String, whose output depends on package-level settings of the decimal package.
+func amountKey(d decimal.Decimal) string {
+	c := d.Coefficient()
+	if c.Sign() == 0 {
+		return "0"
+	}
+	digits := c.Abs(c).String()
+	exp := int64(d.Exponent())
+	for digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+		exp++
+	}
+	return digits + "e" + strconv.FormatInt(exp, 10)
+}

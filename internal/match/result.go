@@ -1,0 +1,62 @@
+package match
+
+import "github.com/shopspring/decimal"
+
+// Outcome is what became of an expected reference.
+type Outcome int
+
+// The outcomes; every expected row gets exactly one.
+const (
+	// Unmatched: no bank line mentions the reference (or every one was used by another).
+	Unmatched Outcome = iota
+	// Matched: one bank line, or several together (instalments), pay exactly the amount.
+	Matched
+	// Partial: bank lines mention the reference but do not pay it exactly; Reason says how.
+	Partial
+)
+
+// Reason says why a reference is Partial.
+type Reason string
+
+// The reasons of a Partial reference, as in the API's PartialReason.
+const (
+	ReasonAmountMismatch   Reason = "amount_mismatch"
+	ReasonCurrencyMismatch Reason = "currency_mismatch"
+	ReasonDuplicatePayment Reason = "duplicate_payment"
+)
+
+// Reference is the outcome of one expected row.
+type Reference struct {
+	// Expected is the row's index in the expected slice given to Reconcile.
+	Expected int
+	Outcome  Outcome
+	// Reason is set for Partial only.
+	Reason Reason
+	// Entries are indexes into the bank slice given to Reconcile of the lines attributed to the
+	// reference, in statement order; empty for Unmatched.
+	Entries []int
+	// Paid is the sum of the absolute amounts of Entries.
+	Paid decimal.Decimal
+}
+
+// Summary counts the outcomes. Totals add amounts as written, without currency conversion.
+type Summary struct {
+	ExpectedCount             int
+	MatchedCount              int
+	PartialCount              int
+	UnmatchedCount            int
+	UnmatchedBankEntriesCount int
+	// ExpectedTotal is the sum of the absolute expected amounts of all rows.
+	ExpectedTotal decimal.Decimal
+	// MatchedTotal is the sum of the absolute expected amounts of the Matched rows.
+	MatchedTotal decimal.Decimal
+}
+
+// Result is the outcome of a reconciliation.
+type Result struct {
+	// References holds one Reference per expected row, in the order of the expected slice.
+	References []Reference
+	// Unused are indexes of the bank lines attributed to no reference, in statement order.
+	Unused  []int
+	Summary Summary
+}
