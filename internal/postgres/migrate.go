@@ -14,8 +14,9 @@ import (
 	"github.com/statementmatch/service/migrations"
 )
 
-// Migrate applies every pending migration in the migrations package to db
-// and logs each applied version with slog.Default.
+// Migrate applies every pending migration in the migrations package to db,
+// then those of the job queue (River ships its own), and logs each applied
+// version with slog.Default.
 //
 // It uses goose's Provider API rather than its package-level functions so
 // that no global goose state (dialect, base FS, registered Go migrations) is
@@ -43,6 +44,13 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 	}
 	if err != nil {
 		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	applied, err := migrateQueue(ctx, db)
+	if err != nil {
+		return fmt.Errorf("postgres: migrate job queue: %w", err)
+	}
+	if applied > 0 {
+		slog.InfoContext(ctx, "applied job queue migrations", "count", applied)
 	}
 	if len(results) == 0 {
 		version, err := p.GetDBVersion(ctx)

@@ -1,0 +1,263 @@
+package job
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/expected"
+	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/engine"
+)
+
+// Accounts finds an account's plans; account.Store has it.
+type Accounts interface {
+	Account(ctx context.Context, id uuid.UUID) (account.Account, error)
+}
+
+// Service applies the job rules.
+type Service struct {
+	Store    Store
+	Accounts Accounts
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Limits bound what parsing a file may consume; the zero value means the defaults.
+	Limits statement.Options
+	// Logger records job outcomes; slog.Default when nil.
+	Logger *slog.Logger
+}
+
+func (s *Service) now() time.Time {
+	if s.Now == nil {
+		return time.Now().UTC()
+	}
+	return s.Now().UTC()
+}
+
+func (s *Service) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.Default()
+	}
+	return s.Logger
+}
+
+// NewJob is a request to create a job.
+type NewJob struct {
+	AccountID uuid.UUID
+	Env       account.Environment
+	Bank      File
+	Expected  File
+	// IdempotencyKey is the client's Idempotency-Key, empty when none was sent.
+	IdempotencyKey string
+}
+
+// Accepted is the answer to a create: the job, and whether it is the replay of an earlier
+// request with the same Idempotency-Key.
+type Accepted struct {
+	Job      Job
+	Replayed bool
+}
+
+// Create accepts a job: it honours the Idempotency-Key, checks both files' formats (a
+// *FileError naming the field), charges the monthly quota (a *QuotaError past it) and stores
+// the job with its files and its queued work in one transaction.
+func (s *Service) Create(ctx context.Context, req NewJob) (Accepted, error) {
+	now := s.now()
+	key := Key{AccountID: req.AccountID, Scope: QuotaScope(req.Env), Key: req.IdempotencyKey, Hash: requestHash(req)}
+	if req.IdempotencyKey != "" {
+		existing, claimed, err := s.Store.ClaimKey(ctx, key, now)
+		if err != nil {
+			return Accepted{}, fmt.Errorf("claim idempotency key: %w", err)
+		}
+		if !claimed {
+			return s.replay(ctx, req, key, existing)
+		}
+	}
+	acc, err := s.create(ctx, req, key, now)
+	if err != nil && req.IdempotencyKey != "" {
+		// Only an accepted request holds its key: the client may retry this one with it.
+		if rerr := s.Store.ReleaseKey(context.WithoutCancel(ctx), key); rerr != nil {
+			s.logger().ErrorContext(ctx, "release idempotency key", slog.String("error", rerr.Error()))
+		}
+	}
+	return acc, err
+}
+
+func (s *Service) create(ctx context.Context, req NewJob, key Key, now time.Time) (Accepted, error) {
+	if err := s.checkBank(req.Bank); err != nil {
+		return Accepted{}, err
+	}
+	if err := s.checkExpected(req.Expected); err != nil {
+		return Accepted{}, err
+	}
+	acc, err := s.Accounts.Account(ctx, req.AccountID)
+	if err != nil {
+		return Accepted{}, fmt.Errorf("load account: %w", err)
+	}
+	start, reset := Period(now)
+	charge := Charge{Scope: QuotaScope(req.Env), Period: start, Limit: QuotaLimit(acc.ReconPlan, req.Env), ResetAt: reset}
+	j := Job{ID: uuid.New(), AccountID: req.AccountID, Env: req.Env, Status: StatusProcessing,
+		BankFile: req.Bank.Name, ExpectedFile: req.Expected.Name, CreatedAt: now.Truncate(time.Microsecond)}
+	key.JobID = j.ID
+	if err := s.Store.Create(ctx, j, req.Bank, req.Expected, charge, key); err != nil {
+		return Accepted{}, err
+	}
+	return Accepted{Job: j}, nil
+}
+
+// replay answers a request whose Idempotency-Key is already held.
+func (s *Service) replay(ctx context.Context, req NewJob, key Key, existing KeyRecord) (Accepted, error) {
+	if !bytes.Equal(existing.Hash, key.Hash) {
+		return Accepted{}, ErrIdempotencyKeyReused
+	}
+	if !existing.Done {
+		return Accepted{}, ErrIdempotencyConflict
+	}
+	j, err := s.Store.Get(ctx, req.AccountID, req.Env, existing.JobID)
+	if err != nil {
+		return Accepted{}, fmt.Errorf("load replayed job: %w", err)
+	}
+	// The first answer again: a job is always accepted as processing.
+	j.Status, j.CompletedAt, j.Error = StatusProcessing, nil, nil
+	return Accepted{Job: j, Replayed: true}, nil
+}
+
+// requestHash identifies a create request for idempotency: the same files under the same
+// names in the same environment.
+func requestHash(req NewJob) []byte {
+	h := sha256.New()
+	field := func(b []byte) {
+		_ = binary.Write(h, binary.BigEndian, uint64(len(b)))
+		h.Write(b)
+	}
+	field([]byte("recon-job/v1"))
+	field([]byte(req.Env))
+	field([]byte(req.Bank.Name))
+	field(req.Bank.SHA256[:])
+	field([]byte(req.Expected.Name))
+	field(req.Expected.SHA256[:])
+	return h.Sum(nil)
+}
+
+// sniffBytes is how much of a text file the upload check reads: what format detection looks at.
+const sniffBytes = 64 << 10
+
+// checkBank is the check made before a job is accepted: the bank file has a supported format
+// and, for the container formats (PDF, Excel), opens and reads. Text formats are only sniffed
+// here; their rows are read by the worker.
+func (s *Service) checkBank(f File) error {
+	head, err := readHead(f, sniffBytes)
+	if err != nil {
+		return err
+	}
+	format, err := engine.Detect(head)
+	if err == nil && format != statement.FormatPDF && format != statement.FormatXLSX && format != statement.FormatXLS {
+		return nil
+	}
+	if err != nil && f.Size <= sniffBytes {
+		return &FileError{Field: "bank", Msg: err.Error()}
+	}
+	// A container's table of contents is at its end, and encryption or damage shows only when
+	// it is opened: read it whole.
+	data, err := readAll(f)
+	if err != nil {
+		return err
+	}
+	if _, err := engine.Parse(data, s.Limits); err != nil {
+		if errors.Is(err, statement.ErrInternal) || errors.Is(err, statement.ErrTooManyRows) || errors.Is(err, statement.ErrResourceLimit) {
+			// Left to the worker, which fails the job with the right code.
+			return nil
+		}
+		return &FileError{Field: "bank", Msg: err.Error()}
+	}
+	return nil
+}
+
+// checkExpected checks that the expected-references file is CSV or Excel with a reference and
+// an amount column.
+func (s *Service) checkExpected(f File) error {
+	data, err := readAll(f)
+	if err != nil {
+		return err
+	}
+	if err := expected.Check(data, s.Limits); err != nil {
+		if errors.Is(err, expected.ErrTooLarge) {
+			return nil // the worker fails the job with FILE_TOO_LARGE
+		}
+		return &FileError{Field: "expected", Msg: err.Error()}
+	}
+	return nil
+}
+
+func readHead(f File, n int64) ([]byte, error) {
+	r, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("open upload: %w", err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, n))
+	if err != nil {
+		return nil, fmt.Errorf("read upload: %w", err)
+	}
+	return b, nil
+}
+
+func readAll(f File) ([]byte, error) {
+	r, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("open upload: %w", err)
+	}
+	defer r.Close()
+	b := make([]byte, 0, f.Size)
+	buf := bytes.NewBuffer(b)
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, fmt.Errorf("read upload: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Get returns a job of the account in env.
+func (s *Service) Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (Job, error) {
+	return s.Store.Get(ctx, accountID, env, id)
+}
+
+// Results returns a completed job's results: ErrNotFound for no such job, and ErrNotReady
+// (with the job) while it is processing or when it failed.
+func (s *Service) Results(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (Job, Results, error) {
+	j, body, err := s.Store.Results(ctx, accountID, env, id)
+	if err != nil {
+		return j, Results{}, err
+	}
+	if j.Status != StatusCompleted {
+		return j, Results{}, ErrNotReady
+	}
+	var res Results
+	if err := json.Unmarshal(body, &res); err != nil {
+		return j, Results{}, fmt.Errorf("decode results of job %s: %w", id, err)
+	}
+	return j, res, nil
+}
+
+// Quota returns the account's job quota in env for the current month.
+func (s *Service) Quota(ctx context.Context, accountID uuid.UUID, env account.Environment) (Quota, error) {
+	acc, err := s.Accounts.Account(ctx, accountID)
+	if err != nil {
+		return Quota{}, fmt.Errorf("load account: %w", err)
+	}
+	start, reset := Period(s.now())
+	used, err := s.Store.QuotaUsed(ctx, accountID, QuotaScope(env), start)
+	if err != nil {
+		return Quota{}, err
+	}
+	return Quota{Plan: acc.ReconPlan, Env: env, Limit: QuotaLimit(acc.ReconPlan, env), Used: used, ResetAt: reset}, nil
+}

@@ -1,0 +1,214 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/rivermigrate"
+)
+
+// The job queue is River (riverqueue/river) over database/sql and lib/pq: jobs are rows in
+// river_job, inserted in the transaction that creates the business row, fetched by workers with
+// FOR UPDATE SKIP LOCKED, retried with backoff, and rescued when a worker dies.
+
+// Queue names.
+const queueReconcile = "reconcile"
+
+// Defaults of QueueConfig.
+const (
+	// DefaultPollInterval is how often an idle worker looks for new jobs. lib/pq gives River no
+	// LISTEN/NOTIFY, so the poll decides pickup latency: 50 ms is a small job's worst wait, at
+	// 20 cheap index scans a second per process.
+	DefaultPollInterval = 50 * time.Millisecond
+	// DefaultJobTimeout bounds one attempt; the largest allowed file parses in seconds.
+	DefaultJobTimeout = 2 * time.Minute
+	// DefaultRescueAfter is when a job whose worker vanished (killed, machine lost) is run
+	// again; it must be longer than DefaultJobTimeout, or a live job would be run twice.
+	DefaultRescueAfter = 3 * time.Minute
+	// MaxAttempts is how often a job is tried when attempts fail for reasons other than its
+	// files (database outages, crashes).
+	MaxAttempts = 5
+	// sweepInterval is how often the leader looks for jobs the queue gave up on.
+	sweepInterval = 10 * time.Second
+)
+
+// Processor works one attempt of a job; job.Service.Process is one.
+type Processor func(ctx context.Context, id uuid.UUID, attempt int, final bool) error
+
+// QueueConfig configures a Queue.
+type QueueConfig struct {
+	// Workers is how many jobs this process works at once; 0 makes a queue that only inserts.
+	Workers int
+	// Reconcile works reconciliation jobs; required when Workers > 0.
+	Reconcile Processor
+	// PollInterval, JobTimeout and RescueAfter default to the Default constants.
+	PollInterval time.Duration
+	JobTimeout   time.Duration
+	RescueAfter  time.Duration
+	Logger       *slog.Logger
+}
+
+// Queue is the job queue of one process.
+type Queue struct {
+	client  *river.Client[*sql.Tx]
+	working bool
+}
+
+type reconcileArgs struct {
+	JobID uuid.UUID `json:"job_id"`
+}
+
+func (reconcileArgs) Kind() string { return "reconcile" }
+
+func (reconcileArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueReconcile, MaxAttempts: MaxAttempts}
+}
+
+type reconcileWorker struct {
+	river.WorkerDefaults[reconcileArgs]
+	process Processor
+}
+
+func (w *reconcileWorker) Work(ctx context.Context, j *river.Job[reconcileArgs]) error {
+	return w.process(ctx, j.Args.JobID, j.Attempt, j.Attempt >= j.MaxAttempts)
+}
+
+// sweepArgs is the periodic job that fails the reconciliation jobs whose queued work the queue
+// gave up on, so that no job stays processing forever.
+type sweepArgs struct{}
+
+func (sweepArgs) Kind() string { return "sweep_abandoned_jobs" }
+
+type sweepWorker struct {
+	river.WorkerDefaults[sweepArgs]
+	db          *sqlx.DB
+	rescueAfter time.Duration
+}
+
+// Work fails the processing jobs whose queue row was discarded (attempts exhausted, for
+// instance by a file that kills its worker every time) or cancelled, or was completed long ago
+// by an attempt that lost its claim while the newer attempt vanished.
+func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
+	_, err := w.db.ExecContext(ctx, `
+UPDATE recon_jobs j
+   SET status = 'failed', error_code = 'SERVER_ERROR',
+       error_message = 'the job could not be processed; create it again', completed_at = now()
+  FROM river_job r
+ WHERE r.id = j.queue_job_id AND j.status = 'processing'
+   AND (r.state IN ('discarded', 'cancelled')
+        OR (r.state = 'completed' AND r.finalized_at < now() - make_interval(secs => $1)))`,
+		w.rescueAfter.Seconds())
+	return err
+}
+
+// NewQueue returns the queue of db. Start it to work jobs.
+func NewQueue(db *sqlx.DB, cfg QueueConfig) (*Queue, error) {
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = DefaultPollInterval
+	}
+	if cfg.JobTimeout <= 0 {
+		cfg.JobTimeout = DefaultJobTimeout
+	}
+	if cfg.RescueAfter <= 0 {
+		cfg.RescueAfter = DefaultRescueAfter
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	rc := &river.Config{
+		Logger:               cfg.Logger.With(slog.String("component", "queue")),
+		FetchPollInterval:    cfg.PollInterval,
+		FetchCooldown:        min(cfg.PollInterval, river.FetchCooldownDefault),
+		JobTimeout:           cfg.JobTimeout,
+		RescueStuckJobsAfter: cfg.RescueAfter,
+		PollOnly:             true,
+	}
+	if cfg.Workers > 0 {
+		if cfg.Reconcile == nil {
+			return nil, fmt.Errorf("queue: workers without a reconcile processor")
+		}
+		workers := river.NewWorkers()
+		river.AddWorker(workers, &reconcileWorker{process: cfg.Reconcile})
+		river.AddWorker(workers, &sweepWorker{db: db, rescueAfter: cfg.RescueAfter})
+		rc.Workers = workers
+		rc.Queues = map[string]river.QueueConfig{
+			queueReconcile:     {MaxWorkers: cfg.Workers},
+			river.QueueDefault: {MaxWorkers: 1},
+		}
+		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(sweepInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return sweepArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
+	}
+	client, err := river.NewClient(riverdatabasesql.New(db.DB), rc)
+	if err != nil {
+		return nil, fmt.Errorf("queue: %w", err)
+	}
+	return &Queue{client: client, working: cfg.Workers > 0}, nil
+}
+
+// Start starts working jobs, when the queue has workers.
+func (q *Queue) Start(ctx context.Context) error {
+	if !q.working {
+		return nil
+	}
+	return q.client.Start(ctx)
+}
+
+// Stop stops fetching jobs and waits for the running ones until ctx ends; then it cancels them,
+// and the queue runs them again later (on any process). The jobs are never lost either way.
+func (q *Queue) Stop(ctx context.Context) error {
+	if !q.working {
+		return nil
+	}
+	err := q.client.Stop(ctx)
+	if ctx.Err() != nil {
+		hard, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return q.client.StopAndCancel(hard)
+	}
+	return err
+}
+
+func (q *Queue) enqueueReconcile(ctx context.Context, tx *sql.Tx, jobID uuid.UUID) (int64, error) {
+	res, err := q.client.InsertTx(ctx, tx, reconcileArgs{JobID: jobID}, nil)
+	if err != nil {
+		return 0, err
+	}
+	return res.Job.ID, nil
+}
+
+// migrateQueue applies River's own migrations. Each runs in its own transaction (a later one
+// uses an enum value an earlier one adds, which PostgreSQL allows only after a commit), so a
+// session-level advisory lock, held on a connection of its own, makes processes that start
+// together take turns.
+func migrateQueue(ctx context.Context, db *sql.DB) (int, error) {
+	migrator, err := rivermigrate.New(riverdatabasesql.New(db), &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return 0, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, queueMigrationLock); err != nil {
+		return 0, err
+	}
+	defer func() {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, queueMigrationLock)
+	}()
+	res, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return 0, err
+	}
+	return len(res.Versions), nil
+}
+
+// queueMigrationLock is the advisory lock key of migrateQueue: "river" in ASCII.
+const queueMigrationLock int64 = 0x7269766572
