@@ -6,12 +6,14 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/parsehttp"
 	"github.com/statementmatch/service/internal/platform/config"
 	"github.com/statementmatch/service/internal/platform/secretbox"
@@ -57,7 +59,19 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	throttle := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: reconhttp.FailedAuthBudget}
 	anonymous := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: httpkit.AnonymousBudget}
 
-	listeners, err := buildListeners(cfg, db, accounts, limiter, throttle, anonymous, logger)
+	// The queue and the job rules: every process can queue jobs; the worker roles also work them.
+	jobs := &job.Service{Accounts: accounts.Store, Now: time.Now, Logger: logger}
+	qcfg := postgres.QueueConfig{PollInterval: cfg.JobPollInterval, JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter, Logger: logger}
+	if cfg.Role != config.RoleAPI {
+		qcfg.Workers, qcfg.Reconcile = cfg.Workers, jobs.Process
+	}
+	queue, err := postgres.NewQueue(db, qcfg)
+	if err != nil {
+		return err
+	}
+	jobs.Store = postgres.NewJobStore(db, queue)
+
+	listeners, err := buildListeners(cfg, db, accounts, jobs, limiter, throttle, anonymous, logger)
 	if err != nil {
 		return err
 	}
@@ -67,10 +81,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			return err
 		}
 	}
-	if cfg.Role == config.RoleWorker {
-		logger.Info("worker role: no background work exists in this version yet; serving the operator listener only")
+	// The queue's context is not the signal's: on SIGTERM it stops fetching and lets running
+	// jobs finish within the shutdown timeout, then hands the rest back to the queue.
+	if err := queue.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("start job queue: %w", err)
 	}
-	logger.Info("statementd started", slog.String("version", version), slog.String("role", string(cfg.Role)))
+	logger.Info("statementd started", slog.String("version", version), slog.String("role", string(cfg.Role)),
+		slog.Int("workers", qcfg.Workers))
 
 	g, gctx := errgroup.WithContext(ctx)
 	for _, l := range listeners {
@@ -82,11 +99,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			slog.String("timeout", cfg.ShutdownTimeout.String()))
 		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
 		defer cancel()
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			if err := queue.Stop(shutdownCtx); err != nil {
+				logger.Error("shutdown", slog.String("component", "queue"), slog.String("error", err.Error()))
+			}
+		})
 		for _, l := range listeners {
 			if err := l.Shutdown(shutdownCtx); err != nil {
 				logger.Error("shutdown", slog.String("listener", l.Name), slog.String("error", err.Error()))
 			}
 		}
+		wg.Wait()
 		return nil
 	})
 	err = g.Wait()
@@ -96,7 +120,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 
 // buildListeners returns the listeners the role and addresses ask for; an empty address
 // disables its listener.
-func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, limiter httpkit.RateLimiter, throttle, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*httpkit.Listener, error) {
+func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *job.Service, limiter httpkit.RateLimiter, throttle, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*httpkit.Listener, error) {
 	var listeners []*httpkit.Listener
 	add := func(name, addr string, h http.Handler) {
 		listeners = append(listeners, &httpkit.Listener{Name: name, Addr: addr, Handler: h, Logger: logger})
@@ -113,7 +137,7 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 				continue
 			}
 			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, Accounts: accounts, Now: time.Now, Limiter: limiter, Throttle: throttle, Anonymous: anonymous,
-				MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
+				Jobs: jobs, MaxFileBytes: cfg.MaxUploadBytes, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("%s listener: %w", env.name, err)
 			}

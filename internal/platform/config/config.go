@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +48,14 @@ type Serve struct {
 	LogLevel        slog.Level
 	// TokenTTL is the lifetime of Reconciliation API access tokens.
 	TokenTTL time.Duration
+	// Workers is how many jobs the process works at once (roles all and worker).
+	Workers int
+	// JobPollInterval is how often an idle worker looks for jobs.
+	JobPollInterval time.Duration
+	// JobTimeout bounds one attempt at a job; JobRescueAfter is when the job of a vanished
+	// worker is run again, longer than JobTimeout.
+	JobTimeout     time.Duration
+	JobRescueAfter time.Duration
 	// SecretKey is the base64 of the 32-byte key that encrypts webhook signing secrets. Empty
 	// means the key generated once into the data dir. It is a secret: never log it.
 	SecretKey string
@@ -177,9 +186,39 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 		c.TokenTTL = d
 		return nil
 	}, "token-ttl", "STATEMENTD_TOKEN_TTL", "1h", "lifetime of Reconciliation API access tokens")
+	s.value(func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 1000 {
+			return errors.New("must be a number from 0 to 1000")
+		}
+		c.Workers = n
+		if n == 0 {
+			c.Workers = runtime.NumCPU()
+		}
+		return nil
+	}, "workers", "STATEMENTD_WORKERS", "0", "jobs worked at once by this process; 0: one per CPU")
+	duration := func(dst *time.Duration, name, env, def, usage string) {
+		s.value(func(v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return errors.New("must be a positive duration such as 2m")
+			}
+			*dst = d
+			return nil
+		}, name, env, def, usage)
+	}
+	duration(&c.JobPollInterval, "job-poll-interval", "STATEMENTD_JOB_POLL_INTERVAL", "50ms", "how often an idle worker looks for new jobs")
+	duration(&c.JobTimeout, "job-timeout", "STATEMENTD_JOB_TIMEOUT", "2m", "longest one attempt at a job may run")
+	duration(&c.JobRescueAfter, "job-rescue-after", "STATEMENTD_JOB_RESCUE_AFTER", "3m", "when a job whose worker vanished is run again; longer than --job-timeout")
 	s.secret(&c.SecretKey, "secret-key", "STATEMENTD_SECRET_KEY",
 		"base64 of the 32-byte key that encrypts webhook signing secrets; empty: generated once into the data dir")
-	return c, s.parse(args)
+	if err := s.parse(args); err != nil {
+		return c, err
+	}
+	if c.JobRescueAfter <= c.JobTimeout {
+		return c, fmt.Errorf("--job-rescue-after (%s) must be longer than --job-timeout (%s), or running jobs would be run twice", c.JobRescueAfter, c.JobTimeout)
+	}
+	return c, nil
 }
 
 // ParseDatabase reads the database settings of commands such as `statementd migrate`.

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,8 @@ func TestParseServe(t *testing.T) {
 					ReconAddr: ":8080", ReconSandboxAddr: ":8081", ParseAddr: ":8082", OpsAddr: ":9090",
 					Role: RoleAll, MaxUploadBytes: 26214400, Migrate: true,
 					ShutdownTimeout: 30 * time.Second, LogLevel: slog.LevelInfo, TokenTTL: time.Hour,
+					Workers: runtime.NumCPU(), JobPollInterval: 50 * time.Millisecond,
+					JobTimeout: 2 * time.Minute, JobRescueAfter: 3 * time.Minute,
 				}, c)
 			},
 		},
@@ -65,6 +68,14 @@ func TestParseServe(t *testing.T) {
 		{name: "a token lifetime with a fraction of a second is refused", env: map[string]string{"STATEMENTD_TOKEN_TTL": "1.5s"}, wantErr: "STATEMENTD_TOKEN_TTL"},
 		{name: "a flag token lifetime wins", args: []string{"--token-ttl=90s"}, env: map[string]string{"STATEMENTD_TOKEN_TTL": "2s"},
 			check: func(t *testing.T, c Serve) { require.Equal(t, 90*time.Second, c.TokenTTL) }},
+		{name: "a worker count sets the job concurrency", env: map[string]string{"STATEMENTD_WORKERS": "7", "STATEMENTD_JOB_POLL_INTERVAL": "10ms"},
+			check: func(t *testing.T, c Serve) {
+				require.Equal(t, 7, c.Workers)
+				require.Equal(t, 10*time.Millisecond, c.JobPollInterval)
+			}},
+		{name: "a negative worker count is refused", args: []string{"--workers=-1"}, wantErr: "from 0 to 1000"},
+		{name: "a rescue delay not longer than the job timeout is refused", args: []string{"--job-timeout=5m", "--job-rescue-after=5m"},
+			wantErr: "must be longer than --job-timeout"},
 		{name: "an unknown flag is refused", args: []string{"--colour=blue"}, wantErr: "flag provided but not defined"},
 		{name: "a stray argument is refused", args: []string{"now"}, wantErr: `unexpected argument "now"`},
 	}
