@@ -24,6 +24,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/gen/parseapi"
@@ -37,6 +38,8 @@ var statementdBin string
 func TestMain(m *testing.M) {
 	// The HTML docs page is text; kin-openapi has no decoder for text/html of its own.
 	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
+	// Amounts keep the decimals they were sent with (1250.50), so tests can check the wire format.
+	decimal.TrimTrailingZeros = false
 	dir, err := os.MkdirTemp("", "statementd-contract-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -104,10 +107,13 @@ func startServer(t testing.TB, extraEnv ...string) *server {
 	t.Helper()
 	s := &server{logs: &lockedBuffer{}, done: make(chan error, 1)}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
-	useTestDB := true
+	useTestDB, worker := true, false
 	for _, e := range extraEnv {
 		if e == "DATABASE_URL=" {
 			useTestDB = false
+		}
+		if e == "STATEMENTD_ROLE=worker" {
+			worker = true // a worker serves the operator listener only
 		}
 	}
 	if useTestDB {
@@ -147,7 +153,11 @@ func startServer(t testing.TB, extraEnv ...string) *server {
 			t.Logf("statementd log:\n%s", s.logs.String())
 		}
 	})
-	for _, base := range []string{s.ReconURL, s.SandboxURL, s.ParseURL, s.OpsURL} {
+	bases := []string{s.ReconURL, s.SandboxURL, s.ParseURL, s.OpsURL}
+	if worker {
+		bases = []string{s.OpsURL}
+	}
+	for _, base := range bases {
 		s.waitReady(t, base)
 	}
 	return s

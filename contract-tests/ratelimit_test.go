@@ -86,7 +86,7 @@ func TestRateLimitIsExactAcrossProcesses(t *testing.T) {
 			require.GreaterOrEqual(t, retry, 1)
 			continue
 		}
-		require.Equal(t, http.StatusNotImplemented, a.status, "an allowed request reaches the operation")
+		require.Equal(t, http.StatusOK, a.status, "an allowed request reaches the operation")
 		passed++
 	}
 	require.Equal(t, limit, passed, "exactly the limit passes, across both processes")

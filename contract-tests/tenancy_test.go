@@ -2,6 +2,7 @@ package contracttests
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"sort"
 	"strings"
@@ -17,20 +18,28 @@ import (
 // later version implements it) its 501 is accepted instead; once the spec drops the 501, the test
 // demands the 404 with no change here, and new routes are covered as they are added.
 //
-// The ids are tenant A's would-be objects: fresh UUIDs, because no operation that creates objects
-// exists yet. When jobs and webhooks can be created, create them as tenant A here.
+// The ids are tenant A's objects where A can create them (reconciliation jobs, in production),
+// fresh UUIDs elsewhere until the Parsing API can create jobs and webhooks. A's own sandbox token
+// must not reach A's production job either.
 func TestOtherTenantsObjectsAreNotFound(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
-	s.newTenant(t, "A")
+	a := s.newTenant(t, "A")
 	b := s.newTenant(t, "B")
 	token := s.token(t, s.ReconURL, b.ClientID, b.ClientSecret)
+	aProd := s.reconCaller(t, s.ReconURL, a.ClientID, a.ClientSecret)
+	ct, upload := jobUpload(t, "b.csv", bankCSV(reconBankLines), "e.csv", []byte(reconExpectedCSV))
+	created := aProd.create(t, "", ct, upload)
+	require.Equal(t, http.StatusAccepted, created.StatusCode(), string(created.Body))
+	aJob := created.JSON202.JobId.String()
+	aSandboxToken := s.token(t, s.SandboxURL, a.ClientID, a.ClientSecret)
 
 	checked := 0
 	for _, a := range []struct {
 		api        *api
 		base, cred string
-	}{{recon(t), s.ReconURL, token}, {parse(t), s.ParseURL, b.APIKey}} {
+		jobID      string
+	}{{recon(t), s.ReconURL, token, aJob}, {recon(t), s.SandboxURL, aSandboxToken, aJob}, {parse(t), s.ParseURL, b.APIKey, ""}} {
 		paths := a.api.spec.Paths.Map()
 		names := make([]string, 0, len(paths))
 		for p := range paths {
@@ -43,7 +52,11 @@ func TestOtherTenantsObjectsAreNotFound(t *testing.T) {
 			}
 			for method, op := range paths[path].Operations() {
 				name := a.api.name + " " + method + " " + path
-				url := a.base + strings.NewReplacer("{id}", uuid.NewString(), "{job_id}", uuid.NewString()).Replace(path)
+				jobID := a.jobID
+				if jobID == "" {
+					jobID = uuid.NewString()
+				}
+				url := a.base + strings.NewReplacer("{id}", uuid.NewString(), "{job_id}", jobID).Replace(path)
 				var body *bytes.Reader
 				if op.RequestBody != nil {
 					body = bytes.NewReader([]byte("{}"))
@@ -68,5 +81,8 @@ func TestOtherTenantsObjectsAreNotFound(t *testing.T) {
 			}
 		}
 	}
-	require.GreaterOrEqual(t, checked, 6, "every {id} route of both specs was called")
+	require.GreaterOrEqual(t, checked, 8, "every {id} route of both specs was called")
+	r, err := aProd.rc.GetJobWithResponse(context.Background(), created.JSON202.JobId, bearer(aProd.token))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, r.StatusCode(), "the job exists for its owner")
 }

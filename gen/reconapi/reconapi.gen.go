@@ -74,7 +74,6 @@ const (
 	ErrorCodeLimitExceeded        ErrorCode = "LIMIT_EXCEEDED"
 	ErrorCodeMethodNotAllowed     ErrorCode = "METHOD_NOT_ALLOWED"
 	ErrorCodeNotFound             ErrorCode = "NOT_FOUND"
-	ErrorCodeNotImplemented       ErrorCode = "NOT_IMPLEMENTED"
 	ErrorCodeServerError          ErrorCode = "SERVER_ERROR"
 	ErrorCodeServiceUnavailable   ErrorCode = "SERVICE_UNAVAILABLE"
 	ErrorCodeTokenExpired         ErrorCode = "TOKEN_EXPIRED"
@@ -105,8 +104,6 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeMethodNotAllowed:
 		return true
 	case ErrorCodeNotFound:
-		return true
-	case ErrorCodeNotImplemented:
 		return true
 	case ErrorCodeServerError:
 		return true
@@ -153,19 +150,19 @@ func (e HealthStatus) Valid() bool {
 
 // Defines values for JobErrorCode.
 const (
-	JobErrorCodeFILEINVALID  JobErrorCode = "FILE_INVALID"
-	JobErrorCodeFILETOOLARGE JobErrorCode = "FILE_TOO_LARGE"
-	JobErrorCodeSERVERERROR  JobErrorCode = "SERVER_ERROR"
+	JobErrorCodeFileInvalid  JobErrorCode = "FILE_INVALID"
+	JobErrorCodeFileTooLarge JobErrorCode = "FILE_TOO_LARGE"
+	JobErrorCodeServerError  JobErrorCode = "SERVER_ERROR"
 )
 
 // Valid indicates whether the value is a known member of the JobErrorCode enum.
 func (e JobErrorCode) Valid() bool {
 	switch e {
-	case JobErrorCodeFILEINVALID:
+	case JobErrorCodeFileInvalid:
 		return true
-	case JobErrorCodeFILETOOLARGE:
+	case JobErrorCodeFileTooLarge:
 		return true
-	case JobErrorCodeSERVERERROR:
+	case JobErrorCodeServerError:
 		return true
 	default:
 		return false
@@ -388,7 +385,6 @@ type Error struct {
 	//   minute of the plan, or failed authentications; the message says which, and
 	//   `Retry-After` when to try again.
 	// - `SERVER_ERROR` (500): an unexpected error; retry, and quote `X-Request-Id` if it persists.
-	// - `NOT_IMPLEMENTED` (501): the operation is not available on this server version yet.
 	// - `SERVICE_UNAVAILABLE` (503): the service cannot serve requests right now (database
 	//   unreachable); retry after `Retry-After`.
 	//
@@ -419,7 +415,6 @@ type Error struct {
 //     minute of the plan, or failed authentications; the message says which, and
 //     `Retry-After` when to try again.
 //   - `SERVER_ERROR` (500): an unexpected error; retry, and quote `X-Request-Id` if it persists.
-//   - `NOT_IMPLEMENTED` (501): the operation is not available on this server version yet.
 //   - `SERVICE_UNAVAILABLE` (503): the service cannot serve requests right now (database
 //     unreachable); retry after `Retry-After`.
 //
@@ -450,7 +445,6 @@ type ErrorDetail struct {
 	//   minute of the plan, or failed authentications; the message says which, and
 	//   `Retry-After` when to try again.
 	// - `SERVER_ERROR` (500): an unexpected error; retry, and quote `X-Request-Id` if it persists.
-	// - `NOT_IMPLEMENTED` (501): the operation is not available on this server version yet.
 	// - `SERVICE_UNAVAILABLE` (503): the service cannot serve requests right now (database
 	//   unreachable); retry after `Retry-After`.
 	//
@@ -884,9 +878,6 @@ type JobNotReady = Error
 // NotFound The body of every error answer.
 type NotFound = Error
 
-// NotImplemented The body of every error answer.
-type NotImplemented = Error
-
 // NotReady Readiness of the process and of what it depends on.
 type NotReady = Readiness
 
@@ -1256,18 +1247,6 @@ type NotFoundJSONResponse struct {
 	Headers NotFoundResponseHeaders
 }
 
-type NotImplementedResponseHeaders struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int
-	XRequestId          string
-}
-type NotImplementedJSONResponse struct {
-	Body Error
-
-	Headers NotImplementedResponseHeaders
-}
-
 type NotReadyResponseHeaders struct {
 	RetryAfter int
 	XRequestId string
@@ -1629,30 +1608,6 @@ func (response CreateJob500JSONResponse) VisitCreateJobResponse(w http.ResponseW
 	return err
 }
 
-type CreateJob501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateJob501JSONResponse) VisitCreateJobResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateJob503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response CreateJob503JSONResponse) VisitCreateJobResponse(w http.ResponseWriter) error {
@@ -1851,30 +1806,6 @@ func (response GetJob500JSONResponse) VisitGetJobResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetJob501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetJob501JSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2105,30 +2036,6 @@ func (response GetJobResults500JSONResponse) VisitGetJobResultsResponse(w http.R
 	return err
 }
 
-type GetJobResults501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetJobResults501JSONResponse) VisitGetJobResultsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetJobResults503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetJobResults503JSONResponse) VisitGetJobResultsResponse(w http.ResponseWriter) error {
@@ -2278,30 +2185,6 @@ func (response GetLimits500JSONResponse) VisitGetLimitsResponse(w http.ResponseW
 	}
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetLimits501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetLimits501JSONResponse) VisitGetLimitsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2538,30 +2421,6 @@ func (response CreateToken500JSONResponse) VisitCreateTokenResponse(w http.Respo
 	}
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateToken501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateToken501JSONResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3053,274 +2912,272 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Lc9s4lu5fwdVuVSQvJUuynMRyTdV1Eqfb6ST22E6nH+o1IRKy2KYADQFZ0XTy32/hHAAEH5JlO9Pb",
-	"dzZVu9OxSOJ5cHCe3/mjEYnZXHDGlWwM/2hMGY1ZBv98SaMpeym4ykT6XlwokTH9c8xklCVzlQjeGDaO",
-	"0iVdSRJy0Zb6jfCQqCkjStwwTmYLqQgXiowZiXRrMWmev35Jnj4bHBDJIt0G2e/0Wp1G0GCf6Gyessaw",
-	"YdtqBI2M/WORZCxuDFW2YEFDRlM2o3oYjC9mjeGv+cu/BQ21muvvpcoSft348iVonMRsNheKcXXO5ild",
-	"6ZbKUwh10yFZThknappIQrlcsowkEqaSwYdETAjlhNEsTVhG9LiYVGSZqCm8JemMjXjo+otW7R/YKjwk",
-	"XJDfxZgsqSRRxqhiMaE81j//YyEUhQcLyeIOORpLxhURasqyZSJZZ8T9ZSkvgJnsWIiUUQ6zfSsiipMq",
-	"z/FyyvQwnkhC4zhjUhKq50noWIp0oRiZUzUNSLhL58nubW/3dzGWu3/8LsZXSfwlPCQZkyK9ZSRRhF7T",
-	"hEsFsx5TyciH87fF/Ss0sjd5GvXpAWs/H/fi9iDaf9Y+oH3W3o+fjbtsMOlFz/c2bvSMfnrL+LWaNob9",
-	"7uB53S6fZfR6Rt8LoNiaDeaiDeQXBmQiMvL95eXZbq/TRZqUFeKDnxtriA0f1hLbOVPZ6miiWFYdwwWL",
-	"BI8lUYIsaaJPxERkjKhslfBrXNMOeS0yEr49eXdyeXX808vj41fHr8IAyct8vuAqSeGXmeBqmq5GHMko",
-	"Y5IpWSKZve7GhU14MtPz6rnJJFyxa5aVZnMKk6Dpg2YV4MHSj/VvEeVkytJ5YdGfdu8xro8fPx4t1JRx",
-	"lURUsXpap/kbmsdEU5qmjF8zy3/2u60O+ZioqVgo8oLRjGX6eMb6G5pK0uSChLobkSX/hDbCEUfeGBCR",
-	"EcEZcgQ4rQQGz1r6eCSShKbBjNF09rdRQyqq2IxxFY8a4SGQICVjGuuG2Ke53p0RR46pz1ccSxKyLBPZ",
-	"30aNhN/SNImv4PGoEQLzoNy8cOXN3LU8S6TUSz1nGfxT8BFvhoPuXrjNAAOSdy0Xk0kSJYyrKxmJORs1",
-	"ghGvdPy3UaPT6egv4aW/jRqjRbe7F+X9IyMVc5bhdnDGYgkvsVEjLBFtY8vBFdbFPCgNCyghijS7w+W1",
-	"q93YyHGqJ/unc6rY22SWKPifKs2d430gCU1TsWQxSTjMOVpkGTB1ztqzhGtOu0x4LJYF+u91tzuo3doD",
-	"URrc+tN6/0HaO8ncjcxejRGdMXfYp2zEaRSJhX6RSnLDxZKXNhVm+IAZnbMZTbjehvWzSdlEladSs8jP",
-	"n32VNXYj2mKdN4xsy5Ul3sKOeN3K6mk9aBqS1dDxB558IiqZMdK0V45MeIRjYXMRTQPy4fJlKx93cV6E",
-	"8bh4ofaedQ+eDp49fd79Sssv2QYS/zrjL2/OiN+9O/Vk703+HpNF+jmJ6+82I3s+kSSJhzCM8Ke2+aZ9",
-	"EodkJRYExp9MNMPXg+vpK7rXf65vwoxGimWSTDIxG/HwqP0Loe1/km77gHTIFRmSdhjkUiihhLMl+fDh",
-	"5FWH/H0hFAiBsDK6n0hwRSNF5GI+F5kq8/LnUY89nez323v0IG4Pxt1n7XGfDdrPevH+pEsPoj32dFvp",
-	"r9d/Hui1c38HjTlVimV6Yf7716P2L7T9z277oHM1bP/2Ry/o9Z9/+c9GVVD7or/L6Iwpo+h4QvsPbFWj",
-	"45AbtsLZToWQjDQprAe5HejblJJrIWL9LIlYi6gpVWRGb5gkGVNZwiSRdMI65Ae2kmTMUsGv9W6sxCLL",
-	"Gae+1hm/TTLB9V0Hf6fJLSP9AZmKRSY75NKoGTCaguLh1BHUVSTS7CTJpCJhv9sPLXdpoghDcj1Fta1i",
-	"NCSgB7WgaS0WgboCchxoMCIjCy1XGInzEIdASZxMJgyOkB2FFmKgP0nCQb9PTl4dvzs7vTx+//Lnqx+O",
-	"f746P/5wcfwqPCTLaZLiQYKxjrhrQRKpkjTVzHOeiWvQWArNdg8Kzb48ff/67cnLy7BDTnm6glt/rnUt",
-	"06Ic8alIY0L14g0J1WIt6HNaaoCtndEV7Fd5aW/YqkzU+3F3/JwOWLs/eRq1B+ODXpvuxc/az1lv0o2e",
-	"jg9of9AIGommHVzwRtDgdKa/LSmIjXWazv5+mdarUskbMV7HI1DXS+IA9Ty9aiwm4xUJz04vLomvoYVF",
-	"/WdLfQ0mp5XGfGqoLW48zRORzahqDBuLBbxZczQzJueCSwYn8wWNDWPTf2lewzj8k87nqRHud3+XqPG6",
-	"OegFUTRJ8ZsYlv39j0dvT15dnR///cPxxWUjaMyYlPQ6H/cQrRVjzfD04W58CRpAHTVff/Hn9J8ZmzSG",
-	"jf/YzQ0pu/hU7h5DAzCvtXycxIJJsJLMqIqmaIKQcxYlE6u+NMPSCEKwmHi2mp/a7oZsOxG1bmTmm911",
-	"QqO+f7y2CvLXdu1VBaRKm0b02LY9/8bHttxld3cz7i6FXXgh4tWlEG9pds0eSVKvT94eX12enl69PTr/",
-	"7rhAUf7ujkW80vws1V1m+nYwVibJslvNhIBTyY5Pb6WmH09uYbHFcGgsW94Q2adIa2WkR94lL9DokOrl",
-	"12ouu2XZCl+D2y1BeqX6jkkZWcxTQWNzQZlZGUZtZKWM0VjfJGAzErHhqN/o9970+zpJ2QmqvtuTr0Sh",
-	"E6wCL0W6mMFDuZjNaLYy5Mo+zVmkWNzOGNzmEZMENjel0Y2WcSxTJxG2EDRuabrYcDQMyyocDNvLkHBB",
-	"6AwkH2yPNFMhbliMNgx4EhC5mAVECUXTwA3wCh+2KufF9qeXyUz2jGaqONWjfB5zmgElm3c3TmjT9ZHP",
-	"yTUNC+c1vekq+RI0FtxIzyx+QfnNa3NJlrdoTPkNcdaQJ5LgbWpPo2vjYVujWx/isc6bKvVJmmevXgfk",
-	"5cWPATn+FLE0IO8uDwbdgLw8enfZ6e7vBeT09U8BeXF00m8NyYJnLBLXPJFAN0ir6/ft8XzuiBtmZDdh",
-	"imZub4Xtqgkw8EciyxZaUAwI41G2AplRZITN5mo14s3QH6KxxZo1I1rskUZ6ZSma9fVf80yMUzZrgaFQ",
-	"1Vz0I36Pm37oW/RopgKcD2ib9geyzIQWzEPGb8PWN+b6UOYqsnESx4w/VjI4PX9x8urV8fvCAYPdPjo7",
-	"IVGa6LOEjFWhsC6HyyxRzLPZFs6Ja/DrSJ61o8i7RsIsmWtJM3TDqIifHz9+bJeN8ptWvmzDLxHBNyJd",
-	"T6SeAvlS8EmaRI/WjWr06ALl0rK7M5GkpMfWauyFe6+uk6/A8Os9saTiiM0HOGbASjMRMSlZrJl8rSWh",
-	"1SEfaaJAIEkUUYJMEp7IKTi4+XrbS6Ksxv2NET+exn9gq3O2kCz+ikSe26CqDLpM19Y9v9batY7IvU6+",
-	"DtOukrQeG021brXaPEZ4kHBnSyzTvGeUa3XIB2f0vWEr41PUf5nGvlH1Q6maK5ZxmuIuP46cL47Pfzw+",
-	"vzo+Pz89LxBxYjqxijiQ5iHEmuSsKonJNoZ5tPIbC79mmkaI9km+MJCvI8Bzq1EZ62wz9DvRFHrpS+FM",
-	"T1NOxVISO3l5iKbcAGRymPuIl5wk6BuZs0wm0gZOfCPqexP1GzF+L9S55kH3NEhMaJIiWy+qub+LMTHP",
-	"Nimyb05fXL0/vbw6Pz569XPZnksOxv14wJ722t1oj7YHk2es/Tzu7bf79On4IOqyZ5PBc9ML0IjWE7kg",
-	"GZOLVMlDIhmzovkTiXToU32xc/AooTxhNrY6Iyd+eC8+fHrbGOlru9wwh69zS+nRFReTNMNCV2FraMJQ",
-	"cHRhPryQNOciTe3Ko0adrUYcIomQHZkIFj2ulCkWh6hnJ4qEuJ8haRZ3D0NlvunFDz7j74V6LRb8sSKY",
-	"poDXpx/ev3oYOXOhZXE9DI+I8zYfT77vBZGLaIoMCEw3iXQe/sRoxb6Pthm67vWtdIRu0jwqzHw74iLT",
-	"P0MMFDwoOnrRUm71iW9U+nAqPdG0p1eVfQ1aPXl39vb43fH7y5KecFm0jlhnyC1NUjpOGRFFB8+tFjEE",
-	"JyumypTr9/B12O+DhmUI2RvNN//iw4nwnrIQkB9VdEylJq4FzxiNpnrHGgHEPi4k/Ow2cntKOQevGxhi",
-	"6qnF3Lwkohw8CJoyXMTEIVgy7NA0PXljK5EHxAq3XejzphXzgqQfudZndJUKGv/r3bnoGgF/gvWSFtyj",
-	"/af93mDQ7ZLxSjH5L3XkOgdHYSQy+acdTrPs6m0NSX+fvEteaF0HJzFekZhN6CJVI96MBJ8k14sMeMR4",
-	"5UXqisy4MIQgM8pXJBPLqqL0oK1fd3S/sZb15P73hVD0GHad3df5+4/yt7mC8g7zCEB2wVQCMCUt5hvV",
-	"k2KSQuG0zCoNignpdbtd8HPY1jV3MUkLhCrS7/YH7e6g3e1ddrtD+L9f/INU6g8ChewqV5RIR682Dhfu",
-	"PYxsfuisdG/5ie91u3nr+lyZsGlmltjYH7TU2Htukzc2zufrXP/VtU/cipNmObXkkITe6Q1twhNfzMZM",
-	"S6wjXkw7cTtW5gt2JUqhzmZRmjSVYsSriS1griwOYU2ui1ldHsvW12FAX4PxfE2G8zUYzWMZzAXLbpOI",
-	"fTNTfh0zpT4NFOaXRJ5gvtZ6OeLOfFmnAz52Wz94EuTjN/Xk5fHVh/dHPx6dvD168fa45EdhbtqapbDZ",
-	"XGQ0S9IV8cRYyyJTao6jv1Xl5r8Od7SDqhV3SZZcTxXhYhkQtZonEU3TFRmziC609FsUhUfck4XNzpfG",
-	"HLY6BPiNCTYu8jnD4/46zOx/ixR1KW4Yf0hYMWyPF0f0XUZ5KUjrgxdldK0fE4hvfmhgGTRxpZvIY5Mx",
-	"auPKS1W8K7gMQoOOc4NTcciM33pxTBXr1MOD4vjtEMUuI1TMMxEvMOHba//Q8XpJeTwWnzBPD3NTjEkM",
-	"f7eZxpun+3X4BOYKerkIM5pORDZjcV0kth+gJTI/1GzEw3wPw8C95e1eUMg6HQs1tUIURNtSDkl6319e",
-	"npEXVCZRQCgf8VJmKjFZHX5s7pKladsMuvi5Cx6DwU5ZGpMQEjfDACyVkFzKb8NCc7CVdg+eFMyg3wyW",
-	"j2FFl0K8o3xlUwYfeTVvUGCctG69XsUMaar0Pa2kp7kM+ttoLo8/cRsHJnNTvIlYq6gxrSHpdW2Ig+Bs",
-	"xCOaMh5Tq5aZQJ6/+A3876ZOAHl/4NSwqkeb5I8+XH5fG7lsUsEtfay5Gwuff517otohoRnDYFzSDP0e",
-	"bdRCEVoE4scmyHMNVx7x0NzxSRy60F5NrRnDrEBKMnYLofL4YoWC64IxS+kgcBnU4xNgakgOmKCHZyZa",
-	"PJnFtLH1Ld431f7b7bHl8fqTLo5/seXr690fd5mhau6NC0X1PRGTeUq5nltAzjIBf414L+h2uzBH48j9",
-	"do/8T9wjD7tCJP4b4D7gJirqPcf4BEX9jVrO5ekPx++vjn86OzmvxIuW0EWmVFqEkVyxwdhJwZl/CIqN",
-	"6lmaS6xmqB/wYghyLSRwN4DIUGdr+xEFd8/pzqvUn9b6SzRPtPoes5wL434vSEFNIS4Vev3APrzXPZye",
-	"n/xSdioY1amuxUMiGY9LjwyIDEbE8rUTKnT4NfTH9xXcIKudNUO/s7Dl62JrNnfE1+xuRboAgzx1ADfu",
-	"rQKh1YRAfUvc+JMubEdZsOxHQI7usFeMywW2sgYyT8uTGUMFnWRskjE5xS+0ZDbPxJxlKkFGiO0hWFI9",
-	"YEAFA8ucqkQRKkskPbRvI86T3ziCOoUdcjqn/1iw4YjHAgwIc5qBGbVDfgQOI3i6shd1gbzR6CAXTPdd",
-	"Rl5Q4ubqH89/yfo/8sv9Tx97qx+ezd/uzV4cRK8Gk++eTt905VGfne8vTp6Ls14VYCAwV4K8SvgGNDNn",
-	"A5KKriRBnggmKS6Wh2TvabdLFjyFLfLc5cT60iGoFI1paTJhKpmxgrSsGwg24pxpahHzGtH9Yk4j1pZs",
-	"TjPAEiyDbOG4I5plSRnZDtLMMkZjP+EMBDv8uW65oLkr/HkzR0Rrhn4RURysxP9rkfgKTRa2w045h9YT",
-	"499ZBPLDEeT81h8VzCIWEzITnK0MriH7RCNFYhYlM5oOCSVvLk7fW8+mSxVCCTFaPZH2VUiN6PX3u539",
-	"ruaq6J/JxILHmqtOM7G4npJxwmm2IpNUIEDKXCRaOjwzNA5jsC2WEYGg7SBHwjCv5YuPg2wEjU/ta9E2",
-	"P9rGXrm33dN2MgNv1/APxOMYNq4TNV2MO5GY7cqpmMu53s1d2xHAIFB+c8xVVgN2c8o1UXBGmiqjXFLg",
-	"OC0bv1jMB65hNG6jaJqeThrDXzdTjdnYL7/V+muSa66PErxzCLwpUZI0caMT3gJ1ey5kopJbFpCYjfVz",
-	"zq6p/gEgFewW13M9ptfgiSQnF6dk0O89cxRBtEBySPgiTXOoqDwPGk3mXPDiuW4cfzhvBA39FfrZUN0t",
-	"oRT99sdeHS5R0IjXwhmOhbjRhKbfKPaIgRN77e6g4RMVhUiHSg96Y6s99NpjKjUvgZUU3G42rI6zRxd2",
-	"PrA/+/noaFSOWTbizfIzBCPySEpfXL1WGbDyLq6o2Ce1eSv1G/oAAqPL3Qh5CrtdS/2iFrZmiVKUR4wk",
-	"HNcPABMpj4mDQsAEb0l+FwlHGB0tjKaMSM2NZeuQeKgJmiYloxnA3Sa85ha7OD47Ii/Pj1+dXJKjl++O",
-	"yXfvXnxPTt7/CGEwpNutublKPBU2MrD7bE6dR+1mpep46UtAoX0jxp4LjMZxglLOmXecJzSVrNZBshQQ",
-	"SSYh2plk+t6MkjRB0ft3Ma4yBk0+a2i7QFhDcvbqNWmaTDbYzJSuWNbyYQdIM+x8SuWnMCDwj7AVjDgg",
-	"Eezq/+3neASk2enu9wPS6e4PWgBOsPv31z9pYfnF0UkfbXI5jAKElzuiGXGjanbIkSIzIZWNpMsD6HBr",
-	"3bnDi6FW7uC3d+oUnt8NJRUIL1hD7jb4IKe8oV4hPTUDzSA4I5lYggXDvT6nKzy/CLth5zxeWXhT4G15",
-	"CoWLW4A70o2i9fg1KVE0EIg361rSXcvMj/gaHl7Hnz2crb0Cytbe9rz6lQkGuDARuhUTq7gJ85vDhQ6Y",
-	"aP+AhF4AQehhPuvhGrBhodfDjwf+zZ8KPK0Mq+TorWOT7oUhpN4Yr2yoCSc03tawQ45pNHUOPwyVkEBR",
-	"Be8tzSHbOJ1ZhB+UfPXLiebDkzw3NRx0u6TsQTXs0cw6H5KWCHE8xZkX3qiugA1bqrtF41UOZ4RROyZT",
-	"u8KvctPEnWaAV/hqblXY4puXIq4Kyvh5YPuuOwH5x5UZvqPRNOGsrS8+CEvBCaIg47wNYHshdD5nNANL",
-	"qcmOAtdCiD139Dd6W96zJXwvAR1vzAiNYxZ3RnzE26RoziDNQbfXAlyfevtHB74pWC3sN+jiqHpTrFHj",
-	"LiMJqTGC+Ro0dl00hdi+72nEw6ZyIAzdzJ5p5m5UjQoGMjaXZxHp5ga4ivdKRYKVsh9pLQAbfnd8+f3p",
-	"K0i9O3r79vSjmfe+GbB+kbBPiVSSjBeI1J8jPMyYmooYGyofWd1KtzWsRbfZAGOXh0noTcujKkC8CohD",
-	"5dSzsWDbSBzeXFtmD3xgHjse+nD8Hz2iKgTQ4X0Qf3BgxWRHPbIDs1KYjmjTIrWcWMzQaZbTNWFb0S1u",
-	"Zl2LVGH7oPcHw/DQOqodeLAApDno98006oEINgIQeFuWZyaQ5qC352/ampwG/LjkvNEDwjmjawpuGigx",
-	"MfTh8fNI6MAnVnBdAQ2ib8goPPOUcm/Ny6EIRWKQdCXJcppEU0gz160VPUN4+wsCMYAA8A8TKUSJkua+",
-	"I9xSQGk1h53clcJueImfyKU7sHzuQclh+aDLAY66acv7tgytJE0rCenl8mSblvUb1gRLFuWDkoug5Moo",
-	"e2t8KCY//7TKGRtBTUBbCS2tnJS9BjlnLdZIJceo4nYtBUxX0xDromML0pE/y6JwFDQ+tfUqtm9pBpwM",
-	"ltP3rgUNfXVbfEETwmFcZQ0fH8vLCQ4a7+CieC/UEcLK6xXAJqyGWcQtLIIG1CMarcGAwYZcxlfQADO9",
-	"S2zBYGeWHRtBqpQSWhsL/ZuVql45ia9GatYvPJEgDJkgjOliRnkubBmuUBUkIyOsbSkSek6vKgx1qU/2",
-	"STMsONFY+2HOxDxlgUmVzpC10xlJxXUSVYzB9027vkuDg5nm468TXyFo9nI1X2PmOtXkR/qdrhc+e4iu",
-	"grAa+YrXmL3Xfc2pJkq2cEZqntdoEt8zmmqtsDzSt8kt41pgtLcG3tfVrZdON9y0+diN0SPLa2qaqFvL",
-	"wndr6zKJm7CkU26hRb4R4zry29bOc6VFr2oD+uiidcEsnBPVyrZFKg1+PTdyaqaeSBLqZvX3IWnGScYi",
-	"JbLViOun+vKfiVsWtw5RbsPLl2sddGlaK1vhXH9tY0PtRPK2bjUc1MQVrVGqP1odH2R1QAiDOOEcoAI0",
-	"a4NN0XI2Zb0YPvTFGrPu/mVvMOw+G/b2fykbeNsqmbEac3N1Alh36u7h+0WqwOu4t7d3gAUT7hpef+3w",
-	"voYpbBu9+o0YHzucFgsWe19KXAeDezdNjnhOlOShNCnmjLcTfiuSiEkwcdYtoAFa3wj8/iBQ9zvg2YMt",
-	"OdobMV7DzhxEvGmoQJulkxZ4vKS8o0hEljDquOMbMT4yNQDqWJmmdnA1A4aaLRaAhdmWJFtwmfs9optr",
-	"cADW3O1/rYP1b0oXa7Z3jaHv43RlClYgy+2QE04oCd+IcWjAg4ADG/99iD2CLGGZNJ7Kihfv3mKdHeSj",
-	"JDvfsAomDcpjqKmWMWLMYqDYiqW+Z9Kk7JL04KnFkvQGQ+sxHzV6/WC/G3S7o4ZTCK3Xmjgv9KNlvsIq",
-	"bLFd9UbHQ6I0Rfj5KyCMp8kNK+nU1j5ZsBANCcXlm1MpWexxfRJNWXQDBrBILNLYFqwEByLe0/k1rdXW",
-	"5gTqtsECE+qZsTKxDLxkIPSwmDAvt7UGvrxgS9Ct+rYl3GVrkohYrfnEzWhKJZkByr5YSltgwOFBQBQr",
-	"RLLmHpqWqTxHeSx132O2Erkpy0zVhIbUGC1KKr9bNJR+LNM7zAvIODwvgPHS2yoXkdbZiqp9SduuaMsF",
-	"5bggxpa+rBNoz9HsVs8dxUJFAsUBStwtpMc8tN6Cir9NXxAQZpKubDnAEEyfLA6DEQ+1DJDQ1FjWF9w+",
-	"I01zs4Cr3Pnabft6S1tB7nLXJ1riXTWnSTziXKgp2AZRDzUBlx1ywRgJvzsuFndxNTx3jdkxNPZkhmZa",
-	"vTvZImUmfrnI4/7n7hOzVnWl1ZxYplfDboAeRaLY7M4r6B027JqBmALsnWYZXTWwOJTeuI2dg6HT+FLN",
-	"7rhAN8BQmd17aGfY7cahuejau4B/YK8vzNtQYmCbJUVfcKKF1Jz4tp7AB9vHxim4kVyBeMc4lMiqDutF",
-	"TvxUqSwZLxTEtZpoR+wAwlDy2A44UVuPNw+CqgxznXhiFzEnEn9p104u37g1F+Q6LT4/aTDJTkFjHLrb",
-	"Ap0JCGwN15ZmDWYkHR8rcYhxDb4LAuCDO072cZ6K4mVoFdtD5y805u9VZ8R9XReYnQVi1O1PEu6C4HIX",
-	"bw6B6b7VfAFhP4u2Gu95hU9UjnNdYEAN6/Z5R6AvRs3AHcXr23G8IgmXiqZwwv/FgW5uhLbwCbgVyneA",
-	"5iyOqXwx6tHa8wP4XhTq8OZt1J2XQyL1FUdTRDovTvr+B2mW8BP8qFc9/G7Ia+LxIN7H3IhNCBlrVSbR",
-	"eXQsVTEqcNPMXMAJMIS1RIb1nhxPopIss0Qpxl2E8xqzQnEuJ+9/NLaoLSLA8uF48V/e+pboo47xuBuH",
-	"yrqa4Siae0FwcDu4S08LzInn8c0DA3A4V7NEwgPDU3IiBsVLZCi0Onm1dAhQ7rQbVd8YllpkXFn3ej5Y",
-	"zXooOjhtKLZtC1uOF5g7xK7MjCw/1cqhUZG02g6sIh+p4BErcrPSbL0oPP+3SndFLldtpEKzFflgS17n",
-	"LvWyOOkJLInyxZUai+5GNjNed1Wr4rn4Wnf1RhbzkKNdqi31lbi6IaJcsnflgMyKdDxR9+t1/VHvbaGf",
-	"J7J8jShxzeBMNOViZhhukhE6liJdKDt02eog47P8YSvxFV7+s/nl3r34ZXm/K7vgJr0FFwVcvvo51kLh",
-	"+XWDa0J5qgfw/vZyrfldpfWVyt+IcV4AHAN99CjXDcWv4O3nrHTrorOh32x9ye4wH1gIoReS4E8LqZVm",
-	"k20xZqlYkm6xePfTva06t5VC6uZsrbz3mfTes7u6naeU362PRYKf6RexwClTV/Wx/s5ojNSCaHuHeYVc",
-	"FM+4k5G4lpdytAuYU3OdVbmErridVbl0imC2BQLzF75CAYXZotG+7gjlQLU12ql5VPK2gqIhJmQJ+WKK",
-	"xGzOeCyJqMl+y+F1N29TKaZ3a7u2G+NmJ26QD2TjIqwNKQZVzcQVudiaiHKtoEHETQxxxS62YU1ccWbi",
-	"LnxM4YIwYl+oiCA5HdeyO8PVnkhyXvQUH52dQGyVPwppUu9xt4oD8J7VjKFg26gM5CXcXGg/FYqmjnCM",
-	"0tshl/gzja2oKb0bKHDlrylfOZERUgFMUFSdpcxdKFF9ntq5WMqypa9SabNpLiHyX8RYF8h/EWdRKB7p",
-	"wV1syY0IFuEriBUXTlAoS+qYBZKmiA/syzRrVsNo7V7qQmFu/bvmZpv/k6bmjKWlIeemwnUTNTLRuon2",
-	"7ppovTlpXW8vaszFBWvZQztf05+z9z1wfuXo9+IZKlNRebGrA7xjvSpnokxIdUwZIuBei2z28GQpy8y8",
-	"6KYiwFw1v3vQGXT6rQ7xoIAwxNT+gHBAoTHgmaqz4BLM05JXJhONm3DgHAWujoO5nupZex7bDlZ/0pxn",
-	"bJJ8ghFeha3A9lvbXaMUe3X17Pt/9N/OfjqYnw/Uj8+XvxRzcnr953fUvg8ahXXYYsj44j2GuXdzdiD/",
-	"3r/96dns/WB8/lz9/HT5Sy96vT99071+24+PDtiHZ8np3vxiUBx9f//pnaO/v0Sf4wje9WEeYvfYJHI5",
-	"BQtwRLNsRZqhSx8PA5TaMYMcfF1eFnnYOoTLwCBWpoJfW1OAwasir9ALOYT38gdPpD+QcmhMXfZ6aeWN",
-	"grJ+5Uscx1vUtWf/Yef+ZQ0ymIQc9M5XPnl/ncP1Fz4/5aAFt+Llua4lg/Uxq3hWMFKVmqBLhMcoBF7i",
-	"T0Ux1/xWM8EaV9p9rX1lF96f577o/H9hYR88xMJepQ/NZFm0yBK1utBTwuXF8w/XSnUu+ZVTBuHEHEn/",
-	"0oe8GpOTC661sgAgIaBlKbK4M+I24g1DpscrEp6dXuQBAUCqYWAgMmgKaOMqudVEDGgvNlbD51u4vnme",
-	"51jEK+TNsIVYH0XP0y3NVKk5ZOvCUF96QdZVsAknElWz/zrkO6YINQeMqtrJwKLkQDVlaNxtkGpARtP3",
-	"JPpDVZm7eXfSIWE0mo54nkiTJlhfgmG6q8K0PhubgUO3CmWiyDVTkoSD7h7JUwg75AhfHPGlyG7kWmic",
-	"poehLDKLjNyqhcyZpGLp3S6lTcDpmhAPA/6Cphas0WGCj5LMKc3GtGOu3aEBEYC39TMfRcY0ZN3IYMnq",
-	"OCyZD1naGDYKmwiHyB4rfSL6CKyV8ImwgG8Uq1yzGaRoNOg8+b/OlQCsshOz20bQ0AdFCzjOzfDORrmY",
-	"1A/YW8XoTKsLMBZNrnK4u1ttb9crJFBlRzU2DmTaktBSRDsGPkllIoeNA20lFoZtdUb8Z7Gw8WjVrzUx",
-	"8fWGA4qZ2Ts7v4vxzs6hH501gsAzRJYO3PjWhjT54/TRO4xzBzAx9IpIcxC8L6UX/UTy4CeR+bFPAZmn",
-	"C7k2uImY2CZwJP7Hf5CPIrvRlKz/7HXqGQDwzJVYZDUsZAhrfA3AqcUsXwPphImoJMxhiBygI2kCzJMX",
-	"NNcZ8X55EPoAhHm6ZQ6M0Qxni1Qleh12JyKbtWOqaNgakrDf7RPLqPNPcRwYaGKYEjT0xOSrInOCUEUW",
-	"kzGbCMOr+t3+YTmeqzZ6ecT3OuRMpOmGKLHQFF0pRMXWZzLAgJuUQMFOJKievkf23QImksxTxtXqEIEi",
-	"gLWYGEGD1mxe1Us76Nwres1E7AGlFL5DVhQ6QgXSqDhiLIV5YqLUP10uhc9zpV5MIpOYIehLzAKgfCI4",
-	"lIQQS56DJABmRogZlDJsDUd8Zydn2Ts7cH52dgzf3tmBXV4ROdU7C8O0biH9Yn4HycBmZ8P2slSy4Yi7",
-	"22XjnVG8G0hTf4yxwzZn9nfkAXpDRjwcdHukjCwI+yYmZfQH6z+GBHLbN3ram+GgOyBeccwAAXVg6fwm",
-	"plS6dcz3hhilq1IMwC01WuVG3G9LH/UlZI0JLTThGRIGvM9A2mPatrHpGcGCw6WXG9S14hqMOFjZJaQj",
-	"gfRVXlkHiGWGZEraIkTjYW55R3+fhX2GJa6BwICi6369Aww81nMCe5nW06Fs7phN6a1m4SbyNE1u2Ijn",
-	"ZBbYHGw5o2nKsiK5HxXkTf3jJgms3jLV6pCfNbE61LvrRA9ID5UW0KvLqqoRikoirL2uAN9ar+AUYKQ4",
-	"RNVqWV8KIpUAih1xSScsxboImdAXFBalul6kNEtXpImM6KBLYq2IJZJcCxGTeUYjlUSs1SHHn6Ip5dcM",
-	"YzSpGvF6GZklQMmOswN+nAUQAZ9hfvcJ772qtW8EsFL4bdMrCPG3mozGoEb0Nr1mxUIQLbsw0U3NJqbJ",
-	"OKNZwiSwB7LgOOm4Qy6YCfRG6hfc8G4TIkPT9OFidD0a5RAdVpZfmat2xJvAbEoApUEN5AaB5F/XAESp",
-	"KUmWU5Eyh69IMgozUFPKnbICWBMcQDhganAMANnGw+qYijQuSPk2/A5DiCTarvIlNrqCmMAokEUNR9yz",
-	"j5Fmtl6UbhWtZ6QZ5aI0HpGCNW3EsTHnFIZCw7BPVq8owYxYJcRVFi7rGyN+VIKQR6AVSxKTCsR8AMkZ",
-	"EpMtLCR9TqmwrJ/JRaIWKAt/JujDJJ9duOjnEf/cbrfd/+sP1mPlfiaaNj6XMWbgq4fhIedNFiFooMkC",
-	"GnT+ZgkxBl4Fa5CH7+LjY3mboNvY0214UDGf9TLppu3GoGWVkrCMwuvWgVrQrTFiySE/3u868UUvLggu",
-	"xzmmUUASHqULo80Lqc9GIkFqxGJWdHvMlmDE9R3toEQ0LxqCzBWGv0t9hfwxwiy8UWNIRoVEjFEjICMD",
-	"ZqSf/jGCdKF1L9pcGHiMJVcxJSmHbinpRc2zV699WLiAAAZcjv4GgG8BQL21hpCEE4lrDmthoN1GjS9f",
-	"YDIwp3VQSNawhxvmFgMSkBxSWuiynEKC1i0rrI54mkjVOiTjjHIUHsHKImKTq29+MCtg+U+CtU8gNUya",
-	"kO4VQU6umUC43+2GI24gStktwzvD1JAbGswQzaRKuCHAj/V9bTRru8KWqs5d/T2PtDIm54JLZrFlS412",
-	"yMkE2gRjDOXlPsUE1YNe/7megr6QmaZckO3Co/YvhLb/SbrtA9IhV2RI2mFgRKobNldlecrmHlEpk2u9",
-	"OHBZfPhw8qpD3opr/SUKtCBWG2o/tPOEmIlJAuN0ZQMg4jtfAlf0QDr8Faqf2XoLcDukWH7UrxEAb+d1",
-	"EYZkZ8cWGdjZcWUG6kooBFpfOMuEew2StmpeRMnWBJBJ1B9iW7rXsxGBaQzFyYKkjDNKjAxJaJQJKZ0v",
-	"xiztE4sFI7G7ZcJjsdRfUTJJPukTZMKORtwOq0QoUAnfN3FqBu0sZ4aMhiZmuIIiHg7zudtwtVJhBxzT",
-	"YeV7BwPut5GyiUI4zroPJNMdfuDJJwLSRNNqpjmGn1kBhsUeRvyMGkMJJtoVxHwSDvoHpAxZVFPv1PXj",
-	"lB454i4ChVTR+EG36oWtCv1JscgiSJbM9MsJl4rROCBPu5CSaCgsF0eKl5AevQEuRwGXKjJexNdMHZK5",
-	"nijOcAXGlLrJwZJgnJ0Vm/zR1cWolc4G0jvqyHgM+pi3CHJUwotaTi9/UNKbqAKGaPGcNKfU+t3cbper",
-	"i+sjE2q9rDopzYn1/bm5TG5NwVo/fK9zh4HCvR8Ar4YLGuzZEhsAgrR8yUPFgRurxhiFcY5g4q8iddla",
-	"BMCL+/v7Hi8+JBQ4KLkdwDEfcdCdoqlAzekHtpKeQ7disCig7/GYpMktI/0BmYpFluvwSYaRjCO+ADOG",
-	"PovuQr1hqxJ0mYuRwFJJScpkYEDNtELf0quY6qs5D5EM+91+aMgbUN1ci2by+arok68/B9CwbMFQ/6IK",
-	"hCLMWOWx3hH4GzbpsH7ANZhnnvzd75M1uGo1zYHin0/HK0OIkG2Y5mXCIAG0ALoB/LFB94DUQsQB/Zxy",
-	"UJ3zSNgmrFXL41v6svWB5IARGDQ0k46dMZUlFuvNH7pWLFBOQhkApgPqE1XQZI7vRYGo25rJgebBmQJF",
-	"1UBWIoiYUYyoOV+AN+MkFIjswQtZN2vsBcCawgBFI5Tj9rt74WFByUXbJpkxyo3tuUJuS73Q10yNuHtk",
-	"gELJO6p1IIN9u+fq5gEfEoqmh9Y4a55YPrHDd8h/kR5Z0kSR/n/v8J28vHazDwm/nAycRRQrbNeymYTX",
-	"As3l94+5WkcANYK8RO+tPrl6BhBkXGFp+BSTXMCWk2lhgs0pKkY47iat1vEmKdX3q1etG1g8FOsmUom5",
-	"vYusIr8Bl1DPBIQ2Qy01/A0k36rlIEcwgC+HJTuCcbA5byGIEWDsMMB8QFavqKLW3o6saWfnneBstbMD",
-	"LLFUVyBAcx+g/W9fX4AQr8LAmqIBRYyBsIriH2oq+E4EJHyRXJuiAGCSTzh5Q29poBWYQskA+OJspaaC",
-	"u7oGtp4BLVc0aENFA4hq6OhWIbTQBctmFpp/eH9MflxU4/VPmNzZgQ9y8GZAfmiGxx/Ow5Z5+zKZuRct",
-	"eAowEKnobA4H4sPlS+RmFfSUsHVIdnZizdSxCT0f1wpke8HDwueu65PYdqyvRgRDODcCLgJUAKSBJjHE",
-	"iD8kyTUXmYOM17RsDOU3XCwtpf2IscSAKDHiWsC2kIuJhOhfF+5OtbgUmiOgCeYjuk5ue0YVNBIXBCfd",
-	"MuCEQz0gz00tAzSmWWO4PRs4RnzoxHYzcMDCYUsPRdiEZKVJxDgG0xtv61km5lnCFMJ83+lVVSybQXS9",
-	"SlR6h7e2XeNmbQQNs1iNYaPX6Xa6ujExZ5zOk8awsdfpdvYgXlRNwcnt8w8okyFkXTgreF9rnLfNUP9g",
-	"7dcb/LDN0D4yL0tFM81JaiHyQeBPMgP6UbAJ5oYkoJcX5kIB7g7QDwX8jSlDY5QW2YWaGgfklN6ygvHE",
-	"4N7qcWHOABAIZ/GhNekFHhxuDRauBSZxVsUuKYLwoiQ04h5cbo5cw9LYriS4EUtL5cPooiKZe7vQngpn",
-	"Be/xNOEscA7P1hqP57Csk9V7XjHBHg24puimGU/4VkRFuySwRUmMyAC7+Fpo5TS3OGxwrnbIGc7QIi2A",
-	"1FKGmCH2fgL5U3oOV1vMzEvB1+9jEv6I7+y8qCfcnZ2vXlUBFLxOd78Pi1WqrqB/2lxeAeUqY4Ozt5Fz",
-	"801yeLasALb2Ej9oX67mLDRzPq4WQigcRD15vy6CySsncsqYatVXSRhxE6RhHfH6Ay54G89BhoYQT6XI",
-	"xPLQVVQA1ANTVYF4RRWCEY/EDAWqiErWTrhkHC/K1ErGKktmcGqwtIhx5yWca8EVfoLlna7mU8ZNlRNw",
-	"2FyFpCkFCU8QPY68B1kEPfgGUe4K5RN9ibyEsRoIGt8KDNK5Jk0tKusB53PCiy02AqQFDXB1JBJl1jJl",
-	"yKBSNlEgJSeIDm3cBOciZeSz5X4x+ezOpL9YstZjkPvcPpMVA/+C+0mTbcYm+j9mvt4/7dQhNAW29ir/",
-	"EC37Jl3XNYx/6y/kYqb/A+K9/kcpfdR878pOfNbK4uc8dz0kzYJ408L34wWDvDj3vv3BtAcHwD4zsJdz",
-	"fWjhyaFfroamLfQuHHkimpU4SdMKlSjUicxJmZGYzQAYWywk1aqFCQkXmbO5BSOu344hqDBCVxpAFB0a",
-	"bV5LgnqHHXUc4fnNjVgFRym1FbssbRnfkz5TaGzxAJakuXiaIoNQAS5IypQBiI+T6wSRrPA7s3+JHPEc",
-	"biuAoZmqls0SaLx3P2Vi2TIMBUyCUrMNCFeAyRjVdzFHswkUPGn2nwb93iAYQJSQYiZP07nFwVhvC8Jp",
-	"1cMWhJvpYeszlkNzZWIJ9pdxcq2VMBsI5q7a3h4poX+ZwULysR6rr9briwOMFvo86j9sEpOJgjHWJmcq",
-	"gwgMjKc5hJguMIvl1letQTqTibO4aFUOKmCRs4JpbVhrHzS3V1Ht/NvdpjM9SU9N1FN1HoaK+lg2Nqw3",
-	"JIy489skXDm7oqlH5QTnk9jFOr4RY8xBwhIFcm3IdP7KbhHDGqKnzaq+EPGqVMy2Jl4Ms78jEZtsaltE",
-	"yXx1aaAPvCq483gSwP2+G8nbgPiPbnncmck2Q09Z+YkWBT/NUqP8tsVkkkQsFtECrkE5hzBCfWXO0g78",
-	"t9jEp1lq+s3/NU9pwkuvtcXkU/EnESmm2lJljM4CsrO7U659VJzsnzS3dROoGe3WNWMrhbe+FCPOVbZg",
-	"mB+O6qVur9/t36+ytw9Jug5N1OK6bQvXZrOgfeCmrWftA7HW1Mt9o4Vc8/wQgnnqoxfJKddnvsKH0Ged",
-	"eAZgzWpB5AfTjhGgNth8KzVxa169q9Zr/on74kvQsOrDXV+7975V/65U/x50u+s+cQdl168uAN/07v6m",
-	"UPgAPtrboiNXAQG+OLj7i7riBvrb3ha9ndGVlgNcuQP9Xb9/rz7z0gnw8RYDBonCVVT4EjT2t9mBExN2",
-	"4BC497fZg1J9Bvhsi3WpqeLg5+HAzVyTfPKrn8Lwm76M82LlL62IUDXUNIKGotfw/Rsxlo3fdF+1Cr4e",
-	"+XVdxtw5U4vM5FbmcH4LFK0w0ETW2oMwnKxkDkJ/JtqWwEDgYQIaT1yMD7zI7WYF869VjOZuloH9Wofg",
-	"6jeA9rpLVNOd1REs514nV1RhSQamcpcEyFqmFemiKunKumUhSAAlY+NMBIXASKz4oFDoyrm7SjHGhYhY",
-	"AylsYK6MdguBynUC3ndMoXRXunq721+9BhPaQhUWCuEfFRFl/QL4XrWEtfUIiuUH1lUG2Obeh7TJYvk8",
-	"g6zPF2laQc2vR6N/sPCQr44+QAbqsbRQxtO4zSp1Zupg0L1zfQ6Gg95d63MwHHTz9bE1B72yAwj2XUYZ",
-	"dnDej8TYrtYrcH8bEnBrfjDuxwP2tNfuRnu0PZg8Y+3ncW+/3adPxwdRlz2bDJ77a25WWS+4J7uVFh25",
-	"SZKmWvYysD2PoFCkpb8+PfrC7Jf7iLN1YqwBau0UJclvwtwDhLkX1NWN+jNlucFW4grWvNpWlroU4h3l",
-	"KxvZ9e8oTUHKZ0mYwrzdWtHpvhaUN2Ksiee3dSKXTQzbSvQqoLz7wtE6d1xF/CJ55ZARdxE5vgBm4jao",
-	"cqJV4LvMDki5POQEzJ/5xYcBw9aFVnE4PZHW/dO6hwhViP8sDMgXoTpetK9Y3olXZYvI5iD4BuSzLhF0",
-	"xIuZoDYkJwddrscs8krVjnhYD/Bj8iXVNGO++Rhzs28Ym98Bt3844j6EaYafYrxpGbDU+O+/F8tyzXcz",
-	"Mv2Cc2MnUov3mn54IlUSkaYLfjG43RgwdQ1J+HkUEmaKoCOGs7YSbcEx6S9fr7n+0AYigefF4TyZfNmd",
-	"ndcJJvXTYtkCr5nOzo6t9Wx+sTX0m6EDXe3oH8IW2NYJyavb13ixKiCngNUAqTqYKtMhl+yTssnEdgWh",
-	"XchwXSiScCVs7h9VhlBcoKLNaTTCVO4QoOgS0MfC9yFA0+iPA61EIMA3QPpGmgVGC4OBAB3a5ED2SQUk",
-	"h8gB5ySmfprq1ukKWh6vnKsubGuK3wX/KTq5r8KAyDkzodU+IKvp7XeRcIivQjzWDrkQmAnsY0GHufNU",
-	"ny4f3Nq4uHb137vwKgS9nbz/Uf+CL4wXKm+z5yKlCg22e13j+LZ/VV/7yTzBPOidnZeUxwnEzmgigph0",
-	"94vNIvLhmItZ35j5sGIKK8eOcTUtI/OwPtC7AyQJ+QoJlwR22fN1Ob8qlcUQLQkRoOicAq9qcs1JM2xj",
-	"AFaIh8gPxzrKJ0F2duh1xhiYI60zb2fH6bbQcp5EL5YucCA/pBCQgegduYMwD8mzRz5ANxbjRkOGptEN",
-	"yrHq9J5e8TMqJa72eZH35NGgYDnVfBDq3MhDm2lN4YeAlGqPQEcVhoiU4PHEGkZIPLi5hekZO7FBVrDB",
-	"JZLgK5JS5W8wxJeRNoHJkV5g9s+iJOwMSTIp1FmBPYH6Om6jbIpSGUcfmiYlfpR4SAU2CIQqZIbkZAI5",
-	"/JY/VPuyyAfQMMTYONDwCop/tV8HiwD9IsawaasGkNzAiAD30Gcgv58gqad4BRaWsR/4QP64hnfNC1Fb",
-	"DXCmgYee05UZnt2BumW+c4H1FJCvzorj3LPfSoWDXD+wO5fTDBQXtQpCT5oLHrOsDaLRLcvaWtRouRU2",
-	"wwOzWWFhD+0CpJLpEVZXDF2OaUriRML4fX5hs5g2bn0V5b48rkPTP7aVi1EInLCzY5khJhWwWPOIsAhq",
-	"HSJPnpcxKR0fciiYyIlLWOA24bVEduSoio35xH9rZRMmkNWYAg+6JQyrMeUdNG0flho3Ehze/9576214",
-	"tsjTY0x5fuWjbY0KrrjOrzm0Fl4q5TIdNS/kUFmN4w/nCBNcqAU4gKhLzhrDvQAcoNvVvdBKmV9wY7ta",
-	"GZXReKhcxQoVX4J8Lgfd7oaZDva7W0zzqZvmfu00XxxfHpG3l6+IN4o+6e32CyPZqq9+1/V1cI+++rqv",
-	"Tau6fojbLyx24YpQ/frHI9e113dzfebmenl+9P7i9fE5+e7o3bsjcnF0/pY4oXEPRlBpt1IlYR8AF0v1",
-	"C2BMtmRATV2LNbPGPr36VmVI5UEV07j/rL+vD1AJp7ZfQQju9/CkleB6e3ch7PZqUHB7xWpa3m48299+",
-	"kwcw3XW1sLxG24N+5+Bgi9PTc7vcc7v88uj8FTk7+vnd8ftLcvr69cnLY3Lx4ezs7cnxBRpVtjZ6Ws66",
-	"xvaZgw8ZN5NRowqej2/W0f811tFtXONvxPi9UOcANv/NorqdRfWJrBy1f4mRFZNUt7Kq5qj/eZkTawWy",
-	"mdp16b+1xTcwwT43w/pQKGU/+GdyllJOPpOzPOcdUoIhVR46+kwuTF5w5cF5NbG+EnJsw45Di+oTks8m",
-	"T/kzZCCb/4V35pnQj03SsnuOf+WW1UKUJqycXBOKSbaNxIwFVAVFK6gfPwmomXkFjjC4o5KIX0CkXsbG",
-	"4NhHy9c1nj+/Zg3WmilXk4EaMF6VFyjOguVX/IoRfn2V+sonW997WNpnzZVngC2/XWkbr7Q/5376dnX4",
-	"CKw1l0cBjdW7Mcx5LsQ0mUy6zorO0i1ugESS0znjR2cnxMbUBs5cRM0b4FDhLENEC2M9sVzNgI4C+goS",
-	"Qw4YgiX5FckcIIutGl3hTWYUF3MW3Y9B2Yl6DMpiz/5LUxQLfKgC7m0Xda/TdQvbaVQBqGuZU93HDrnu",
-	"6OwEQKB/Pnr3tsrAHnzYtzpNZtVKh6pI4gXqvaxgUnnka1or0i+CCq/N87QIgLIO8RC9sQbtroi7sgkp",
-	"ccQB1y8g9YCJFlnU5d2KbGbSdo00YGFwyvdmWMEED6oY4Dx2qb3pCoExDiutfWovl8s2pBYsshSyCpx9",
-	"9k5UQmO+81fKhPL5GIXNTcNsGQhD6qMYAmhFPQSc19iw2JKBYC1NxYg1VNr87sI29Dt7nR6ENraCyoIB",
-	"op/xnOnFg/3y+KtJ5ZmxjYiM6NACh0+zFuSz1SFHvAyt6ObrezWXLE3biG3ndYC4QjUNEyVEx+aRI7Um",
-	"kuzsjMF1Z4pveFL2zk4deumSOp5s/J2HaG8e8QJKLKmCxBIHK9vBFQyIB58KlUAMhipV/kAQBLJmQg7t",
-	"q2Vc+4i6B0CjdWDNQwJgzXnxG5v8DqnrJgcrJnkOFoJGQsZWPWol5tmLhXLk4UAzR9xCoG2qX3JoFst8",
-	"nSgHnFbEa5SwNDEgzibRFFeLAs5LtXYKuXu9MEIYIRoNqqrJW18gcGKhwMA189BPajbWoJ6M+GsMUHFw",
-	"J+jQzYRSKYuHJnm117WBLMXCBtJ6IQVnni4IShfAo3pj8PFjC09KAFdAYFwUPjC18LQQ1ApssvhkkRmX",
-	"smO+ALeRo/NUkbpsOhpVVjVkPJYBYbcGz3/EI5FlLCpVLDg1Km0OcwZarC+G74QOaMtCO5p4Ily6dqkm",
-	"BKJwrc9LA0DKxqbEsrsyhvL6M+vqx5QKwtyzuEtF2dta/ypU4NFX/J0X2p89N78uU6N6dTZcCab6+kX3",
-	"Wwm/DtlWuWP31Mp9XN/GsKHEzdU/nv+S9X/kl/ufPvZWPzybv92bvTiIXg0m3z2dvunKoz4731+cPBdn",
-	"PXQQGMbcGGp+vHnyxFdZTHUIu5KmMs7Wy3MEI7801SRqJWJfmMNLxaSJ4fWkr27Nm8CT2Qxf6n+0Xwqu",
-	"MpEOCRdtwKAOW5VsscKbd4nM8LJ597240E1Cae+MXq+fpP0Y33ovoJFvuWIPNKADkTzAig7fVUwV26Rx",
-	"aZZczOE62LK7fxeTxZegVBLp15KJ4txB5hXOqafpFZHrjcIXi+huGzUoHO/ekjm91qIBjwFDpwbrGCSD",
-	"ORNziFUEKeJxBolXenh3MmVINZ6qkgmigVDr/ycWkeaJRL+AWOsjxFyP9C8kpfz6b6MG46OGeYrPGI39",
-	"v8GMgT9UjRX4yq73jvnFa8X0qRWfQj89/Oue5hHbfq/QXbnxXX/ODf8qKNftqmX41uyBverd/8vbOr5f",
-	"zChvW+wK4pvUNls+poymavrPtWfhyAq7/W439CAmbTHtRJLFPC99rMQCN1G/Y4tWd8hrkREAphjTlPII",
-	"svBAl86iKZMKgUM65BEn5nuYx6PdCy7HR9xsL0OYvtdQU2Gl/vKE9Da5ZVA0HcDB1pIN5IFuTzUmpdMu",
-	"hda2ACM6N+U2EyUdwSDGLo2mmphbORqnqa0CGjH6rc6FVrFURieTJEJULMOAV8ZPFbE7CGvEN1NWXmL+",
-	"scSVV5PX5OUllGXWk70dveUjqiE58IpjWT5/gf8ahLelYJA79zdQal7ffwOpbuMBQYkCIcvhpVIp7txH",
-	"3HShzLGt7eX8E4foVI2YV1csZvNUrEwlNGsxaxWQDoe7u6mIaDoVUg2fd593ISStVHTXeKIf1b2Fud5u",
-	"GBgDaBZ0nR18rRmc38MATkARhmq0BhSyJLBV1+O8kmkvhw8tgReQCcLwgenvdzEOiKuaUo6XQAZhRgkR",
-	"E9WxXRbiGirVw2pDF/JGjVOt2myZgeUAnbDi1mRpqsYIkSb8eghmT31CcE4J/hNTDRI54gUZ1tQUQ1B3",
-	"LoA1thGg3jCCwvTtGfvy25f/FwAA//8=",
+	"7L0Lcxu3kgb6V3C5W2VSO6RIirItqk7VlW05kWNbOpIc58GsBpwBxYmGADMARfPE/u+30A1gMA9SlOST",
+	"zd111e6JxZnBs9Ho59d/NiIxmwvOuJKN4Z+NKaMxy+CfL2k0ZS8FV5lI34sLJTKmf46ZjLJkrhLBG8PG",
+	"UbqkK0lCLtpSvxEeEjVlRIkbxslsIRXhQpExI5FuLSbN89cvydNngwMiWaTbIPudXqvTCBrsE53NU9YY",
+	"NmxbjaCRsT8WScbixlBlCxY0ZDRlM6qHwfhi1hj+mr/8W9BQq7n+Xqos4deNL1+CxknMZnOhGFfnbJ7S",
+	"lW6pPIVQNx2S5ZRxoqaJJJTLJctIImEqGXxIxIRQThjN0oRlRI+LSUWWiZrCW5LO2IiHrr9o1f6BrcJD",
+	"wgX5XYzJkkoSZYwqFhPKY/3zHwuhKDxYSBZ3yNFYMq6IUFOWLRPJOiPuL0t5Acxkx0KkjHKY7VsRUZxU",
+	"eY6XU6aH8UQSGscZk5JQPU9Cx1KkC8XInKppQMJdOk92b3u7v4ux3P3zdzG+SuIv4SHJmBTpLSOJIvSa",
+	"JlwqmPWYSkY+nL8t7l+hkb3J06hPD1j7+bgXtwfR/rP2Ae2z9n78bNxlg0kver63caNn9NNbxq/VtDHs",
+	"dwfP63b5LKPXM/peAMXWbDAXbSC/MCATkZHvLy/PdnudLtKkrBAf/NxYQ2z4sJbYzpnKVkcTxbLqGC5Y",
+	"JHgsiRJkSRN9IiYiY0Rlq4Rf45p2yGuRkfDtybuTy6vjn14eH786fhUGSF7m8wVXSQq/zARX03Q14khG",
+	"GZNMyRLJ7HU3LmzCk5meV89NJuGKXbOsNJtTmARNHzSrAA+Wfqx/iygnU5bOC4v+tHuPcX38+PFooaaM",
+	"qySiitXTOs3f0DwmmtI0ZfyaWf6z3211yMdETcVCkReMZizTxzPW39BUkiYXJNTdiCz5F7QRjjjyxoCI",
+	"jAjOkCPAaSUweNbSxyORJDQNZoyms3+MGlJRxWaMq3jUCA+BBCkZ01g3xD7N9e6MOHJMfb7iWJKQZZnI",
+	"/jFqJPyWpkl8BY9HjRCYB+XmhStv5q7lWSKlXuo5y+Cfgo94Mxx098JtBhiQvGu5mEySKGFcXclIzNmo",
+	"EYx4peN/jBqdTkd/CS/9Y9QYLbrdvSjvHxmpmLMMt4MzFkt4iY0aYYloG1sOrrAu5kFpWEAJUaTZHS6v",
+	"Xe3GRo5TPdk/nVPF3iazRMH/VGnuHO8DSWiaiiWLScJhztEiy4Cpc9aeJVxz2mXCY7Es0H+vu91B7dYe",
+	"iNLg1p/W+w/S3knmbmT2aozojLnDPmUjTqNILPSLVJIbLpa8tKkwwwfM6JzNaML1NqyfTcomqjyVmkV+",
+	"/uyrrLEb0RbrvGFkW64s8RZ2xOtWVk/rQdOQrIaOP/DkE1HJjJGmvXJkwiMcC5uLaBqQD5cvW/m4i/Mi",
+	"jMfFC7X3rHvwdPDs6fPuV1p+yTaQ+NcZf3lzRvzu3akne2/y95gs0s9JXH+3GdnziSRJPIRhhD+1zTft",
+	"kzgkK7EgMP5kohm+HlxPX9G9/nN9E2Y0UiyTZJKJ2YiHR+1fCG3/i3TbB6RDrsiQtMMgl0IJJZwtyYcP",
+	"J6865J8LoUAIhJXR/USCKxopIhfzuchUmZc/j3rs6WS/396jB3F7MO4+a4/7bNB+1ov3J116EO2xp9tK",
+	"f73+80Cvnfs7aMypUizTC/Pfvx61f6Htf3XbB52rYfu3P3tBr//8y382qoLaF/1dRmdMGUXHE9p/YKsa",
+	"HYfcsBXOdiqEZKRJYT3I7UDfppRcCxHrZ0nEWkRNqSIzesMkyZjKEiaJpBPWIT+wlSRjlgp+rXdjJRZZ",
+	"zjj1tc74bZIJru86+DtNbhnpD8hULDLZIZdGzYDRFBQPp46griKRZidJJhUJ+91+aLlLE0UYkuspqm0V",
+	"oyEBPagFTWuxCNQVkONAgxEZWWi5wkichzgESuJkMmFwhOwotBAD/UkSDvp9cvLq+N3Z6eXx+5c/X/1w",
+	"/PPV+fGHi+NX4SFZTpMUDxKMdcRdC5JIlaSpZp7zTFyDxlJotntQaPbl6fvXb09eXoYdcsrTFdz6c61r",
+	"mRbliE9FGhOqF29IqBZrQZ/TUgNs7YyuYL/KS3vDVmWi3o+74+d0wNr9ydOoPRgf9Np0L37Wfs56k270",
+	"dHxA+4NG0Eg07eCCN4IGpzP9bUlBbKzTdPb3y7RelUreiPE6HoG6XhIHqOfpVWMxGa9IeHZ6cUl8DS0s",
+	"6j9b6mswOa005lNDbXHjaZ6IbEZVY9hYLODNmqOZMTkXXDI4mS9obBib/kvzGsbhn3Q+T41wv/u7RI3X",
+	"zUEviKJJit/EsOzvfzx6e/Lq6vz4nx+OLy4bQWPGpKTX+biHaK0Ya4anD3fjS9AA6qj5+os/p//M2KQx",
+	"bPzHbm5I2cWncvcYGoB5reXjJBZMgpVkRlU0RROEnLMomVj1pRmWRhCCxcSz1fzUdjdk24modSMz3+yu",
+	"Exr1/eO1VZC/tmuvKiBV2jSix7bt+Tc+tuUuu7ubcXcp7MILEa8uhXhLs2v2SJJ6ffL2+Ory9PTq7dH5",
+	"d8cFivJ3dyzileZnqe4y07eDsTJJlt1qJgScSnZ8eis1/XhyC4sthkNj2fKGyD5FWisjPfIueYFGh1Qv",
+	"v1Zz2S3LVvga3G4J0ivVd0zKyGKeChqbC8rMyjBqIytljMb6JgGbkYgNR/1Gv/em39dJyk5Q9d2efCUK",
+	"nWAVeCnSxQweysVsRrOVIVf2ac4ixeJ2xuA2j5gksLkpjW60jGOZOomwhaBxS9PFhqNhWFbhYNhehoQL",
+	"Qmcg+WB7pJkKccNitGHAk4DIxSwgSiiaBm6AV/iwVTkvtj+9TGayZzRTxake5fOY0wwo2by7cUKbro98",
+	"Tq5pWDiv6U1XyZegseBGembxC8pvXptLsrxFY8pviLOGPJEEb1N7Gl0bD9sa3foQj3XeVKlP0jx79Tog",
+	"Ly9+DMjxp4ilAXl3eTDoBuTl0bvLTnd/LyCnr38KyIujk35rSBY8Y5G45okEukFaXb9vj+dzR9wwI7sJ",
+	"UzRzeytsV02AgT8SWbbQgmJAGI+yFciMIiNsNlerEW+G/hCNLdasGdFijzTSK0vRrK//mmdinLJZCwyF",
+	"quaiH/F73PRD36JHMxXgfEDbtD+QZSa0YB4yfhu2vjHXhzJXkY2TOGb8sZLB6fmLk1evjt8XDhjs9tHZ",
+	"CYnSRJ8lZKwKhXU5XGaJYp7NtnBOXINfR/KsHUXeNRJmyVxLmqEbRkX8/PjxY7tslN+08mUbfokIvhHp",
+	"eiL1FMiXgk/SJHq0blSjRxcol5bdnYkkJT22VmMv3Ht1nXwFhl/viSUVR2w+wDEDVpqJiEnJYs3kay0J",
+	"rQ75SBMFAkmiiBJkkvBETsHBzdfbXhJlNe5vjPjxNP4DW52zhWTxVyTy3AZVZdBlurbu+bXWrnVE7nXy",
+	"dZh2laT12GiqdavV5jHCg4Q7W2KZ5j2jXKtDPjij7w1bGZ+i/ss09o2qH0rVXLGM0xR3+XHkfHF8/uPx",
+	"+dXx+fnpeYGIE9OJVcSBNA8h1iRnVUlMtjHMo5XfWPg10zRCtE/yhYF8HQGeW43KWGebod+JptBLXwpn",
+	"eppyKpaS2MnLQzTlBiCTw9xHvOQkQd/InGUykTZw4htR35uo34jxe6HONQ+6p0FiQpMU2XpRzf1djIl5",
+	"tkmRfXP64ur96eXV+fHRq5/L9lxyMO7HA/a01+5Ge7Q9mDxj7edxb7/dp0/HB1GXPZsMnptegEa0nsgF",
+	"yZhcpEoeEsmYFc2fSKRDn+qLnYNHCeUJs7HVGTnxw3vx4dPbxkhf2+WGOXydW0qPrriYpBkWugpbQxOG",
+	"gqML8+GFpDkXaWpXHjXqbDXiEEmE7MhEsOhxpUyxOEQ9O1EkxP0MSbO4exgq800vfvAZfy/Ua7HgjxXB",
+	"NAW8Pv3w/tXDyJkLLYvrYXhEnLf5ePJ9L4hcRFNkQGC6SaTz8CdGK/Z9tM3Qda9vpSN0k+ZRYebbEReZ",
+	"/hlioOBB0dGLlnKrT3yj0odT6T2vIaBSquiYSk2JC54xGk3pOIXgT0XVQsLP9JYmKfy8NZGdg8MDdOB6",
+	"PmmYHokoB+Otltacs/oQlEg7NM3vvLGVTC8Qptl2UaebVsyLT33kWp/RVSpo/O/3pKFVGky51kFV8Ez1",
+	"n/Z7g0G3S8YrxeS/1YfmbMuFkcjkX3Y4zbKXrTUk/X3yLnmhxUycxHhFYjahi1SNeDMSfJJcLzK9q/pJ",
+	"HiQpMmM9FoLMKF+RTCyrMuqDtn7d0f3GWtaT+z8XQtFj2HV2X7/bH+Vvc9nwHYZww7WBUdygxS/mGyXD",
+	"Ynx44bTMKg2KCel1u10wMdvWNXcx8eKEKtLv9gft7qDd7V12u0P4v1/8g1TqD2I07CpX5HdHrzYEEi5N",
+	"DCp96Kx0b/mJ73W7eev6XJmIVWaW2Kh++sLuPbdx8xvn83UE3+raJ27FSbMc1X9IQu/0hjbXhC9mY6aF",
+	"hREvRvy7HSvzBbsSpShTsyhNmkox4tWcArAUFYewJs3ArC6PZevrMKCvwXi+JsP5GozmsQzmgmW3ScS+",
+	"WYi+joVInwYK80siL+9greFoxJ3lqE78fuy2fvAkyMdv6snL46sP749+PDp5e/Ti7XHJhM3ctDVLYbO5",
+	"yGiWpCviibGWRabUHEd/q8rNfx3uaAdVK+6SLLmeKsLFMiBqNU8imqYrMmYRXWjptygKj7gnC5udL41Z",
+	"K2PAb0ycZ5HPGR7392Fm/1ekqEtxw/hDIjphe7wQju8yykvxMR+8AI9r/ZhAaOlDY3qgiSvdRB4Wig7z",
+	"Ky9L7K64HojKOM51/eKQGb/1QkgqhoGHxyPx2yGKXUaomGciXmCurdf+oeP1kvJ4LD5hihSmBRhrBP5u",
+	"kzw3T/fr8AlM0/LCwGc0nYhsxuK6IFg/NkZkfpTPiIf5HoaBe8vbvaCQ8DcWamqFKAh0pBzyo76/vDwj",
+	"L6hMooBQPuKlpEBiAur9sMglS9O2GXTxcxe3A4OdsjQmIeTMhQEYiSCvj9+GheZgK+0ePClYoL7Zih7D",
+	"ii6FeEf5ymZrPfJq3qDAOGndOhyKyalU6XtaSU9zGfS30Vwef+I2DkzmVlATLFRRY1pD0uta77LgbMQj",
+	"mjIeU6uWmRiKv/kN/L9NnQDy/sCpYVWPDp44+nD5fW3QqMnCtfSx5m4sfP517olqh4RmDOMgSTP0e7QO",
+	"4yKqA4TuTJDnGq484qG545M4dFGVmlozhglZlGTsFqKU8cUKBdfFwZUi8eEyqE8Nx6j8PFddD89MtHgy",
+	"ixk761u8b5bzt9tjy+P1F10c/2bL19e7P+4yQ9XcGxeK6nsiJvOUcj23gJxlAv4a8V7Q7XZhjsaH9u0e",
+	"+Z+4Rx52hUj8NyAtwE1U1HuO8QmK+hu1nMvTH47fXx3/dHZyXgnVKwE7TKm04A65YoNha4Iz/xAUG9Wz",
+	"NJdYzVA/4MUQ5FpI4G4AkaHO1vaduXfP6c6r1J/W+ks0z3H5HhNMC+N+L0hBTSEuC3X9wD681z2cnp/8",
+	"UnYqGNWprsVDIhmPS48MfgcGI/K1Eyp0+DX0x/cVyBarnTVDv7Ow5etiazZ3xNfsbkW6AIM8ddgi7q0C",
+	"odVEn3yLmf+LLmxHWbDsR0CO7rBXjMsFtrIGrUzLkxlDBZ1kbJIxOcUvtGQ2z8ScZSpBRojtIU5Nfa52",
+	"BX7InKpEESpLJD20byPEjt844umEHXI6p38s2HDEYwEGhDnNwIzaIT8ChxE8XdmLukDeaHSQC6b7Lie9",
+	"K3Fz9cfzX7L+j/xy/9PH3uqHZ/O3e7MXB9GrweS7p9M3XXnUZ+f7i5Pn4qxXze0OzJUgrxK+AUjK2YCk",
+	"oitJkCeCSYqL5SHZe9rtkgVPYYs8dzmxvnSI50NjWppMmEpmrCAt6waCjRBTmlrEvEZ0v5jTiLUlm9MM",
+	"YNzK+EY47ohmWVIGFYMMn4zR2M/1AcEOf65bLmjuCn/ezBHRmqFfxAR6K/H/WiS+QpOF7bBTzlHNxPh3",
+	"FoH8cATplvVHBRM4xYTMBGcrAynHPtFIkZhFyYymQ0LJm4vT99az6bI0UEKMVk+kfRWi0nv9/W5nv6u5",
+	"KvpnMrHgseaq00wsrqdknHCarcgkFYhNMReJlg7PDI3DGGyLZTAWaDvIQQjMa/ni4yAbQeNT+1q0zY+2",
+	"sVfubfe0nczA2zX8E6EQho3rRE0X404kZrtyKuZyrndz13YEGeiU3xxzldXgjJxyTRSckabKKJcUOE7L",
+	"ho4VUzFrGI3bKJqmp5PG8NfNVGM29stvtf6a5JrrowTvHAJvSpQkTdzohLdA3Z4LmajklgUkZmP9nLNr",
+	"qn+AbHa7xfVcj+k1eCLJycUpGfR7zxxFEC2QHBK+SNMcpSdPQUWTORe8eK4bxx/OG0FDf4V+NlR3SwAx",
+	"v/25VwcJEzTitUhyYyFuNKHpN4o9YuDEXrs7aPhERSHSodKD3thqD732mErNS2AlBbebDavj7NGFnQ/s",
+	"z34qMBqVY5aNeLP8DHFgPJLSF1evVcYKvIsrKvZJbd5K/YY+gMDocjdCnj1s11K/qIWtWaIU5REjCcf1",
+	"A6w6ymPistAxt1aS30XCEcFEC6MpI1JzY9k6JF7CuqZJyWgGSKMJr7nFLo7PjsjL8+NXJ5fk6OW7Y/Ld",
+	"uxffk5P3P0IYDOl2a26uEk+FjQzsPptT51G7Wak6XvoSAEDfiLHnAqNxnKCUc+Yd5wlNJat1kCwFRJJJ",
+	"CDQlmb43oyRNUPT+XYyrjEGTzxraLhDWkJy9ek2aJokINjOlK5a1/Ixv0gw7n1L5KQwI/CNsBSMOSeC7",
+	"+n/7eSo4aXa6+/2AdLr7gxbkhe/+8/VPWlh+cXTSR5tcnsEOkb2OaEbcqJodcqTITEhlI+nyADrcWnfu",
+	"8GKolTv47Z06hed3Q0kFwgvWkLsNPsgpb6hXSE/NZMULzkgmlmDBcK/P6QrPLyIe2DmPVxZZEnhbHr3u",
+	"4hbgjnSjaD1+TUoUDQTizbqWdNcy8yO+hofX8WcP4mivAHC0tz2vfmWCAS5MhG7FxCpuwvzmcKEDJtA6",
+	"IKEXQBB6cLt6uAbnVej18OOBf/OnAk8rwyo5euvYpHthCFkPxisbasIJjbc17JBjGk2dww9DJSRQVMF7",
+	"S3O0LE5nFlwFJV/9cqL58CRPCwwH3S4pe1ANezSzzoekJUIcT3HmhTeqK2DDlupu0XiVI8lg1I5Jkq3w",
+	"q9w0cacZ4BW+mlsVtvjmpYirgjJ+Hti+605A/nFlhu9oNE04a+uLD8JScIIoyDhvA9heCJ3PGc3AUmoS",
+	"U8C1EGLPHf2N3pb3bAnfSwAmGzNC45jFnREf8TYpmjNIc9DttQBSpd7+0YFvClYL+w26OKreFGvUuMtI",
+	"QmqMYL4GjV0XTSG273sa8bCpHINAN7Nnmrkb0KACP4vN5QkcurkBruK9skBgpexHWgvAht8dX35/+gqy",
+	"no7evj39aOa9bwasXyTsUyKVJOMFgqTnyfUzpqYixobKR1a30m0Na4FFNiCI5WESetPyqAoQrwLiABH1",
+	"bCzOMRKHN9eW2QMfE8WOhz4cekWPqIq+cngfsBUcWDHPTI/swKwUZoLZjDQtJwLSjY2II81yphxsK7rF",
+	"zaxrQQJsH/T+OAQeUEK1Ay8jmzQH/b6ZRn0O+Mbcb2/L8swE0hz09vxNW5PTgB+XnDd6QDhndE3BTQPo",
+	"/kMfmTyPhA58YgXXFdAg+oaMwjNPKffWvByKUCQGSVeSLKdJNIUMX91a0TOEt78gEAMI2OowkUKUKGnu",
+	"O8ItBZRW04fJXdnDpvVyJKLuxDKpLWMgSdOKLHpenhDSsg6+mqjG4kVesuWXfA5lt4oPV+Pn6FVZWCOo",
+	"iTwrIUqVE1fXoIusxWOoJANV/KOlyOa6oNWC0OLPqSizBI1Pbb1m7VuaAYOBxfOdXkFD36gWcc1EVhgP",
+	"VsNHDPKyJIPGO+Df74U6QqBtPV9swip+RSS3Yhp1PcbLGlQMbMglYgUNsJ67fBOMQWbZsZFvaiKSf7Oy",
+	"zSsnd9XIrvqFJxJEEhMKMV3MKM9FHnM2q+JcZESmLQUzz/VUxeEt9ck+abYBHALB7+dMzFMWmFzRDBks",
+	"nZFUXCdRxSR737zTu/QomGk+/johEkJXL1fzNcamU01tpN/pekGsh2iwD6vxp3iZ2NvV119qYlULR6Lm",
+	"eY08/z2jqdbNyiN9m9wyrsU2y7vx1qxuvXQa2qbNx26MNldeU9NE3VoWvltbmEbchCXNbgtd7o0Y15Hf",
+	"ttaWKy0AVRvQJxV1fLNwTmAqW/ioNADe3EiLmXoiSaib1d+HpBknGYuUyFYjrp/qK3gmblncOkTpCa9A",
+	"rjXBpWmtbAtz/bWNJbMTydu61XC59le0RrX9aDVtkJgBIgmidfMMfdBvTXJ+y1l29WL4uf9rjKv7l73B",
+	"sPts2Nv/pWxmbatkxmqMvtUJYOGdu4fvV+kB39/e3t4BIsbfNbz+2uF9DYPUNtrtGzE+dkAVFi3zvpS4",
+	"Dgf0bpoc8ZwoyUNpUswZbyf8ViQRk2BorFtAgzS9Efn6QajWd+BTB1tytDdivIadOYxs01CBNksnLfB4",
+	"SXlHkYgsYdRxxzdifGRA0OtYmaZ2cPgCiJRFS8fKVEuSLbjMvQ/RzTW44Wru9r/XwfpfShdrtneNue3j",
+	"dGUQ+5HldsgJJ5SEb8Q4NOgpwIGNFz3EHkGWsEwaT2XFl3Zvsc4O8lGSnW/eBMMC5TEUlcoYMcYpUC/F",
+	"Ut8zaVJ2DHr4vGJJeoOh9VuPGr1+sN8Nut1Rw0FaW98xcb7gR8t8hVXYYrvqTX+HRGmK8LNIQBhPkxtW",
+	"0mytlbBgp9H6OizfnErJYo/rk2jKohswQ0Vikca2Yh+48fCezq9prZM2J1C4ChaYUM+YlIll4KXkoJ/D",
+	"BFu5rTX4zQWNXrfqW3hwl61hIGK1Rgw3oymVZAYw42IpLcK6Q2WAWFKIJ839JC1TeovyWOq+x2wlcoOS",
+	"maoJ0KgxHZT0ebdoKP1YpneYV9BwgEaAY6S3VS4iraIV9faSKl1RhQuab0GMLX25hZpb1D9LSqSvNP6G",
+	"JHyOtrN65ioWKhIoTVDiLjE95aE1+VecZvp+gViRdGXLqYVgv2RxGIx4qEWIhKbGPL7g9hlpmosJ/N3O",
+	"YW7b1xTRCnK/uWYIEq+6OU3iEedCTcHAh2qsiZrskAvGSPjdcbE4hquBuGtsh6ExCjO0terNzRYpM0HI",
+	"RRb5P3cdmbWqK03lpDq9GnYD9CgSxWZ33mDvsGHXDAQGYO80y+iqgcV19MZt7ByslcYhanbHRasBEMrs",
+	"3kM7w243Ds2FyN6F3gN7fWHeBoj2bZYUHbqJlnFz4tt6Ah9sHxun4EZyBdIh41BiqDqsFznxU6WyZLxQ",
+	"EJxqQhaxA4glyQM04ERtPd48kqkyzHXSjV3EnEj8pV07uXzj1tyv64wA+UmDSXYKCufQXTboEUBgYLj1",
+	"NGswI+n4WHNDDE7w/QgAv9pxopNzNxTvUqsXHzqnn7Fhrzoj7qvKwOwskJ1uf5JwF8mW+2lzCEH3reYL",
+	"CJtYNPV4zyt8onKc67z7Nazb5x2Bvlc1A3cUry/X8YokXCqawgn/N0eruRHawhHgGyjfAZqzOKbyxWhX",
+	"a88PgHRRqGOat1F3Xg6J1FccTREpujjp+x+kWcJP8KNe9fC7Ia8JqoOgHXMjNiHuq1WZROfRAVHF0L5N",
+	"M3NRI8AQ1hIZ1stxPIlKsswSpRh3YcprrBLFuZy8/9GYsrYI48qH4wVxeetboo86xuNuHCrrai6jZO9F",
+	"ssHt4C49LW8nnts29+7jcK5miYQHhqfkRAx6m8hQ5nXibukQoNhqN6q+MSxVx7iyPvJ8sJr1UPRS2nhq",
+	"2xa2HC8wAYhdmRlZfqp1S6Nhaa0fWEU+UsEjVuRmpdl6oXT+b5Xuilyu2kiFZivywZa8zl3qZXHSE1gS",
+	"5YsrNQbhjWxmvO6qVsVz8bXu6o0s5iFHu1Sb5ytxdUNEuWTvyqmYFel4ou7X6/qj3ttCP09k+RpR4prB",
+	"mWjKxcww3CTLq6njYGSrg4zP8oetxFd4+a/ml3v34pfl/a7sgpv0FlwUwPXq51iLZ+fXXa2Jx6kewPub",
+	"27Xmd5XWV3p+I8Z5AWWM1tGjXDcUvwKyn3jSrQuxhn6z9SWPw3xgIcRPSII/LaRWmk3KxJilYkm6xeLH",
+	"T/e26txWWqibszUS32fSe8/u6naeUn63PhYJfqZfxAKRTF3VB+w7m7NfFP8wrzCK4hl3MhLX8lIOWQFz",
+	"aq4zSpcgErczSpdOEcy2QGD+wlcooDBbtPnXHaEcbbZGOzWPSs5aUDTEhCwh6UuRmM0ZjyURNSlsOUbu",
+	"5m0qBeZubRZ3Y9zsAw7ygWxchLVxwaCqmeAgF3cTUa4VNIjGiSE42IVGrAkOzkyUhg8MXBBG7AsVESSn",
+	"41p2Z7jaE0nOi47mo7MTCJDyRyFN/jzuVnEA3rOaMRRsG5WBvISbC82vQtHUEY5RejvkEn+msRU1pXcD",
+	"Ba58MOUrJzJCPP8ty2QieJ2lzF0oUX2y2blYyrKlr1KpsGkuIfJfxFgXyH8RZ1EoHunBXWzJjQgW4SuI",
+	"FRdOUChL6pjKkaYI8uvLNGtWw2jtXv5BYW79u+Zmm/+LpuaMpaUh56bCdRM1MtG6ifbummi9OWldby9q",
+	"zMUFa9lDO1/Tn7P3PXB+5RD24hkqU1F5sasDvGO9KmeiTEh1TBni5V6LbPbwjCfLzLzgqCJKXDVJe9AZ",
+	"dPqtDvHwfDBO1P6AmD6hMeCZqp3gUcxzi1cmnYybmN4cyq2Og7me6ll7HqAOVn/SnGdsknyCEV6FrcD2",
+	"W9tdoxS6dfXs+z/6b2c/HczPB+rH58tfiok1NXXyqwYcfx22GDK+eI9h7t2cHch/9m9/ejZ7PxifP1c/",
+	"P13+0ote70/fdK/f9uOjA/bhWXK6N78YFEff33965+jvL9HnYIB3fZhH6D02E1xOwQIc0SxbkWbocsDD",
+	"AKV2TAMHX5eXCh62DuEyMLCTqeDX1hRgQKfIK3RiDuG9/MET6Q+kHFlTl4JeWnmjoGysOe9zHG9R1579",
+	"h537lzXwXhISyTtf+eT9fQ7X3/j8lGMe3IqX57qWDNaHvOJZwUBXamI2EeOiELeJPxXFXPNbzQRrXGn3",
+	"tfaVXXh/nfui8/8LC/vgIRb2Kn1oJsuiRZao1YWeEi4vnn+4Vqpzya+cMpImJjr6lz4kx5jEWnCtlQUA",
+	"CfEwS5HFnRG3AXMYcT1ekfDs9CIPCABSDQODc0FTgAxXya0mYoBssaEePt/C9c2TNfPy97CFWOREz9Mt",
+	"zVSpOaTcwlBfejHaVcQIJxJVU/g65DumCDUHjKraycCi5GgzZXzbbeBmQEbT9yT6Q1WZu3l30iFhNJqO",
+	"eJ6KlyZYJIJhzqrC3Dwbm4FDtwplosg1U5KEg+4eyfMAO+QIXxzxpchu5Fp8m6YHhCwyC2/cqsW9maRi",
+	"6d0upU3A6ZoQD4PggqYWLLRhYpeSzCnNxrRjrt2hQQKAt/UzHwrGNGTdyGDJ6jhAmA9Z2hg2CpsIh8ge",
+	"K30i+oiOlfCJsKhtFKsEsxlkeDToPPl/nSsBWGUnZreNoKEPihZwnJvhnY1yMZkjsLeK0ZlWF2Asmlzl",
+	"cHe32t6uVw2gyo5qbBzItCWh5brzEDcllQk8Ng60lVgYttUZ8Z/FwoazVb/WxMTXGw4oplfv7Pwuxjs7",
+	"h35w1wji1hAeOnDjWxvS5I/Th+Awzh0AttArIs1B8L6UXvQTyYOfRObHPgVkni7k2uAmYmKbwJH4H/9B",
+	"PorsRlOy/rPXqWcAwDNXYpHVsJAhrPE1oJ8WU3UNLhNmk5IwxxJyqIykCVhNXsxdZ8T75UHoAxDmOZM5",
+	"ukUznC1Sleh12J2IbNaOqaJha0jCfrdPLKPOP8VxYKCJYUrQ0BOTdIrMCSIdWUzGbCIMr+p3+4fleK7a",
+	"4OcR3+uQM5GmG6LEQlM5pRBUW58IAQNuUgIFD5Ggevoe2XcLmEgyTxlXq0NEewDWYkIMDeSyeVUv7aBz",
+	"r+g1E7EHlFL4DllR6AgVSKPiiLEU5omJUv90uRQ+z5V6MYlMYobILTELgPKJ4FDXQSx5jnQAwBchViWR",
+	"YWs44js7Ocve2YHzs7Nj+PbODuzyisip3lkYpnUL6RfzO0gGNsUatpelkg1H3N0uG++M4t1AmvpjDD22",
+	"ia+/Iw/QGzLi4aDbI2V4QNg3MSlDOFj/MWSB277R094MB90B8YoLBoiKA0vnNzGl0q1jvjfEKF0VRH+3",
+	"1GiVG3G/LX3Ul5B0JrTQhGdIGAQ+g0uPudfGpmcECw6XXm5Q14prMOJgZZeQzQTSV3llHaqVGZIpCYo4",
+	"i4e55R39fRa7GZa4BscCilb7RQswblnPCexlWk+HsqNjNqW3moWbyNM0uWEjnpNZYBOp5YymKcuK5H5U",
+	"kDf1j5sksHrLVKtDftbE6qDrrhM9ID1UWoCgLquqRigqibD2ugKQar2CU8CC4hBVq2V9KYhUAih2xCWd",
+	"sBSLG2RCX1BYWep6kdIsXZEmMqKDLomhlL0k10LEZJ7RSCURa3XI8adoSvk1wxhNqka8XkZmCVCy4+wA",
+	"AmdRQMBnmN99wnuvau0bATYUftv0qjr8oyYhMqgRvU2vWbGaQ8suTHRTs4lpMs5oljAJ7IEsOE467pAL",
+	"ZuLEkfoFN7zbhMjQNH24GF0PKTlEh5XlV+aqHfEmMJsSymhQg5tBIFXYNQBRakqS5VSkzIEkkozCDNSU",
+	"cqesAGAEByQNmBocA4Cn8QA3piKNC1K+Db/DECKJtqt8iY2uICYwCmRRwxH37GOkma0XpVtF6xlpRrko",
+	"jUekYE0bcWzMOYWhUCvsk9UrSlghVglxlVnL+saIH5Vw4BEtxZLEpIITH0Buh8RcDYsrn1MqLOtncpGo",
+	"BcrCnwn6MMlnFy76ecQ/t9tt9//6g/WAt5+Jpo3PZaAY+OphoMZ5k0UcGWiyAOmcv1mCfYFXwRrkgbT4",
+	"IFfeJug29nQbHt7LZ71Mumm7MWhZpSQsQ+m6daAWOWuMgHDIj/e7TnzRiwuCy3EOTBSQhEfpwmjzQuqz",
+	"kUiQGrEiFd0eeCUYcX1HOzwQzYuGIHOF4e9SXyF/jjCJb9QYklEhj2PUCMjIIBLpp3+OINto3Ys2lQYe",
+	"Y91UzGjK8VdKelHz7NVrH9stIADklkO4AWpbAHhtrSHk8ETimsNaGHy2UePLF5gMzGkdnpE17OGGucWA",
+	"/CUHdxa6JKmQoHXLCqsjniZStQ7JOKMchUewsojYpPqbH8wKWP6TYAETyCyTJqR7RZCTayYQ7ne74Ygb",
+	"nFF2y/DOMIXghgb4QzOpEvgH8GN9XxvN2q6wpapzV0TPI62MybngklmA2FKjHXIygTbBGEN5uU8xQfWg",
+	"13+up6AvZKYpF2S78Kj9C6Htf5Fu+4B0yBUZknYYGJHqhs1VWZ6yqUtUyuRaLw5cFh8+nLzqkLfiWn+J",
+	"Ai2I1YbaD+08IWZiksA4HfY/RHznS+AqF0gHokL1M1s0AW6HFGuI+kD/8HZe3GBIdnZspYCdHVcroK4O",
+	"QqD1hbNMuNcg56vmRZRsTQCZRP0htvV3PRsRmMZQnCxIyjijxMiQhEaZkNL5YszSglkfNBnsbpnwWCz1",
+	"V5RMkk/6BJmwoxG3wyoRClQS902cmkE7y5kho6GJGa5AgYfDfO42XK1UnQHHdFj53mF5+22kbKIQU7Pu",
+	"A8l0hx948omANNG0mmkOxGdWgGHFhhE/o8ZQgnl6BTGfhIP+ASnjDtUULXX9OKVHjriLQCFVSH3QrXph",
+	"q0J/UiyyCHItM/1ywqViNA7I0y5kNBoKy8WR4iWkR2/Qx1HApYqMF/E1U4dkrieKM1yBMaVucrAkGGdn",
+	"xSZ/dHUxaqWzgfSOOjIegz6mPYIclfCiltPLH5T0JqqAIVpQJlvXfm63yxW39eEFtV5WnZTmxPr+3Fzr",
+	"tqbqrB++17nDQOHeD4BXwwUN9myJDQBBWr7kYejAjVVjjMI4RzDxV+G2bEEB4MX9/X2PFx8SChyU3A7g",
+	"mI846E7RVKDm9ANbSc+hWzFYFCD0eEzS5JaR/oBMxSLLdfgkw0jGEV+AGUOfRXeh3rBVCX/MxUhgvaMk",
+	"ZTIwyGRaoW/pVUz11ZyHSIb9bj805A3QbK5FM/l8VfTJ158D8le2YKh/UQVCESa88ljvCPwNm3RYP+Aa",
+	"4DJP/u73yRpwtJrmQPHPp+PVEkTcNUzzMmGQgHkA3QCI2KB7QGpx3oB+TjmoznkkbBPWquXxLX3Z+mhw",
+	"wAgMpJnJ5s6YyhIL2OYPXSsWKCehDADTAfWJKmgyx/6iQNRtzeRA8+BMgaJqcCcRYMwoRtScL4CrcRIK",
+	"RPbghaybNfYCYE1hgKIRynH73b3wsKDkom2TzBjlxvZcIbelXuhrpkbcPTJon+Qd1TqQAbDdc8XvgA8J",
+	"RdNDa5w1Tyyf2OE75L9Ijyxpokj/v3f4Tl4ju9mHhF9OBs4iimWya9lMwmvR4vL7x1ytI0AqQV6i91af",
+	"XD0DCDKusDR8ikkuYMvJtDDB5hQVIxx3k1aLcZOU6vvVK7kNLB4qbhOpxNzeRVaR3wAuqGcCQpuhlhr+",
+	"BpJv1XKQAyDAl8OSHcE42Jy3EMQIMHYYdD0gq1dUUWtvR9a0s/NOcLba2QGWWCoOEKC5DyD7ty8SQIhX",
+	"JmAN8n8RoiCsQvGHmgq+EwEJXyTXBtkfTPIJJ2/oLQ20AlPA/YcvzlZqKrgrTmCLEtByWYI2lCWAqIaO",
+	"bhVCC12wbGbx9Yf3B9bHRTVe/4TJnR34IEdgBuCIZnj84Txsmbcvk5l70WKvAAORis7mcCA+XL5EblYB",
+	"Xwlbh2RnJ9ZMHZvQ83GtQLYXPCx87ro+iW3H+mpELIVzI+AivgUgImgSQ6D3Q5Jcc5E53HdNy8ZQfsPF",
+	"0lLajxhLDIAUI64FbBNdDF4Tmjn7MgCtNkNzBDTBfETXyW3PqIJG4oLgpFsGnHCoB+S5qWWAxjRrDLdn",
+	"A8eID53YbgYOUDps6UEBm5CsNIkYx2B64209y8Q8S5hCrO47vaqKZTOIrleJSu/w1rZr3KyNoGEWqzFs",
+	"9DrdTlc3JuaM03nSGDb2Ot3OHsSLqik4uX3+AbUuhKwLZwXva43zthnqH6z9eoMfthnaR+ZlqWimOUkt",
+	"zj0I/ElmMEMKNsHckAT08sJcKMDdAfqhAN8xZWiM0iK7UFPjgJzSW1YwnhjwWj0uzBkAAuEsPrQmvcDD",
+	"tK0BtLW4Js6q2CVFJF2UhEbcw7zNgW9YGtuVBDdiaal8LFxUJHNvF9pT4azgPZ4mnAXO4dla4/EclnWy",
+	"es8rJtijAddUzjTjCd+KqGiXBLYoiREZYBdfC62c5haHDc7VDjnDGVqkBZBaygg1xN5PIH9Kz+FqK5J5",
+	"Kfj6fUzCH/GdnRf1hLuz89VLI4CC1+nu92GxSiUS9E+baySgXGVscPY2cm6+SY7ulhWw2l7iB+3L1ZyF",
+	"Zs7H1WoGhYOoJ+8XNzB55UROGVOt+lIHI26CNKwjXn/ABW/jOcjQEOKpFJlYHrqyCIB6YEojEK8yQjDi",
+	"kZihQBVRydoJl4zjRZlayVhlyQxODdYHMe68hHMtuMJPsLzT1XzKuClVAg6bq5A0pSDhCYLPkfcgi6AH",
+	"3wDSXaF8oi+RlzBWA0HjW4FBOtekqUVlPeB8TnixxUaAtKABrhhEosxapgwZVMomCqTkBCGejZvgXKSM",
+	"fLbcLyaf3Zn0F0vWegxyn9tnsmLgX3A/abLN2ET/x8zX+6edOoSmwNZe5R+iZd+k67qG8W/9hVzM9H9A",
+	"vNf/KKWPmu9d7YjPWln8nOeuh6RZEG9a+H68YJAX5963P5j24ADYZwY1c64PLTw59GvO0LSF3oUjT0Sz",
+	"EidpWqEShTqROSkzErMZoFuLhaRatTAh4SJzNrdgxPXbMQQVRuhKA4iiQ6PNa0lQ77CjjiM8v7kRq+Ao",
+	"pbbslqUt43vSZwqNLR7AkjQXT1NkECrABUmZMijvcXKdIBAWfmf2L5EjnqN1BTA0U5qyWUJ+9+6nTCxb",
+	"hqGASVBqtgHhCjAZo/ou5mg2gaolzf7ToN8bBAOIElLM5Gk6tzgY621VN6162KpuMz1sfcZyZK9MLMH+",
+	"Mk6utRJmA8HcVdvbIyXwMDNYSD7WY/XVen1xgNFCn0f9h01iMlEwxtrkTGUQgYHxNIcQ0wVmsdz6qjVI",
+	"ZzJxFhetykEZK3JWMK0Na+2D5vYqqp3/uNt0pifpqYl6qs7DUFEfy8aG9YaEEXd+m4QrZ1c0RaWc4HwS",
+	"u1jHN2KMOUhYZ0CuDZnOX9ktIl5D9LRZ1RciXpUq0tbEi2H2dyRik01tKyGZry4N9IFXynYeTwK433cj",
+	"eRsQ/9Etjzsz2WboKSs/0aLgp1lqlN+2mEySiMUiWsA1KOcQRqivzFnagf8Wm/g0S02/+b/mKU146bW2",
+	"mHwq/iQixVRbqozRWUB2dnfKBYyKk/2L5rZuAjWj3brwa6V61pdixLnKFgzzw1G91O31u/37lef2EU3X",
+	"gZFaXLdt4dpsFrQP3LT1rH0c15qit2+0kGueH0IwT330Ijnl+sxX+BD6rBPPAKxZLYj8YNoxAtQGm2+l",
+	"sG3Nq3cVbM0/cV98CRpWfbjra/fetxLelRLeg2533SfuoOz6WJDwTe/ubwplEuCjvS06cvUS4IuDu7+o",
+	"K4Wgv+1t0dsZXWk5wOFa6u/6/Xv1mRdagI+3GDBIFK7+wpegsb/NDpyYsAMH4L2/zXLWVHPwE2rgiq3J",
+	"IvnVz0X4Td+qeenwl/aur1pcGkFD0Wv4/o0Yy8Zvuq9aTV2P/Lou9e2cqUVmkiRzXL4FykgYMSJrDTsY",
+	"F1ay66BjEo1EoOl74H7GpRbjAy8Eu1kB72sVw7KbZYS+1iH47A2wve4S9W1nPgQTuNfJFVVYmoGp3LcA",
+	"QpNpRbrwSLqy/lXw9qOIa7yCINkb0RMfFMpOOb9VKVi4ENpqoIUNXpVRUyHiuE5S+44pFNNKd2j3nsX/",
+	"c8zBQln6oyI0rF+O3quasLYuQbEMwboKAdtc4JD/WCxmZxD2+SJNK+j59aj0D5YC8tXRB8hgNpYWyrgM",
+	"t1mlzkwdDLp3rs/BcNC7a30OhoNuvj62AqBXfgBBv8toww7W+5FY29W6Be5vQwJuzQ/G/XjAnvba3WiP",
+	"tgeTZ6z9PO7tt/v06fgg6rJnk8Fzf83NKusF94Sw0qIjN0nSVAtRBn/nERSKtPT3p0dfKv1yH7m0Th41",
+	"iKudokj4TSp7gFT2grpyUX+lUDa4+wtX6mpboehSiHeUr2yI1t9aLIIkzJJUhJm0tTLQfW0ab8RYU8Fv",
+	"62Qnm6q1lQxVwF33pZx1DrKKHEXyUiAj7mJkfEnKRFJQ5WSkwHdiHZBy1cUJGCTzGwxDeK1Tq+ICeiKt",
+	"Q6Z1D1moEJFZGJAvC3W8+FuxvBNBytZmzWHpDexmXWrmiBdzM22QTA6DXI8i5FWAHfGwHnLHZDCqacZ8",
+	"gy5mS98wNr8DAP9wxH1Q0Qw/xQjQMoSo8ah/L5blUupmZPoF51hOpJbTNf3wRKokIk0XjmKQtDGE6RrS",
+	"4vO4IMzdQNcIZ20l2oJjGl6+XnP9oQ0NAl+IQ14yGaw7O68TTLOnxUICXjOdnR1bQtn8YkvTN0MHg9rR",
+	"P4QtsHYTkheNr/ErVWBHAT0BkmcweaVDLtknZdN77QpCu5BzulAk4UrYbDyqDKG40EGbZWikotxET9FI",
+	"r4+Fb9WHptFDBuqFQMhtANmNNAuMFgaVADq06XpQdD8HrQF3ISZjmqLR6QpaHq+c8yxsa4rfBY8mup2v",
+	"woDIOTPBzj5EqunNFOq3CKkdciEwN9dHZw5zd6Y+XT7ctHE67eq/d+FVCEM7ef+j/gVfGC9U3mbPxS4V",
+	"Gmz3usYVbf+qvvaTeYKZyTs7LymPE4hm0UQEUeLuF5vX4wMkF/OwMRdhxRQWZB3jalpG5qFvoL8FSBIy",
+	"CBIuCeyy531ynk4qi0FTEmIy0V0Efs7kmpNm2MaQqBAPkR8gdZRPguzs0OuMMTAQWvfazo5TUqHlPK1d",
+	"LJ0rPz+kECKBeBq5yy4PkrNHPkDHEuNG1YWm0THJsZjznl7xMyolrvZ5kffk8Zlgy9R8EArXyEOb+0zh",
+	"h4CUqoFARxWGiJTg8cQaRkg8ALiF6Rk7sWFPsMElkuArklLlbzBEfJE2gcmRXmD2z+IW7AxJMilUPoE9",
+	"gYI5bqNs0lAZ2R6aJiV+lHjYATYsgypkhuRkAln1lj9U+7JYBNAwRL04GO8Krn61XwdUAP0i6q9pqwYi",
+	"3AB7APfQZyC/nyDNpngFFpaxH/jQ+riGd80LcVQNlKUBbJ7TlRme3YG6Zb5zgfUUkK/OiuPcs99KhYNc",
+	"P7A7l9MMFBe1CgtPmgses6wNotEty9pa1Gi5FTbDA/tXYWEP7QKkkukRVlcMnYBpSuJEwvh9fmHzijZu",
+	"fRV3vjyuQ9M/tpWLUQhlsLNjmSGG+bNY84iwCDMdIk+el1EiHR9yuJTIiUvo3DYFtUR25KiKVvnEf2tl",
+	"UxiQ1ZiSC7olDHQxBRc0bR+WGjcSHN7/3nvrjXG27NJjbHJ+LaJtrQOu3M2vOdgVXirlwhk1L+TgVY3j",
+	"D+cI3Fso7jeAOEjOGsO9AFyS21Wi0EqZXwJju+oVldF4OFnFmhFfgnwuB93uhpkO9rtbTPOpm+Z+7TRf",
+	"HF8ekbeXr4g3ij7p7fYLI9mqr37X9XVwj776uq9Nq7p+iNsvLHbhykL9+ucj17XXd3N95uZ6eX70/uL1",
+	"8Tn57ujduyNycXT+ljihcQ9GUGm3UrdgHyAQSxUFYEwWxL+m0sSaWWOfXsWpMsjxoIoy3H/W39cHqIQc",
+	"269g9vZ7eNJKALq9uzBvezW4tL1ifStvN57tb7/JA5juuupUXqPtQb9zcLDF6em5Xe65XX55dP6KnB39",
+	"/O74/SU5ff365OUxufhwdvb25PgCjSpbWy8tZ11jxMzhgIy/yKhRBRfGNzPn/xkz5zbOar+K//850+gT",
+	"WTkz/xZrKeZ/bmUezQH18woi1pxjk6DrMmtr61pg7npuT/VRRsqe6c/kLKWcfCZneTo5ZNtCFjp09Jlc",
+	"mJTbyoPzas56JZrXRvSGFjAnJJ9NCvBnSO41/wvvzDOhH5t8YPcc/8pNpIUASFg5uSbKkWwb5BgLKLiJ",
+	"5kw/NBEAKfPiFmFwR5EOvzZHvbCMcaePFpRrfHF+ORgs41Iu1ALlVbwCKlD3BCub+MUY/NIl9UVFtr7A",
+	"sGrOmrvLYEZ+u5s23k1/zUXzv+gO8FFKa26BAmKpx/rNwSyEC5lss86KztItWHkiyemc8aOzE2LjTgNn",
+	"wKHmDXBxcJYh6oOxZ1j2ZIA5AaEEdzUH1cCq94pkDrTEFmauMBkzios5i+7HaexEPU5j8Vn/rWl8BYZS",
+	"AcC2i7rX6bqF7TSqIM21XKbuY4fudnR2AkDJPx+9e1vlRA8+tVsdC7NqpdNRJPEC9V5WcJs88jWtFekX",
+	"gXfX5kJalDxZhwqI/lGDCFfEJtmEJjjigH0XkHpQQYu+6XJTRTYzqa3mWrdQMeULMKzgZgdVnGweu/TX",
+	"dIXgEYeV1j61l8tlG8LvF1kKkffOYnoncp8xqPkrZaLkfBy/5qZhtgzMH/WR/gDYoR4mzWtsWGzJwJSW",
+	"pmLkEyptDnRhG/qdvU4PogZbQWXBAPXO+LL04sF+efzVpLvM2EbUQnQxgQumWQuE2eqQI16GH3Tz9f2M",
+	"S5ambVO330NUT0xmarlhooTo2FxrpNZEkp2dMTjTTIEKT1ze2alD+FxSx5ONB/IQLcAjXkBSJVUgVeKg",
+	"Vzu4ggHxIEahWobBGaXKHwgCJdZMyCFitYyzHZHpAIyzDtB4SADQOC8QYxPEIb3b5CnFJM9TQmBFyGqq",
+	"R3bEXHSxUI48HLDkiFuYsE01Pg7NYpmvE+XAxYqYhhKWJgZU1iSa4mpRwEKp1hchd68XBt8ijKFBHjW5",
+	"3QsEFyyA8F8zDyGkZmMNMsiIv8aQEQcJgi7WTCiVsnhoEjx7XRtaUgT/l9YvKDjzlDrQngBC1BuDj7Fa",
+	"eFICgQIC46LwgakXp4WgVmATqieLzDh5HfMFSIocwaaKZmVTtqiyOh7jsQwIuzWY9yMeiSxjUQnV/9To",
+	"pjkUGKijvjy9EzowKgt/aCJ8cOnapboJiFS1PncLQBsbm5Kv7sqqyWu0rKuxUiqacs8CKBWtbWtFqlCl",
+	"Rl/xd15of/Xc/NpFjerV2XBliupr/NxvJfxaXVvlV91TvfaxbxvDhhI3V388/yXr/8gv9z997K1+eDZ/",
+	"uzd7cRC9Gky+ezp905VHfXa+vzh5Ls56aLI3jLkx1Px48+SJr7KYCgp2JU31mK2X5whGfmkqLtRKxL4w",
+	"h5eKSaXC60lf3Zo3gW+xGb7U/2i/FFxlIh0SLtqA0xy2KhlVhTfvEpnhZfPue3Ghm4Ty1xm9Xj9J+zG+",
+	"9V5AI9/yqR5o0gYieYBdG76r2By2SXXSLLmY53SwZXd/O9vDl6BU/+fXkq3h3OHDFQ6cp7IVYdqN5haL",
+	"6G6rMWgO796SOb3WdzyPATCmBtgXrvg5E3MIAwRx4HGWhVd6eHdyV8irnaqSLaGBuOL/TywizdyIfgGB",
+	"xUcIMB7pX0hK+fU/Rg3GRw3zFJ8xGvt/gz0Cf6haHfCVXe8d84vXiulTazCFfnr41z3tHLb9XqG7cuO7",
+	"/pwbPk8vF6mq5dzWfoG96t3/2xstvl/MKG9boAbi28Y2mzCmjKZq+q+1Z+HISq39bjf08BRt5ehEksU8",
+	"r/OrxAI3Ub9jKzR3yGuREUBhGNOU8ggy1UApzqIpkwpRMjrkESfme5jHow3+Lg9G3GwvDJi+11BTYaX+",
+	"9oT0NrllUCEckLDWkg3kSm5PNSbt0S6FVpsAEDm3yTYTJR3BIKAsjaaamFs59KQpJAKqLXqSzoXWlVRG",
+	"J5MkQggow4BXxnMUsTsIa8Q3U1ZeT/2xxJWXTtfk5SVdZdZJvB295SOqITlwOGMNOn+B/x6Et6VgkPvN",
+	"N1BqXsx+A6lu48pAiQLxueGlUt3p3GvbdFHCsS1k5RwNh+jmjJhXRCtm81SsTNkva/pqFWD9hru7qYho",
+	"OhVSDZ93n3ch2qtUYdb4hh/VvcV03m4YGF5nFnSdQXutPZvfw5JNQKOF0qsGAbEksFXX47ySjS6HD633",
+	"FpAJYs6BDe93MQ6IKxFSjmBABmFGCTEM1bEVS/dXSmXVBhPkjRrvWLXZMgPL0Shhxa3t0ZbqF2nCr4dg",
+	"v9QnBOeU4D8xij+RI16QYU0BLUQw5wJYYxvR2A0jKEzfnrEvv335/wIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

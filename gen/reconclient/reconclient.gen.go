@@ -70,7 +70,6 @@ const (
 	ErrorCodeLimitExceeded        ErrorCode = "LIMIT_EXCEEDED"
 	ErrorCodeMethodNotAllowed     ErrorCode = "METHOD_NOT_ALLOWED"
 	ErrorCodeNotFound             ErrorCode = "NOT_FOUND"
-	ErrorCodeNotImplemented       ErrorCode = "NOT_IMPLEMENTED"
 	ErrorCodeServerError          ErrorCode = "SERVER_ERROR"
 	ErrorCodeServiceUnavailable   ErrorCode = "SERVICE_UNAVAILABLE"
 	ErrorCodeTokenExpired         ErrorCode = "TOKEN_EXPIRED"
@@ -101,8 +100,6 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeMethodNotAllowed:
 		return true
 	case ErrorCodeNotFound:
-		return true
-	case ErrorCodeNotImplemented:
 		return true
 	case ErrorCodeServerError:
 		return true
@@ -149,19 +146,19 @@ func (e HealthStatus) Valid() bool {
 
 // Defines values for JobErrorCode.
 const (
-	JobErrorCodeFILEINVALID  JobErrorCode = "FILE_INVALID"
-	JobErrorCodeFILETOOLARGE JobErrorCode = "FILE_TOO_LARGE"
-	JobErrorCodeSERVERERROR  JobErrorCode = "SERVER_ERROR"
+	JobErrorCodeFileInvalid  JobErrorCode = "FILE_INVALID"
+	JobErrorCodeFileTooLarge JobErrorCode = "FILE_TOO_LARGE"
+	JobErrorCodeServerError  JobErrorCode = "SERVER_ERROR"
 )
 
 // Valid indicates whether the value is a known member of the JobErrorCode enum.
 func (e JobErrorCode) Valid() bool {
 	switch e {
-	case JobErrorCodeFILEINVALID:
+	case JobErrorCodeFileInvalid:
 		return true
-	case JobErrorCodeFILETOOLARGE:
+	case JobErrorCodeFileTooLarge:
 		return true
-	case JobErrorCodeSERVERERROR:
+	case JobErrorCodeServerError:
 		return true
 	default:
 		return false
@@ -384,7 +381,6 @@ type Error struct {
 	//   minute of the plan, or failed authentications; the message says which, and
 	//   `Retry-After` when to try again.
 	// - `SERVER_ERROR` (500): an unexpected error; retry, and quote `X-Request-Id` if it persists.
-	// - `NOT_IMPLEMENTED` (501): the operation is not available on this server version yet.
 	// - `SERVICE_UNAVAILABLE` (503): the service cannot serve requests right now (database
 	//   unreachable); retry after `Retry-After`.
 	//
@@ -415,7 +411,6 @@ type Error struct {
 //     minute of the plan, or failed authentications; the message says which, and
 //     `Retry-After` when to try again.
 //   - `SERVER_ERROR` (500): an unexpected error; retry, and quote `X-Request-Id` if it persists.
-//   - `NOT_IMPLEMENTED` (501): the operation is not available on this server version yet.
 //   - `SERVICE_UNAVAILABLE` (503): the service cannot serve requests right now (database
 //     unreachable); retry after `Retry-After`.
 //
@@ -446,7 +441,6 @@ type ErrorDetail struct {
 	//   minute of the plan, or failed authentications; the message says which, and
 	//   `Retry-After` when to try again.
 	// - `SERVER_ERROR` (500): an unexpected error; retry, and quote `X-Request-Id` if it persists.
-	// - `NOT_IMPLEMENTED` (501): the operation is not available on this server version yet.
 	// - `SERVICE_UNAVAILABLE` (503): the service cannot serve requests right now (database
 	//   unreachable); retry after `Retry-After`.
 	//
@@ -879,9 +873,6 @@ type JobNotReady = Error
 
 // NotFound The body of every error answer.
 type NotFound = Error
-
-// NotImplemented The body of every error answer.
-type NotImplemented = Error
 
 // NotReady Readiness of the process and of what it depends on.
 type NotReady = Readiness
@@ -2351,14 +2342,6 @@ type CreateJobResponse500Headers struct {
 	XRequestId          string
 }
 
-// CreateJobResponse501Headers the declared response headers of an HTTP 501 response for CreateJob
-type CreateJobResponse501Headers struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int
-	XRequestId          string
-}
-
 // CreateJobResponse503Headers the declared response headers of an HTTP 503 response for CreateJob
 type CreateJobResponse503Headers struct {
 	RetryAfter          int
@@ -2389,8 +2372,6 @@ type CreateJobResponse struct {
 	JSON429 *QuotaExceeded
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers202 the parsed response headers for an HTTP 202 response
@@ -2411,8 +2392,6 @@ type CreateJobResponse struct {
 	Headers429 *CreateJobResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateJobResponse500Headers
-	// Headers501 the parsed response headers for an HTTP 501 response
-	Headers501 *CreateJobResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateJobResponse503Headers
 }
@@ -2460,11 +2439,6 @@ func (r CreateJobResponse) GetJSON429() *QuotaExceeded {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateJobResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CreateJobResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -2560,14 +2534,6 @@ type GetJobResponse500Headers struct {
 	XRequestId          string
 }
 
-// GetJobResponse501Headers the declared response headers of an HTTP 501 response for GetJob
-type GetJobResponse501Headers struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int
-	XRequestId          string
-}
-
 // GetJobResponse503Headers the declared response headers of an HTTP 503 response for GetJob
 type GetJobResponse503Headers struct {
 	RetryAfter          int
@@ -2594,8 +2560,6 @@ type GetJobResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -2612,8 +2576,6 @@ type GetJobResponse struct {
 	Headers429 *GetJobResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetJobResponse500Headers
-	// Headers501 the parsed response headers for an HTTP 501 response
-	Headers501 *GetJobResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetJobResponse503Headers
 }
@@ -2651,11 +2613,6 @@ func (r GetJobResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetJobResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetJobResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -2759,14 +2716,6 @@ type GetJobResultsResponse500Headers struct {
 	XRequestId          string
 }
 
-// GetJobResultsResponse501Headers the declared response headers of an HTTP 501 response for GetJobResults
-type GetJobResultsResponse501Headers struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int
-	XRequestId          string
-}
-
 // GetJobResultsResponse503Headers the declared response headers of an HTTP 503 response for GetJobResults
 type GetJobResultsResponse503Headers struct {
 	RetryAfter          int
@@ -2795,8 +2744,6 @@ type GetJobResultsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -2815,8 +2762,6 @@ type GetJobResultsResponse struct {
 	Headers429 *GetJobResultsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetJobResultsResponse500Headers
-	// Headers501 the parsed response headers for an HTTP 501 response
-	Headers501 *GetJobResultsResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetJobResultsResponse503Headers
 }
@@ -2859,11 +2804,6 @@ func (r GetJobResultsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetJobResultsResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetJobResultsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -2943,14 +2883,6 @@ type GetLimitsResponse500Headers struct {
 	XRequestId          string
 }
 
-// GetLimitsResponse501Headers the declared response headers of an HTTP 501 response for GetLimits
-type GetLimitsResponse501Headers struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int
-	XRequestId          string
-}
-
 // GetLimitsResponse503Headers the declared response headers of an HTTP 503 response for GetLimits
 type GetLimitsResponse503Headers struct {
 	RetryAfter          int
@@ -2973,8 +2905,6 @@ type GetLimitsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -2987,8 +2917,6 @@ type GetLimitsResponse struct {
 	Headers429 *GetLimitsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetLimitsResponse500Headers
-	// Headers501 the parsed response headers for an HTTP 501 response
-	Headers501 *GetLimitsResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetLimitsResponse503Headers
 }
@@ -3016,11 +2944,6 @@ func (r GetLimitsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetLimitsResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetLimitsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -3171,14 +3094,6 @@ type CreateTokenResponse500Headers struct {
 	XRequestId          string
 }
 
-// CreateTokenResponse501Headers the declared response headers of an HTTP 501 response for CreateToken
-type CreateTokenResponse501Headers struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int
-	XRequestId          string
-}
-
 // CreateTokenResponse503Headers the declared response headers of an HTTP 503 response for CreateToken
 type CreateTokenResponse503Headers struct {
 	RetryAfter          int
@@ -3203,8 +3118,6 @@ type CreateTokenResponse struct {
 	JSON429 *TokenTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -3219,8 +3132,6 @@ type CreateTokenResponse struct {
 	Headers429 *CreateTokenResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateTokenResponse500Headers
-	// Headers501 the parsed response headers for an HTTP 501 response
-	Headers501 *CreateTokenResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateTokenResponse503Headers
 }
@@ -3253,11 +3164,6 @@ func (r CreateTokenResponse) GetJSON429() *TokenTooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateTokenResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CreateTokenResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -3911,13 +3817,6 @@ func ParseCreateJobResponse(rsp *http.Response) (*CreateJobResponse, error) {
 		}
 		response.JSON500 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4249,37 +4148,6 @@ func ParseCreateJobResponse(rsp *http.Response) (*CreateJobResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 501:
-		var headers CreateJobResponse501Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateJobResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -4385,13 +4253,6 @@ func ParseGetJobResponse(rsp *http.Response) (*GetJobResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
@@ -4641,37 +4502,6 @@ func ParseGetJobResponse(rsp *http.Response) (*GetJobResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 501:
-		var headers GetJobResponse501Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetJobResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -4784,13 +4614,6 @@ func ParseGetJobResultsResponse(rsp *http.Response) (*GetJobResultsResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
@@ -5071,37 +4894,6 @@ func ParseGetJobResultsResponse(rsp *http.Response) (*GetJobResultsResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 501:
-		var headers GetJobResultsResponse501Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetJobResultsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -5193,13 +4985,6 @@ func ParseGetLimitsResponse(rsp *http.Response) (*GetLimitsResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
@@ -5387,37 +5172,6 @@ func ParseGetLimitsResponse(rsp *http.Response) (*GetLimitsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 501:
-		var headers GetLimitsResponse501Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetLimitsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -5572,13 +5326,6 @@ func ParseCreateTokenResponse(rsp *http.Response) (*CreateTokenResponse, error) 
 			return nil, err
 		}
 		response.JSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
@@ -5804,37 +5551,6 @@ func ParseCreateTokenResponse(rsp *http.Response) (*CreateTokenResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 501:
-		var headers CreateTokenResponse501Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateTokenResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

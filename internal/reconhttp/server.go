@@ -49,6 +49,10 @@ type Config struct {
 	Anonymous *ratelimit.Throttle
 	// Throttle limits failed token requests per client.
 	Throttle *ratelimit.Throttle
+	// Jobs creates and reads reconciliation jobs.
+	Jobs Jobs
+	// MaxFileBytes bounds each uploaded file.
+	MaxFileBytes int64
 }
 
 // Server implements the generated strict server interface.
@@ -61,6 +65,9 @@ type Server struct {
 	anonymous *ratelimit.Throttle
 	throttle  *ratelimit.Throttle
 	now       func() time.Time
+	jobs      Jobs
+	// maxFileBytes bounds each uploaded file of a job.
+	maxFileBytes int64
 }
 
 var _ reconapi.StrictServerInterface = (*Server)(nil)
@@ -78,11 +85,18 @@ func New(cfg Config) (*echo.Echo, error) {
 	if cfg.Accounts == nil {
 		return nil, errors.New("reconciliation listener: no account service")
 	}
+	if cfg.Jobs == nil {
+		return nil, errors.New("reconciliation listener: no job service")
+	}
+	if cfg.MaxFileBytes <= 0 {
+		return nil, errors.New("reconciliation listener: no upload limit")
+	}
 	svc, err := httpkit.NewService(openapi.Reconciliation, spec, cfg.DB)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{env: account.Environment(cfg.Env), svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, throttle: cfg.Throttle, now: cfg.Now}
+	s := &Server{env: account.Environment(cfg.Env), svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, throttle: cfg.Throttle, now: cfg.Now,
+		jobs: cfg.Jobs, maxFileBytes: cfg.MaxFileBytes}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -91,7 +105,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		Logger:             cfg.Logger,
 		Render:             renderError,
 		Spec:               spec,
-		Validation:         httpkit.ValidatorOptions{Authenticate: s.authenticate},
+		Validation:         httpkit.ValidatorOptions{Authenticate: s.authenticate, StreamUploads: true},
 		MaxUploadBodyBytes: cfg.MaxUploadBodyBytes,
 	})
 	if err != nil {
@@ -112,31 +126,6 @@ func renderError(c echo.Context, e *httpkit.Error) error {
 
 func errorBody(code, message string) reconapi.Error {
 	return reconapi.Error{Error: reconapi.ErrorCode(code), Detail: reconapi.ErrorDetail{Code: reconapi.ErrorCode(code), Message: message}}
-}
-
-// notImplemented is the body of the operations a later server version implements.
-func notImplemented() reconapi.NotImplementedJSONResponse {
-	return reconapi.NotImplementedJSONResponse{Body: errorBody(httpkit.CodeNotImplemented, httpkit.MessageNotImplemented)}
-}
-
-// CreateJob is not implemented yet.
-func (s *Server) CreateJob(context.Context, reconapi.CreateJobRequestObject) (reconapi.CreateJobResponseObject, error) {
-	return reconapi.CreateJob501JSONResponse{NotImplementedJSONResponse: notImplemented()}, nil
-}
-
-// GetJob is not implemented yet.
-func (s *Server) GetJob(context.Context, reconapi.GetJobRequestObject) (reconapi.GetJobResponseObject, error) {
-	return reconapi.GetJob501JSONResponse{NotImplementedJSONResponse: notImplemented()}, nil
-}
-
-// GetJobResults is not implemented yet.
-func (s *Server) GetJobResults(context.Context, reconapi.GetJobResultsRequestObject) (reconapi.GetJobResultsResponseObject, error) {
-	return reconapi.GetJobResults501JSONResponse{NotImplementedJSONResponse: notImplemented()}, nil
-}
-
-// GetLimits is not implemented yet.
-func (s *Server) GetLimits(context.Context, reconapi.GetLimitsRequestObject) (reconapi.GetLimitsResponseObject, error) {
-	return reconapi.GetLimits501JSONResponse{NotImplementedJSONResponse: notImplemented()}, nil
 }
 
 // GetHealth answers that the process is up.

@@ -1,0 +1,230 @@
+package reconhttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/statementmatch/service/gen/reconapi"
+	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/job"
+)
+
+// Jobs is what the Reconciliation API needs of the job rules; *job.Service has it.
+type Jobs interface {
+	Create(ctx context.Context, req job.NewJob) (job.Accepted, error)
+	Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (job.Job, error)
+	Results(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (job.Job, job.Results, error)
+	Quota(ctx context.Context, accountID uuid.UUID, env account.Environment) (job.Quota, error)
+}
+
+// The parts of POST /api/v1/jobs (CreateJobRequest).
+const (
+	partBank     = "bank"
+	partExpected = "expected"
+	partEnv      = "env"
+)
+
+// CreateJob reads the two files as a stream, checks them and creates the job.
+func (s *Server) CreateJob(ctx context.Context, req reconapi.CreateJobRequestObject) (reconapi.CreateJobResponseObject, error) {
+	caller, ok := CallerFrom(ctx)
+	if !ok {
+		return nil, errors.New("create job: no authenticated caller")
+	}
+	form, err := httpkit.ReadUpload(req.Body, httpkit.FormSpec{
+		Files: []string{partBank, partExpected}, Required: []string{partBank, partExpected},
+		Fields: []string{partEnv}, MaxFileBytes: s.maxFileBytes,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer form.Remove()
+	if env, sent := form.Fields[partEnv]; sent {
+		if err := s.checkEnv(env); err != nil {
+			return nil, err
+		}
+	}
+	key := ""
+	if req.Params.IdempotencyKey != nil {
+		key = *req.Params.IdempotencyKey
+	}
+	acc, err := s.jobs.Create(ctx, job.NewJob{AccountID: caller.AccountID, Env: s.env,
+		Bank: jobFile(form.Files[partBank]), Expected: jobFile(form.Files[partExpected]), IdempotencyKey: key})
+	var (
+		fileErr  *job.FileError
+		quotaErr *job.QuotaError
+	)
+	switch {
+	case errors.As(err, &fileErr):
+		return reconapi.CreateJob400JSONResponse{FileInvalidJSONResponse: reconapi.FileInvalidJSONResponse{
+			Body: errorBody(codeFileInvalid, fileErr.Error())}}, nil
+	case errors.As(err, &quotaErr):
+		return nil, httpkit.LimitExceeded(httpkit.CodeLimitExceeded,
+			fmt.Sprintf("monthly job quota of %d jobs used up; it resets at %s", quotaErr.Limit, quotaErr.ResetAt.UTC().Format(time.RFC3339)),
+			max(1, int(quotaErr.ResetAt.Sub(s.now()).Seconds()+0.999)))
+	case errors.Is(err, job.ErrIdempotencyConflict):
+		return reconapi.CreateJob409JSONResponse{IdempotencyConflictJSONResponse: reconapi.IdempotencyConflictJSONResponse{
+			Body: errorBody(codeIdempotencyConflict, "a request with this Idempotency-Key is still in progress")}}, nil
+	case errors.Is(err, job.ErrIdempotencyKeyReused):
+		return reconapi.CreateJob422JSONResponse{IdempotencyKeyReusedJSONResponse: reconapi.IdempotencyKeyReusedJSONResponse{
+			Body: errorBody(codeIdempotencyKeyReused,
+				"this Idempotency-Key was used with a different request (other files or env) in the last 24 hours; use a new key")}}, nil
+	case err != nil:
+		return nil, err
+	}
+	headers := reconapi.CreateJob202ResponseHeaders{Location: "/api/v1/jobs/" + acc.Job.ID.String()}
+	if acc.Replayed {
+		replayed := true
+		headers.IdempotentReplayed = &replayed
+	}
+	return reconapi.CreateJob202JSONResponse{Headers: headers, Body: reconapi.JobAccepted{
+		JobId: acc.Job.ID, Status: reconapi.JobStatus(acc.Job.Status), CreatedAt: acc.Job.CreatedAt.UTC()}}, nil
+}
+
+// checkEnv refuses an env field that names the other environment (or none).
+func (s *Server) checkEnv(env string) error {
+	switch account.Environment(env) {
+	case s.env:
+		return nil
+	case account.Production, account.Sandbox:
+		return &httpkit.Error{Status: http.StatusBadRequest, Code: httpkit.CodeInvalidRequest,
+			Message: fmt.Sprintf("env: this is the %s environment; send %s jobs to the %s base URL", s.env, env, env)}
+	default:
+		return &httpkit.Error{Status: http.StatusBadRequest, Code: httpkit.CodeInvalidRequest,
+			Message: "env: must be production or sandbox"}
+	}
+}
+
+func jobFile(u *httpkit.Upload) job.File {
+	return job.File{Name: u.Name, Size: u.Size, SHA256: u.SHA256, Open: func() (io.ReadCloser, error) { return u.Open() }}
+}
+
+// GetJob returns the caller's job.
+func (s *Server) GetJob(ctx context.Context, req reconapi.GetJobRequestObject) (reconapi.GetJobResponseObject, error) {
+	caller, ok := CallerFrom(ctx)
+	if !ok {
+		return nil, errors.New("get job: no authenticated caller")
+	}
+	j, err := s.jobs.Get(ctx, caller.AccountID, s.env, req.JobId)
+	if errors.Is(err, job.ErrNotFound) {
+		return reconapi.GetJob404JSONResponse{NotFoundJSONResponse: jobNotFound(req.JobId)}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return reconapi.GetJob200JSONResponse{Body: apiJob(j)}, nil
+}
+
+func jobNotFound(id uuid.UUID) reconapi.NotFoundJSONResponse {
+	return reconapi.NotFoundJSONResponse{Body: errorBody(httpkit.CodeNotFound, fmt.Sprintf("job %s not found", id))}
+}
+
+func apiJob(j job.Job) reconapi.Job {
+	out := reconapi.Job{JobId: j.ID, Status: reconapi.JobStatus(j.Status), CreatedAt: j.CreatedAt.UTC(),
+		BankFile: j.BankFile, ExpectedFile: j.ExpectedFile, Env: reconapi.Environment(j.Env)}
+	if j.CompletedAt != nil {
+		t := j.CompletedAt.UTC()
+		out.CompletedAt = &t
+	}
+	if j.Error != nil {
+		out.Error = &reconapi.JobError{Code: reconapi.JobErrorCode(j.Error.Code), Message: j.Error.Message}
+	}
+	return out
+}
+
+// GetJobResults returns a completed job's results.
+func (s *Server) GetJobResults(ctx context.Context, req reconapi.GetJobResultsRequestObject) (reconapi.GetJobResultsResponseObject, error) {
+	caller, ok := CallerFrom(ctx)
+	if !ok {
+		return nil, errors.New("get job results: no authenticated caller")
+	}
+	j, res, err := s.jobs.Results(ctx, caller.AccountID, s.env, req.JobId)
+	switch {
+	case errors.Is(err, job.ErrNotFound):
+		return reconapi.GetJobResults404JSONResponse{NotFoundJSONResponse: jobNotFound(req.JobId)}, nil
+	case errors.Is(err, job.ErrNotReady):
+		msg := fmt.Sprintf("job %s is still processing; poll GET /api/v1/jobs/%s until it is completed", j.ID, j.ID)
+		if j.Status == job.StatusFailed {
+			msg = fmt.Sprintf("job %s failed and has no results; see the job's error", j.ID)
+		}
+		return reconapi.GetJobResults409JSONResponse{JobNotReadyJSONResponse: reconapi.JobNotReadyJSONResponse{Body: errorBody(codeJobNotReady, msg)}}, nil
+	case err != nil:
+		return nil, err
+	}
+	return reconapi.GetJobResults200JSONResponse{Body: apiResults(j.ID, res)}, nil
+}
+
+func apiResults(id uuid.UUID, r job.Results) reconapi.JobResults {
+	out := reconapi.JobResults{
+		JobId:                id,
+		Matched:              make([]reconapi.MatchedReference, len(r.Matched)),
+		Partial:              make([]reconapi.PartialReference, len(r.Partial)),
+		Unmatched:            make([]reconapi.UnmatchedReference, len(r.Unmatched)),
+		UnmatchedBankEntries: apiEntries(r.UnmatchedBankEntries),
+		Summary: reconapi.ResultsSummary{
+			ExpectedCount: r.Summary.ExpectedCount, MatchedCount: r.Summary.MatchedCount,
+			PartialCount: r.Summary.PartialCount, UnmatchedCount: r.Summary.UnmatchedCount,
+			UnmatchedBankEntriesCount: r.Summary.UnmatchedBankEntriesCount,
+			ExpectedTotal:             r.Summary.ExpectedTotal, MatchedTotal: r.Summary.MatchedTotal,
+		},
+	}
+	for i, m := range r.Matched {
+		entries := apiEntries(m.BankEntries)
+		out.Matched[i] = reconapi.MatchedReference{Reference: m.Reference, Amount: m.Amount, Currency: currency(m.Currency),
+			BankEntries: entries, BankEntry: entries[0].Text}
+	}
+	for i, p := range r.Partial {
+		out.Partial[i] = reconapi.PartialReference{Reference: p.Reference, ExpectedAmount: p.ExpectedAmount,
+			MatchedAmount: p.MatchedAmount, Reason: reconapi.PartialReason(p.Reason), Currency: currency(p.Currency),
+			BankEntries: apiEntries(p.BankEntries)}
+	}
+	for i, u := range r.Unmatched {
+		out.Unmatched[i] = reconapi.UnmatchedReference{Reference: u.Reference, Amount: u.Amount, Currency: currency(u.Currency)}
+	}
+	return out
+}
+
+func apiEntries(entries []job.BankEntry) []reconapi.BankEntry {
+	out := make([]reconapi.BankEntry, len(entries))
+	for i, e := range entries {
+		out[i] = reconapi.BankEntry{Line: e.Line, Date: openapi_types.Date{Time: e.Date.Time()}, Amount: e.Amount,
+			Currency: currency(e.Currency), Text: e.Text}
+	}
+	return out
+}
+
+func currency(c string) *string {
+	if c == "" {
+		return nil
+	}
+	return &c
+}
+
+// GetLimits returns the caller's monthly job quota in this environment.
+func (s *Server) GetLimits(ctx context.Context, _ reconapi.GetLimitsRequestObject) (reconapi.GetLimitsResponseObject, error) {
+	caller, ok := CallerFrom(ctx)
+	if !ok {
+		return nil, errors.New("get limits: no authenticated caller")
+	}
+	q, err := s.jobs.Quota(ctx, caller.AccountID, s.env)
+	if err != nil {
+		return nil, err
+	}
+	return reconapi.GetLimits200JSONResponse{Body: reconapi.Quota{Plan: reconapi.ReconPlan(q.Plan), Env: reconapi.Environment(q.Env),
+		JobsLimit: q.Limit, JobsUsed: q.Used, JobsRemaining: q.Remaining(), ResetDate: q.ResetAt.UTC()}}, nil
+}
+
+// Error codes of this API's job operations.
+const (
+	codeFileInvalid          = "FILE_INVALID"
+	codeJobNotReady          = "JOB_NOT_READY"
+	codeIdempotencyConflict  = "IDEMPOTENCY_CONFLICT"
+	codeIdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"
+)
