@@ -106,6 +106,13 @@ func (s *Service) create(ctx context.Context, req NewJob, key Key, now time.Time
 	}
 	start, reset := Period(now)
 	charge := Charge{Scope: QuotaScope(req.Env), Period: start, Limit: QuotaLimit(acc.ReconPlan, req.Env), ResetAt: reset}
+	// A cheap early refusal for an account whose quota is used up, before its files are written;
+	// the exact check is the charge inside Create.
+	if used, err := s.Store.QuotaUsed(ctx, req.AccountID, charge.Scope, start); err != nil {
+		return Accepted{}, fmt.Errorf("read quota: %w", err)
+	} else if used >= charge.Limit {
+		return Accepted{}, &QuotaError{Limit: charge.Limit, ResetAt: reset}
+	}
 	j := Job{ID: uuid.New(), AccountID: req.AccountID, Env: req.Env, Status: StatusProcessing,
 		BankFile: req.Bank.Name, ExpectedFile: req.Expected.Name, CreatedAt: now.Truncate(time.Microsecond)}
 	key.JobID = j.ID

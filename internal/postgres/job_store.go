@@ -81,20 +81,9 @@ DELETE FROM idempotency_keys WHERE account_id = $1 AND scope = $2 AND key = $3 A
 }
 
 // Create implements job.Store: files, job row, quota charge, idempotency record and queued work
-// in one transaction.
+// in one transaction. A job refused by the quota rolls everything back.
 func (s *JobStore) Create(ctx context.Context, j job.Job, bank, expected job.File, q job.Charge, k job.Key) error {
 	return inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
-		var used int
-		err := tx.QueryRowContext(ctx, `
-INSERT INTO job_quota (account_id, scope, period, used) VALUES ($1, $2, $3, 1)
-ON CONFLICT (account_id, scope, period) DO UPDATE SET used = job_quota.used + 1 WHERE job_quota.used < $4
-RETURNING used`, j.AccountID, q.Scope, q.Period, q.Limit).Scan(&used)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && used > q.Limit) {
-			return &job.QuotaError{Limit: q.Limit, ResetAt: q.ResetAt}
-		}
-		if err != nil {
-			return fmt.Errorf("charge quota: %w", err)
-		}
 		bankID, err := storeFile(ctx, tx, j.AccountID, bank, j.CreatedAt)
 		if err != nil {
 			return fmt.Errorf("store bank file: %w", err)
@@ -113,6 +102,19 @@ VALUES ($1, $2, $3, 'processing', $4, $5, $6, $7, $8, $9)`,
 			j.ID, j.AccountID, string(j.Env), bankID, expectedID, j.BankFile, j.ExpectedFile, queued, j.CreatedAt)
 		if err != nil {
 			return fmt.Errorf("insert job: %w", err)
+		}
+		// The quota is charged last: its row lock serialises an account's concurrent creates, so
+		// it is held only for the end of the transaction, not while the files are written.
+		var used int
+		err = tx.QueryRowContext(ctx, `
+INSERT INTO job_quota (account_id, scope, period, used) VALUES ($1, $2, $3, 1)
+ON CONFLICT (account_id, scope, period) DO UPDATE SET used = job_quota.used + 1 WHERE job_quota.used < $4
+RETURNING used`, j.AccountID, q.Scope, q.Period, q.Limit).Scan(&used)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && used > q.Limit) {
+			return &job.QuotaError{Limit: q.Limit, ResetAt: q.ResetAt}
+		}
+		if err != nil {
+			return fmt.Errorf("charge quota: %w", err)
 		}
 		if k.Key != "" {
 			res, err := tx.ExecContext(ctx, `
