@@ -123,7 +123,9 @@ func NewQueue(db *sqlx.DB, cfg QueueConfig) (*Queue, error) {
 		cfg.Logger = slog.Default()
 	}
 	rc := &river.Config{
-		Logger:               cfg.Logger.With(slog.String("component", "queue")),
+		// River reports job counts at INFO every few seconds; its warnings and errors are what an
+		// operator needs, and the job outcomes are logged by the job rules.
+		Logger:               slog.New(minLevel{cfg.Logger.Handler(), slog.LevelWarn}).With(slog.String("component", "queue")),
 		FetchPollInterval:    cfg.PollInterval,
 		FetchCooldown:        min(cfg.PollInterval, river.FetchCooldownDefault),
 		JobTimeout:           cfg.JobTimeout,
@@ -212,3 +214,21 @@ func migrateQueue(ctx context.Context, db *sql.DB) (int, error) {
 
 // queueMigrationLock is the advisory lock key of migrateQueue: "river" in ASCII.
 const queueMigrationLock int64 = 0x7269766572
+
+// minLevel drops records below its level.
+type minLevel struct {
+	slog.Handler
+	level slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.level && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(attrs), h.level}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{h.Handler.WithGroup(name), h.level}
+}
