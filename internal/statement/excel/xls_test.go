@@ -11,6 +11,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/excel/exceltest"
 )
 
 const raiffeisenXLS = "testdata/corpus/abarbatei__bankreader__Extras_de_cont_12345678_20012018_31012018.xls"
@@ -25,54 +26,54 @@ func readCorpus(t testing.TB, path string) []byte {
 // sampleBIFF is a workbook exercising every cell record the reader knows.
 func sampleBIFF() []byte {
 	// The fourth string crosses into a CONTINUE record, which switches to UTF-16 mid-string.
-	sst := biffRec(recSST, u32(4), u32(4), xlStr("Date", false), xlStr("Amount", false), xlStr("Zürich café", true),
-		u16(len([]rune("Payment ąč"))), []byte{0}, []byte("Payme"))
-	sst = append(sst, biffRec(recCONTINUE, []byte{1}, utf16le("nt ąč"))...)
+	sst := exceltest.BiffRec(recSST, exceltest.U32(4), exceltest.U32(4), exceltest.XLStr("Date", false), exceltest.XLStr("Amount", false), exceltest.XLStr("Zürich café", true),
+		exceltest.U16(len([]rune("Payment ąč"))), []byte{0}, []byte("Payme"))
+	sst = append(sst, exceltest.BiffRec(recCONTINUE, []byte{1}, utf16le("nt ąč"))...)
 	globals := [][]byte{
-		biffRec(recCODEPAGE, u16(1200)),
-		biffRec(recFORMAT, u16(164), xlStr("dd.mm.yyyy", false)),
-		biffRec(recXF, u16(0), u16(0), make([]byte, 16)),
-		biffRec(recXF, u16(0), u16(14), make([]byte, 16)),
-		biffRec(recXF, u16(0), u16(164), make([]byte, 16)),
-		biffRec(recXF, u16(0), u16(20), make([]byte, 16)),
+		exceltest.BiffRec(recCODEPAGE, exceltest.U16(1200)),
+		exceltest.BiffRec(recFORMAT, exceltest.U16(164), exceltest.XLStr("dd.mm.yyyy", false)),
+		exceltest.BiffRec(recXF, exceltest.U16(0), exceltest.U16(0), make([]byte, 16)),
+		exceltest.BiffRec(recXF, exceltest.U16(0), exceltest.U16(14), make([]byte, 16)),
+		exceltest.BiffRec(recXF, exceltest.U16(0), exceltest.U16(164), make([]byte, 16)),
+		exceltest.BiffRec(recXF, exceltest.U16(0), exceltest.U16(20), make([]byte, 16)),
 		sst,
 	}
-	chart := append(biffRec(recBOF, u16(biff8), u16(0x0020), make([]byte, 12)), append(biffRec(recNUMBER, cellHdr(0, 9, 0), f64(99)), biffRec(recEOF)...)...)
+	chart := append(exceltest.BiffRec(recBOF, exceltest.U16(biff8), exceltest.U16(0x0020), make([]byte, 12)), append(exceltest.BiffRec(recNUMBER, exceltest.CellHdr(0, 9, 0), exceltest.F64(99)), exceltest.BiffRec(recEOF)...)...)
 	sheet := [][]byte{
-		biffRec(recLABELSST, cellHdr(0, 0, 0), u32(0)),
-		biffRec(recLABELSST, cellHdr(0, 1, 0), u32(1)),
-		biffRec(recLABEL, cellHdr(0, 2, 0), xlStr("Text", false)),
+		exceltest.BiffRec(recLABELSST, exceltest.CellHdr(0, 0, 0), exceltest.U32(0)),
+		exceltest.BiffRec(recLABELSST, exceltest.CellHdr(0, 1, 0), exceltest.U32(1)),
+		exceltest.BiffRec(recLABEL, exceltest.CellHdr(0, 2, 0), exceltest.XLStr("Text", false)),
 		// Cells out of row order, as BIFF row blocks allow.
-		biffRec(recNUMBER, cellHdr(2, 1, 0), f64(-1234.56)),
-		biffRec(recRK, cellHdr(1, 0, 1), rkInt(43101, false)),
-		biffRec(recRK, cellHdr(1, 1, 0), rkInt(12345, true)),
-		biffRec(recLABELSST, cellHdr(1, 2, 0), u32(2)),
-		biffRec(recNUMBER, cellHdr(2, 0, 2), f64(43132)),
-		biffRec(recLABELSST, cellHdr(2, 2, 0), u32(3)),
-		biffRec(recMULRK, u16(3), u16(0), u16(1), rkInt(43133, false), u16(0), rkInt(-5, false), u16(0), rkInt(1, true), u16(2)),
-		biffRec(recFORMULA, cellHdr(4, 0, 3), f64(0.5625), u16(0), u32(0), u16(0)),
-		biffRec(recFORMULA, cellHdr(4, 1, 0), []byte{0, 0, 0, 0, 0, 0, 0xFF, 0xFF}, u16(0), u32(0), u16(0)),
-		biffRec(0x04BC, make([]byte, 8)), // SHRFMLA between a FORMULA and its STRING
-		biffRec(recSTRING, xlStr("from formula", false)),
-		biffRec(recFORMULA, cellHdr(4, 2, 0), []byte{1, 0, 1, 0, 0, 0, 0xFF, 0xFF}, u16(0), u32(0), u16(0)),
-		biffRec(recFORMULA, cellHdr(4, 3, 0), []byte{2, 0, 0x2A, 0, 0, 0, 0xFF, 0xFF}, u16(0), u32(0), u16(0)),
-		biffRec(recBOOLERR, cellHdr(5, 0, 0), []byte{0, 0}),
-		biffRec(recBOOLERR, cellHdr(5, 1, 0), []byte{0x07, 1}),
-		biffRec(recNUMBER, cellHdr(5, 2, 0), f64(0.1+0.2)),
-		biffRec(recLABELSST, cellHdr(6, 0, 0), u32(9)), // no such shared string
-		biffRec(recLABEL, cellHdr(6, 1, 0), xlStr("ok", false)),
+		exceltest.BiffRec(recNUMBER, exceltest.CellHdr(2, 1, 0), exceltest.F64(-1234.56)),
+		exceltest.BiffRec(recRK, exceltest.CellHdr(1, 0, 1), exceltest.RKInt(43101, false)),
+		exceltest.BiffRec(recRK, exceltest.CellHdr(1, 1, 0), exceltest.RKInt(12345, true)),
+		exceltest.BiffRec(recLABELSST, exceltest.CellHdr(1, 2, 0), exceltest.U32(2)),
+		exceltest.BiffRec(recNUMBER, exceltest.CellHdr(2, 0, 2), exceltest.F64(43132)),
+		exceltest.BiffRec(recLABELSST, exceltest.CellHdr(2, 2, 0), exceltest.U32(3)),
+		exceltest.BiffRec(recMULRK, exceltest.U16(3), exceltest.U16(0), exceltest.U16(1), exceltest.RKInt(43133, false), exceltest.U16(0), exceltest.RKInt(-5, false), exceltest.U16(0), exceltest.RKInt(1, true), exceltest.U16(2)),
+		exceltest.BiffRec(recFORMULA, exceltest.CellHdr(4, 0, 3), exceltest.F64(0.5625), exceltest.U16(0), exceltest.U32(0), exceltest.U16(0)),
+		exceltest.BiffRec(recFORMULA, exceltest.CellHdr(4, 1, 0), []byte{0, 0, 0, 0, 0, 0, 0xFF, 0xFF}, exceltest.U16(0), exceltest.U32(0), exceltest.U16(0)),
+		exceltest.BiffRec(0x04BC, make([]byte, 8)), // SHRFMLA between a FORMULA and its STRING
+		exceltest.BiffRec(recSTRING, exceltest.XLStr("from formula", false)),
+		exceltest.BiffRec(recFORMULA, exceltest.CellHdr(4, 2, 0), []byte{1, 0, 1, 0, 0, 0, 0xFF, 0xFF}, exceltest.U16(0), exceltest.U32(0), exceltest.U16(0)),
+		exceltest.BiffRec(recFORMULA, exceltest.CellHdr(4, 3, 0), []byte{2, 0, 0x2A, 0, 0, 0, 0xFF, 0xFF}, exceltest.U16(0), exceltest.U32(0), exceltest.U16(0)),
+		exceltest.BiffRec(recBOOLERR, exceltest.CellHdr(5, 0, 0), []byte{0, 0}),
+		exceltest.BiffRec(recBOOLERR, exceltest.CellHdr(5, 1, 0), []byte{0x07, 1}),
+		exceltest.BiffRec(recNUMBER, exceltest.CellHdr(5, 2, 0), exceltest.F64(0.1+0.2)),
+		exceltest.BiffRec(recLABELSST, exceltest.CellHdr(6, 0, 0), exceltest.U32(9)), // no such shared string
+		exceltest.BiffRec(recLABEL, exceltest.CellHdr(6, 1, 0), exceltest.XLStr("ok", false)),
 		chart,
-		biffRec(recMERGEDCELLS, u16(1), u16(7), u16(8), u16(0), u16(0)),
-		biffRec(recLABEL, cellHdr(7, 0, 0), xlStr("merged", false)),
-		biffRec(recLABEL, cellHdr(8, 1, 0), xlStr("below", false)),
+		exceltest.BiffRec(recMERGEDCELLS, exceltest.U16(1), exceltest.U16(7), exceltest.U16(8), exceltest.U16(0), exceltest.U16(0)),
+		exceltest.BiffRec(recLABEL, exceltest.CellHdr(7, 0, 0), exceltest.XLStr("merged", false)),
+		exceltest.BiffRec(recLABEL, exceltest.CellHdr(8, 1, 0), exceltest.XLStr("below", false)),
 	}
-	return biffBook(globals, []string{"Extras"}, [][][]byte{sheet})
+	return exceltest.BiffBook(globals, []string{"Extras"}, [][][]byte{sheet})
 }
 
 func utf16le(s string) []byte {
 	var out []byte
 	for _, r := range s {
-		out = append(out, u16(int(r))...)
+		out = append(out, exceltest.U16(int(r))...)
 	}
 	return out
 }
@@ -102,13 +103,13 @@ func TestXLSCells(t *testing.T) {
 
 func TestXLSDate1904(t *testing.T) {
 	t.Parallel()
-	stream := biffBook([][]byte{
-		biffRec(recDATEMODE, u16(1)),
-		biffRec(recXF, u16(0), u16(0), make([]byte, 16)),
-		biffRec(recXF, u16(0), u16(14), make([]byte, 16)),
+	stream := exceltest.BiffBook([][]byte{
+		exceltest.BiffRec(recDATEMODE, exceltest.U16(1)),
+		exceltest.BiffRec(recXF, exceltest.U16(0), exceltest.U16(0), make([]byte, 16)),
+		exceltest.BiffRec(recXF, exceltest.U16(0), exceltest.U16(14), make([]byte, 16)),
 	}, []string{"S"}, [][][]byte{{
-		biffRec(recRK, cellHdr(0, 0, 1), rkInt(41639, false)),
-		biffRec(recRK, cellHdr(0, 1, 0), rkInt(41639, false)),
+		exceltest.BiffRec(recRK, exceltest.CellHdr(0, 0, 1), exceltest.RKInt(41639, false)),
+		exceltest.BiffRec(recRK, exceltest.CellHdr(0, 1, 0), exceltest.RKInt(41639, false)),
 	}})
 	got, wb, err := sheetLines(t, xlsFile(stream), statement.Options{}, 0)
 	require.NoError(t, err)
@@ -133,9 +134,9 @@ func TestXLSRowLimit(t *testing.T) {
 	t.Parallel()
 	var cells [][]byte
 	for r := range 5 {
-		cells = append(cells, biffRec(recRK, cellHdr(r, 0, 0), rkInt(r, false)))
+		cells = append(cells, exceltest.BiffRec(recRK, exceltest.CellHdr(r, 0, 0), exceltest.RKInt(r, false)))
 	}
-	data := xlsFile(biffBook(nil, []string{"S"}, [][][]byte{cells}))
+	data := xlsFile(exceltest.BiffBook(nil, []string{"S"}, [][][]byte{cells}))
 	_, _, err := sheetLines(t, data, statement.Options{MaxRows: 4}, 0)
 	require.ErrorIs(t, err, statement.ErrTooManyRows)
 	_, _, err = sheetLines(t, data, statement.Options{MaxRows: 5}, 0)
@@ -177,8 +178,8 @@ func TestOLE2Kinds(t *testing.T) {
 		{"a Word document", word, statement.ErrNotAStatement, "xls: an OLE2 compound file that is not an Excel workbook (a Word document): not a supported bank statement"},
 		{"an OLE2 header and nothing else", raif[:512], statement.ErrCorrupt, ""},
 		{"an OLE2 magic followed by garbage", append(append([]byte(nil), magicOLE2...), bytes.Repeat([]byte{7}, 600)...), statement.ErrCorrupt, ""},
-		{"a BIFF2 stream", xlsFile(biffRec(0x0009, u16(2), u16(0x10))), statement.ErrNotAStatement, ""},
-		{"a workbook stream without EOF", xlsFile(biffRec(recBOF, u16(biff8), u16(5), make([]byte, 12))), statement.ErrCorrupt, ""},
+		{"a BIFF2 stream", xlsFile(exceltest.BiffRec(0x0009, exceltest.U16(2), exceltest.U16(0x10))), statement.ErrNotAStatement, ""},
+		{"a workbook stream without EOF", xlsFile(exceltest.BiffRec(recBOF, exceltest.U16(biff8), exceltest.U16(5), make([]byte, 12))), statement.ErrCorrupt, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -223,32 +224,34 @@ func TestBIFF5(t *testing.T) {
 		if lenBytes == 1 {
 			return append([]byte{byte(len(s))}, s...)
 		}
-		return append(u16(len(s)), s...)
+		return append(exceltest.U16(len(s)), s...)
 	}
-	bof := func(dt int) []byte { return biffRec(recBOF, u16(biff5), u16(dt), make([]byte, 4)) }
+	bof := func(dt int) []byte {
+		return exceltest.BiffRec(recBOF, exceltest.U16(biff5), exceltest.U16(dt), make([]byte, 4))
+	}
 	globals := bytes.Join([][]byte{
 		bof(0x0005),
-		biffRec(recCODEPAGE, u16(1250)),
-		biffRec(recFORMAT, u16(164), byteStr([]byte("dd.mm.yyyy"), 1)),
-		biffRec(recXF, u16(0), u16(0), make([]byte, 12)),
-		biffRec(recXF, u16(0), u16(164), make([]byte, 12)),
+		exceltest.BiffRec(recCODEPAGE, exceltest.U16(1250)),
+		exceltest.BiffRec(recFORMAT, exceltest.U16(164), byteStr([]byte("dd.mm.yyyy"), 1)),
+		exceltest.BiffRec(recXF, exceltest.U16(0), exceltest.U16(0), make([]byte, 12)),
+		exceltest.BiffRec(recXF, exceltest.U16(0), exceltest.U16(164), make([]byte, 12)),
 	}, nil)
 	name := byteStr([]byte("V\xfdpis"), 1) // "Výpis" in Windows-1250
-	boundLen := len(biffRec(recBOUNDSHEET, u32(0), []byte{0, 0}, name))
-	eof := biffRec(recEOF)
+	boundLen := len(exceltest.BiffRec(recBOUNDSHEET, exceltest.U32(0), []byte{0, 0}, name))
+	eof := exceltest.BiffRec(recEOF)
 	offset := len(globals) + boundLen + len(eof)
 	stream := bytes.Join([][]byte{
 		globals,
-		biffRec(recBOUNDSHEET, u32(offset), []byte{0, 0}, name),
+		exceltest.BiffRec(recBOUNDSHEET, exceltest.U32(offset), []byte{0, 0}, name),
 		eof,
 		bof(0x0010),
-		biffRec(recLABEL, cellHdr(0, 0, 0), byteStr([]byte("Datum"), 2)),
-		biffRec(recLABEL, cellHdr(0, 1, 0), byteStr([]byte("\xc8\xe1stka"), 2)), // "Částka"
-		biffRec(recNUMBER, cellHdr(1, 0, 1), f64(45000)),
-		biffRec(recNUMBER, cellHdr(1, 1, 0), f64(-99.9)),
+		exceltest.BiffRec(recLABEL, exceltest.CellHdr(0, 0, 0), byteStr([]byte("Datum"), 2)),
+		exceltest.BiffRec(recLABEL, exceltest.CellHdr(0, 1, 0), byteStr([]byte("\xc8\xe1stka"), 2)), // "Částka"
+		exceltest.BiffRec(recNUMBER, exceltest.CellHdr(1, 0, 1), exceltest.F64(45000)),
+		exceltest.BiffRec(recNUMBER, exceltest.CellHdr(1, 1, 0), exceltest.F64(-99.9)),
 		eof,
 	}, nil)
-	data := cfbFile(map[string][]byte{"Book": stream}, []string{"Book"})
+	data := exceltest.CFBFile(map[string][]byte{"Book": stream}, []string{"Book"})
 	got, wb, err := sheetLines(t, data, statement.Options{}, 0)
 	require.NoError(t, err)
 	require.Equal(t, "xls;biff5;codepage=1250", wb.dialect())
