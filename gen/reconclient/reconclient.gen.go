@@ -1096,7 +1096,10 @@ type ClientInterface interface {
 	//    - *Pass 1, exact payments*: if exactly one agreeing candidate has the expected amount,
 	//      the reference is `matched` with that line. If two or more agreeing candidates each
 	//      have the full expected amount, the reference is `partial` with reason
-	//      `duplicate_payment`, and all those lines are its `bank_entries`.
+	//      `duplicate_payment`, and all those lines are its `bank_entries`. When several rows of
+	//      the expected file have the same reference and amount (a monthly rent, say), each row
+	//      but the last takes only the first remaining full payment; the last applies this rule
+	//      to what is left.
 	//    - *Pass 2, instalments*: if two or more agreeing candidates remain and together pay
 	//      exactly the expected amount, the reference is `matched` with all of them.
 	//    - *Pass 3, the rest*: if agreeing candidates remain, the reference is `partial` with
@@ -1383,7 +1386,10 @@ func (c *Client) GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestE
 //     - *Pass 1, exact payments*: if exactly one agreeing candidate has the expected amount,
 //     the reference is `matched` with that line. If two or more agreeing candidates each
 //     have the full expected amount, the reference is `partial` with reason
-//     `duplicate_payment`, and all those lines are its `bank_entries`.
+//     `duplicate_payment`, and all those lines are its `bank_entries`. When several rows of
+//     the expected file have the same reference and amount (a monthly rent, say), each row
+//     but the last takes only the first remaining full payment; the last applies this rule
+//     to what is left.
 //     - *Pass 2, instalments*: if two or more agreeing candidates remain and together pay
 //     exactly the expected amount, the reference is `matched` with all of them.
 //     - *Pass 3, the rest*: if agreeing candidates remain, the reference is `partial` with
@@ -2083,7 +2089,10 @@ type ClientWithResponsesInterface interface {
 	//    - *Pass 1, exact payments*: if exactly one agreeing candidate has the expected amount,
 	//      the reference is `matched` with that line. If two or more agreeing candidates each
 	//      have the full expected amount, the reference is `partial` with reason
-	//      `duplicate_payment`, and all those lines are its `bank_entries`.
+	//      `duplicate_payment`, and all those lines are its `bank_entries`. When several rows of
+	//      the expected file have the same reference and amount (a monthly rent, say), each row
+	//      but the last takes only the first remaining full payment; the last applies this rule
+	//      to what is left.
 	//    - *Pass 2, instalments*: if two or more agreeing candidates remain and together pay
 	//      exactly the expected amount, the reference is `matched` with all of them.
 	//    - *Pass 3, the rest*: if agreeing candidates remain, the reference is `partial` with
@@ -3506,7 +3515,10 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId JobI
 //     - *Pass 1, exact payments*: if exactly one agreeing candidate has the expected amount,
 //     the reference is `matched` with that line. If two or more agreeing candidates each
 //     have the full expected amount, the reference is `partial` with reason
-//     `duplicate_payment`, and all those lines are its `bank_entries`.
+//     `duplicate_payment`, and all those lines are its `bank_entries`. When several rows of
+//     the expected file have the same reference and amount (a monthly rent, say), each row
+//     but the last takes only the first remaining full payment; the last applies this rule
+//     to what is left.
 //     - *Pass 2, instalments*: if two or more agreeing candidates remain and together pay
 //     exactly the expected amount, the reference is `matched` with all of them.
 //     - *Pass 3, the rest*: if agreeing candidates remain, the reference is `partial` with

@@ -15,8 +15,11 @@ import (
 // ends the chain. A reference is found when the case-folded concatenation of the tokens of a
 // sub-chain (from a token start to a token end) equals the reference's normalised form, the
 // case-folded concatenation of all its tokens. A bank line is scanned once for all references:
-// every sub-chain no longer than the longest normalised reference is looked up in a hash map,
-// so the cost of a line does not depend on how many references there are.
+// every sub-chain no longer than the longest normalised reference is looked up in a hash
+// table, so the cost of a line does not depend on how many references there are. It is
+// proportional to the line's tokens times the tokens that fit in the longest reference: linear
+// for real references, but a file reader should cap their length (a reference of a megabyte
+// against a megabyte-long text of one-letter tokens would cost 10^11 steps).
 
 // Character classes of the scanner.
 const (
@@ -157,8 +160,10 @@ type finder struct {
 	buf    []byte  // folded bytes of the current chain, reused
 	starts []int32 // offsets in buf of the chain's token starts, reused
 	hits   []int32 // groups found in the current text, deduplicated
-	seen   []uint32
-	stamp  uint32
+	// seen[g] == stamp when group g is in hits already; stamp changes with every text, so
+	// nothing needs clearing between texts.
+	seen  []uint32
+	stamp uint32
 }
 
 // prefixLen is how many leading bytes of a sub-chain the prefix filter looks at. Four bytes

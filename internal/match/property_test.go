@@ -159,6 +159,15 @@ func checkInvariants(t *testing.T, expected []Expected, bank []BankEntry, res Re
 }
 
 func TestReconcileProperties(t *testing.T) {
+	t.Run("one-row groups walk their lines", func(t *testing.T) { testProperties(t) })
+	t.Run("every group indexed", func(t *testing.T) {
+		forceMultiIndex = true
+		defer func() { forceMultiIndex = false }()
+		testProperties(t)
+	})
+}
+
+func testProperties(t *testing.T) {
 	for seed := range uint64(400) {
 		rng := rand.New(rand.NewPCG(seed, 0x5eed))
 		expected, bank := randomCase(rng)

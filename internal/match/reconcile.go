@@ -19,8 +19,10 @@ import (
 // the last takes only the first full payment, so two rows paid twice are both Matched; only the
 // last of them reports further full payments as duplicate_payment.
 //
-// Reconcile is linear in the size of its input, whatever the data: texts are scanned once for
-// all references, and no bank line is examined again and again for one reference.
+// Reconcile takes time linear in the size of its input (for references of sensible length,
+// see find.go), whatever the data: texts are scanned once for all references, and no bank
+// line is examined again and again for one reference, even when thousands of lines have the
+// same amount and reference or the expected file repeats a reference thousands of times.
 func Reconcile(expected []Expected, bank []BankEntry) Result {
 	e := newEngine(expected, bank)
 	e.scan()
@@ -29,6 +31,10 @@ func Reconcile(expected []Expected, bank []BankEntry) Result {
 	e.pass3()
 	return e.result()
 }
+
+// forceMultiIndex makes every group use a multiIndex, as groups of several rows do; tests set
+// it to check the index against the simple walks of one-row groups.
+var forceMultiIndex = false
 
 // engine holds the state of one reconciliation.
 type engine struct {
@@ -148,7 +154,7 @@ func (e *engine) pass1() {
 		if g < 0 {
 			continue
 		}
-		if e.groupRows[g] > 1 {
+		if e.groupRows[g] > 1 || forceMultiIndex {
 			e.pass1Multi(r, g)
 			continue
 		}
@@ -184,7 +190,7 @@ func (e *engine) pass2() {
 		if g < 0 || e.decided[r] {
 			continue
 		}
-		if e.groupRows[g] > 1 {
+		if e.groupRows[g] > 1 || forceMultiIndex {
 			e.pass2Multi(r, g)
 			continue
 		}
@@ -213,7 +219,7 @@ func (e *engine) pass3() {
 		if g < 0 || e.decided[r] {
 			continue
 		}
-		if e.groupRows[g] > 1 {
+		if e.groupRows[g] > 1 || forceMultiIndex {
 			e.pass3Multi(r, g)
 			continue
 		}
@@ -270,10 +276,7 @@ func (e *engine) use(l int32) {
 	}
 	for _, g := range e.lineGroups[e.lineOff[l]:e.lineOff[l+1]] {
 		if ix := e.multi[g]; ix != nil && ix.summed {
-			b := &e.bank[l]
-			c := &ix.byCur[findCurrency(ix.byCur, b.Currency)]
-			c.count--
-			c.sum = c.sum.Sub(b.Amount.Abs())
+			ix.unuse(&e.bank[l])
 		}
 	}
 }
@@ -321,27 +324,36 @@ func (e *engine) result() Result {
 // multiIndex organises the candidate lines of a group of several expected rows so that each
 // row is decided without walking lines other rows of the group already examined: otherwise an
 // expected file listing one reference thousands of times against a statement mentioning it
-// thousands of times would take quadratic time.
+// thousands of times would take quadratic time. Lists are found through maps keyed by
+// currency, so even a statement of thousands of currencies costs no scan of them per row.
 type multiIndex struct {
-	// buckets hold the candidates by amount and currency, for pass 1; byAmount maps an
-	// amountKey to the indexes of its buckets, one per currency.
+	// buckets hold the candidates by amount and currency, for pass 1: bucket[bucketKey]
+	// indexes them, and byAmount lists the buckets of each amountKey, of every currency, for
+	// rows that name no currency.
 	buckets  []lineList
+	bucket   map[bucketKey]int32
 	byAmount map[string][]int32
-	// byCur holds the candidates by currency, for passes 2 and 3.
-	byCur  []lineList
-	summed bool // byCur counts and sums are valid
+	// byCur holds the candidates by currency, for passes 2 and 3, indexed by cur.
+	byCur []lineList
+	cur   map[string]int32
+	// When summed, count and sum of every list of byCur, and all their totals, are those of
+	// the unused lines.
+	summed bool
+	count  int
+	sum    decimal.Decimal
 }
+
+type bucketKey struct{ amount, currency string }
 
 // lineList is a list of bank lines of one currency (one amount too, in buckets), ascending.
 // Lines never become unused again, so head only moves forward past used lines, and a list
 // whose lines a row takes is emptied for good: every line is stepped over a bounded number of
 // times.
 type lineList struct {
-	currency string
-	lines    []int32
-	head     int
-	count    int             // unused lines (when summed)
-	sum      decimal.Decimal // their absolute amounts (when summed)
+	lines []int32
+	head  int
+	count int             // unused lines (when summed)
+	sum   decimal.Decimal // their absolute amounts (when summed)
 }
 
 // first returns the first unused line of the list, or -1.
@@ -366,42 +378,46 @@ func (ll *lineList) take(dst []int32, used []bool) []int32 {
 	return dst
 }
 
-// findCurrency returns the index of the list of currency cur, or -1.
-func findCurrency(lists []lineList, cur string) int {
-	for i := range lists {
-		if sameCurrency(lists[i].currency, cur) {
-			return i
+// currencyKey is the currency as the index keys it: upper-cased, as sameCurrency compares.
+func currencyKey(c string) string {
+	for i := 0; i < len(c); i++ {
+		if 'a' <= c[i] && c[i] <= 'z' {
+			b := []byte(c)
+			for j := i; j < len(b); j++ {
+				if 'a' <= b[j] && b[j] <= 'z' {
+					b[j] -= 'a' - 'A'
+				}
+			}
+			return string(b)
 		}
 	}
-	return -1
+	return c
 }
 
 func (e *engine) index(g int32) *multiIndex {
 	if ix := e.multi[g]; ix != nil {
 		return ix
 	}
-	ix := &multiIndex{byAmount: make(map[string][]int32)}
+	ix := &multiIndex{
+		bucket: make(map[bucketKey]int32), byAmount: make(map[string][]int32), cur: make(map[string]int32),
+	}
 	for _, l := range e.candidates(g) {
 		b := &e.bank[l]
-		c := findCurrency(ix.byCur, b.Currency)
-		if c < 0 {
-			c = len(ix.byCur)
-			ix.byCur = append(ix.byCur, lineList{currency: b.Currency})
+		cur := currencyKey(b.Currency)
+		c, ok := ix.cur[cur]
+		if !ok {
+			c = int32(len(ix.byCur))
+			ix.cur[cur] = c
+			ix.byCur = append(ix.byCur, lineList{})
 		}
 		ix.byCur[c].lines = append(ix.byCur[c].lines, l)
-		key := amountKey(b.Amount)
-		bks := ix.byAmount[key]
-		k := -1
-		for _, i := range bks {
-			if sameCurrency(ix.buckets[i].currency, b.Currency) {
-				k = int(i)
-				break
-			}
-		}
-		if k < 0 {
-			k = len(ix.buckets)
-			ix.buckets = append(ix.buckets, lineList{currency: b.Currency})
-			ix.byAmount[key] = append(bks, int32(k))
+		key := bucketKey{amountKey(b.Amount), cur}
+		k, ok := ix.bucket[key]
+		if !ok {
+			k = int32(len(ix.buckets))
+			ix.bucket[key] = k
+			ix.buckets = append(ix.buckets, lineList{})
+			ix.byAmount[key.amount] = append(ix.byAmount[key.amount], k)
 		}
 		ix.buckets[k].lines = append(ix.buckets[k].lines, l)
 	}
@@ -409,17 +425,45 @@ func (e *engine) index(g int32) *multiIndex {
 	return ix
 }
 
+// agreeingBuckets returns the pass-1 buckets of amount agreeing with currency cur.
+func (ix *multiIndex) agreeingBuckets(dst []int32, amount, cur string) []int32 {
+	if cur == "" {
+		return append(dst, ix.byAmount[amount]...)
+	}
+	cur = currencyKey(cur)
+	for _, c := range []string{cur, ""} {
+		if k, ok := ix.bucket[bucketKey{amount, c}]; ok {
+			dst = append(dst, k)
+		}
+	}
+	return dst
+}
+
+// agreeingLists returns the lists of byCur agreeing with currency cur, or nil for all of them
+// (when cur is empty).
+func (ix *multiIndex) agreeingLists(dst []int32, cur string) []int32 {
+	if cur == "" {
+		return nil
+	}
+	cur = currencyKey(cur)
+	for _, c := range []string{cur, ""} {
+		if i, ok := ix.cur[c]; ok {
+			dst = append(dst, i)
+		}
+	}
+	return dst
+}
+
 func (e *engine) pass1Multi(r int, g int32) {
-	ix, cur := e.index(g), e.expected[r].Currency
-	bks := ix.byAmount[amountKey(e.abs[r])]
+	ix := e.index(g)
+	var buf [2]int32
+	bks := ix.agreeingBuckets(buf[:0], amountKey(e.abs[r]), e.expected[r].Currency)
 	if e.laterTwin[r] {
 		// Another row of the same reference and amount follows: take one full payment only.
 		best := int32(-1)
 		for _, k := range bks {
-			if bk := &ix.buckets[k]; agree(cur, bk.currency) {
-				if l := bk.first(e.used); l >= 0 && (best < 0 || l < best) {
-					best = l
-				}
+			if l := ix.buckets[k].first(e.used); l >= 0 && (best < 0 || l < best) {
+				best = l
 			}
 		}
 		if best >= 0 {
@@ -430,86 +474,106 @@ func (e *engine) pass1Multi(r int, g int32) {
 	}
 	found := e.scratch[:0]
 	for _, k := range bks {
-		if bk := &ix.buckets[k]; agree(cur, bk.currency) {
-			found = bk.take(found, e.used)
-		}
+		found = ix.buckets[k].take(found, e.used)
 	}
 	slices.Sort(found)
 	e.scratch = found
 	e.decideFull(r, found)
 }
 
-// sums makes the counts and sums of the group's currency lists valid; from then on, use keeps
-// them so.
+// sums makes the counts and sums valid; from then on, use keeps them so.
 func (ix *multiIndex) sums(used []bool, bank []BankEntry) {
 	if ix.summed {
 		return
 	}
+	var total adder
 	for c := range ix.byCur {
 		ll := &ix.byCur[c]
-		ll.count, ll.sum = 0, decimal.Zero
+		var sum adder
 		for _, l := range ll.lines[ll.head:] {
 			if !used[l] {
 				ll.count++
-				ll.sum = ll.sum.Add(bank[l].Amount.Abs())
+				sum.addAbs(bank[l].Amount)
+				total.addAbs(bank[l].Amount)
 			}
 		}
+		ix.count += ll.count
+		ll.sum = sum.sum()
 	}
+	ix.sum = total.sum()
 	ix.summed = true
+}
+
+// unuse takes bank line b, just used, out of the counts and sums.
+func (ix *multiIndex) unuse(b *BankEntry) {
+	ll := &ix.byCur[ix.cur[currencyKey(b.Currency)]]
+	a := b.Amount.Abs()
+	ll.count--
+	ll.sum = ll.sum.Sub(a)
+	ix.count--
+	ix.sum = ix.sum.Sub(a)
+}
+
+// remaining returns how many unused lines agree with currency cur and their sum.
+func (ix *multiIndex) remaining(cur string) (int, decimal.Decimal) {
+	var buf [2]int32
+	lists := ix.agreeingLists(buf[:0], cur)
+	if lists == nil {
+		return ix.count, ix.sum
+	}
+	count, sum := 0, decimal.Zero
+	for i, c := range lists {
+		ll := &ix.byCur[c]
+		count += ll.count
+		if i == 0 {
+			sum = ll.sum
+		} else {
+			sum = sum.Add(ll.sum)
+		}
+	}
+	return count, sum
+}
+
+// take appends to dst the unused lines agreeing with currency cur, or all of them when all
+// is set, in statement order.
+func (ix *multiIndex) take(dst []int32, used []bool, cur string, all bool) []int32 {
+	var buf [2]int32
+	if lists := ix.agreeingLists(buf[:0], cur); lists != nil && !all {
+		for _, c := range lists {
+			dst = ix.byCur[c].take(dst, used)
+		}
+	} else {
+		for c := range ix.byCur {
+			dst = ix.byCur[c].take(dst, used)
+		}
+	}
+	slices.Sort(dst)
+	return dst
 }
 
 func (e *engine) pass2Multi(r int, g int32) {
 	ix, cur := e.index(g), e.expected[r].Currency
 	ix.sums(e.used, e.bank)
-	count := 0
-	var sum decimal.Decimal
-	for c := range ix.byCur {
-		if ll := &ix.byCur[c]; ll.count > 0 && agree(cur, ll.currency) {
-			count += ll.count
-			sum = sum.Add(ll.sum)
-		}
-	}
-	if count < 2 || sum.Cmp(e.abs[r]) != 0 {
+	if count, sum := ix.remaining(cur); count < 2 || sum.Cmp(e.abs[r]) != 0 {
 		return
 	}
-	found := e.scratch[:0]
-	for c := range ix.byCur {
-		if ll := &ix.byCur[c]; agree(cur, ll.currency) {
-			found = ll.take(found, e.used)
-		}
-	}
-	slices.Sort(found)
-	e.scratch = found
-	e.decide(r, Matched, "", found)
+	e.scratch = ix.take(e.scratch[:0], e.used, cur, false)
+	e.decide(r, Matched, "", e.scratch)
 }
 
 func (e *engine) pass3Multi(r int, g int32) {
 	ix, cur := e.index(g), e.expected[r].Currency
 	ix.sums(e.used, e.bank)
-	agreeing, all := 0, 0
-	for c := range ix.byCur {
-		ll := &ix.byCur[c]
-		all += ll.count
-		if agree(cur, ll.currency) {
-			agreeing += ll.count
-		}
-	}
-	if all == 0 {
+	if ix.count == 0 {
 		return
 	}
-	reason := ReasonAmountMismatch
-	if agreeing == 0 {
-		reason = ReasonCurrencyMismatch
+	if agreeing, _ := ix.remaining(cur); agreeing > 0 {
+		e.scratch = ix.take(e.scratch[:0], e.used, cur, false)
+		e.decide(r, Partial, ReasonAmountMismatch, e.scratch)
+		return
 	}
-	found := e.scratch[:0]
-	for c := range ix.byCur {
-		if ll := &ix.byCur[c]; agreeing == 0 || agree(cur, ll.currency) {
-			found = ll.take(found, e.used)
-		}
-	}
-	slices.Sort(found)
-	e.scratch = found
-	e.decide(r, Partial, reason, found)
+	e.scratch = ix.take(e.scratch[:0], e.used, cur, true)
+	e.decide(r, Partial, ReasonCurrencyMismatch, e.scratch)
 }
 
 // adder sums absolute amounts without an allocation per term: terms of the scale of the first

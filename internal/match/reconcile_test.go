@@ -392,6 +392,38 @@ func TestReconcileManyIdenticalLines(t *testing.T) {
 		require.Len(t, res.References[0].Entries, n)
 		require.Equal(t, n-1, res.Summary.UnmatchedCount)
 	})
+	t.Run("50,000 rows of one reference asking for instalments while others take its lines", func(t *testing.T) {
+		// Row 2k is INV-1 for an amount no sum reaches; row 2k+1 is X-k, paid in pass 2 by a
+		// line it shares with INV-1 and one of its own. Every INV-1 row asks pass 2 for the
+		// sum of what is left, which changes after each X-k: kept up to date, not recomputed.
+		var expected []Expected
+		var bank []BankEntry
+		for k := range n / 2 {
+			expected = append(expected,
+				exp("INV-1", fmt.Sprint(1_000_000+k), "EUR"), exp(fmt.Sprintf("X-%d", k), "3", "EUR"))
+			bank = append(bank,
+				line(fmt.Sprintf("INV-1 X-%d", k), "1.5", "EUR"), line(fmt.Sprintf("X-%d", k), "1.5", "EUR"))
+		}
+		res := Reconcile(expected, bank)
+		require.Equal(t, n/2, res.Summary.MatchedCount)
+		require.Equal(t, n/2, res.Summary.UnmatchedCount)
+		require.Equal(t, []int{0, 1}, res.References[1].Entries)
+	})
+	t.Run("25,000 rows of one reference in as many currencies each find their line", func(t *testing.T) {
+		var expected []Expected
+		var bank []BankEntry
+		for k := range n / 2 {
+			cur := fmt.Sprintf("C%05d", k)
+			expected = append(expected, exp("INV-7", "10", cur))
+			bank = append(bank, line("INV-7", "5", cur))
+		}
+		res := Reconcile(expected, bank)
+		require.Equal(t, n/2, res.Summary.PartialCount)
+		for k, ref := range res.References {
+			require.Equal(t, []int{k}, ref.Entries)
+			require.Equal(t, ReasonAmountMismatch, ref.Reason)
+		}
+	})
 	t.Run("one reference named by every line, each line also paying its own", func(t *testing.T) {
 		expected := []Expected{exp("BATCH-1", "1", "EUR")}
 		bank := make([]BankEntry, n)
