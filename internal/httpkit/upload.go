@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -68,7 +69,7 @@ func ReadUpload(r *multipart.Reader, spec FormSpec) (_ *Form, err error) {
 			form.Remove()
 		}
 	}()
-	isFile := func(name string) bool { return contains(spec.Files, name) }
+	isFile := func(name string) bool { return slices.Contains(spec.Files, name) }
 	seen := map[string]bool{}
 	for {
 		p, err := r.NextPart()
@@ -82,7 +83,7 @@ func ReadUpload(r *multipart.Reader, spec FormSpec) (_ *Form, err error) {
 		switch {
 		case name == "":
 			return nil, invalidRequest("a part of the multipart body has no name")
-		case !isFile(name) && !contains(spec.Fields, name):
+		case !isFile(name) && !slices.Contains(spec.Fields, name):
 			return nil, invalidRequest(fmt.Sprintf("%s: unknown field; the fields are %s", name, strings.Join(append(append([]string{}, spec.Files...), spec.Fields...), ", ")))
 		case seen[name]:
 			return nil, invalidRequest(name + ": sent more than once")
@@ -187,13 +188,4 @@ func cleanFileName(name string) string {
 		name = name[:len(name)-size]
 	}
 	return name
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -224,8 +224,8 @@ func (s *JobStore) Results(ctx context.Context, accountID uuid.UUID, env account
 		Body []byte `db:"body"`
 	}
 	err := s.DB.GetContext(ctx, &r, `
-SELECT j.id, j.account_id, j.env, j.status, j.bank_file, j.expected_file, j.error_code, j.error_message, j.created_at, j.completed_at, coalesce(r.body, ''::bytea) AS body
-  FROM recon_jobs j LEFT JOIN recon_results r ON r.job_id = j.id
+SELECT j.*, coalesce(r.body, ''::bytea) AS body
+  FROM (SELECT `+jobColumns+` FROM recon_jobs) j LEFT JOIN recon_results r ON r.job_id = j.id
  WHERE j.id = $1 AND j.account_id = $2 AND j.env = $3`, id, accountID, string(env))
 	if errors.Is(err, sql.ErrNoRows) {
 		return job.Job{}, nil, job.ErrNotFound

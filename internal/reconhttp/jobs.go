@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -103,7 +102,7 @@ func (s *Server) checkEnv(env string) error {
 }
 
 func jobFile(u *httpkit.Upload) job.File {
-	return job.File{Name: u.Name, Size: u.Size, SHA256: u.SHA256, Open: func() (io.ReadCloser, error) { return u.Open() }}
+	return job.File{Name: u.Name, Size: u.Size, SHA256: u.SHA256, Open: u.Open}
 }
 
 // GetJob returns the caller's job.
