@@ -1,6 +1,7 @@
 package httpkit
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -151,4 +152,43 @@ func TestMiddleware(t *testing.T) {
 		require.Contains(t, logs.String(), "kaboom")
 		require.Contains(t, logs.String(), `"status":500`)
 	})
+}
+
+// pinger answers pings with err.
+type pinger struct{ err error }
+
+func (p pinger) PingContext(context.Context) error { return p.err }
+
+func TestAnUnexpectedErrorIs503WhileTheDatabaseIsUnreachable(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		db         Pinger
+		wantStatus int
+		wantCode   string
+		retryAfter string
+	}{
+		{name: "with the database up it is a bug: 500", db: pinger{}, wantStatus: 500, wantCode: CodeServerError},
+		{name: "with the database down it is 503 with Retry-After", db: pinger{errors.New("connection refused")},
+			wantStatus: 503, wantCode: CodeServiceUnavailable, retryAfter: "5"},
+		{name: "without a database to ask it is 500", db: nil, wantStatus: 500, wantCode: CodeServerError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var logs strings.Builder
+			handler := ErrorHandler(slog.New(slog.NewJSONHandler(&logs, nil)), func(c echo.Context, e *Error) error {
+				return c.JSON(e.Status, map[string]string{"code": e.Code, "message": e.Message})
+			}, tt.db)
+			e := echo.New()
+			rec := httptest.NewRecorder()
+			c := e.NewContext(httptest.NewRequest("GET", "/x", nil), rec)
+			handler(errors.New("pq: database is not accepting connections"), c)
+			require.Equal(t, tt.wantStatus, rec.Code)
+			require.Contains(t, rec.Body.String(), tt.wantCode)
+			require.NotContains(t, rec.Body.String(), "pq:", "the cause is logged, never shown")
+			require.Contains(t, logs.String(), "pq: database is not accepting connections")
+			require.Equal(t, tt.retryAfter, rec.Header().Get(HeaderRetryAfter))
+		})
+	}
 }

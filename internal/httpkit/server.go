@@ -28,6 +28,9 @@ type EchoConfig struct {
 	Validation ValidatorOptions
 	// MaxUploadBodyBytes bounds a multipart upload's body; larger ones get 413 before they are read.
 	MaxUploadBodyBytes int64
+	// DB is pinged when a request fails unexpectedly, to tell an unreachable database (503) from
+	// a bug (500); nil pings nothing.
+	DB Pinger
 }
 
 // NewEcho returns an echo instance with the middleware every API listener runs, in this order:
@@ -40,7 +43,7 @@ func NewEcho(cfg EchoConfig) (*echo.Echo, error) {
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = ErrorHandler(cfg.Logger, cfg.Render)
+	e.HTTPErrorHandler = ErrorHandler(cfg.Logger, cfg.Render, cfg.DB)
 	e.Use(RequestIDMiddleware(), AccessLog(cfg.Logger, cfg.API), Recover(cfg.Logger), BodyLimit(cfg.MaxUploadBodyBytes), validator)
 	return e, nil
 }

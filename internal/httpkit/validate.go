@@ -120,10 +120,11 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 // isUpload reports whether the request is a multipart upload to an operation that declares
 // one. kin-openapi would read such a body whole into memory to validate it, so it checks only
 // the request's parameters and credentials; the operation's handler reads the parts as a stream
-// and checks them against the spec itself (ReadUpload).
+// and checks them against the spec itself (ReadUpload). A multipart body without a boundary
+// cannot be streamed; the full validator refuses it with a 400.
 func isUpload(req *http.Request, router routers.Router) bool {
-	mt, _, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
-	if err != nil || mt != echo.MIMEMultipartForm {
+	mt, params, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
+	if err != nil || mt != echo.MIMEMultipartForm || params["boundary"] == "" {
 		return false
 	}
 	route, _, err := router.FindRoute(req)

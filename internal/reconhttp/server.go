@@ -107,6 +107,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		Spec:               spec,
 		Validation:         httpkit.ValidatorOptions{Authenticate: s.authenticate, StreamUploads: true},
 		MaxUploadBodyBytes: cfg.MaxUploadBodyBytes,
+		DB:                 cfg.DB,
 	})
 	if err != nil {
 		return nil, err
