@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -90,13 +91,35 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// freeAddr returns a loopback address with a port that was free a moment ago.
+// nextPort hands out the ports of freeAddr. They lie below the kernel's ephemeral range
+// (32768-60999 on Linux), so that no outgoing connection of a parallel test (to PostgreSQL, to a
+// listener) takes a port between freeAddr finding it free and statementd binding it, and the
+// counter never gives one port twice. The start depends on the process id, so that test
+// binaries running side by side start far apart.
+var nextPort atomic.Int32
+
+func init() { nextPort.Store(int32(20000 + (os.Getpid()%100)*100)) }
+
+// freeAddr returns a loopback address with a port that was free a moment ago and that no other
+// test of this process is given.
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	return ln.Addr().String()
+	for range 1000 {
+		port := nextPort.Add(1)
+		if port >= 32768 {
+			nextPort.Store(20000)
+			continue
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue // taken by another process
+		}
+		addr := ln.Addr().String()
+		require.NoError(t, ln.Close())
+		return addr
+	}
+	t.Fatal("no free port below 32768")
+	return ""
 }
 
 // startServer runs `statementd serve` on a fresh database and free ports, waits until every
@@ -169,6 +192,7 @@ func (s *server) waitReady(t testing.TB, base string) {
 	for time.Now().Before(deadline) {
 		select {
 		case err := <-s.done:
+			s.done <- err // let the cleanup see the exit rather than wait for one
 			t.Fatalf("statementd exited before it was ready: %v\n%s", err, s.logs.String())
 		default:
 		}
