@@ -482,7 +482,8 @@ func TestAPIKeys(t *testing.T) {
 
 	t.Run("a valid key with jobs:write passes authentication", func(t *testing.T) {
 		r := createJob(bearer(key))
-		require.Equal(t, http.StatusNotImplemented, r.StatusCode(), string(r.Body))
+		require.Equal(t, http.StatusAccepted, r.StatusCode(), string(r.Body))
+		require.Equal(t, parseclient.JobStatusQueued, r.JSON202.Data.Status)
 	})
 	t.Run("no key is 401 UNAUTHORIZED", func(t *testing.T) {
 		r := createJob()
@@ -501,7 +502,7 @@ func TestAPIKeys(t *testing.T) {
 		requireChallenge(t, r.HTTPResponse, 401, invalid)
 		requireEnvelope(t, r.JSON401, parseclient.ErrorCodeAuthInvalid)
 	})
-	t.Run("a read-only key is 403 FORBIDDEN on POST /jobs and on webhooks", func(t *testing.T) {
+	t.Run("a key with only jobs:read lists jobs, and is 403 FORBIDDEN on POST /jobs, webhooks and usage", func(t *testing.T) {
 		r := createJob(bearer(readKey))
 		requireChallenge(t, r.HTTPResponse, 403, `Bearer realm="statementd", error="insufficient_scope", error_description="This API key lacks the scope \"jobs:write\".", scope="jobs:write"`)
 		requireEnvelope(t, r.JSON403, parseclient.ErrorCodeForbidden)
@@ -513,12 +514,19 @@ func TestAPIKeys(t *testing.T) {
 
 		l, err := pc.ListJobsWithResponse(ctx, nil, bearer(readKey))
 		require.NoError(t, err)
-		require.Equal(t, http.StatusNotImplemented, l.StatusCode(), "the key may read jobs")
+		require.Equal(t, http.StatusOK, l.StatusCode(), "the key may read jobs: %s", l.Body)
+		require.NotEmpty(t, l.JSON200.Data.Jobs, "and sees the job the other key created")
+
+		u, err := pc.GetUsageWithResponse(ctx, bearer(readKey))
+		require.NoError(t, err)
+		requireChallenge(t, u.HTTPResponse, 403, `Bearer realm="statementd", error="insufficient_scope"*`)
+		requireEnvelope(t, u.JSON403, parseclient.ErrorCodeForbidden)
 	})
 	t.Run("GET /status needs any valid key", func(t *testing.T) {
 		r, err := pc.GetStatusWithResponse(ctx, bearer(readKey))
 		require.NoError(t, err)
-		require.Equal(t, http.StatusNotImplemented, r.StatusCode(), string(r.Body))
+		require.Equal(t, http.StatusOK, r.StatusCode(), string(r.Body))
+		require.Equal(t, parseclient.ParsePlanBusiness, r.JSON200.Data.Plan)
 		r, err = pc.GetStatusWithResponse(ctx)
 		require.NoError(t, err)
 		requireChallenge(t, r.HTTPResponse, 401, `Bearer realm="statementd"`)

@@ -184,7 +184,8 @@ func TestServeRefusesBadSettings(t *testing.T) {
 }
 
 // TestShutdownFinishesInFlightRequests sends SIGTERM while an upload is half sent: the request
-// still gets its answer, new connections are refused, and statementd exits 0.
+// still gets its answer (202, the job accepted), new connections are refused, and statementd
+// exits 0.
 func TestShutdownFinishesInFlightRequests(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
@@ -227,7 +228,7 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 	resp := <-answered
 	require.NotNil(t, resp)
 	_ = resp.Body.Close()
-	require.Equal(t, http.StatusNotImplemented, resp.StatusCode, "the in-flight request got its answer")
+	require.Equal(t, http.StatusAccepted, resp.StatusCode, "the in-flight upload was accepted")
 	require.NoError(t, <-stopped, "statementd exits 0 after finishing the request")
 }
 

@@ -2,7 +2,6 @@ package contracttests
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -101,68 +100,17 @@ func requireDocsPage(t *testing.T, page []byte, title string) {
 
 // TestUnimplementedOperationsAnswer501 drives every operation a later version implements through
 // the SDK, with credentials that hold every permission, and requires the declared 501 in the
-// API's error body. Every Reconciliation API operation is implemented.
+// API's error body. Every Reconciliation API operation is implemented, and so are the Parsing
+// API's jobs, usage and status; its webhook operations remain.
 func TestUnimplementedOperationsAnswer501(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	ctx := context.Background()
 	id := uuid.New()
 
-	upload := func(field ...string) (string, io.Reader) { return uploadBody(t, field...) }
-
 	ten := s.newTenant(t, "A")
 	pc := parseClient(t, s.ParseURL)
 	parse501 := map[string]func() (int, *parseclient.ErrorEnvelope, error){
-		"createJob": func() (int, *parseclient.ErrorEnvelope, error) {
-			ct, body := upload("file")
-			r, err := pc.CreateJobWithBodyWithResponse(ctx, nil, ct, body, bearer(ten.APIKey))
-			if err != nil {
-				return 0, nil, err
-			}
-			return r.StatusCode(), r.JSON501, nil
-		},
-		"listJobs": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.ListJobsWithResponse(ctx, nil, bearer(ten.APIKey))
-			if err != nil {
-				return 0, nil, err
-			}
-			return r.StatusCode(), r.JSON501, nil
-		},
-		"getJob": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.GetJobWithResponse(ctx, id, bearer(ten.APIKey))
-			if err != nil {
-				return 0, nil, err
-			}
-			return r.StatusCode(), r.JSON501, nil
-		},
-		"getJobResults": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.GetJobResultsWithResponse(ctx, id, nil, bearer(ten.APIKey))
-			if err != nil {
-				return 0, nil, err
-			}
-			return r.StatusCode(), r.JSON501, nil
-		},
-		"exportJob": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.ExportJobWithResponse(ctx, id, nil, bearer(ten.APIKey))
-			if err != nil {
-				return 0, nil, err
-			}
-			return r.StatusCode(), r.JSON501, nil
-		},
-		"getUsage": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.GetUsageWithResponse(ctx, bearer(ten.APIKey))
-			if err != nil {
-				return 0, nil, err
-			}
-			return r.StatusCode(), r.JSON501, nil
-		},
-		"getStatus": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.GetStatusWithResponse(ctx, bearer(ten.APIKey))
-			if err != nil {
-				return 0, nil, err
-			}
-			return r.StatusCode(), r.JSON501, nil
-		},
 		"createWebhook": func() (int, *parseclient.ErrorEnvelope, error) {
 			r, err := pc.CreateWebhookWithResponse(ctx, nil, parseclient.CreateWebhookJSONRequestBody{Url: "https://hooks.partner.dev/statements"}, bearer(ten.APIKey))
 			if err != nil {

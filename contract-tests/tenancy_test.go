@@ -18,9 +18,9 @@ import (
 // later version implements it) its 501 is accepted instead; once the spec drops the 501, the test
 // demands the 404 with no change here, and new routes are covered as they are added.
 //
-// The ids are tenant A's objects where A can create them (reconciliation jobs, in production),
-// fresh UUIDs elsewhere until the Parsing API can create jobs and webhooks. A's own sandbox token
-// must not reach A's production job either.
+// The ids are tenant A's objects where A can create them (reconciliation jobs, in production, and
+// parsing jobs), fresh UUIDs elsewhere until the Parsing API can create webhooks. A's own sandbox
+// token must not reach A's production job either.
 func TestOtherTenantsObjectsAreNotFound(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
@@ -33,13 +33,14 @@ func TestOtherTenantsObjectsAreNotFound(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, created.StatusCode(), string(created.Body))
 	aJob := created.JSON202.JobId.String()
 	aSandboxToken := s.token(t, s.SandboxURL, a.ClientID, a.ClientSecret)
+	aParseJob := parseCaller{pc: parseClient(t, s.ParseURL), key: a.APIKey}.create(t, "a.csv", simpleCSV(2)).JobId.String()
 
 	checked := 0
 	for _, a := range []struct {
 		api        *api
 		base, cred string
 		jobID      string
-	}{{recon(t), s.ReconURL, token, aJob}, {recon(t), s.SandboxURL, aSandboxToken, aJob}, {parse(t), s.ParseURL, b.APIKey, ""}} {
+	}{{recon(t), s.ReconURL, token, aJob}, {recon(t), s.SandboxURL, aSandboxToken, aJob}, {parse(t), s.ParseURL, b.APIKey, aParseJob}} {
 		paths := a.api.spec.Paths.Map()
 		names := make([]string, 0, len(paths))
 		for p := range paths {
@@ -52,11 +53,14 @@ func TestOtherTenantsObjectsAreNotFound(t *testing.T) {
 			}
 			for method, op := range paths[path].Operations() {
 				name := a.api.name + " " + method + " " + path
-				jobID := a.jobID
+				jobID, otherID := a.jobID, uuid.NewString()
 				if jobID == "" {
 					jobID = uuid.NewString()
 				}
-				url := a.base + strings.NewReplacer("{id}", uuid.NewString(), "{job_id}", jobID).Replace(path)
+				if strings.HasPrefix(path, "/api/v1/jobs/") {
+					otherID = jobID // the Parsing API names its job ids {id}
+				}
+				url := a.base + strings.NewReplacer("{id}", otherID, "{job_id}", jobID).Replace(path)
 				var body *bytes.Reader
 				if op.RequestBody != nil {
 					body = bytes.NewReader([]byte("{}"))

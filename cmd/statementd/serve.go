@@ -15,11 +15,13 @@ import (
 	"github.com/statementmatch/service/internal/httpkit"
 	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/parsehttp"
+	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/platform/config"
 	"github.com/statementmatch/service/internal/platform/secretbox"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/internal/reconhttp"
+	"github.com/statementmatch/service/internal/statement"
 )
 
 // serve runs the listeners of the process's role until ctx ends (SIGTERM or SIGINT), then stops
@@ -60,18 +62,21 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	anonymous := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: httpkit.AnonymousBudget}
 
 	// The queue and the job rules: every process can queue jobs; the worker roles also work them.
-	jobs := &job.Service{Accounts: accounts.Store, Now: time.Now, Logger: logger}
+	limits := statement.Options{MaxRows: cfg.MaxRows}
+	jobs := &job.Service{Accounts: accounts.Store, Now: time.Now, Limits: limits, Logger: logger}
+	parses := &parsejob.Service{Accounts: accounts.Store, Now: time.Now, Limits: limits, Logger: logger}
 	qcfg := postgres.QueueConfig{PollInterval: cfg.JobPollInterval, JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter, Logger: logger}
 	if cfg.Role != config.RoleAPI {
-		qcfg.Workers, qcfg.Reconcile = cfg.Workers, jobs.Process
+		qcfg.Workers, qcfg.Reconcile, qcfg.Parse = cfg.Workers, jobs.Process, parses.Process
 	}
 	queue, err := postgres.NewQueue(db, qcfg)
 	if err != nil {
 		return err
 	}
 	jobs.Store = postgres.NewJobStore(db, queue)
+	parses.Store = postgres.NewParseJobStore(db, queue)
 
-	listeners, err := buildListeners(cfg, db, accounts, jobs, limiter, throttle, anonymous, logger)
+	listeners, err := buildListeners(cfg, db, accounts, jobs, parses, limiter, throttle, anonymous, logger)
 	if err != nil {
 		return err
 	}
@@ -120,7 +125,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 
 // buildListeners returns the listeners the role and addresses ask for; an empty address
 // disables its listener.
-func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *job.Service, limiter httpkit.RateLimiter, throttle, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*httpkit.Listener, error) {
+func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *job.Service, parses *parsejob.Service, limiter httpkit.RateLimiter, throttle, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*httpkit.Listener, error) {
 	var listeners []*httpkit.Listener
 	add := func(name, addr string, h http.Handler) {
 		listeners = append(listeners, &httpkit.Listener{Name: name, Addr: addr, Handler: h, Logger: logger})
@@ -144,7 +149,8 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 			add(env.name, env.addr, h)
 		}
 		if cfg.ParseAddr != "" {
-			h, err := parsehttp.New(parsehttp.Config{Logger: logger, DB: db, Accounts: accounts, Limiter: limiter, Anonymous: anonymous, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
+			h, err := parsehttp.New(parsehttp.Config{Logger: logger, DB: db, Accounts: accounts, Limiter: limiter, Anonymous: anonymous,
+				Jobs: parses, Version: version, MaxFileBytes: cfg.MaxUploadBytes, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("parse listener: %w", err)
 			}

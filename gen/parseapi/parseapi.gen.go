@@ -1000,10 +1000,10 @@ type Transaction struct {
 	// Example: ACME GmbH
 	CounterpartyName *string `json:"counterparty_name"`
 
-	// Currency ISO 4217 currency of the amount.
+	// Currency ISO 4217 currency of the amount; `null` when the statement does not say (a CSV without a currency column, say).
 	//
 	// Example: EUR
-	Currency string `json:"currency"`
+	Currency *string `json:"currency"`
 
 	// Date Booking date.
 	//
@@ -2553,30 +2553,6 @@ func (response ListJobs500JSONResponse) VisitListJobsResponse(w http.ResponseWri
 	return err
 }
 
-type ListJobs501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListJobs501JSONResponse) VisitListJobsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListJobs503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ListJobs503JSONResponse) VisitListJobsResponse(w http.ResponseWriter) error {
@@ -2843,30 +2819,6 @@ func (response CreateJob500JSONResponse) VisitCreateJobResponse(w http.ResponseW
 	return err
 }
 
-type CreateJob501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateJob501JSONResponse) VisitCreateJobResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateJob503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response CreateJob503JSONResponse) VisitCreateJobResponse(w http.ResponseWriter) error {
@@ -3065,30 +3017,6 @@ func (response GetJob500JSONResponse) VisitGetJobResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetJob501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetJob501JSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3348,30 +3276,6 @@ func (response ExportJob500JSONResponse) VisitExportJobResponse(w http.ResponseW
 	return err
 }
 
-type ExportJob501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ExportJob501JSONResponse) VisitExportJobResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ExportJob503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ExportJob503JSONResponse) VisitExportJobResponse(w http.ResponseWriter) error {
@@ -3595,30 +3499,6 @@ func (response GetJobResults500JSONResponse) VisitGetJobResultsResponse(w http.R
 	}
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetJobResults501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetJobResults501JSONResponse) VisitGetJobResultsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3850,30 +3730,6 @@ func (response GetStatus500JSONResponse) VisitGetStatusResponse(w http.ResponseW
 	return err
 }
 
-type GetStatus501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetStatus501JSONResponse) VisitGetStatusResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetStatus503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetStatus503JSONResponse) VisitGetStatusResponse(w http.ResponseWriter) error {
@@ -4047,30 +3903,6 @@ func (response GetUsage500JSONResponse) VisitGetUsageResponse(w http.ResponseWri
 	}
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetUsage501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetUsage501JSONResponse) VisitGetUsageResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5710,7 +5542,7 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
 	"7L0Jd9u2ti/+VfDXPW9V8qFkSZYSW15d6zm20zj1VA9NB/WZEAlZjClAJSjbapPv/l/YGwDBQbbspG3O",
-	"PbnvncaSSIwbG3v87T9rgZjOBGc8lbXBn7UJoyFL4M9dwVPG071IzoSM0khw9W3IZJBEM/xY2xN3PBY0",
+	"ubnvncaSSIwbG3v87T9rgZjOBGc8lbXBn7UJoyFL4M9dwVPG071IzoSM0khw9W3IZJBEM/xY2xN3PBY0",
 	"JOMoZoTTKRsQn6YpDSZTxtNt+F59/e2wNpy32xvBezG6ikL4m7UCeTus+UQkT3npvRR8WPNbNa/G7ul0",
 	"FrPaoLbk9Y3xi6BLt1hzc9QJm73gJW1use642ae90UbQDTusPcZR1Lxawn6fRwkLa4M0mTOvJoMJm1I1",
 	"6XQxU53INIn4de3jR692ELLpTKj1OWOzmC7UW8XF8VUzPrmbME7SSSQJ5fKOJUT9RRJ4jYgxoZwwmsQR",
@@ -5761,14 +5593,14 @@ var swaggerSpec = []string{
 	"Q+7juvkQOat9nokYxWza2AYHYLW1KltgyzNSyeKxGsxdIvj1kEP4nRqgD3vlEanYD41h0LJgw5KNrwr8",
 	"pzEabaB/nmWbi/RNms5k/qidxjTiZJKmM3J5dvggn5knsWIzxg1weXYo0WI7lwxakH+XTXqWRLc0ZTth",
 	"qLSQIu/gzdl8FEcBofr3FSal6H0iwH0qRXzLwI5Pie7ItETqnXZL/b9+w9ORQ4bRYsDb37UA+lzt3+q9",
-	"z6Z/qU8cUz/BgX9w+vCY/LX9m1oEsOS0QgYeP2SkeIm4TaaLGftfYo4H02SF1wLtmJdnh2YFfKBu30Pp",
-	"MuIyH4QsEgIOMQgoo4SXKNCD6Hu7I6pZvYMQpezElA250dQmVJJu2zrb5Ffe+Uze+VaMjkV6phb1mRrI",
-	"WzEiq/jy1b7OEhEwEGu2FS+ZxylGUdBbGsV0FDMieMB0aJ51rysqiDhJ2G3E7tzT9fbk1dXxycXV2f7O",
-	"3s9fooKSG6A+V+/FSM3O/33O5iz0PeJnq4JpOEpzgV+kUEuhA/wV4cMS6YX7qpU8i+CPRfpazHn4V1P7",
-	"HUXuOFaduUSr6OH1yeXxF2kusoPzByhIBxO49OeJOpacLMTcxph9JcDnEuCBIiulZ36aKTPzuxhZxGGj",
-	"Of/qLUukem7B0iIpHhydHu4f7R9f7H+xBOkMEXjop0z9K8E+mWBP6SIWNPwM4QCgrBunuLoL0cudOcW7",
-	"L7qdXq/dJqNFyp4RDvCPukyrwgH0BN05y+gPEwZQ7/bJUfSKjBbEDTkGQ6S4Mw91vHa7rf7nPlegZUiD",
-	"bNpo/oe2tyJj8qt/deXDcM6S2yhgf7Xp/r/PCl9mzp+6R5fcXgqfwLMkNuYmBEfxgsyzxgtuFsfd6+7g",
+	"z6Z/qU8cUz/BgX9w+vCY/LX9m1oEsOS0QgYeP2SkeIm4TaaLGfsvMceDabLCa4F2zMuzQ7MCPlC376F0",
+	"GXGZD0IWCQGHGASUUcJLFOhB9L3dEdWs3kGIUnZiyobcaGoTKkm3bZ1t8ivvfCbvfCtGxyI9U4v6TA3k",
+	"rRiRVXz5al9niQgYiDXbipfM4xSjKOgtjWI6ihkRPGA6NM+61xUVRJwk7DZid+7penvy6ur45OLqbH9n",
+	"7+cvUUHJDVCfq/dipGbn/z5ncxb6HvGzVcE0HKW5wC9SqKXQAf6K8GGJ9MJ91UqeRfDHIn0t5jz8q6n9",
+	"jiJ3HKvOXKJV9PD65PL4izQX2cH5AxSkgwlc+vNEHUtOFmJuY8y+EuBzCfBAkZXSMz/NlJn5XYws4rDR",
+	"nH/1liVSPbdgaZEUD45OD/eP9o8v9r9YgnSGCDz0U6b+lWCfTLCndBELGn6GcABQ1o1TXN2F6OXOnOLd",
+	"F91Or9duk9EiZc8IB/hHXaZV4QB6gu6cZfSHCQOod/vkKHpFRgvihhyDIVLcmYc6XrvdVv9znyvQMqRB",
+	"Nm00/0PbW5Ex+dW/uvJhOGfJbRSwv9p0/7/PCl9mzp+6R5fcXgqfwLMkNuYmBEfxgsyzxgtuFsfd6+7g",
 	"we7+1eXxzo87B4c7rw73v9SNLAxTszGzCAHlEPCurtacvySJricp4eKOYKh7lEoS0pSO1LqAQp8wGkzU",
 	"cjWMXxyTiXyHdfkm9+xzcLevXG31E3MhxBHlC5Nc+czjosaW3eUv2oY6JGQ8TCM+T831z0JDBREnna67",
 	"7+bQnO1c7F8dHhwdfKGSqTs+dUyEIFPKF9mkC8mp5UxfACP4oun/c9L956D3z0znJwk0va9J8okug7j4",
@@ -5848,257 +5680,259 @@ var swaggerSpec = []string{
 	"6CkJqCIA09ojVwvbWRqucx5dQ9QnptUr8d5YJ/0BZHuq27Y+FZwtSMQbZCZklEa3TJHcyPlNiTBDztk1",
 	"Vb+2yA75gyXCtItiWiHS08oJoyhdx66Iuj3VjkGM5ucOTTorSJEI6aZr9HLmVRlUTTTqiuGLc56yZEaT",
 	"dHG1aowsVhiGd7IoWR0dq4ekBsGLsa/tbqfb3mjr/+u2u+1+Z6UoRXeQj8fXOcNbPpqd3aN98t109Gal",
-	"ATwjTHFqBIRiOOKq4YehBvIoBPsKcaMoQv26JMhqoyLIqtz6Q8ntphOIjVgnCZtGaYq6HMeW1S29NA6a",
-	"1LXIBvFXBR/I+f7pDtk92987uCAXZzvH56/3z8jB8Y86ZLHd6xLcm6NXb6oGviz60JGvK6IQX9D+qBds",
-	"hM0u64ybPdqu9rw8GoWY0Lvq7rVyr04lsRYAPKnOyECBUoI63Hr5ISLyzXGaGNgbRMKZpmQ3WHw7VNQz",
-	"xIeYhgXBJ9Z3pqn7xm6Y7o3SAx7il7tnexf6wcIvrVZL/5B1WjlnBnl8AatyBCym6A3Tj5A642EzFU3G",
-	"sVR0xG+FEnyQPXgkmMtUTFmSvdKoYmL6Ws6vUI5KVjm3+MXDPNi53wxkATigrqrP34/qNzh9DzDf0sgf",
-	"PJtPc+NjhjjNkN2u9Ad9weZC7tyxuxtZxVOXXAbZtaZHhoegSgp0lhKzeyqUn/OTY8Iw9QdAAJQMZqS6",
-	"UNxxJeh5mPfIrZm5URnRsWochxu7UuE8i/MGH82/34uRB/4Ru7WgQK8cMOqKTaVgknJkRiG88bHlPa20",
-	"8rlRMVQH5rmtLptQaWUfCvGG1cmt2IjFAsKb/prA77827ub24L24P9p7tbUSPymQ0l9BCRhqWwi4eixo",
-	"p0Aazwrecbt8noJaJNAvSkUt8vmyYQoFej/THTyrO2hxrqHtViPnMTFPPWK0CPNcLpURmgVmPELLgqN3",
-	"md9KpHZZbciHrw25G+RbjTZZzxuUPHJ5sVvNOeWVjo5eYp0ycUzGc2E6KMW/SNBhrcqNerok7D6I52Ex",
-	"N6zX7T9mvIKxLbGblTFfjY84prxkJ1upp8QFp6tYB0iqA1cXgCWMGNHrVlwYPxs4aRJ3hX0TJ6O45B0p",
-	"ONn7Lx9dkhlLAsbTK1OXuUC0bl9knTjjWCOddtv3Mpw4AXHrxpSOCHO9bqtf3KU88puYK45YOcrVslsw",
-	"fyTiMqU8tRpstnZjm1/icnFNwhZjt+GIWyCYSATlrZKz8ui8KyejrZIGY6ZhSG/ZHErDX5409/RxPtXC",
-	"m0ucQHNNxfXuXunapqNz0nCW30g0x0tBxjRvje13Njfc6KyIpy96tSclmTyUHKJNtjnGleMVpeNcPefC",
-	"Yaq6JYC/PtG2O5dasHj6jYlc/ou6J2FIF5OESTXHPVoVlumrRnxF6z5OPjXP+4g2J5917VQzV3vsbSdG",
-	"iw4mhWTUzRX5/t9ywzyfJ37BrO4zsjG7nVf6VC6x69hd1zvukc22ksM67Tap61dzbNfdQVcS22x7nXb7",
-	"txy9PMqXyqN8mBEt52NVh83CuCHAXBX8gcGnXAkob6V8bot+icfINP9QWvcTt/Zx5EwuUlZMHeUMRlRh",
-	"rF0Gn/mowhZGENQe6kj45bmjuTUxbzkDhMJaAJsUtlbpWD9bwTptTLDONK7smdR7nTb5TqAxsa8kC7BM",
-	"6DSgQt73sgjelcBD3SFo1NB/Aia0mG2zzAJhxlph4/08gIxLQEffQVQWrijERoYsjm7L5+YT0EJXsPup",
-	"odl9LZr3DM2VyT6XDbsCH9pddk3vEM7u4sVDTMnLsgay4GgZXWtPfpCwr3zr0/mWHgHkpag9yd0Jn8Cd",
-	"MBS1utmv/Oav4Tf6cFzh4Xgsz8Cct/yRInX/biJZcOWTf5MRlexFr+FlaI1qQ03+FM5nyIt4Khn4oEgg",
-	"5ioRimGRKG2R7xmbAeoFnl9yzvDy0isrSUqvVSdDPhF3JBXkliXReAGDpKm6sZArAH5jbhFx1Efj73/Y",
-	"Sja/+/7n35OLu/eXp3ubB4envxyI7iE9pOd3ebcpvvPrTvMX2vyj3dz69/q3v/37X/+FrLxEOyvw9ifZ",
-	"hh/l9s9Te5dcN1+UHlwYY3Ue8k4cl5ZEFjKiPCLi8IHcZP3+6g6FotLwmFPBdrDiNJ9o/ijN/7PQxJeX",
-	"DezeIlUhE+EC/W5mPTRXWXzacqjewAhj7tdnXXbRlMmUTmcPSVdwSZv6qKR+9nqXbGxsbIEXYTu7SgTX",
-	"NwlUBXs+NtnDLBKnajclm8BjO7PEYKUfeStGe2C6Uheir0SJNWOx8ohfNn3pB4tGLjVrwdkKEV75fmsf",
-	"vRXsgXnj28ffCjOs9l5lMtYAJ2b8D6QOwInao9Pw9K8ZyHTdzQ1fQMB8JnDp1/GDedkmopcRl8p55kNe",
-	"thHWN9vk/xgbzv9ZarwxFp9CeqczOy0PriIserXCMPKeuGIzJVGisJMP2URzdOUif9+whcnfoJgrowjb",
-	"zB+eb5EzRsMh97/bvyDrdBat33bWIY/2zyj8qEXzONbNVOXfPRspMq/XOHj1XKRkwVIbsvupiI//MOjg",
-	"P4dh90+hhFluZ5kCpHo6x/wzA4S5WGCVsF2r2SMumEz39DVaEe4yTwOBx0fp4Eowf+jS1b8s3XrzAIlC",
-	"RGSMOPF/auqo+6YZBwBEwPLpi74ZhYWU027QCdtsa9zcpC9HzV7wImxusf5Y6Ykj89sq5BLOEQn+alqh",
-	"VF8ozgGx85JxJ3EYs9A1rgXjFppC1wav6/r32pLYgJigaRTHkVvZ0/o5Njcec3Ow5dBhqbuqSGikrk5l",
-	"E4ImAsE5Q+tIwsZzgDRJWBglLEg9wgVvdu/vdcZEw43o0egGK5k68PWroDJR8M3FxanuIG+YwMXKWYDB",
-	"1GNWES1QYLwICyn6vaWDchZNz+DhXODKERG1JkqXjjjptEnVpi0zz1QqwwUbx+XZ4V+lBHtGEbl6zNbi",
-	"yKN3Bh61GF32l1TfcQZoFHSXbWT7lqerDHTQPbGP8LUnalnA3QRyvE/SKFTfZyClfZHqFQ7vOeXd3k2i",
-	"YKJ0lFlsqAcqXABkOEsqVs3qU6tla5Q1q1K+RiaFWzxxZzzbpuBeUQZvPXY69p2CdYoSskJvML9UWOse",
-	"uo/+4opVD28e0FZ1kLy7OYgswUPMUjbn7Bv5AJXjM1Xl+SD2lfE0WUBq5cOcxADDOun2WKQBw7afYoTJ",
-	"SSgVZuVnquzLtOFsAcpHSF0rLJgnUbo4Vw3jKu3Mou/ZYmeOqbgjKLJrkvRqcnpzpVq8wjyAja62HXdt",
-	"MkDB3KWrUhlQEEqwQafI3qBQM8sW9i30RVMSMypTstE1ffIM1xr791vke7ZAG62JDdEhSdZQXfftNRQS",
-	"Gk4jDiPEx/2GBwV4+JCDvxVS4VOhrlFMbgf0NConLbKviBDepIlaYKy3JaFA2AdyDsW3PpDvEspTST6Q",
-	"E1OlR5IPQ/6h2Wza/6nnISxvoJRgn3wAjQ4UGi1qYMwkKsofSEnT8z2yRPtb9sO6bs0nTu93SZQy1T2a",
-	"V8Gd49RSgK5PT84LfesWjM1wMKWcXjvNeAAt4OnaeJgiDRWnSlbQYvOmyeIs3O/39g/3L/ZLP9nZVza4",
-	"rgZgBo65BXbpdZURW3JLkt3zH5VOC4kIH5atJ7Zi2gTDQX434SvYz0imUVDaR/hdv1+nfEGwqPcNWzTI",
-	"B/Imyy+HXO9gwoKbYhMGUfeDIkEgz6w0FMI7RKkmU1BV7puGZTSRdv0W2QGSNhCsUUquWSqH3O+1N0hW",
-	"eK5FjoWGuhsQv9fukFw9vG1CHy5kpzoZQKsdkquKh+YJYHMgiwInyG4UJVtiBe1IA2xpdFO4nKdYS5zO",
-	"ov+blzRbIbtVoj+YOJzM4iP1o6Juk8av2FXK6FQLc5kwW25vXacSl7zACBesjw00OE+4rCoIDFW+BAmU",
-	"uO2BDJBXxFvkEuub0ezFIa/vnv/okf37gMUeOd177ZGji61ee139t+sBsESr3e+ut9r9DfWfnkdOXv+0",
-	"/sPrnzyEpRAJ+eHgdcMjMxFnSOAiGXJbA9YcTnAIIsZQOYsD0gBGC50OkNhkHPXktHBwWkNuqtbTWAqS",
-	"MLV2kizEPLFmPDgCHn6HiAY8BJIF25704DOyF/2mHuaQZ64ERfsXk0iSUARzWOpI2nrE6rIY2PR6luAh",
-	"A1x+Y6JGbZhe04hLOAAgcKgfh1zrcoGAnEaoowv+ySH/n/8hr6hkUGEWXuC3USI4IELjiPI0MYGLRH2M",
-	"GamrW67hvuPh+ODycq4r0GXVgmiuPOQxgH0qLd0fbLY3u36+qPROHEN3M5pOJIEQsyzYwlSDmyVsHN0T",
-	"X7MRdXqHPKYpS5Sqr6QPmkajOHvhDkBUrlmqXf7YQIu8RkOlTuVcWwN8krU1rC6M+JhDjsKHNBqpf9vB",
-	"BHssYyHJdK6W/ZqLhBnLZzphCwOPojhJi5xZCCmdrgMZvEM+oTz04PY3G6uu7yQK0ngxsHwIOLmxqias",
-	"CgCgWIbSbLJTBD8SHPgs0I1dPEtB7D5gszTPoMWMcTqLWgs6jX0rN1BuineC7OD7/pA/IhH12O7G1pvf",
-	"Dxfv3+3R5H160fkjnL0Mg53OqLu7EfZ0K0MO0pCz775twtcJ60hkrnCVUB6KqZaxnNIh5nKIZE5EclAX",
-	"tMi1XQCwEAlkOMYLoN0l0tPaGt5Ba2tDXnekIS8nnHhlQcPLX+Fe7vZtbOuDbW/CIYd6ek6F1CjVLon6",
-	"LeOhSAi7TxkHSq+4Ii1Tcph+Qy/NkFvsctu6uj9J6frcsThK1QVjs2v3OVer7bR4u5JXIp2QXrtjeJnU",
-	"FeH9d+/eNR3iZpbmWq2Wj769Fy/77YaO7LgBugIe2pRRaItXzuap4h5AJpxQsA7po3NmIHJNjmZ2euBA",
-	"auYaSTeP05yI91Lt3J/DmrgZ1gYEDFZkCCYC9fnPoTYpqw/DWqvVGtY+qgemzD6QoeDiQxZaF5/+aM8M",
-	"QPUpOr1lxBc3A4IBmB6sfKEwsAFIDESIoq3GVnae0PCIS2aChgkyRIMQjixXyXJYg4lCI/pnMVK7kpVk",
-	"zcCVW/j0A7MuTvZVQrkSFJGNuuZNB//RZCSpE2HQHuvVZRAbLaLuOnXaMxoDB5IpXmu2FnmvhdE30oMk",
-	"9YdFbK/g6soxVaMphCKQAEatxGmY1Qe7Vx/IEaMQCVWliCnu/6GiDvEHmFdVCWIjWJD6iIbEViD28nWH",
-	"PaJ+xYzMfAniRou4PeeLDGO3pfrCkO6c1TfIC5e2vY5qL1+p+oOS3JcUqc69li9WjcNYuU61aWkDJpTV",
-	"q8ZmVi1TbVrpqVacctUwh1KlahAITeW9OuUI6uHC7ZpnJcqgw5otsjmsZZvQV71V1bLGwUMZa3YP6tRo",
-	"nsJOaJFKLQuWsjZtbam2CtWdsRmDJORWqTA654Kl+Raqazh/IDufVr5Z99HZsGTnVFl2Ce+RAsu6nW63",
-	"OFa3HDS2V10EmsaIRPtwMWjTDSxJsZ7zB/KzURseq+Wcaydf0/kDuSiVczZF0HXqrK7sjI308cjmKzx/",
-	"IJcVZTgcjxoyU1uoJCv1bBrtGILPlXzGFXxetWfT8oYZbqnqM7ZuhDZdxAYBW103YRJdTxTR3+l0UJCE",
-	"qsFy8Ujpux/fjkKZ3fpGm9ICYB5R3zNqlL4rEjZjFPQxpTSoC66VXW1+i5wzHgILGAIvKsDz1zvNTnfT",
-	"kWUh6mKn+QuhzT9Iu7lFWuSKDEjTbyhtJRBJwmKA5RbXcpsoetAaBgBoIGrYLKaBlp5BDbq8PNhrkR/m",
-	"Is0vWaQz0hZiXizGYmUjCwEO65PBeyc6oUtDfGfsLY5RBhNjJS6Z7+XE3KmjeXjN0oZarXF0D8eKh+JO",
-	"QhTvC+sG9BDLH+oFBomQgChuCEjLFdameap08g9W+XIKnZMP5GGQwkqTJ8K+fyAddYj6bW07MwDv5IMa",
-	"5wfEa9e/Acj7B9KFY4dY7/qXDOndvkE05DtSoSvchqQg/f7UtEiFzUNd4CdZjrEOMUruO2cmj9R9D2BP",
-	"NffQ76FQlX9TMtXbJY/uCZuJYDLkBmHd+nTxbcJ4KFG+WgBlUITxN8jWmZ8bUfxD4ve6W76Zq6fksTCL",
-	"xtP3Ix7CVIA44VwmNDNAZvq2NQw6vyp1rdfu+A0Yk0HBU4ul71sahuq68dR2Uk0wnoHKjJLCXqj5ojyi",
-	"iHvIQXZEat4mM4o2GbAIXLMUZkjyPDwVokVObnV+JHJ/dfSuWaoUqtLzqBefsTRZNHfGQHl1vQONFrHh",
-	"RQ9dKYocKgzjZmLQafHCquhWMhuGYUgAqvWpRTBQJZjhCmdEtqrNv7DzFaZltLmhnIS8JlPNUsWCkfWk",
-	"ijaUsg7U4xG/327rRvvtDT8rLLpBaJqy6UzfkSKlsS1jQ/zu/9O/+mYyQ17vEumRHpEAiwFlVHILgMzV",
-	"MSjENLlWgukJ0CpOEDID4hjuPtQ5iNKoMLiU4PhhN/zsDn9MPJICdRQlNKrRZ7YMkt5FAWsN+U71Nloj",
-	"TmEqYI2EkPi0AFGwbUxZaqkg0CpKhzziTUBB1DvijBD0xkrqCpf5S3QMnLoZynM1FWo6zW6/P+SzJOIp",
-	"iA8757sHB84dua3098uDPXLbA5mZXAsRkmAiooA1HEcbCPDgUs6J4JSHalembDqCMBQ1026PTMQ8kRbC",
-	"M0owyF2dJLhlmrhFN2zh4V+GKdUxLUXpPwbv0yArQ9Vbz5AUPAcWhZEIFw1taBxyAr0PtMap+izVPLH3",
-	"+kIda47UFequkfr0qFTTYB2N5yEYYglIQraaT0lCaWQ0qDcg2xl1C2CnaNnwty0hcnYHbWf0qCbNBfl9",
-	"LlIK30/UGQm380tXkp4Hiny7ZIl0nntbJ69m62QFGWlhTaCWixYPQnABbZFKLUWNvg5nk1ASR2kaMwK2",
-	"5Qb0CYzG2Yd69/6+YRknUBd4X7d1yrutimN3Gm2IHEHNFRsLzRnaoylVtHKrrn3BJZLX2tqR4GyxtmYs",
-	"TW4tI89xVK9a1ghm6GuAPcUvm71uC3BU/E5bsU5F+G9Pf260yAGsYa4KEqkugqS91qptLZJvY6gmYKpr",
-	"DUnjskDwCErjfrnukBrHq+h6z3xSTfqFskZ+gyQUWCxWGSSjiNNkgWNqqVVzsD40YhHuztqaBHDVtbUn",
-	"I6laCKQWbstFNGVybQ2atakEESeXF7uk7mf1ii86vUG7P2hv/eI3tsnaGrhv9Hv+zz///HPz6Ki5B65E",
-	"1ezBnvlR8TLZIru4hZE2QGV4nCJkEl46jIzsPaPqOFvXAOVEzOjvcwYIslIk/kCJJJL4DtyWj8xNGGi1",
-	"VICkondTPbhdeD6SS8HHyB7eFaN5FEMBTSQCfNPe3yapTn084DJlFII4ZyKOI37t2XQsNYE3Fxen505m",
-	"LIghy64RCDsAn6CO8c8wigoBSV4uOLgQ9g9X1RLcD2/IkYRwKO4VUk4DtmmEa2tmzmtrJpXQRgR59jV9",
-	"Bynuk8xjJq3Yad0IEEKjrvE4HtHgBvRCnKTuAM8vRAUBpzDWCHBUx1HAOJYU0s7l00TMkoilNFms4kRO",
-	"WTLFqO0ojR9xTjddD6KDUG6gzXXJczqLaoPaRqvd2sAkyAmE9bjCg/p8zSpLvUnjlM32oFwuk9RHC7NM",
-	"4RVNfe0n9tEI7zdQY4gSExWD1KM9OkC1r6NYEaTxbxq5daQDcRSfgUyHetYNClZw50rgKfanERuLhPlD",
-	"DjBi6sdGi5yCmxhwQOYzdQp9XbpVjWS76txSac91XmIc8jEMVzqHOYMObJEdfSBNpoRrHWX3syjB4reZ",
-	"eUsbE0yrxl1T6XfEWtdo8zkI9Sa9xdKc1tgsl8YiZo+sg8a5NKPIeRAxEld50mYe4H6u1DhuGsjJT3j+",
-	"FewxRFAaZzLQcbfdNnEgJjZzNou1g3b9vc6FtyGNWeQrHoRf/7Slxwe1vf3NrY2X7V673eu1+xvddmej",
-	"3W7nshPK2SvFsuODTrfX2Wxt9AtFxJcmu7nZLcvyVDI8aY0JrYPo1bXhVleH6nTIQDTw7Ubrfhq7MZoZ",
-	"crtJa1k1W6VYct3UWHRxi2rZRV3EtilU9S8W6f/1tyzdJV/5syKhpddVhJAD+nxeTVwnotktB7pa4U0d",
-	"4qxk9o86amnVurU2mBuimZ5aq1gbSFRfJdPVsgHod9Z/ss8bflCrNGWt3k72SqktydKntKMexzas8fbx",
-	"1/HRgxCXsof8oOoVyzfWX9HQhIzDK53HX7nkVDvNMO+81954/KXXIhlFYcggm6LX3Xr8jQshjihfGIOb",
-	"eq+/yowOtBMB6/LDWytM6likB+qgKX6B0+qvMi0tkVw6NdkgmHg+nSq5B6+oXOioOsb0Wp1yAG6r/ebV",
-	"SqEVpuQ0SAm13z56tZmoSqG/1JihSsKuiKqDa3w6j9NoRpN0XfG9JmZa1rEwFdSq18UL0ZBG6JA7oy1K",
-	"L7kIlJYJ58pMBko5ITs67dAvFFjnxp9uiz5jmIB/KIKc+3XIXZtRlG7bBVR3W8TnzPqilKR6DQokqUsr",
-	"EauFRWlYO+FV/wgHN+QmoC0XcGdtmTCptbXzQnUU2Vpbg5ayYilLi7CsrekreG3NhAuoR4ZcqX0c8sCx",
-	"xALxd/HB5sVixvyBUct3z39UihoPtWU6X1FlAE4Y810Cz/0+F2q5tsnlxevmpgf/dF6AhotVS2Wz0+1D",
-	"wOPB+Ulzc7O/1bzfJvnSYKgQiLmkPJREMiV5pCKR2ySkiyaKuyJRbcKqNQ1wZ8rUI0qrhSZ0bY+IA1lq",
-	"jSYQ8XwKjvH0TuhPctsYgBJwxxBj2SCzhNHpKFbypKm4RYpl0UDLweFPaXKDO4JVzCAYa6aWHYqNEdwh",
-	"GsemepstwDzDwMc52ybUFBekqaLThSS22he4G3LFEHGfIPJU6ft+C0rcwPRjdk2DBX5lHjzde722ZowV",
-	"UBgCyvaTugwoV8sTTUFEtzFT6hETJaJ4QEM3dP7u4PUFRrmSdfi3u7Zm1PvzE9Jtt7tdE/i6kYXAwsj0",
-	"h5594+T1T2Sd/PD6p7U1Uj//7uiQdFr38OhPR4ek27o33b7aOcj6+eHgNfyNZx/YDhgLA3HNI5k7D3BW",
-	"dOEXHWVYf3WwC7i6cLxNZQM1ktcHe96Q49wk4yFLwDaOe0cwsCKmCzFPt5X2bmItYABYOsC3wumAgBXB",
-	"bDMd8us5k1If7t0JC24kQV0JeJZvjrcx8EHspfZLG8cg0DOyTDi+StuxNDPkkcTUGA8rLJFigSWPMB4k",
-	"C8CGFgkRIyhdGC/AxzqflQswQdBboQIT1t2zoUdZAN8sEaOYTZW2h39JjOdAuyLaMW2s7JTeMMuXbS17",
-	"Y9jR0UF6sQ7RP7K2Rl5DoDZqkN0+OYpeAa2AjxG8i26xDii5mEXg4rhN5okawQKCh6PreWKqzqAnBiII",
-	"R9H1tT6/RiXsbJBiYIbewEjbY0UCFk/rp0rEHTJ9sIrCOoyYJiQI1sY7Be2Fp3uvGx6YtcCY8IeNMEIj",
-	"EsRVSzSH2gWDPHu1aGiIhcg3PxXiakr5AgtQ6kX8YS5SqtbwnXZ/rxSf4bmhEpHUPrsV3Gff5r1mpOA0",
-	"U7c60tmQG9hxiOWsgCjXTEjb1mE6EGBQ6VAxziNqDNAmakbHeYB6B+HeMDyQMCrUetRz30Jlh6fp9c6I",
-	"vmcLrSLDiX4lwkVBO66QjNTXqykvOEaAin4rRlaEzmefaXWooKV3n6elW+UcNV1HEccvStq3/jqneevv",
-	"nqRn4ztfhJqNvbtadu4brV3jdw9q1SiBLlGp2/+EKvyQGnxRAeqBJzYTpluuHK0TPRCR4/LssEVOuDqy",
-	"2QkfcjzijnMr5/ljma3/Afccnl5HB6949DG1NXvFvvHRq5m5PPb2WzGyjxZ07q82gBVtAAccQlhQm/w7",
-	"zQDtFcwADkvfFXwcR5g13eus0NspXagpXQhxqK4vND10n9Tn92xxxgDy/pl2i5MEdnMf4kaNZeE/zoxh",
-	"0++KZgbtiNOFA1Y2bIAFofab6qQU3r7UJ3PGMIFQyeFW9oJETh2QkKnkWuJWo/UyMEEDEa/vE+lBJWor",
-	"s+qn8OLQJeZRMoLLb4kxJPPk7GD64JgUQq6BTffaPZJFbttoQxJHN0zX8gLZyRY7h8jqFtlRwnIWIv9E",
-	"D8l3LH2OHPVWjBQH+SQPA4ITW+u1kqwsOe0Q+wPBCl6ghVeKO199Ef9JvojPJTl99Goaia5AOBoL6TGq",
-	"+RQhOVuR/kV7a7DRHrQ7S0jCfeYhsVmdhBDq/oirlN2nV2AAAkwXidWqMFl677XJhcjMRNvEmIksFUkT",
-	"lg6xPjQEEJQcvQWUt7DWsSUx/GjJqx1usc3xS9p8MeoHzV64wZqb4w5tdkcbQS/ssxfjl/QvlcEt0uCT",
-	"ZPAO64YbQW/U7NMXW83ey83N5pYip36gptAdd2h7VKQkDWNYoCTLcl0Yxs9CVJ2XG+1Wt7+crroXHaz5",
-	"0V1OV/aZIqv57tXpQ6wGk8NaWPs64y/w0W7+S9oZdYONsNlDcLUXo+Zm8DJsbrH2uEORBCp5S79dzVq6",
-	"ze7mMtbSXcJa7KHQzV9NI2nwsLJzcYJjsHWc1RBa7TaZxfN8iUbS7apVV7dt5yX86UFeEkSr4RbZRuAZ",
-	"2KQWeN71QCBnA1KQwHwDcS0cao25IzoTd6T/spS0ZMoWf3SJ3FJVFZF3OpvLyFxxR8Ucgds3ofzupmL+",
-	"irzNb3ky/8zK5lfn6n+qc7XdW0lPeC3mPPwv88Z+B0gNaBZxknvRnP4s12yVAqPzc5fqMedpwugUE4yK",
-	"9XNREwA7cy4ZmNSts3AvkhhNKviA0DSlwUStEyT5FjUUFw+gRQ6jG5OQBfmVHob9QjJEJJ38uTsXShYs",
-	"zw7osUisI2wbTfd3kWQY+ZzP8GwRnUFOE0YgQZrqHPchtwltGiMhi3y2U8a0Pm1C9/Eq+zaQt/7aGqlr",
-	"x4JHfCUprQfydhus1JKl387TcXPTbwwgerbX2WyjR3TTOthGi5ShH1FpV8mNR3bPDl9jBXIGyWBKx8y8",
-	"kzqqT32ZiDtwG7qKY0Vp4CHfRSenh67qSOIPA+JHEBUaUgRxyOpQq094h6i/zIUPz2bkA0nfthg1PFis",
-	"Rl36Ussv6nt9/6k/08UM/k3ond8ix/M41jl9uF0I8xawOAYHcKq/duOKt+14Ma7VNI4BwzFVywLu3yE3",
-	"IeLGCeq3/Lz71kSjVoSVk7rf3NxqbbX9hnHo/T4X6EYbchpjJRtyoQRmGC9KdYjNgogflMiZOgNywhgY",
-	"LabzmJrSkzbPg/jfqgX5N6xxU/35f32PpHSkSB7SW+g1xNbPE445Xoj3kqXqahgbGB7xv7EekSF3+4e0",
-	"Y8UAdPoLu2fBHFMlpwVqVzo1kLtf1LQVeYNDslQ53LeAP0PuIx7EsDYgrVbLI8OcHKK+/rXVav320Sd1",
-	"SMRJ6GyWVRHMaohXmBaws0+wLjwe8IhdIOTeqfr6MwQ96uLnX80L/6HmhXwd8V//NLX7B5h3kpXcH3RA",
-	"U+gvqc2vNr7d7XTbarfh/7rtbrvfqazvP6jt7B7tk++mozdV+6LYozvTjRL64/n+6Q7ZPdvfO7ggF2c7",
-	"x+ev98/IwfGPer/avS7BHo5eqR5gg17Q/ggE/y7rKB2tXWUz8WoJvasNaogMeZwmC8R/xM8705TsBotv",
-	"h2qgQ3yI6QQdfGJ9Z5q6b+yG6d4oPeAhfrl7tnehHyz80mq19A9Zp7DB+mqqDWq5+WXQdbZwd3b15RcP",
-	"yjaspsuUmB9irGqJIHf0a1Hoqb68rFsPacczG+o5m+bZmXglevCqKMrThOepaXoJvRsmQ77KHnrZ1N0/",
-	"9TZ5+5dn3lPIx8t971nC9arp3dPHpO3hvnjDR2nJUNPD9FRFIMOaWhQ0PfRYsz9+QZu90cuguRlusWZm",
-	"euizbCV6nofXP6zEN992/t0luzvnb8i7g4s3e2c773YOPc/zOp1ep9160fYgEq36OdV5zSWtgn9BS4sE",
-	"cAV1KF0mBKKbdJuYOMMMf8JpxubI6Bi3VgUIcKXKrcVwxdULqneF3P+Ytqpfcd/46hz9X63Dr+JKfStG",
-	"xyI9YzRc/Jfp/XtGpTTKf07tzgN0rmoFcFTrZXYArWY/6tCEAL6K8iPGHuBVaJhellcJEVdpNGUVBoCC",
-	"i/LMgPkmLDNcFrR9skTZJ3Wa/Y3LqCc45AjPgm+p9RzTRP1jMc0CUMa0t2Jbg/ZGqTQNGonQb7TIawER",
-	"myawxQOwEw3rhgNyA/DSfAB6hRFCzXtpCly+3IuJVuy02xm6AwQ4Nqry5IbcTZQznN9Jh7sQZMzSYIJA",
-	"I5jITlMIUPbIXLJltYoMwttyl67eyL9O99IdPDlT7nNmpT1JUSmlQN0evBf3R3uvtmpftYb/Bq3By3YV",
-	"BMbcpoJwuGxTjRO4tIH6h8d2rlfaud2dsz1yuvPz0f7xBTl5/fpgd5+cX56eHh7sn5udWkUMfs5OgbC8",
-	"0j7tvTp49j7h0ujNAZm7sDfqAdDk/t5QSkcjVEx/1ezCHNr4V9fXV7H5q9is5FNHZK4QUD/RYebi1a4g",
-	"I7tI9pBOImcsiMZalDBFg1xseYMJ31Cy6M87R4ctciyGQGYZdLkHTnwLO7hE5DqZMb5zenA+Y0HtSRKO",
-	"mZwj4ZiKDX8N0sXH5QaOHU70PMhGq21X07FR2II4lTYK87L7Yp5RPpuprHQ69KoUDolTvEcblC0BQ/kD",
-	"M+ocuTikq1vN02ZWbnIJVWLVBgfe/RtJJlltEgM5avxaUMUhX9wa3VTiTiuAiHpv0UUtQZK6hofstD0H",
-	"E/JF29MokF2lrDiwjwj6mDjYlEOOWIOY6VvOec0CW7NyKwbhuM4FZLtFwTymCaqVDahTALlKQ06VNkdn",
-	"5I4uADEUVDsKaIkA2GZATZR2Jm58QCfzQ3ad0BCyzozyCRUxNNzVaJ5inR1dQSFkiERWhzr5+ijZwoJ3",
-	"IrlhCcTjzKLgBtKO4EuA7OFpvHDhC5dgtCK0oKNJ9tsbpBIfVqeELWEU56aO5+fRgvRmXSltKEbho6PU",
-	"Dq+mKKo2qM0SAUJiyszvf9b0H4owaoiYeaUTwmqDF22nmCqWl6tgKn+vzKZPIC7dQxKbYYuTQhGgiKOn",
-	"KxL8q/D2FRTiS5erIAHZIkw7xGwzQ53raUdrqUuEq9ytNccIxRUuLQPirWFU63msYg8q15sCRFoCUePy",
-	"kC1r73U+f8KIiF41Sqx+NTGnAU8vSxSHhozX7Boacm29dOqXwGVyVGxUDgx4cj93O2JSsr4gER45f0di",
-	"yjKkV5Tx2GxBtluE0sCqLQFYWqH8OsIH4xdYh32GaAKRCBGbd8jxe87uiMmxtTC9xRRezNL1M5f6MsMf",
-	"1LivfU7cpytTDX7Q6/Y9/Mq5Z/Q3Scb1+i/74OJX23YFiVGDXrfVrwwI6ENEgxPFXBka0Cs9hTeb3sxi",
-	"MAASWW3Q72xu/P2ZmrADD11R8ICR9PKn7OvV9PVq+k+IkMX6HYrVfiOxFJ1zHSELWqbpZww7r04ZJM1H",
-	"8BZpHFdUwxTjHBCjR0QcWhAwB3uYhJHEGr6CM0nqGkTDfKt9TL7GBMoDapoaEtiYexlZ3MZiua1liIQG",
-	"j/Oz8els8X7986HAMctA80t7mohwjoGq+2enJJpCnIxXK6yLzVjCOsimFjpik2orTssN0cpQTvUHnevw",
-	"m7Zvr1gyOY8M+nitdEjXKC9Cp9npX3S6SxYBp1aacb50uq0T3+u0yXeCQx0RY+Tvti/aLwed7qDX/wVK",
-	"Q5tl0gW1C+ukb1Vv5VXzagUxxK5jL9wIuqMObbbHW6zZCzeD5uboJW2+GPeZ+a20jiIO86uoFrb2D9jj",
-	"TYFmvciPIf7tLOMAjuHk6z369R79j8D9KxGyc4/aW2LZVVq4bnIwgAakWTrXw74pl/7nvwwy80iEi/9Z",
-	"nycx5NRXYwi6tY6wWAQm2KPuo4twWBYJWCJQX8p+BVBZ2m5G+WLI/e79vW+qmnZsgZ3trHhuQu903YBb",
-	"lkTjBUTOX3OazhOW4fhp+m54Qx6yZjjHuxIK7fo/NfUONE0FeVMqCcbx+zwKbuIFqpgYPDLkVC54MEkE",
-	"B9gtxF7GmlSS1LngTRi4RxIWRgkLUumRu0kUTBAECXH8dKFQD8JtmmKuHgoE5yzAipoQoS0bOr4GMZD6",
-	"RHqkT6YR98hGG//tkon6buKpBVL/7an/dtsE7QDdnvpjnLIEzZIaoAXLiJA6hrB0lH75PkpTlgBoVh4D",
-	"SnBCTbI0rsqQKwqYgWxk41RMm4q1QgXDeNEivrkAfSNSyTwZ6BiW7SGHCpX6W9WbkqjGIiF9EtKFxNKX",
-	"ibgDeD4jndF5KqY0jRQVL3QBVD2OIc/KiIzVRQgLLVM6nSFKpSUTY1iH0gcG75xElWZZjdz+zj0opcCZ",
-	"gjwq7lgSUKnI8J68OdrZbZ6/2en2XwAuOvrGMyK8MIPU3nP83ZC5rsjvkRu2MLkiAIK/DN2dYKgoqWPW",
-	"0miRMunKuf7dRLLgytd5GVmIc7/bf0k3X2yxlyxgIxbSjS4dj+mLbhAGdGNM+52Ahi/Zy5e0zfovxuP+",
-	"xouwHbBN1mlvhpsjJZJEavZ49LJC4dlMz80G1IpAV65AMFPbmaiW/t+v7eYWbY5/+/NF7+O/KoJhvRKo",
-	"KY/uEfE84hbHDAQAgHjUG63pZVtD5hGduTQVUPWLcjxw85TpCiugQASxCG5a7op1XvY2elv9jY3eozO3",
-	"e/zgzG3GRcTTF71svhFP2TVLlkz49zkjUWjEHGS9dqrAgyNpz9k2iUJ0X8ZZDStd9OcS62KkgrgsMzfl",
-	"WjfohG22NW5u0pejZi94ETa3MAt8Y2R+e5wQHL672oLM51G4yv6fp5SHNAltLQeiM69JFG4T9vucxhDA",
-	"V30FfL6p6mu1GT08v2fMx7I0jwCx2wuyanKW7PynEa4ZfvpXkW15XpY512VjQOSMBqypYWRZSPzbjod8",
-	"Eepp91ymqjkkgC8OuWav2QbkuGppYk/huVjLu9cMWSBCFgLYcWrOXYEJIxqt4bUtjWuMPkR734zBZQqB",
-	"BiHW78DrCXRVqKKSI8jbjvd9X/wy/uN4q//L1uWP886+HP8wHf94/MOE3/zSnb3fElvHe8frb9ZnB71v",
-	"H6NNuRI3LpLog6iIjyH6vBej3WpQn6KmW8LReDChboV8uKdGhD4tsYyh/FyaRnaAliTzKcEfdPcLq7rn",
-	"1qWo11esTN4Sv2nt7jlL/OczsNuxXGlDvurTWYLyiKsWobN50dkYtLuDTueX2hPwJ3Ji2CqImT/9VFZb",
-	"NM9nYYvs8AXp3t+bhP6S4qGRvwmVJsscU84Vm1ByaXTNAToWYeXa5b6UJIw2Qyvq5sTZVPuCshpBAAwy",
-	"nicWvlvpOUxCFzrGvCo6x5Si1DOpZxLfxv39Er0ECjejVtLwdB6AUkyGXCSEOsqJRqmF+nW6Fq/BkDSa",
-	"ii66pDYqnMeM0JG4Zd6QT5TOBBJpTsdQzO2h6Jv9vBxTh4piWM7LqpymVp5Z2UalivyxwlJ0pks56Sr5",
-	"mYKq2tT7oCsrlZHbKmy5Q94k/jyJ/QHxwYrmQ2NibBMBul6755bO9SyewFwivC3IZTQG/ABCyWw+iqMA",
-	"kM2x8iepT4TUHlgDhoxVVW2oyyyJbpWWq7ZmLhmOBesI5bChSTUIXAbIAHDdPi6AP3AES3UdSGeRtokA",
-	"3OHUXTgax/panJI6FAlPJ0JCCVN10RFdug47cfEJBrif4o4r2mSezrfot9vOyhVLB9T9LtRNtZWg89qm",
-	"8Ywv05eGvO7rb67wG98zF3er1cJSxtrUkJ3GbY0cbbVIfe+PcU90DWVru1GMxoZuBZSTCb1lBg67ndl4",
-	"tsmILQRop7riZQ7BuQq4j+zZel26QKBWddUUoVwXnHVc5pHNzx/yUvEvOND8wbpeIxaLO10muhLFORUa",
-	"IRzZgiSSjtlynGY9gr8Wq/kxT8lKDo9nuTKe7p54EoK0Xr0nAUh3nudG+l/nOcofeSUWw4k/Gn//w1ay",
-	"+d33P/+eXNy9vzzd2zw4PP3lQHQP6SE9v3uWz+mf9Zo8hteVFTGk0tY4VLKRiwkNl9NYHegoLQNCkyIe",
-	"9JD/RwJC65X7Cgr9eUChi/zpfw84tLpl/lFk6P/YpBBTQrXk3/o091ZFuMi6YsbLfVfnWJRDSW+z2Ii3",
-	"SXQ9SQm9oyhGmZByawES8zQQUwjRYjSYWP2kIvxwmZagv7+KQh9Kz3BXvL4WKF2D+GdWxoMfSTTWMmcW",
-	"qZJYxGcocTwfoYxnPW/QZt2gXDMTp6Ircjda5FIXwlFSax53+htJonCgVQUXfbpVmgUdKeWsahpoXtZX",
-	"e3bRFFIZ6lxwBl0pZQygw/xM0vbBQNZwNBLfFIaBPgoVdFE7YDJ1hHWsgI3FpHLQ2QkDMziTHkB0LQwx",
-	"KKlHV8vRtVhBlRty/ft7MSpgbSv1WenE6FkwdaTqAPEJgrBTuXwu5zQmnXYTbQxDbtRurKurgb10moe4",
-	"owl6vZq47xG/huJB6J3LjIlw0WLNICPh+91228/UJG3AGBCIOgFANIFVuo1+j7aDKnFdrWgmrD9b1l5m",
-	"J8vIaVUJ7qnSkJrAkwTlZ8ZbZVSnHYO4PzizFV0K4RxX/moqa4PO5kYBvAt36QphZ7vtnmKwsLNGeH6q",
-	"hPq89S9ObmuMLzb7ox5t9ja2us3Nzst2MdQoPzlMR9HTq11EU3V05sZ+7tjhjLWEErNPrVphKfTqmLXQ",
-	"sVWrhDYVFmCloCmlc1aT8z8l8CsSf0zYL15gqcMpF19jo/5rcpefJ+T+18ipaODC04EiDRd3n19CNRVL",
-	"QqY4R6WjgmHRs6K03CKnjGPcsiPmgBMB7W4p5FgCtA7lAYtjFm4TLobceBbQwoKikY7WymVzLhNjyQ7P",
-	"SXJabrQBKZCjKTgjNE4YDcFoqtiiV1HJpErSwDk/1zCo3/vkAiSFKx0dlni7PklG+XsvAly70BqAnmD4",
-	"0ZP8egV8RW7/34fgxhBa7C+wOYQieByijXLy5uLoEPFiEihPqzg3BGblcSigJBYTs5i1yLEgS8Amhvwh",
-	"tIk9NaRHeR/AnE7SAr6Ehgr6/0IRpIsZI+oBFwOo9JnR0P0MqBT4hYM9odGAnB/1N8XXs+CbDEMo+868",
-	"ZMdQeyhQpZLlwTYYBApccgBb+9KxKN7Mp5Q3Leiei6PxMCIF5gf/sZREd7SFC00FWOpXlwRWWhTgHOjo",
-	"WdUuvyZvLi5OW+TAKTaGqA0uPMKQ18H9vA4SwB9+4yFqfhA65Q2M/7NlQ7nYBX/77YxzeexWzq38F0+Y",
-	"h9Et42q4QARLyRDpYGUq1GgbZikCyoH8WAZMAkZNF43DYnEgTonfb2/4Qw5NRamueOXZIsOA56kR3hIJ",
-	"JcUZSRM6HkcBYbFkdxOWLOPBQ/4o2Z4xGkK2+GejXDNXg7vhFAnS2FJ/LzHbGT5Ez4B7tV1CTrF79WWQ",
-	"txUzPmlXHDgYd3vmrlSi1ielUayP+hI0mVaG1l+rAJGpfYatBtvY593rY5FCkk7Ffrtzg1A4Ez2H5WR0",
-	"47ZihClgL26MqdorPKlr7qC9HEvODyrxdkouZScE7TEKg0fxyU/SGh7gnnZhH2Kf+ff/rO3Mou/ZYmee",
-	"TgDBQzWoeGNlJooLaFa3Vt/QVtY3IGfb6MEPcO0xYCpks1gs1PPfSAh9Jpdnh41cAMRgfT0WAY0nQqaD",
-	"zfZmF7RuPYdlY3kvRrJFlhWFxSCB05PzPLKtv+1GQ9X9brvrN4jO98E8JwAg5ib+MStt/Q4QniRW4QEA",
-	"CBKlgyEf8g8EUYPIB3LEKARMfSAG5dgKWx+G/EOz2bT/U++Z1skHHdnNQo/c0Sg1KUxUA0u1yAcl5+BL",
-	"LhTxB7JjsKciaWFSDOZx7jUHUfkDQLqxcJuIQmW7f+fRiL8tVa2DGw3j1exiX0O4qaloqzpdMKl7NWDN",
-	"pkushyfFlCEUMRY+pGSiRFMSK7UKsu9KoMwD24FxbdEwJPOZR5I5d+cgyShh9MaDTkgi7qSGfnaKVYJ1",
-	"CfnLYh1gBhDRGnyhbk0gmQLoF52Oouu5mBcmZ0CgPwA7clCmdVcarxAnBPxFybBmT4YcgEIBG18OMmJo",
-	"olqS32j7ZW4bneU1g2m5j2ClJnwEmJwZMU3UeDmNW8SpQklJkFA5YaGhqZiN1UQmEQbpZtBm9JpGHGAM",
-	"szS6bXXgdZai2laM5Wwi9IyGpqapLmqMkNgijkk1/DRAfY/ZnfXc0BlN0obaoJKDGny3axYzZ8izkFud",
-	"7ZkjauQN1aDXGk3cJ/UZvY44TVnYQAc5orcDj5hCbKaJuX6ouRyGtk47AJjKci6LwRWaG/AWN9xU7ZKG",
-	"SYLg6TxUkuJXlxe7LbIPPlyo3qbZyZDj8BSjM0HoCP19N6EpbJUSgbU/x6SywR4jYBBEcxYjtNQRHHLr",
-	"Xm6RMigSohHFlD8BHWnIK+GRyGPoSJFE27PQDArinnG1QGJQrD2PmWQEev2zBlDSAQUwgW3tO1Qk6xUh",
-	"lIb8AQylDH8dEXfcvUfkkopEpjIO12qIjRoicWDAHj0NkaVFOlfHWAa8eCnZeB5jvT+EURzWIkmmC8Be",
-	"VIwg4tfDGsoW2xk845Cr36d0AXG9xCgxBnZcQ4aV5/quBK2Qj5Q34Ib6DJCZiDFa4QgsZhgPniWwllwL",
-	"6HLQRcwg8liureE9jdkAH8g5iAiKBj5AFTzqV1/PDowGXrVQ8l2tlD5eRoRQTN3XE3srRnvQZL0gQzSI",
-	"06rLxbHdccQj5L1qbubd7MFtU+rAVk5YVHabdZJdT9gD42GxeXtpPNhQdsssbchWY0yqyjuoOx+uBApX",
-	"/APdlY463q14lr6R0D0eBDy7IaKhiSR/huHkaOxSOPHgps4Q0nDHLnMpU3YYQ+46p2w+jQ1MkjrZTvFd",
-	"KCChMxxI3U1ZGC2MfNzQxGhC7Ftra5hx7obdgHX34vRcIyBg4Y235yfHdqUwin7I6/6fQ4wZGNY8MgTt",
-	"Ef/K8hFrHzHjoIycsJP1CjEOSvwyppIs1cDGrKnjnkNTWFvLwinW1vSdg7Ici1FRs8k9A6KdekglTC4B",
-	"LcC4Ia2I2RwjUvc3VMeKktbW3CyjtbUGwuZlIAFapH8QK0AjsBYwCTLxP5dZ5JUBCnTc25SGip6SOML7",
-	"AW4SKm+k3uYz9J2qXX6dC68yMWQm1wkOkBIROObskBENbsR4jKL/CONUQroY4N7kERgiSaLplIURTZmu",
-	"DWqctrhMq4M+DHkF6gOpAH2AAZeQH7bzuURwIwg+jq7nCRtyExBoMrrUztn2Y+o0n89qlRjWSOYzm5ui",
-	"12/Iw3midnmgBGkrAsRCgvuZopEvUZwIKm+KBMXaLMdFPb62RlMSMzUARRtra2r+RnSESSiyuFWkpzZC",
-	"jFFDWFsbkBWhQDRCOJ0yArgcWZI8tGYATtDSiOqHasweYig0M1pog8W1KY+jqWwni+VjitRclnUHeVIO",
-	"1UGekGJOmvKr4DHqXAy5DntS345YescYb7ixotvE12GYPhkxJTLCHRJLpvWLItAZkaqPu8miNeQ7Wchp",
-	"mbkqKon49bb2IBMtr5hEAvisdA6U3zCCFeqe6uU4x0QMtRI/O4IzIDKrpS4kVtfd1CxPF1RVR1KdIyV1",
-	"4LVPKM/xRAfvw03RcjOvcmchoJwkAoNm01ae6Wc4I+mdIBEP2UzdqzzNktjltkkZY5E6RGBu6LRcgrNg",
-	"GP6AxA8Ahgw5IU8BDTEg4A8lst9NRMyqcUOgu2XYIZgahjntun5to1UNOGDMexaRAxvW90/DgnJoHtIa",
-	"8m6LlGEB6n6WyQ95ecUEfvdLu/w+gozLVAQ30G+5YdieCIK7RXKTLQ2QiENjenUGuA3lniCq5QF0AjVR",
-	"UxXxM4ASmDotPoznQXwCkoMnqIYlcFcXESQkTnQZRpIUBW4Peq2OrU6FQPuurnuoeDGUzZKKhdIYmi5C",
-	"O7hnhi5HScgwEYZ8V0xnuuYxLDVAP2TgUAsImbLaSUjqIzYWkLGMBcSNua3hQd0xdbNHfMgDocQdpalF",
-	"U2ZEGgCIsTuzEkgMqaOyPeSzRKQoKG27UCtkKU6RETj3HclPrq0hTtaI2eRi0AjpAqQaKynp7F9PSeoz",
-	"JZF4JI74TRNMtFDvGi90LngTs4tNarE65VxxPUyhLaUkq12NwCUJuiTmrSOHR7+XkhZCy+f1XDMxEehm",
-	"7/icpEkU3Fg74LWiyETMeaizymJFLzKV6v7kLFUnUxt3LWNm9+r+jtJ4YXKf60ZmQX++f36xc7F/tH98",
-	"sXf1bv/Vm5OT7692Dg9P3vkNkyadLYCHA9fV16a68DimTYNArNXFUv6uvd7KObw5bdqGlVRB9ziuRRZm",
-	"JUFpXEYvNIb6AYm1x9XL/CEesNIhz8eSgAEolWigzWIHbPwJHNWFBQLI7A0sb/owroiPv338/wMAAP//",
+	"ATwjTHFajlJcYviWdKEY2+75j/kyy9heIOL5lHvqqcbnjG4MNU5IIZZYiBtFcOrXJTFcGxUxXOXWH8qd",
+	"N51A6MU6Sdg0SlNUFTm2rISApWHWpK4lQgjvKizK+f7pDtk92987uCAXZzvH56/3z8jB8Y86IrLd6xLc",
+	"+qNXb6oGviy40RHfK4IcX9D+qBdshM0u64ybPdquduw8GuSY0Lvq7rXtQB16Yg0MyAickYF+pvQAuFTz",
+	"Q0RgneM0Mag6CLQzTclusPh2qKhpiA8xjTqCT6zvTFP3jd0w3RulBzzEL3fP9i70g4VfWq2W/iHrtHLO",
+	"DNIEA1blZ1hM0dmmHyF1xsNmKpqMYyXqiN8KJVch9/FIMJepmLIke6VRdfb0rZ9foRyVrMIW8IuHWbxz",
+	"fRpEBPBvXVWfvx/Vb3D6HuDtpZE/eDafFiWACeg0A4670h/0/Z2L6HPH7m5kFctectdkt6YeGR6CKiHT",
+	"WUpMHqrQrc5PjgnDzCLAGFAinhEaQ3HHlRzpYVolt1bsRmXAyKphIm5oTIVvLs7bk/T18F6MPHC/2K0F",
+	"/XzleFRXKivFqpQDPwrRk48t72mlEdENuqE67s9tddmESiv7UAQ5rE5uxUYsFhA99dfElf+1YT23B+/F",
+	"/dHeq62V+EmBlP4KSsBI3kI812MxQQXSeFZskNvl8/TfIoF+URpwkc+X7V6oL/iZauJZ1URLiw1tFhs5",
+	"j4l56hGjpJjncpmS0Cww4xEaLhy1zvxWIrXLaj8BfG3I3QDrajDLet5e5ZHLi91qzimvdPD1EuOXCZMy",
+	"jhHTQSm8RoKKbDV6NANIwu6DeB4WU8963f5jtjEY2xKzXBlS1rigY8pLZriVekpc7LuKdYCcPfCkARbD",
+	"iBG9bsWF8bOBkyZxV9g3YTiKS96Rgg+///LRJZmxJGA8vTJlnwtE6/ZF1okzjjXSabd9L4OhExAWbyz1",
+	"CGDX67b6xV3KA8uJueKIlaNcLXkG01MiLlPKU6sgZ2s3tukrLhfXJGwhfBuOuAWCiUTM3yo5Kw/+u3Ku",
+	"2ypZNmYahvSWzaE0/OU5eU8f51MNyLm8DLQGVVzv7pWuTUY65Q1n+Y1Ea78UZEzzxt5+Z3PDDf6KePqi",
+	"V3tSDstDuSfaIpxjXDleUTrO1XMuHKaqWwL46xNNx3OpBYun35jI5b+oexKGdDFJmFRz3KNVUZ++asRX",
+	"tO7j5FPzvI9gdvJZ1041c7XH3nZitOhgUsh13VyR7/8tN8zzeeIXzOo+Ixuz23mlT+USu47ddb3jHtls",
+	"Kzms026Tun41x3bdHXQlsc2212m3f8vRy6N8qTzKhxnRcj5WddgsShzi11WhKxj4y5Vw+FZKF7fgmniM",
+	"TPMPZY0/cWsfB+bkImXFzFTOYEQVtuBl6JyPKmxhBDHzoQ60X56amlsT85YzQKjbBahMYWuVjvWzFazT",
+	"hhzrRObKnkm912mT7wQaE/tKsgDLhM4yKqSVLwsQXgmb1B2CBiX9J1BIi8k8yywQZqwVNt7Pg/e4BNP0",
+	"HQR94YpC6GXI4ui2fG4+AYx0BbufGprd16J5z9BcmexzybYr8KHdZdf0DuHsLl48xJS8LCkhi72W0bUO",
+	"FAgS9pVvfTrf0iOAtBe1J7k74RO4E0a6Vjf7ld/8NfxGH44rPByPpTGY85Y/UqTu300kC6588m8yopK9",
+	"6DW8DAxSbahJz8L5DHkRriXDNhQJhHQlQjEsEqUt8j1jMwDVwPNLzhleXnplJUnptepkyCfijqSC3LIk",
+	"Gi9gkDRVNxZyBYCHzC0ijvpo/P0PW8nmd9///Htycff+8nRv8+Dw9JcD0T2kh/T8rpZzm+I7v+40f6HN",
+	"P9rNrX+vf/vbv//1v5CVl2hnBd7+JNvwo9z+eWrvkuvmi9KDC2OsTnPeiePSkshCwpVHRBw+kPqs31/d",
+	"oVBUGh5zKtgOVpzmE80fpfl/Fpr48pKN3VukKmQiXKDfzayH5iqLT1sO1RsYYcz9+qzLLpoymdLp7CHp",
+	"Ci5pU36V1M9e75KNjY0t8CJsZ1eJ4PomgaJjz4c+e5hF4lTtpmQTeGxnlhis9CNvxWgPTFfqQvSVKLFm",
+	"LFYe8cumL/1g0cilZi04WyGALN9v7aO3gj0wb3z7+FthhtXeq0zGGuDEjP+B1AGXUXt0Gp7+NcOwrrup",
+	"5wuIx88ELv06fjAv2zz3MqBTOY19yMs2wvpmm/wfY8P5P0uNN8biU8gedWan5cFVhEWvVhhG3hNXbKYk",
+	"ShR28iGbaI6uXGDxG7Yw6SEUU3EUYZv5w/MtcsZoOOT+d/sXZJ3OovXbzjqk6f4ZhR+1aB7Hupmq9L5n",
+	"A1Hm9RoHDp+LlCxYaiOCPxVQ8h/GNPznIPL+KRAyy+0sU4BMUueYf2b8MRdqrBIVbDV7xAWT6Z6+RivC",
+	"XeZpIPD4KB1cCeYPXbr6l6Vbbx4gUYiAjxEn/k9NHdTfNOMA/AlYPn3RN6OwkNHaDTphm22Nm5v05ajZ",
+	"C16EzS3WHys9cWR+W4VcwjkCzV9NK5TqC8U5IDRfMu7kJWOSu4bNYNwiX+jS43VdXl9bEhsQEzSN4jhy",
+	"C4daP8fmxmNuDrYcmSx1VxUJjdTVqWxC0EQgOGdoHUnYeA6IKQkLo4QFqUe44M3u/b1OyGi4ET0aPGEl",
+	"Uwe+fhVU5iG+ubg41R3kDRO4WDkLMJh6zCqiBQqMF2EBAaC3dFDOoukZPJxqXDkiotZE6dIRJ502qdq0",
+	"ZeaZSmW4YOO4PDv8q5RgzygiV4/ZWhx59M6grxajy/6S4j7OAI2C7rKNbN/ydJVhGron9hG+9kQtC7ib",
+	"QI73SRqF6vsMpLQvUr3C4T2nety7SRRMlI4yiw31QAENQCRnScWqWX1qtWSQsmZVSgfJpHALV+6MZ9vU",
+	"8yvK4K3HTse+Uw9PUUJWRw7mlwpr3UP30V9cEOvhzQPaqg6SdzcHgSt4iEnQ5px9Ix+gcnymqvofxL4y",
+	"niYLyNx8mJMY3Fknmx9rQGDY9lOMMDkJpcKs/EyVfZk2nC1A+Qipa4UF8yRKF+eqYVylnVn0PVvszDHT",
+	"dwQ1fE0OYE1Ob65Ui1eYB7DR1bbjrk0GKJi7dNErgzlCCTbo1PAbFEpy2brBhb5oSmJGZUo2uqZPnsFm",
+	"Y/9+i3zPFmijNbEhOiTJGqrrvr2GQkLDacRhhPi43/Cgvg8fcvC3QqZ9KtQ1irnzAM5G5aRF9hURwps0",
+	"UQuM5bwk1B/7QM6httcH8l1CeSrJB3JiigBJ8mHIPzSbTfs/9TyE5Q2UEuyTD6DRgUKjRQ2MmURF+QMp",
+	"aXq+R5Zof8t+WNet+cTp/S6JUqa6R/MquHOcUg3Q9enJeaFv3YKxGQ6mlNNrpxkPkAs8XXoPM7ChoFXJ",
+	"Clps3jRZnIX7/d7+4f7FfuknO/vKBtfVAMzAMbfALr0uYmIreknI4hIJoqh9WLae2IppEwwH+d2Er2A/",
+	"I5lGQWkf4Xf9fp3yBcGa4Tds0SAfyJssfR1SyYMJC26KTRjA3g+KBIE8s8pTiB4RpZpMQVW5bxqW0UTa",
+	"9VtkB0jaJK1FKblmqRxyv9feIFlduxY5FhpJb0D8XrtDcuX2tgl9uE6e6mQArXZIrugemieAzYEsCpwg",
+	"u1GUbIkFuiON36XBU+FynmKpcjqL/m9e0myF7FaJ/mDicBKXj9SPiroNSoBiVymjUy3MZcJsub11nalc",
+	"8gIjGrE+NtDgPOGyqt4wFBETJFDitgcyQF4Rb5FLLJ9GsxeHvL57/qNH9u8DFnvkdO+1R44utnrtdfXf",
+	"rge4Fa12v7veavc31H96Hjl5/dP6D69/8hD1QiTkh4PXDY/MRJwBjYtkyG2JWXM4wSGIEEblLA5IAxgt",
+	"dDpAYpNx1JPTwsFpDbkpik9jKUjC1NpJshDzxJrx4Ah4+B0CJvAQSBZse9KDz8he9Jt6mEOeuRIU7V9M",
+	"IklCEcxhqSNpyx2ry2Jgs/dZgocMYP+NiRq1YXpNIy7hAIDAoX4ccq3LBQJyGqFML/gnh/x//oe8opJB",
+	"AVt4gd9GieAAOI0jytPEBC4S9TFmpK5uuYb7jofjg8vLua5Al1ULornykMeAJaq0dH+w2d7s+vma1Ttx",
+	"DN3NaDqRBELMsmALU2xulrBxdE98zUbU6R3ymKYsUaq+kj5oGo3i7IU7wGi5Zql2+WMDLfIaDZU6lXNt",
+	"DeBP1taweDHCbw45Ch/SaKT+bQfz97FKhiTTuVr2ay4SZiyf6YQtDPqK4iQtcmYRqnS6DiQID/mE8tCD",
+	"299srLq+kyhI48XA8iHg5MaqmrAqfIFilUuzyU6N/Uhw4LNAN3bxLAWx+4DN0jyDFjPG6SxqLeg09q3c",
+	"QLmpDQqyg+/7Q/6IRNRjuxtbb34/XLx/t0eT9+lF549w9jIMdjqj7u5G2NOtDDlIQ86++7YJX+fDI5G5",
+	"wlVCeSimWsZyKpOYyyGSORHJAXXQItd2AR9DJJDhGC+AdpdIT2treAetrQ153ZGGvJxw4pUFDS9/hXu5",
+	"27exrQ+2vQmHHMr1OQVYo1S7JOq3jIciIew+ZRwoveKKtEzJYfoNvTRDbqHRbevq/iSl63PHwjRV16PN",
+	"rt3nXK220+LtSl6JdEJ67Y7hZVIXnPffvXvXdIibWZprtVo++vZevOy3Gzqy4wboCnhoU0ahrY05m6eK",
+	"ewCZcELBOqSPzplB4DU5mtnpgQOpmWsk3TxOcyLeS7Vzfw5r4mZYGxAwWJEhmAjU5z+H2qSsPgxrrVZr",
+	"WPuoHpgy+0AGsosPWeRefPqjPTOABKjo9JYRX9wMCAZgerDyhbrDBn8xECGKthq62XlCoy8umQkaJsgQ",
+	"DUI4slyhzGENJgqN6J/FSO1KVvE1w25u4dMPzLo42VcJ5UpQRDbqmjcdeEmTkaROhAGTrFdXWWy0iLrr",
+	"1GnPaAwcSKY2rtla5L0Wpd9ID5LUHxaxvYKrK8dUjaYQikAC1rUSp2FWH+xefSBHjEIkVJUiprj/h4oy",
+	"xx9gXlUVjo1gQeojGhJb4NjLlzX2iPoVMzLzFY4bLeL2nK9hjN2WyhdDunNWPiEvXNr2Oqq9fCHsD0py",
+	"X1IDO/davhY2DmPlMtimpQ2YUFYOG5tZtQq2aaWnWnGqYcMcSoWwQSA0hf3qlCNmiIvma56VKIMOa7aG",
+	"57CWbUJf9VZVKhsHD1Wy2T2oU6N5CjuhRSq1LFgp27S1pdoqFI/GZgxQkVsEw+icC5bmW6guEf2B7Hxa",
+	"dWjdR2fDkp1TxNklvEfqN+t2ut3iWN1q09hedY1pGiPQ7cO1pk03sCTFctEfyM9GbXisVHSunXzJ6A/k",
+	"olQt2tRY16mzunA0NtLHI5svIP2BXFZU+XA8ashMbR2UrJK0abRjCD5XURpX8HnFpE3LG2a4paLS2LoR",
+	"2nSNHMSDdd2ESXQ9UUR/p9NBQRKqxuLFI6Xvfnw7CmV26xttSguAecB+z6hR+q5I2IxR0MeU0qAuuFZ2",
+	"tfktcs54CCxgCLyogP5f7zQ73U1HloWoi53mL4Q2/yDt5hZpkSsyIE2/obSVQCQJiwH1W1zLbaLoQWsY",
+	"AKCBoGSzmAZaegY16PLyYK9FfpiLNL9kkc5IW4h5sdaLlY0swjisT4YenuiELo0gnrG3OEYZTIyVuGS+",
+	"lxNzp47m4TVLG2q1xtE9HCseijsJUbwvrBvQw1IBUI4wSIQEwHJDQFqusDbNU6WTf7DKl1NHnXwgD2Mg",
+	"Vpo8EVX+A+moQ9Rva9uZwY8nH9Q4PyAcvP4NMOQ/kC4cO4SS179kQPL2DaIR5ZEKXeE2JAXp96emBUJs",
+	"Hur6QclyCHeIUXLfOTN5pO57gKqquYd+D4Wq/JuSqd4ueXRP2EwEkyE3AO7Wp4tvE8ZDifLVAiiDYpUA",
+	"A5yd+bmxSEBI/F53yzdz9ZQ8FmbRePp+xEOYChAnnMuEZgbITN920Kzsr0pd67U7fgPGZED21GLp+5aG",
+	"obpuPLWdVBOMZ5A4o6SwF2q+KI8o4h5ykB2RmrfJjKJNBiwC1yyFGZI8D0+FaJGTW50fidxfHb1rliqF",
+	"qvQ86sVnLE0WzZ0xUF5d70CjRWx40UNXiiKHCsO4mRh0WrywKrqVzIZhGBKAYoBqEQxUCWa4whmRrWrz",
+	"L+x8hWkZbW4oJyGvyVSzVLFgZD2pog2lrAP1eMTvt9u60X57w8/qlm4QmqZsOtN3pEhpbKvkEL/7//Sv",
+	"vpnMkNe7RHqkRyTAYkCVltwCIHN1DAoxTa6VYHoCtIoThMyAOIa7D3UOojQqDC4lOH7YDT+7wx8Tj6RA",
+	"HUUJjWr0mS2DpHdRwFpDvlO9jdaIU5gKWCMhJD4tQBRsG1OWWioItIrSIY94E0AW9Y44IwS9sZK6wmX+",
+	"Eh0Dp26G8lxNAZxOs9vvD/ksiXgK4sPO+e7BgXNHbiv9/fJgj9z2QGYm10KEJJiIKGANx9EGAjy4lHMi",
+	"OOWh2pUpm44gDEXNtNsjEzFPpEUIjRIMclcnCW6ZJm7RDVt4+JdhSnVMS1H6j4ETNcDNUFTXMyQFz4FF",
+	"YSTCRUMbGoecQO8DrXGqPkslVey9vlDHmiN1hbprpD49KtU0WEfjeQiGWAKSkC0WVJJQGhkN6g3Idkbd",
+	"AtgpWjb8bUuInN1B2xk9qklzQX6fi5TC9xN1RsLt/NKVpOeBIt8uWSKd597WyavZOllBRlpYEygVo8WD",
+	"EFxAW6RSS1Gjr8PZJJTEUZrGjIBtuQF9AqNx9qHevb9vWMYJ1AXe122d8m6L7tidRhsiR8x0xcZCc4b2",
+	"aEoVrdyqa19wieS1tnYkOFusrRlLk1sqyXMc1atWTYIZ+hpgT/HLZq/bAhwVv9NWrFMR/tvTnxstcgBr",
+	"mCuyRKprLGmvtWpbi+TbGKoJkO1aQ9K4LBA8gtK4Xy5rpMbxKrreM59Uk36hapLfIAkFFotFDMko4jRZ",
+	"4JhaatUcrA+NWIS7s7YmAbt1be3JQK0WAqmF23IRTZlcW4NmbSpBxMnlxS6p+1k55ItOb9DuD9pbv/iN",
+	"bbK2Bu4b/Z7/888//9w8OmrugStRNXuwZ35UvEy2yC5uYaQNUBncpwiZhJcOIyN7z6g6ztY1QDkRM/r7",
+	"nAFArRSJP1AiiSS+A7flI3MTBlotFSCp6N1UD24Xno/kUvAxsod3xWgexVCfE4kA37T3t0mqUx8PuEwZ",
+	"hSDOmYjjiF97Nh1LTeDNxcXpuZMZC2LIsmsEwg7AJ6hj/DOMokJAkpcLDi6E/cNVtQT3wxtyJCEcinuF",
+	"lNOAbRrh2pqZ89qaSSW0EUGefU3fQYr7JPOYSSt2WjcChNCoazyORzS4Ab0QJ6k7wPMLUUHAKYw1AhzV",
+	"cRQwjhWLtHP5NBGzJGIpTRarOJFTlkwxajtK40ec003Xg+gAoBvkdF1Rnc6i2qC20Wq3NjAJcgJhPa7w",
+	"oD5fs8pKctI4ZbM9KFfjJPXRwixTeEVTX/uJfTTC+w3UGKLERMUg9WiPDlDt6yhWBGn8m0ZuHelAHMVn",
+	"INOhnnWDghXcuRJ4iv1pxMYiYf6QA4yY+rHRIqfgJgYckPlMnUJfV4ZVI9muOrdU2nOdlxiHfAzDlc5h",
+	"zqADW2RHH0iTKeFaR9n9LEqwtm5m3tLGBNOqcddU+h2xlDbafA5CvUlvsfKnNTbLpbGI2SProHEuzShy",
+	"HkSMxFWetJkHuJ8rNY6bBnLyE55/BXsMEZTGmQx03G23TRyIic2czWLtoF1/r3PhbUhjFvmKB+HXP21l",
+	"80Ftb39za+Nlu9du93rt/ka33dlot9u57IRy9kqxqvmg0+11Nlsb/UKN8qXJbm52y7I8lQyuWmNE6yB6",
+	"dW24xduh+B0yEA18u9G6n8ZujGYGDG/SWlbNVilWdDclHF3colp2URexbRxQ2065zPvg19+ydJd8YdGK",
+	"hJZeVxFCDujzeSV3nYhmt9roanU9dYizktk/6qilVcvi2mBuiGZ6ailkbSBRfZVMV8sGoN9Z/8k+b/hB",
+	"rdKUtXo72SultiRLn9KOehzbsMbbx1/HRw9CXMoe8oOqVyzfWH9FQxMyDq90Hn/lklPtNMO881574/GX",
+	"XotkFIUhg2yKXnfr8TcuhDiifGEMbuq9/iozOtBOBCz7D2+tMD4tWlw6tdsgKng+nSoBBu+aXAyoOo/0",
+	"Wh1XQGCr/ebVSjESpjQ1XPe13z56tZmoyoW/1OCfSlSuCI+D+3g6j9NoRpN0XTGwJqZM1rGAFdS010UO",
+	"0SJG6JA7oy2KIblQkpaJy8p0f6VlkB2dP+gXCrFz4xi3xaHR3+8fiiDnRx1y1/gTpdt2AdUlFfE5s04l",
+	"JXJegyZI6tKKtmphUazV3nTVP+K6DbmJTMtFzlmjJExqbe28UEVFttbWoKWsqMrSYi1ra/ouXVszfn/1",
+	"yJAr/Y1DQjeWYiD+Lj7YvFjMmD8w+vXu+Y9K4+KhNjHnK68MwJtivkvgud/nQi3XNrm8eN3c9OCfzgtQ",
+	"VbG6qWx2un2IXDw4P2lubva3mvfbJF9CDCV7MZeUh5JIpkSIVCRym4R00US5VSSqTVi1pkHgTJl6RKmn",
+	"0ISuARJxIEutmmDFBrAw3Qn9SW4bS04CfhViTBRkljA6HcVKMDSVuUixfBqoKzj8KU1ucEew2hlEVc3U",
+	"skNRMoI7ROPYVHmzhZpnGME4Z9uEmiKENFV0upDEVgUDv0GuaCLuE4SQKsXdb0EpHJh+zK5psMCvzIOn",
+	"e6/X1ozVASo8QHl/UpcB5Wp5oinI2jb4ST1iwj0UD2johs7fHby+wHBVsg7/dtfWjJ5+fkK67Xa3ayJY",
+	"N7JYVhiZ/tCzb5y8/omskx9e/7S2Rurn3x0dkk7rHh796eiQdFv3pttXOwdZPz8cvIa/8ewD2wGrXyCu",
+	"eSRz5wHOii4Qo8MF668OdgEgF463KVGgRvL6YM8bcpybZDxkCRi5ce8IRkjEdCHm6bZSw03QBAwAawD4",
+	"VsocEDAHmG2mQ349Z1Lqw707YcGNJKj0AM/yzfE2ljoIotQOZuPhA3pGlgnHV6ktlmaGPJKY4+JhJSZS",
+	"LMTkEcaDZAEgzyIhYgQlDuMFOEvns3KhJoheK1Rqwvp8NoYoi8SbJWIUs6lS2/AviYEZaCBEg6QNep3S",
+	"G2b5sq15byw0OsxHL9YhOjrW1shriLhGVbDbJ0fRK6AVcBaCm9CtugGlGbNQWhy3SSFRI1hAFHB0PU9M",
+	"dRp0qUAo4Ci6vtbn1+h2nQ1SjLDQGxhpw6pIwHRpHU6JuEOmD+ZNWIcR04QEUdd4p6Dh73TvdcMD+xRY",
+	"Bf6woUJoDYIAaYl2TbtgkDCvFg0tqhDC5qdCXE0pX2ChSr2IP8xFStUavtN+7JUCLTw35iGS2vm2gh/s",
+	"27z7ixS8X+pWRzobcoMfDkGZFVjjmglpIzlMByIFKj0jxgtEjSXZhL/ogA3Q0yBuG4YHEkaFfo4K61so",
+	"0fA0Bd0Z0fdsoXVdONGvRLgoqLkVkpH6ejUtBMcImM9vxcjKwvk0Mq3XFNTt7vPUbatlo8rqaNT4RUmN",
+	"1l/nVGj93ZMUZnzni9CXsXdXXc59o9Vk/O5B9Rgl0CW6cfuf0Gkf0mcvKtA58MRmwnTLlaN1xgZCa1ye",
+	"HbbICVdHNjvhQ45H3PFS5Vx4LDPaP+Bnw9PrKNMVjz6mf2av2Dc+ejUzl8fefitG9tGC8vxVmV9RmT/g",
+	"EIuC2uTfqc+3V9DnHZa+K/g4jjD9uddZobdTulBTuhDiUF1faEPoPqnP79nijAF2/TMNECcJ7OY+BIBi",
+	"M/+kPcImxBXtBdo1pqH8V7ZQgCmg9pvqpBRwvtRLcsYwpU8J1FaIgtRKHSKQ6dZadFaj9TJ4PwPari8G",
+	"6UHpaSt86qfwBtA15VHEgVtsiVUj863sYELfmBSCoIHf9to9ksVS2/g/Ekc3TFfXAiHI1jKEWOcW2VFS",
+	"bxa0/kSfxXcsfY5A9FaMFCv4JJs/wgVbe7ISkSw57RD7A8GaWqBOV8otX70D/0negc8lAn30ahobrkA4",
+	"Gp3oMar5FGk3W5H+RXtrsNEetDtLSMJ95iH5V52EECrxiKuU3adXYMkBlBWJ9aMwfXnvtclOyOw928TY",
+	"eywVSRMoDtE3NARYkhy9BZS3sLixJTH8aMmrHW6xzfFL2nwx6gfNXrjBmpvjDm12RxtBL+yzF+OX9C8V",
+	"pi3235OE6Q7rhhtBb9Ts0xdbzd7Lzc3mliKnfqCm0B13aHtUpCQNLFigJMtyXWDEz0JUnZcb7Va3v5yu",
+	"uhcdrMLRXU5X9pkiq/nu1elDrAbTtVpY7DrjL/DRbv5L2hl1g42w2UO4sxej5mbwMmxusfa4Q5EEKnlL",
+	"v13NWrrN7uYy1tJdwlrsodDNX00jaRCqsnNxgmOwhZvVEFrtNpnF83zRRNLtqlVXt23nJfzpQaYQxI/h",
+	"FtlG4BnYpBb4wvVAIIsCkoLADgORJhyqf7kjOhN3pP+ylEaE8VktuDYtkVuqqiLyTmdzGZkr7qiYI3D7",
+	"JhTE3VTMX5G3+S1P5p9Za/zq7vxPdXe2e4+/cSzS12LOw/9U/+h3AIKAhgonbxYN3M9yllZpIjr1dalC",
+	"cp4mjE4xd6dYmhZFerD85vJsSd267/YiiYGagg8ITVMaTNTlDvmzRVXDTbVvkcPoxuQ6QeqihxG1kGcQ",
+	"SSc17c5FaQVbsIMnLBLrmtpGY/pdJBkGFeeTJ1tEJ2fThBHIPaY6fXzIba6Yhh/IgortlDFjThu1fbyT",
+	"vg3krb+2Rura1O8RX4k864G83Qa7sWTpt/N03Nz0GwMITO11Ntvoo9y0Lq/RImXo2VNqUnLjkd2zw9dY",
+	"3JtBnpVSFjN/oQ6YU18m4g4cea4GWFF1d8h30e3oofM4kvjDgPgRBFyGFPERshLP6hNeBuovc3PDsxn5",
+	"QD61rfMMDxYLPZe+1IKI+l5fZOrPdDGDfxN657fI8TyOdbocbhciqAUsjsElm+qv3ZDdbTteDBk1jWMs",
+	"bkzVsoBDdshN9LVxS/otP+9QNYGeFRHbpO43N7daW22/YVxsv88FOraGnMZYJIZcKMkXxoviGcKeIJgG",
+	"JXKmzoCcMAbWh+k8pqaqo02hIP63akH+DWvcVH/+X98jKR0pkofMEXoNYevzhGP6FEKpZFmwGiEGhkf8",
+	"b6yPYsjd/iGjVzEAnVnC7lkwxyzE6bZ6BdI3UjMfHaaYShaPTeAEmkq/USM1bpCETcWtElYUlcaMQqa/",
+	"GoP2aWbt6UQ0dGNCGC24y0wyhHqwcOiUjg6nzi9q7uqUgaeyVBvct5A+Q+4j4sOwNiCtVssjw5xco77+",
+	"tdVq/fbRJ3VItUnobJbVCcyqhFeYKrCzT7BWPB7SiF0gqN6p+vozhDXq8uZfzRX/oeaKfKXwX/801fkH",
+	"mFmSFdUfdEDz6C+pvq82vt3tdNtqt+H/uu1uu9+prOA/qO3sHu2T76ajN1X7ori0O9ONEr7j+f7pDtk9",
+	"2987uCAXZzvH56/3z8jB8Y96v9q9LsEejl6pHmCDXtD+CBSJLusona9dZYPxagm9qw1qiP14nCYLRHjE",
+	"zzvTlOwGi2+HaqBDfIjpFBx8Yn1nmrpv7Ibp3ig94CF+uXu2d6EfLPzSarX0D1mnsMH6hqwNarn5ZeB0",
+	"tjR3dgPnFw8KM6ymG5WYH6KoasEkd/RrUeipvrysWw9pxzMb6jmb5tmZeCV68KooytOE56lpegm9GyZD",
+	"vsoeetnU3T/1Nnn7l2feU8jHy33vWcL1qund08ek7eG+eMNHaclQ08P0VEUgw5paFDRl9FizP35Bm73R",
+	"y6C5GW6xZmbK6LNsJXqeh1IIrMQ333b+3SW7O+dvyLuDizd7Zzvvdg49z/M6nV6n3XrR9iBErfo51XnN",
+	"Ja2Cv0ILrQSQA3WMXSaLov90m5gAxAxhwmnGZsHo4LdWBcxvpQqvtQHF1QuqfIX68Zj2q19x3/jqNf2v",
+	"tgms4mN9K0bHIj1jNFz8p9oR9oyKaowJOTU+j6W5qlXBUdWX2RW02v6opxNC9CoqhRj7glehsXpZCiTE",
+	"VKXRlFUYFAq+yzODu5uwzKJZsB6QJcYDUqfZ37iMeoJDjkgq+JZazzFN1D8WfiwA5U67MbY1vm6UStOg",
+	"Ee38Rou8FhCTaUJXPMAl0QhsOCA3xC7Nh5hXGDXUvJdmq+Urs5h4xE67nQExQAhjoyqlbcjdnDbDwp3M",
+	"tQtBxiwNJogJgjnnNIUQZI/MJVtWVsiAsS339eqN/OuUKN3Bk5PaPmcC2ZM0jlK20u3Be3F/tPdqq/ZV",
+	"/P/fIP572a6C5JfbVJDylm2q8Q6XNlD/8NjO9Uo7t7tztkdOd34+2j++ICevXx/s7pPzy9PTw4P9c7NT",
+	"q8izz9kpkHpX2qe9VwfP3idcGr05IDwX9kY9ACrZ3xss6ah2iumvmgiYAwb/6hP7Kv/+V8m/UCLByL4V",
+	"kuYnetJcjNgVhF0XPR4yP+SMBdFYywSmUI+L525w2BtKqPx55+iwRY7FEOglgwv3wE1vof6WyE4nM8Z3",
+	"Tg/OZyyoPUlUMZNzRBVTJeGvQZf4uNzksMOJngfZaLXtajpWA1uEptJqYF52X8xzvGdzh5XIXK9Kgdqd",
+	"gjnaxGsJGEoOmFHnyMUhXd1qnjazEo9LqBIrJTiQ6t9IMsnqgRiYT+PwgsoJ+YLS6M8Rd1qTQ6R5i+hp",
+	"CZLUNSRjp+05OIwv2p5GXuwqrcOBWkSgxcTBgxxyxPfDpNxyemoWupqVODGownUuIDEtCuYxTVA/bEBt",
+	"AEgrGnKq1DI6I3d0ASidoKNRQCgEkDQDJKLULHHjAyKYH7LrhIaQIGa0SKhCoSGmRvMUa9voqgUhQ/Sv",
+	"OtSm10fJFvO7E8kNSyDiZhYFN5AhBF8CTA5P44ULGbgEFxXh/ByVsN/eIJWYrDp7awmjODe1Mz+POqM3",
+	"60qpNTFKER2lP3g1RVG1QW2WCJD2UmZ+/7Om/1CEUUOUyiudu1UbvGg7BUyxpFsFU/l7hS99AnHpHhK9",
+	"DFucFArvRBx9T5HgX6Wwr0AMf5uABEm/Fp7ZoUqbjencMztab1wiJeWunzkGE65w+xgEbI1BWs8D/XpQ",
+	"9t1U79GihBqXh/xVO4bzqQ5G1vOqIVb1q4khazyGLFGsFrJMs/tkyLU90Sn+AbfCUbFROTDIw/3cNYeJ",
+	"wPqmQ2zh/GWHacKQCVEGM7PVzG4RvgJLngRg+4Ta5Yi9i19gEfMZZvBHIkRg2yHH7zm7Iyav1WLcFtNm",
+	"MTPWz7zVy0xxUCC+9jlBk65MKfVBr9v38CvnwtDfJBn76r/sg/dcbdsVJCMNet1Wv9LX3odgASfguNLr",
+	"3is9hVeU3syinx2JrDbodzY3/v7sSNiBh+4aeMCIbPlT9vWO+XrH/K3BrFjFQvHMbyQWZHPuFeQly3Tv",
+	"jPPmFRyDJ/kI6iCN44qakGKcgyP0iIhDC4XlIPCSMJJYyVZwJkldI1CYb7X7xteAOnlYSVNJARtzbxWL",
+	"XlgsOrUMl8+gUn42hpst3q9/PhRcZTlhfmlPExHOMaZ0/+yURFOIJfFqhXWxWUJYDdhUBEeETm1Xablh",
+	"TBnWp/6g8wt+06bjFQsH5/ExH68YDikS5UXoNDv9i053ySLg1EozzhcQt9XSe502+U5wqKZh7Ofd9kX7",
+	"5aDTHfT6v0CBZLNMuqx0YZ309eitvGperSBP2HXshRtBd9ShzfZ4izV74WbQ3By9pM0X4z4zv5XWUcRh",
+	"fhXVwtb+AVO3KVOsF/kx3LudZRzAMWV8vRC/XogrXYidlQztB+pwKv5iUts/G2heiZCde9TeEsuu0sJ1",
+	"k8PQM1DF0rke9k3R8D//ZfCJRyJc/M/6PIkhj70agM+t+IMlEzCp3dbCT10WCUAcUGXJfgU4U9qSRfli",
+	"yP3u/b1vant2bJmZ7ayEbELvNHr+LUui8QKC3K85TecJy0DwNH03vCEPWTOc410J5Wb9n5p6B5qmjrop",
+	"GATj+H0eBTfxAnVFjMsYcioXPJgkggNmFSIQY2UmSepc8CYM3CMJC6OEBan0yN0kCiaIIIQgeLpcpgeR",
+	"LE0xVw8FgnMWYF1JiGKWDR26ggBCfSI90ifTiHtko43/dslEfTfx1AKp//bUf7ttggp9t6f+GKcsQUOh",
+	"RjfBYhqkjtEhHaUovo/SlCWAOJUHUBKcUJOgjKsy5IoCZiAb2RAQ06ZirVDHL160iG8uQN+IVDJPBjo8",
+	"ZHvIoU6j/lb1piSqsUhIn4R0IbEAZCLuANvOSGd0noopTSNFxQtdBlSPY8izYhpjdRHCQsuUTmcI8WjJ",
+	"xJi6oQCAQf0mUaWhVOOXuxXzyzEpBXlU3LEkoFKR4T15c7Sz2zx/s9PtvwB0cHQ7Z0R4YQapHdP4uyFz",
+	"XZfeIzdsYdI6AAp+GcY5wXBKUscEo9EiZdKVc/27iWTBla9zF7Iw4H63/5JuvthiL1nARiykG106HtMX",
+	"3SAM6MaY9jsBDV+yly9pm/VfjMf9jRdhO2CbrNPeDDdHSiSJ1Ozx6GXlsrOZnpsNqBVRolyBYKa2M1Et",
+	"/b9f280t2hz/9ueL3sd/VQSMeiVEUB7dI+53xC0IGAgAgI+oN1rTy7bGmyM6yWgqoPYV5Xjg5inTdUZA",
+	"gQhiEdy03BXrvOxt9Lb6Gxu9R2du9/jBmdushIinL3rZfCOesmuWLJnw73NGotCIOch67VSBB0fSnrNt",
+	"EoXoUIyzSk669M0lVodIBXFZZm7KtW7QCdtsa9zcpC9HzV7wImxuYeb1xsj89jghOHx3tQWZz6Nwlf0/",
+	"TykPaRLaigZEZzuTKNwm7Pc5jSE2rvoK+HxT1ddqM3p4fs+Yj2VpHgFitxdk1eQs2flPI1wz/PSvItvy",
+	"vCxzrsvGgMgZDVhTY7CykPi3HQ/5IlSV7rlMVXNIQC4ccs1esw3IcdXSxJ7Cc7Gida8ZskCELASk4NSc",
+	"uwITRihXw2tbGhQYvXr2vhmDExNc/yFWscDrCXRVqCWSI8jbjvd9X/wy/uN4q//L1uWP886+HP8wHf94",
+	"/MOE3/zSnb3fElvHe8frb9ZnB71vH6NNuRI3LpLog5CCj6HovBej3WognaKmW8KueDDpbIWcsacGWz4t",
+	"+Yqh/FyaRnaAliS8KcEfdPcLq7rn1qWo11esTN6kvmkN6DmT+uezlNuxXGmLvOrTWYLyiKsWobN50dkY",
+	"tLuDTueX2hMwH3Ji2Cpwkz/9VFZbNM9nYYvs8AXp3t+b3PuS4qFhswmVJiEcs8MVm1ByaXTNAXcVMdna",
+	"5b6UJIw2Qyvq5sTZVDt1sko5AMYxnicW+1rpOUxCFzp8uypexhRk1DOpZxLfxv39Er0EyhejVtLwdIi9",
+	"UkyGXCSEOsqJhniFNGBdkdYAMBpNRZceUhsVzmNG6EjcMm/IJ0pnAok0p2Mo5vZQPMx+Xo6pQ10tLGpl",
+	"VU5TMc6sbKNSRf5YYSk60wWNdK34TEFVbep90PWFymhpFbbcIW8Sf57E/oD4YEXzoTExtjH2Xa/dcwvI",
+	"ejb1fy4RGxbkMhpDqj+hZDYfxVEAsOBY/5LUJ0JqV6pBEsbaojb4ZJZEt0rLVVszlwzHgtV0csDKpBp4",
+	"LcNOAKxrHxfAHziCpboOpLNI20QAaG/qLhyNY30tTkkdSmWnEyGhkKe66Igu4IaduFACA9xPcccVbTJP",
+	"pzL0221n5Yq4+3W/C9VDbT3kvLZpXNzL9KUhr/v6myv8xvfMxd1qtbCgrzY1ZKdxW8MuWy1S3/tj3BNd",
+	"SdjabhSjscFUAeVkQm+ZwZJuZzaebTJiCwHaqa77mIM/rgLLI3u2apUuk6dVXTVFKFoFZx2XeWRz2Ie8",
+	"VAILDjR/sLrViMXiThdLroRAToWG10a2IImkY7Yc5FiP4K8FOn7MU7KSw+NZroynuyeeBL+sV+9J6Mud",
+	"57mR/us8R/kjr8RiOPFH4+9/2Eo2v/v+59+Ti7v3l6d7mweHp78ciO4hPaTnd8/yOf2zXpPHMLKyUn5U",
+	"2kp/SjZyAZXhchqrAx2lZTRlUgRTHvL/SDRlvXJfEZU/D6JykT/99yArq1vmH4VV/g/1bJ3ZQqIl/9an",
+	"ubcqwkXWFTNe7rs6x4oWSnqbxUa8TaLrSUroHUUxygR5WwuQmKeBmEKsFaPBxOonFXGEy7QE/f1VFPoA",
+	"eMRd8fpaoHQN4p9ZGQ9+JNFYy5xZpEpiUZah0O98hDKe9bxBm3WDLM1MnIquS91okUtdRUZJrXms528k",
+	"icKBVhVcxOdWaRZ0pJSzqmmgeVlf7dlFU0guqHPBGXSllDFA+fIzSdsHA1nD0Uh8U1UF+ijUkUXtgMnU",
+	"EdaxDjRWYsrBVScMzOBMeoCmtTDEoKQeXWpGVyQFVW7I9e/vxaiAb63UZ6UTo2fBFGGqA6wmCMJO/e65",
+	"nNOYdNpNtDEMuVG7sbqsxuDSiRfijibo9Wrivkf8GirvoHcuMyZKXZ/fkfD9Llbe12qSNmAMCESdAHaZ",
+	"wFrVRr9H20GVuK5WNBPWny1rL7OTZeS0qgT3VGlITeBJgvIz460yqtOOQdwfnNmKLoVwjit/NZW1QWdz",
+	"owBwhbt0hVCv3XZPMVjYWSM8P1VCfd76Fye3NcYXm/1RjzZ7G1vd5mbnZbsYapSfHCaI6OnVLqKpOjpz",
+	"Yz937HDGWkKJ2adWrbAUenXMWujYqlVCmwoLsFLQlNI5q8n5nxL4FYk/JuwXL7DU4ZSLr7FR/2vSgp8n",
+	"5P6vkVPRwIWnA0UaLu4+v4RqqoSETHGOSkcFw4phRWm5RU4Zx7hlR8wBJwLa3VLIegTUGsoDFscs3CZc",
+	"DLnxLKCFBUUjHa2Vy69cJsaSHZ6T5LTcaANSIGtScEZonDAagtFUsUWvonpIlaSBc36uYVC/98lFPwpX",
+	"Ojos8XZ9kozy914EuHahNQA9wfCjJ/n1CviKlv5fx83xWPwlNodQBI+jn1FO3lwcHSIUSwK1XRXnhsCs",
+	"PDIElKFiYhazFjkWZAn8w5A/hP+wp4b0KO8DKNBJWkB80Cg8/18ognQxY0Q94MLrlD4zGrqfAScCv3DQ",
+	"IDTQjvOj/qb4ehZ8k8HzZN+Zl+wYag8FqlSyPNgGgwmBSw44Zl86OsSb+ZTypsWzc5EtHsaIwETfP5aS",
+	"6I62cKGpAOvk6nq6SosC5AEdPava5dfkzcXFaYscOAW+EEfBBSwY8jq4n9dBAvjDbzxEzQ+CmbyB8X+2",
+	"bCgXTeBvv51xLo/dyrmV/+IJ8zC6ZVwNF4hgKRkiHaxMhRr/wixFQDmQH8ugQsCo6eJjWHQMRA7x++0N",
+	"f8ihqSjVVaY8W6EXoDI1eFoioR43I2lCx+MoICyW7G7CkmU8eMgfJdszQLtn8vPl8Zm5GiQMpzCPhm36",
+	"e4nZzvAhegZIqe0Slondqy+DvK2Y8Um74gC0uNszd6UStT4pjWJ91Jfgu7QyRPtaBaxL7TNsNdjGPu9e",
+	"H+ta/RX77c4NQuFM9BxWftGN26oKpvq7uDGmaq/wpC6Pg/ZyrNc+qETAKbmUnRC0xygMHsUnP0lreIB7",
+	"2oV9iH3m3/+ztjOLvmeLnXk6ASgO1aDijZWZKC7EWN1afUNblt7Ajm2jBz/AtceAqZDNYrFQz38jIfSZ",
+	"XJ4dNnIBEIP19VgENJ4ImQ4225td0Lr1HJaN5b0YyRZZVogVgwROT87zoLH+thsNVfe77a7fIDrfB/Oc",
+	"ANuXm/jHrC70O8BcklgwB5AcSJQOhnzIPxDE8SEfyBGjEDD1gRgAYStsfRjyD81m0/5PvWdaJx90ZDcL",
+	"PXJHo9SkMFEN9dQiH5Scgy+5KL8fyI5Bg4qkxTsxcMK51xyw4g8AssbCbSIK1eT+nQf6/bZUKQ5uNIxX",
+	"s4ttCq5gFVnV6YJJ3avBQTZdYg06KaYMUX6x2CAlEyWaklipVZB9V8I7HtgOjGuLhljeP5lzdw6SjBJG",
+	"bzzohCTiTmpUZadAJFiXkL8s1gFmAMGiwRfqlu+RKcBw0ekoup6LeWFyBl/5A7AjB8BZd6URBHFCwF+U",
+	"DGv2ZMgBgxPw4+UgI4YmqiX5jbZf5rbRWV4zmJb7CBZVwkeAyZkR00SNl9O4RZzKj5QECZUTFhqaitlY",
+	"TWQSYZBuBjZGr2nEAVgwS6PbVgdeZymqbcVYziZiyGjUZ6jno3YU0aZFHJNqZGdA0R6zO+u5oTOapA21",
+	"QSUHNfhu1yz4zZBnIbc62zNH1MgbqvGkNVC3T+ozeh1xmrKwgQ5yBEYHHjGF2EwTc/1Qczl4ap12AMCR",
+	"5VwWAxA0Nygsbrip2iWNdwTB03nMI8WvLi92W2QffLhQaE2zkyHH4SlGZ4LQEVX7bkJT2ColAmt/jkll",
+	"gz1G5B+I5ixGaKkjOOTWvdwiZXQjhBWKKX8CzNGQV+IckcdgjiKJtmehGRTEPeNqgcSgWHse/MgI9Ppn",
+	"jYSkAwpgAtvad6hI1itiIQ35A2BIGbQ5Que4e4/IJRWJTGVArdUwFDVo4cDAL3oa60qLdK6OsQwK8VKy",
+	"8TzG0nwIbDisRZJMF4CGqBhBxK+HNZQttjPAxCFXv0/pAuJ6iVFiDKK3xv4qz/VdCVohHylv4Ab1GSAz",
+	"EWO0whFYzDAePEtgLbkW0OWgC31B5LFcW8N7GrMBPpBzEBEUDXyAgnXUr76eHRgNvGqhzLpaKX28jAih",
+	"mLqvJ/ZWjPagyXpBhmgQp1WXi2O744hHyHvV3My72YPbpoqALUqwqOw26yS7nrAHxsNi8/bSeLCh7JZZ",
+	"2pAtnJhUVU5Qdz5cCRSu+Ae6Kx11vFvxLH0joXs8CHh2Q4Q1E0n+DMPJ0WiicOLBTZ1BneGOXeZSpuww",
+	"htx1Ttl8GhuYJHWyneK7UJtBZziQupuyMFoY+bihidGE2LfW1jDj3A27Aevuxem5RkDAmhZvz0+O7Uph",
+	"FP2Q1/0/hxgzMKx5ZAjaI/6V5SPWPmLGQRk5YSfrFWIclPhlTCVZqoGNWVPHPYemsLaWhVOsrek7B2U5",
+	"FqOiZpN7BkQ79ZBKmFwCWoBxQ1oRszlGpO5vqI4VJa2tuVlGa2sNxL/LQAK0SP8gVoDGRC1gEmTify6z",
+	"yCsDFOi4tykNFT0lcYT3A9wkVN5Ivc1n6DtVu/w6F15lYshMrhMcICUicMzZgZqFYjxG0X+EcSohXQxw",
+	"b/IIDJEk0XTKwoimTJfxNE5bXKbVQR+GvAL1gVSAPsCAS8gP2/lcIrgRBB9H1/OEDbkJCDQZXWrnbPsx",
+	"dZrPZ7ViHUdO5jObm6LXb8jDeaJ2eaAEaSsCxEKC+5mikS9RnAiKZIoExdosx0U9vrZGUxIzNQBFG2tr",
+	"av5GdIRJKLK4VaSnNkKMUUNYWxuQFaFANGY3nTICuBxZkjy0ZgBO0NKI6odqzB5iqOEyWmiDxbWpPKOp",
+	"bCeL5WOK1FyWdQd5Ug7VQZ6QYk6a8qvgMepcDLkOe1Lfjlh6xxhvuLGi28TXYZg+GTElMsIdEkum9Ysi",
+	"0BmRqo+7yaI15DtZyGmZuSoqifj1tvYgEy2vmEQC+Kx0DpTfMIIVSpTq5TjHRAy1Ej87gjNgJKulLiRW",
+	"193ULE/XPlVHUp0jJXXgtU8oz/FEB+/DTdFyM69yZyGgnCQCg2bTVp7pZzgj6Z0gEQ/ZTN2rPM2S2OW2",
+	"SRljkTpEYG7otFyCs2AY/oDEDwCGDDkhTwENMbDcDyWy301EzKpxQ6C7ZdghmBqGOe261GyjVQ04YMx7",
+	"FpEDG9b3T8OCcmge0hrybouUYQHqfpbJD3l5xQR+90u7/D7CfstUBDfQb7lh2J4IgrtFcpMtDZCIQ2N6",
+	"dQa4DeWeIKrlAXQCNVFTOfAzgBKYEig+jOdBfAKSgyeohiVwVxcRJCROdBlGkhQFbg96rY6tToVA+66u",
+	"Dah4MVSkkoqF0hiaLkI7uGeGLkdJyDARhnxXTGe6PDEsNUA/ZOBQCwiZstpJSOojNhaQsYy1vo25reFB",
+	"SS91s0d8yAOhxB2lqUVTZkQaAIixO7MSSAypo7I95LNEpCgobbtQK2QpTpEROPcdyU+urSFO1ojZ5GLQ",
+	"COkCpBorKensX09J6jMlkXgkjvhNE0y0UJoaL3QueBOzi01qsTrlXHE9TKEtpSSrXY3AJQm6JOatI4dH",
+	"v5eSFkLL5/VcMzER6Gbv+JykSRTcWDvgtaLIRMx5qLPKYkUvMpXq/uQsVSdTG3ctY2b36v6O0nhhcp/r",
+	"RmZBf75/frFzsX+0f3yxd/Vu/9Wbk5Pvr3YOD0/e+Q2TJp0tgIcD14XNprpGOKZNg0Cs1cVS/q693so5",
+	"vDlt2oaVVEH3OK5FFmZlM2lcRi80hvoBibXH1cv8IR6w0iHPx5KAASiVaKDNYgds/Akc1YUFAsjsDSxv",
+	"+jCuiI+/ffz/AwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -996,10 +996,10 @@ type Transaction struct {
 	// Example: ACME GmbH
 	CounterpartyName *string `json:"counterparty_name"`
 
-	// Currency ISO 4217 currency of the amount.
+	// Currency ISO 4217 currency of the amount; `null` when the statement does not say (a CSV without a currency column, say).
 	//
 	// Example: EUR
-	Currency string `json:"currency"`
+	Currency *string `json:"currency"`
 
 	// Date Booking date.
 	//
@@ -1828,7 +1828,8 @@ type ClientInterface interface {
 	// decimals with a `.` decimal mark and the currency's decimals (`-89.90`), never quoted or
 	// altered. Text cells that would start a spreadsheet formula (first character `=`, `+`,
 	// `-`, `@`, tab or carriage return) are prefixed with a single quote `'` so that
-	// spreadsheet programs do not execute them.
+	// spreadsheet programs do not execute them; so is a text cell that itself starts with `'`,
+	// so that removing one leading `'` from a text cell always gives back the original text.
 	//
 	// **`format=json`** (`application/json`): one `TransactionExport` document
 	// `{"job": ..., "transactions": [...]}` (not wrapped in the envelope).
@@ -2140,7 +2141,8 @@ func (c *Client) GetJob(ctx context.Context, id JobId, reqEditors ...RequestEdit
 // decimals with a `.` decimal mark and the currency's decimals (`-89.90`), never quoted or
 // altered. Text cells that would start a spreadsheet formula (first character `=`, `+`,
 // `-`, `@`, tab or carriage return) are prefixed with a single quote `'` so that
-// spreadsheet programs do not execute them.
+// spreadsheet programs do not execute them; so is a text cell that itself starts with `'`,
+// so that removing one leading `'` from a text cell always gives back the original text.
 //
 // **`format=json`** (`application/json`): one `TransactionExport` document
 // `{"job": ..., "transactions": [...]}` (not wrapped in the envelope).
@@ -3241,7 +3243,8 @@ type ClientWithResponsesInterface interface {
 	// decimals with a `.` decimal mark and the currency's decimals (`-89.90`), never quoted or
 	// altered. Text cells that would start a spreadsheet formula (first character `=`, `+`,
 	// `-`, `@`, tab or carriage return) are prefixed with a single quote `'` so that
-	// spreadsheet programs do not execute them.
+	// spreadsheet programs do not execute them; so is a text cell that itself starts with `'`,
+	// so that removing one leading `'` from a text cell always gives back the original text.
 	//
 	// **`format=json`** (`application/json`): one `TransactionExport` document
 	// `{"job": ..., "transactions": [...]}` (not wrapped in the envelope).
@@ -3505,14 +3508,6 @@ type ListJobsResponse500Headers struct {
 	XRequestId          string
 }
 
-// ListJobsResponse501Headers the declared response headers of an HTTP 501 response for ListJobs
-type ListJobsResponse501Headers struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int64
-	XRequestId          string
-}
-
 // ListJobsResponse503Headers the declared response headers of an HTTP 503 response for ListJobs
 type ListJobsResponse503Headers struct {
 	RetryAfter          int
@@ -3537,8 +3532,6 @@ type ListJobsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -3553,8 +3546,6 @@ type ListJobsResponse struct {
 	Headers429 *ListJobsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListJobsResponse500Headers
-	// Headers501 the parsed response headers for an HTTP 501 response
-	Headers501 *ListJobsResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListJobsResponse503Headers
 }
@@ -3587,11 +3578,6 @@ func (r ListJobsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListJobsResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListJobsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -3706,14 +3692,6 @@ type CreateJobResponse500Headers struct {
 	XRequestId          string
 }
 
-// CreateJobResponse501Headers the declared response headers of an HTTP 501 response for CreateJob
-type CreateJobResponse501Headers struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int64
-	XRequestId          string
-}
-
 // CreateJobResponse503Headers the declared response headers of an HTTP 503 response for CreateJob
 type CreateJobResponse503Headers struct {
 	RetryAfter          int
@@ -3744,8 +3722,6 @@ type CreateJobResponse struct {
 	JSON429 *TooManyRequestsOrLimitExceeded
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers202 the parsed response headers for an HTTP 202 response
@@ -3766,8 +3742,6 @@ type CreateJobResponse struct {
 	Headers429 *CreateJobResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateJobResponse500Headers
-	// Headers501 the parsed response headers for an HTTP 501 response
-	Headers501 *CreateJobResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateJobResponse503Headers
 }
@@ -3815,11 +3789,6 @@ func (r CreateJobResponse) GetJSON429() *TooManyRequestsOrLimitExceeded {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateJobResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CreateJobResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -3915,14 +3884,6 @@ type GetJobResponse500Headers struct {
 	XRequestId          string
 }
 
-// GetJobResponse501Headers the declared response headers of an HTTP 501 response for GetJob
-type GetJobResponse501Headers struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int64
-	XRequestId          string
-}
-
 // GetJobResponse503Headers the declared response headers of an HTTP 503 response for GetJob
 type GetJobResponse503Headers struct {
 	RetryAfter          int
@@ -3949,8 +3910,6 @@ type GetJobResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -3967,8 +3926,6 @@ type GetJobResponse struct {
 	Headers429 *GetJobResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetJobResponse500Headers
-	// Headers501 the parsed response headers for an HTTP 501 response
-	Headers501 *GetJobResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetJobResponse503Headers
 }
@@ -4006,11 +3963,6 @@ func (r GetJobResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetJobResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetJobResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -4115,14 +4067,6 @@ type ExportJobResponse500Headers struct {
 	XRequestId          string
 }
 
-// ExportJobResponse501Headers the declared response headers of an HTTP 501 response for ExportJob
-type ExportJobResponse501Headers struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int64
-	XRequestId          string
-}
-
 // ExportJobResponse503Headers the declared response headers of an HTTP 503 response for ExportJob
 type ExportJobResponse503Headers struct {
 	RetryAfter          int
@@ -4151,8 +4095,6 @@ type ExportJobResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -4171,8 +4113,6 @@ type ExportJobResponse struct {
 	Headers429 *ExportJobResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExportJobResponse500Headers
-	// Headers501 the parsed response headers for an HTTP 501 response
-	Headers501 *ExportJobResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ExportJobResponse503Headers
 }
@@ -4215,11 +4155,6 @@ func (r ExportJobResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ExportJobResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ExportJobResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -4323,14 +4258,6 @@ type GetJobResultsResponse500Headers struct {
 	XRequestId          string
 }
 
-// GetJobResultsResponse501Headers the declared response headers of an HTTP 501 response for GetJobResults
-type GetJobResultsResponse501Headers struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int64
-	XRequestId          string
-}
-
 // GetJobResultsResponse503Headers the declared response headers of an HTTP 503 response for GetJobResults
 type GetJobResultsResponse503Headers struct {
 	RetryAfter          int
@@ -4359,8 +4286,6 @@ type GetJobResultsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -4379,8 +4304,6 @@ type GetJobResultsResponse struct {
 	Headers429 *GetJobResultsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetJobResultsResponse500Headers
-	// Headers501 the parsed response headers for an HTTP 501 response
-	Headers501 *GetJobResultsResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetJobResultsResponse503Headers
 }
@@ -4423,11 +4346,6 @@ func (r GetJobResultsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetJobResultsResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetJobResultsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -4577,14 +4495,6 @@ type GetStatusResponse500Headers struct {
 	XRequestId          string
 }
 
-// GetStatusResponse501Headers the declared response headers of an HTTP 501 response for GetStatus
-type GetStatusResponse501Headers struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int64
-	XRequestId          string
-}
-
 // GetStatusResponse503Headers the declared response headers of an HTTP 503 response for GetStatus
 type GetStatusResponse503Headers struct {
 	RetryAfter          int
@@ -4609,8 +4519,6 @@ type GetStatusResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -4625,8 +4533,6 @@ type GetStatusResponse struct {
 	Headers429 *GetStatusResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetStatusResponse500Headers
-	// Headers501 the parsed response headers for an HTTP 501 response
-	Headers501 *GetStatusResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetStatusResponse503Headers
 }
@@ -4659,11 +4565,6 @@ func (r GetStatusResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetStatusResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetStatusResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -4751,14 +4652,6 @@ type GetUsageResponse500Headers struct {
 	XRequestId          string
 }
 
-// GetUsageResponse501Headers the declared response headers of an HTTP 501 response for GetUsage
-type GetUsageResponse501Headers struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int64
-	XRequestId          string
-}
-
 // GetUsageResponse503Headers the declared response headers of an HTTP 503 response for GetUsage
 type GetUsageResponse503Headers struct {
 	RetryAfter          int
@@ -4783,8 +4676,6 @@ type GetUsageResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -4799,8 +4690,6 @@ type GetUsageResponse struct {
 	Headers429 *GetUsageResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetUsageResponse500Headers
-	// Headers501 the parsed response headers for an HTTP 501 response
-	Headers501 *GetUsageResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetUsageResponse503Headers
 }
@@ -4833,11 +4722,6 @@ func (r GetUsageResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetUsageResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetUsageResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -5979,7 +5863,8 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, id JobId, 
 // decimals with a `.` decimal mark and the currency's decimals (`-89.90`), never quoted or
 // altered. Text cells that would start a spreadsheet formula (first character `=`, `+`,
 // `-`, `@`, tab or carriage return) are prefixed with a single quote `'` so that
-// spreadsheet programs do not execute them.
+// spreadsheet programs do not execute them; so is a text cell that itself starts with `'`,
+// so that removing one leading `'` from a text cell always gives back the original text.
 //
 // **`format=json`** (`application/json`): one `TransactionExport` document
 // `{"job": ..., "transactions": [...]}` (not wrapped in the envelope).
@@ -6331,13 +6216,6 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 		}
 		response.JSON500 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6555,37 +6433,6 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 501:
-		var headers ListJobsResponse501Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListJobsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -6705,13 +6552,6 @@ func ParseCreateJobResponse(rsp *http.Response) (*CreateJobResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
@@ -7044,37 +6884,6 @@ func ParseCreateJobResponse(rsp *http.Response) (*CreateJobResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 501:
-		var headers CreateJobResponse501Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateJobResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -7180,13 +6989,6 @@ func ParseGetJobResponse(rsp *http.Response) (*GetJobResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
@@ -7436,37 +7238,6 @@ func ParseGetJobResponse(rsp *http.Response) (*GetJobResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 501:
-		var headers GetJobResponse501Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetJobResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -7579,13 +7350,6 @@ func ParseExportJobResponse(rsp *http.Response) (*ExportJobResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
@@ -7876,37 +7640,6 @@ func ParseExportJobResponse(rsp *http.Response) (*ExportJobResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 501:
-		var headers ExportJobResponse501Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers ExportJobResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -8019,13 +7752,6 @@ func ParseGetJobResultsResponse(rsp *http.Response) (*GetJobResultsResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
@@ -8306,37 +8032,6 @@ func ParseGetJobResultsResponse(rsp *http.Response) (*GetJobResultsResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 501:
-		var headers GetJobResultsResponse501Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetJobResultsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -8491,13 +8186,6 @@ func ParseGetStatusResponse(rsp *http.Response) (*GetStatusResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
@@ -8716,37 +8404,6 @@ func ParseGetStatusResponse(rsp *http.Response) (*GetStatusResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 501:
-		var headers GetStatusResponse501Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetStatusResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -8845,13 +8502,6 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
@@ -9070,37 +8720,6 @@ func ParseGetUsageResponse(rsp *http.Response) (*GetUsageResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 501:
-		var headers GetUsageResponse501Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetUsageResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

@@ -145,7 +145,8 @@ type Store interface {
 	// Complete stores the results and marks the job completed, if attempt still holds it
 	// (ErrStale otherwise).
 	Complete(ctx context.Context, id uuid.UUID, attempt int, results []byte, now time.Time) error
-	// Fail marks the job failed, if attempt still holds it (ErrStale otherwise).
+	// Fail marks the job failed, unless it is finished or a newer attempt claimed it (ErrStale):
+	// the final attempt fails the job even when it could not claim it first.
 	Fail(ctx context.Context, id uuid.UUID, attempt int, f Failure, now time.Time) error
 }
 

@@ -159,35 +159,57 @@ func requestHash(req NewJob) []byte {
 // sniffBytes is how much of a text file the upload check reads: what format detection looks at.
 const sniffBytes = 64 << 10
 
-// checkBank is the check made before a job is accepted: the bank file has a supported format
-// and, for the container formats (PDF, Excel), opens and reads. Text formats are only sniffed
-// here; their rows are read by the worker.
+// checkBank is the check made before a job is accepted: see CheckStatement. A file too large
+// to parse is left to the worker, which fails the job with FILE_TOO_LARGE.
 func (s *Service) checkBank(f File) error {
+	_, err := CheckStatement(f, s.Limits)
+	if err != nil && !errors.Is(err, statement.ErrTooManyRows) && !errors.Is(err, statement.ErrResourceLimit) {
+		var serr *statement.Error
+		if !errors.As(err, &serr) {
+			return err
+		}
+		return &FileError{Field: "bank", Msg: err.Error()}
+	}
+	return nil
+}
+
+// CheckStatement is the check of a bank statement before a job is accepted, shared by both
+// APIs: the file has a supported format and, for the container formats (PDF, Excel), opens
+// and reads. Text formats are only sniffed here; their rows are read by the worker. It returns
+// the detected format, and a *statement.Error when the file is refused; other errors are
+// failures to read the spooled upload. A parser's internal failure is not the file's fault and
+// is left to the worker.
+func CheckStatement(f File, limits statement.Options) (statement.Format, error) {
 	head, err := readHead(f, sniffBytes)
 	if err != nil {
-		return err
+		return "", err
 	}
 	format, err := engine.Detect(head)
 	if err == nil && format != statement.FormatPDF && format != statement.FormatXLSX && format != statement.FormatXLS {
-		return nil
+		return format, nil
 	}
 	if err != nil && f.Size <= sniffBytes {
-		return &FileError{Field: "bank", Msg: err.Error()}
+		return "", err
 	}
 	// A container's table of contents is at its end, and encryption or damage shows only when
 	// it is opened: read it whole.
 	data, err := readAll(f)
 	if err != nil {
-		return err
+		return "", err
 	}
-	if _, err := engine.Parse(data, s.Limits); err != nil {
-		if errors.Is(err, statement.ErrInternal) || errors.Is(err, statement.ErrTooManyRows) || errors.Is(err, statement.ErrResourceLimit) {
-			// Left to the worker, which fails the job with the right code.
-			return nil
+	st, err := engine.Parse(data, limits)
+	if err != nil {
+		var serr *statement.Error
+		switch {
+		case errors.Is(err, statement.ErrInternal):
+			return format, nil
+		case !errors.As(err, &serr):
+			// Parsers return *statement.Error; anything else is still the file's problem.
+			return format, statement.Errorf(format, statement.ErrCorrupt, statement.Position{}, "%v", err)
 		}
-		return &FileError{Field: "bank", Msg: err.Error()}
+		return format, err
 	}
-	return nil
+	return st.Format, nil
 }
 
 // checkExpected checks that the expected-references file is CSV or Excel with a reference and

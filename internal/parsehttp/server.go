@@ -1,7 +1,7 @@
 // Package parsehttp serves the Parsing API: it implements the strict server interface generated
 // from openapi/parsing.yaml and converts between the generated types and the business packages.
-// Every answer, errors included, is the envelope {ok, data | detail+error, meta}. It holds no SQL
-// and no business rules.
+// Every answer, errors included, is the envelope {ok, data | detail+error, meta}, except the file
+// downloads (the job export, the spec, the docs). It holds no SQL and no business rules.
 package parsehttp
 
 import (
@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -34,6 +35,12 @@ type Config struct {
 	Limiter httpkit.RateLimiter
 	// Anonymous limits requests without valid credentials per source address; nil limits nothing.
 	Anonymous *ratelimit.Throttle
+	// Jobs creates and reads parsing jobs, usage and the account's plan.
+	Jobs Jobs
+	// MaxFileBytes bounds the uploaded statement file.
+	MaxFileBytes int64
+	// Version is the server version GET /api/v1/status reports.
+	Version string
 }
 
 // Server implements the generated strict server interface.
@@ -45,6 +52,13 @@ type Server struct {
 	anonymous *ratelimit.Throttle
 	// scopes are the scopes each operation requires, by operation id.
 	scopes map[string][]account.Scope
+	jobs   Jobs
+	// maxFileBytes bounds the uploaded statement file.
+	maxFileBytes int64
+	version      string
+	logger       *slog.Logger
+	// now is the clock of Retry-After.
+	now func() time.Time
 }
 
 var _ parseapi.StrictServerInterface = (*Server)(nil)
@@ -59,6 +73,15 @@ func New(cfg Config) (*echo.Echo, error) {
 	if cfg.Accounts == nil {
 		return nil, errors.New("parsing listener: no account service")
 	}
+	if cfg.Jobs == nil {
+		return nil, errors.New("parsing listener: no job service")
+	}
+	if cfg.MaxFileBytes <= 0 {
+		return nil, errors.New("parsing listener: no upload limit")
+	}
+	if cfg.Logger == nil {
+		return nil, errors.New("parsing listener: no logger")
+	}
 	scopes, err := requiredScopes(spec)
 	if err != nil {
 		return nil, fmt.Errorf("parsing spec: %w", err)
@@ -67,20 +90,51 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, scopes: scopes}
+	s := &Server{svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, scopes: scopes,
+		jobs: cfg.Jobs, maxFileBytes: cfg.MaxFileBytes, version: cfg.Version, logger: cfg.Logger, now: time.Now}
 	e, err := httpkit.NewEcho(httpkit.EchoConfig{
 		API:                "parse",
 		Logger:             cfg.Logger,
 		Render:             renderError,
 		Spec:               spec,
-		Validation:         httpkit.ValidatorOptions{Authenticate: s.authenticate},
+		Validation:         httpkit.ValidatorOptions{Authenticate: s.authenticate, StreamUploads: true},
 		MaxUploadBodyBytes: cfg.MaxUploadBodyBytes,
+		DB:                 cfg.DB,
 	})
 	if err != nil {
 		return nil, err
 	}
-	parseapi.RegisterHandlers(e, parseapi.NewStrictHandler(s, nil))
+	parseapi.RegisterHandlers(e, parseapi.NewStrictHandler(s, []parseapi.StrictMiddlewareFunc{keepRateLimitHeaders}))
 	return e, nil
+}
+
+// rateLimitHeaders are the headers of the account's request budget.
+var rateLimitHeaders = []string{httpkit.HeaderRateLimitLimit, httpkit.HeaderRateLimitRemaining, httpkit.HeaderRateLimitReset}
+
+// keepRateLimitHeaders makes the X-RateLimit headers of an answer the ones authentication set
+// (httpkit.ApplyRateLimit), whatever the generated response writes. The generated 2xx answers
+// declare them as plain ints and always write them, from fields the handlers leave zero. When a
+// limiter counted the request, its own hook puts its values back before the status line, and
+// this one keeps them; when nothing counted it (no limiter configured), there is no budget to
+// report and the headers are removed rather than sent as "0".
+func keepRateLimitHeaders(f parseapi.StrictHandlerFunc, _ string) parseapi.StrictHandlerFunc {
+	return func(c echo.Context, request any) (any, error) {
+		res := c.Response()
+		set := make([]string, len(rateLimitHeaders))
+		for i, name := range rateLimitHeaders {
+			set[i] = res.Header().Get(name)
+		}
+		res.Before(func() {
+			for i, name := range rateLimitHeaders {
+				if set[i] == "" {
+					res.Header().Del(name)
+				} else {
+					res.Header().Set(name, set[i])
+				}
+			}
+		})
+		return f(c, request)
+	}
 }
 
 func meta(ctx context.Context) parseapi.Meta {
@@ -103,42 +157,6 @@ func errorBody(ctx context.Context, code, detail string) parseapi.ErrorEnvelope 
 // notImplemented is the answer of the operations a later server version implements.
 func notImplemented(ctx context.Context) parseapi.NotImplementedJSONResponse {
 	return parseapi.NotImplementedJSONResponse{Body: errorBody(ctx, httpkit.CodeNotImplemented, httpkit.MessageNotImplemented)}
-}
-
-// CreateJob is not implemented yet.
-func (s *Server) CreateJob(ctx context.Context, _ parseapi.CreateJobRequestObject) (parseapi.CreateJobResponseObject, error) {
-	return parseapi.CreateJob501JSONResponse{NotImplementedJSONResponse: notImplemented(ctx)}, nil
-}
-
-// ListJobs is not implemented yet.
-func (s *Server) ListJobs(ctx context.Context, _ parseapi.ListJobsRequestObject) (parseapi.ListJobsResponseObject, error) {
-	return parseapi.ListJobs501JSONResponse{NotImplementedJSONResponse: notImplemented(ctx)}, nil
-}
-
-// GetJob is not implemented yet.
-func (s *Server) GetJob(ctx context.Context, _ parseapi.GetJobRequestObject) (parseapi.GetJobResponseObject, error) {
-	return parseapi.GetJob501JSONResponse{NotImplementedJSONResponse: notImplemented(ctx)}, nil
-}
-
-// GetJobResults is not implemented yet.
-func (s *Server) GetJobResults(ctx context.Context, _ parseapi.GetJobResultsRequestObject) (parseapi.GetJobResultsResponseObject, error) {
-	return parseapi.GetJobResults501JSONResponse{NotImplementedJSONResponse: notImplemented(ctx)}, nil
-}
-
-// ExportJob is not implemented yet.
-func (s *Server) ExportJob(ctx context.Context, _ parseapi.ExportJobRequestObject) (parseapi.ExportJobResponseObject, error) {
-	return parseapi.ExportJob501JSONResponse{NotImplementedJSONResponse: notImplemented(ctx)}, nil
-}
-
-// GetUsage is not implemented yet.
-func (s *Server) GetUsage(ctx context.Context, _ parseapi.GetUsageRequestObject) (parseapi.GetUsageResponseObject, error) {
-	return parseapi.GetUsage501JSONResponse{NotImplementedJSONResponse: notImplemented(ctx)}, nil
-}
-
-// GetStatus is not implemented yet: its 200 must carry the X-RateLimit-* headers of the
-// account's request budget, which this version does not count yet.
-func (s *Server) GetStatus(ctx context.Context, _ parseapi.GetStatusRequestObject) (parseapi.GetStatusResponseObject, error) {
-	return parseapi.GetStatus501JSONResponse{NotImplementedJSONResponse: notImplemented(ctx)}, nil
 }
 
 // CreateWebhook is not implemented yet.

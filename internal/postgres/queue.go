@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -18,8 +19,12 @@ import (
 // river_job, inserted in the transaction that creates the business row, fetched by workers with
 // FOR UPDATE SKIP LOCKED, retried with backoff, and rescued when a worker dies.
 
-// Queue names.
-const queueReconcile = "reconcile"
+// Queue names: each API's jobs have their own queue, so that one API's backlog never delays the
+// other's jobs.
+const (
+	queueReconcile = "reconcile"
+	queueParse     = "parse"
+)
 
 // Defaults of QueueConfig.
 const (
@@ -39,15 +44,18 @@ const (
 	sweepInterval = 10 * time.Second
 )
 
-// Processor works one attempt of a job; job.Service.Process is one.
+// Processor works one attempt of a job; job.Service.Process and parsejob.Service.Process are.
 type Processor func(ctx context.Context, id uuid.UUID, attempt int, final bool) error
 
 // QueueConfig configures a Queue.
 type QueueConfig struct {
-	// Workers is how many jobs this process works at once; 0 makes a queue that only inserts.
+	// Workers is how many jobs of each queue (reconcile, parse) this process works at once; 0
+	// makes a queue that only inserts.
 	Workers int
 	// Reconcile works reconciliation jobs; required when Workers > 0.
 	Reconcile Processor
+	// Parse works parsing jobs; required when Workers > 0.
+	Parse Processor
 	// PollInterval, JobTimeout and RescueAfter default to the Default constants.
 	PollInterval time.Duration
 	JobTimeout   time.Duration
@@ -61,9 +69,15 @@ type Queue struct {
 	working bool
 }
 
-type reconcileArgs struct {
+// jobRef names the business row a queued job works on; both kinds of work carry one.
+type jobRef struct {
 	JobID uuid.UUID `json:"job_id"`
 }
+
+func (r jobRef) jobID() uuid.UUID { return r.JobID }
+
+// reconcileArgs is the work of a reconciliation job (recon_jobs).
+type reconcileArgs struct{ jobRef }
 
 func (reconcileArgs) Kind() string { return "reconcile" }
 
@@ -71,17 +85,33 @@ func (reconcileArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: queueReconcile, MaxAttempts: MaxAttempts}
 }
 
-type reconcileWorker struct {
-	river.WorkerDefaults[reconcileArgs]
+// parseArgs is the work of a parsing job (parse_jobs).
+type parseArgs struct{ jobRef }
+
+func (parseArgs) Kind() string { return "parse" }
+
+func (parseArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueParse, MaxAttempts: MaxAttempts}
+}
+
+// jobArgs is the work of one job row.
+type jobArgs interface {
+	river.JobArgs
+	jobID() uuid.UUID
+}
+
+// processWorker works a kind of job with its Processor.
+type processWorker[T jobArgs] struct {
+	river.WorkerDefaults[T]
 	process Processor
 }
 
-func (w *reconcileWorker) Work(ctx context.Context, j *river.Job[reconcileArgs]) error {
-	return w.process(ctx, j.Args.JobID, j.Attempt, j.Attempt >= j.MaxAttempts)
+func (w *processWorker[T]) Work(ctx context.Context, j *river.Job[T]) error {
+	return w.process(ctx, j.Args.jobID(), j.Attempt, j.Attempt >= j.MaxAttempts)
 }
 
-// sweepArgs is the periodic job that fails the reconciliation jobs whose queued work the queue
-// gave up on, so that no job stays processing forever.
+// sweepArgs is the periodic job that fails the jobs whose queued work the queue gave up on, so
+// that no job stays queued or processing forever.
 type sweepArgs struct{}
 
 func (sweepArgs) Kind() string { return "sweep_abandoned_jobs" }
@@ -92,20 +122,36 @@ type sweepWorker struct {
 	rescueAfter time.Duration
 }
 
-// Work fails the processing jobs whose queue row was discarded (attempts exhausted, for
-// instance by a file that kills its worker every time) or cancelled, or was completed long ago
-// by an attempt that lost its claim while the newer attempt vanished.
+// abandoned is what each API's unfinished jobs become when the queue gave up on their work.
+var abandoned = []struct {
+	// table and unfinished are SQL: the job table and its unfinished statuses.
+	table, unfinished string
+	code, message     string
+}{
+	{"recon_jobs", "'processing'", "SERVER_ERROR", "the job could not be processed; create it again"},
+	{"parse_jobs", "'queued', 'processing'", "internal_error", "the job could not be processed; upload the file again"},
+}
+
+// Work fails the unfinished jobs whose queue row was discarded (attempts exhausted, for instance
+// by a file that kills its worker every time) or cancelled, or was completed long ago by an
+// attempt that lost its claim while the newer attempt vanished. Each table is swept even when
+// another one's sweep fails.
 func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
-	_, err := w.db.ExecContext(ctx, `
-UPDATE recon_jobs j
-   SET status = 'failed', error_code = 'SERVER_ERROR',
-       error_message = 'the job could not be processed; create it again', completed_at = now()
+	var errs []error
+	for _, a := range abandoned {
+		_, err := w.db.ExecContext(ctx, `
+UPDATE `+a.table+` j
+   SET status = 'failed', error_code = $2, error_message = $3, completed_at = now()
   FROM river_job r
- WHERE r.id = j.queue_job_id AND j.status = 'processing'
+ WHERE r.id = j.queue_job_id AND j.status IN (`+a.unfinished+`)
    AND (r.state IN ('discarded', 'cancelled')
         OR (r.state = 'completed' AND r.finalized_at < now() - make_interval(secs => $1)))`,
-		w.rescueAfter.Seconds())
-	return err
+			w.rescueAfter.Seconds(), a.code, a.message)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("sweep %s: %w", a.table, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // NewQueue returns the queue of db. Start it to work jobs.
@@ -134,14 +180,19 @@ func NewQueue(db *sqlx.DB, cfg QueueConfig) (*Queue, error) {
 	}
 	if cfg.Workers > 0 {
 		if cfg.Reconcile == nil {
-			return nil, fmt.Errorf("queue: workers without a reconcile processor")
+			return nil, errors.New("queue: workers without a reconcile processor")
+		}
+		if cfg.Parse == nil {
+			return nil, errors.New("queue: workers without a parse processor")
 		}
 		workers := river.NewWorkers()
-		river.AddWorker(workers, &reconcileWorker{process: cfg.Reconcile})
+		river.AddWorker(workers, &processWorker[reconcileArgs]{process: cfg.Reconcile})
+		river.AddWorker(workers, &processWorker[parseArgs]{process: cfg.Parse})
 		river.AddWorker(workers, &sweepWorker{db: db, rescueAfter: cfg.RescueAfter})
 		rc.Workers = workers
 		rc.Queues = map[string]river.QueueConfig{
 			queueReconcile:     {MaxWorkers: cfg.Workers},
+			queueParse:         {MaxWorkers: cfg.Workers},
 			river.QueueDefault: {MaxWorkers: 1},
 		}
 		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(sweepInterval),
@@ -177,8 +228,19 @@ func (q *Queue) Stop(ctx context.Context) error {
 	return err
 }
 
+// enqueueReconcile queues the work of reconciliation job jobID in tx; it returns the queue's
+// job id.
 func (q *Queue) enqueueReconcile(ctx context.Context, tx *sql.Tx, jobID uuid.UUID) (int64, error) {
-	res, err := q.client.InsertTx(ctx, tx, reconcileArgs{JobID: jobID}, nil)
+	return q.enqueue(ctx, tx, reconcileArgs{jobRef{jobID}})
+}
+
+// enqueueParse queues the work of parsing job jobID in tx; it returns the queue's job id.
+func (q *Queue) enqueueParse(ctx context.Context, tx *sql.Tx, jobID uuid.UUID) (int64, error) {
+	return q.enqueue(ctx, tx, parseArgs{jobRef{jobID}})
+}
+
+func (q *Queue) enqueue(ctx context.Context, tx *sql.Tx, args river.JobArgs) (int64, error) {
+	res, err := q.client.InsertTx(ctx, tx, args, nil)
 	if err != nil {
 		return 0, err
 	}

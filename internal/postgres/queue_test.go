@@ -30,32 +30,37 @@ type call struct {
 type queueBundle struct {
 	*jobBundle
 	queue *postgres.Queue
-	calls chan call
+	// calls and parseCalls record the calls of the reconcile and of the parse processor.
+	calls, parseCalls chan call
 }
 
-// setupQueue makes a queue with two workers whose processor records every call and then
-// returns what fail says for it (nil when fail is nil). The queue is stopped when the test
+// setupQueue makes a queue with two workers per queue whose processors record every call and
+// then return what fail says for it (nil when fail is nil). The queue is stopped when the test
 // ends, before its database is dropped.
 func setupQueue(t *testing.T, fail func(call) error) *queueBundle {
 	t.Helper()
 	b := setupJobStore(t)
-	calls := make(chan call, 100)
-	q, err := postgres.NewQueue(b.db, postgres.QueueConfig{
-		Workers:      2,
-		PollInterval: 10 * time.Millisecond,
-		Logger:       slog.New(slog.DiscardHandler),
-		Reconcile: func(_ context.Context, id uuid.UUID, attempt int, final bool) error {
+	recorder := func(calls chan<- call) postgres.Processor {
+		return func(_ context.Context, id uuid.UUID, attempt int, final bool) error {
 			c := call{id: id, attempt: attempt, final: final}
 			calls <- c
 			if fail != nil {
 				return fail(c)
 			}
 			return nil
-		},
+		}
+	}
+	calls, parseCalls := make(chan call, 100), make(chan call, 100)
+	q, err := postgres.NewQueue(b.db, postgres.QueueConfig{
+		Workers:      2,
+		PollInterval: 10 * time.Millisecond,
+		Logger:       slog.New(slog.DiscardHandler),
+		Reconcile:    recorder(calls),
+		Parse:        recorder(parseCalls),
 	})
 	require.NoError(t, err)
 	b.store = postgres.NewJobStore(b.db, q)
-	qb := &queueBundle{jobBundle: b, queue: q, calls: calls}
+	qb := &queueBundle{jobBundle: b, queue: q, calls: calls, parseCalls: parseCalls}
 	t.Cleanup(func() { qb.stop(t) })
 	return qb
 }
@@ -73,11 +78,17 @@ func (b *queueBundle) stop(t *testing.T) {
 	require.NoError(t, b.queue.Stop(ctx))
 }
 
-// next waits for the processor's next call.
+// next waits for the reconcile processor's next call.
 func (b *queueBundle) next(t *testing.T) call {
 	t.Helper()
+	return nextCall(t, b.calls)
+}
+
+// nextCall waits for a processor's next call.
+func nextCall(t *testing.T, calls <-chan call) call {
+	t.Helper()
 	select {
-	case c := <-b.calls:
+	case c := <-calls:
 		return c
 	case <-time.After(waitFor):
 		t.Fatalf("the processor was not called within %s", waitFor)
@@ -149,31 +160,25 @@ func TestQueueSweepFailsTheJobsTheQueueGaveUpOn(t *testing.T) {
 	ctx := t.Context()
 	tests := []struct {
 		name string
-		// queue sets the job's river_job row, by its id ($1).
+		// queue sets the job's river_job row: one of the queue* statements.
 		queue string
 		// finish, when set, finishes the job before the sweep.
 		finish     func(id uuid.UUID) error
 		wantStatus job.Status
 		wantCode   job.ErrorCode
 	}{
-		{"a job whose queued work was discarded fails",
-			`UPDATE river_job SET state = 'discarded', finalized_at = now() WHERE id = $1`, nil,
+		{"a job whose queued work was discarded fails", queueDiscarded, nil,
 			job.StatusFailed, job.CodeServerError},
-		{"a job whose queued work was cancelled fails",
-			`UPDATE river_job SET state = 'cancelled', finalized_at = now() WHERE id = $1`, nil,
+		{"a job whose queued work was cancelled fails", queueCancelled, nil,
 			job.StatusFailed, job.CodeServerError},
-		{"a job whose queued work completed long ago without finishing it fails",
-			`UPDATE river_job SET state = 'completed', finalized_at = now() - interval '1 hour' WHERE id = $1`, nil,
+		{"a job whose queued work completed long ago without finishing it fails", queueCompletedLongAgo, nil,
 			job.StatusFailed, job.CodeServerError},
-		{"a job whose queued work completed a moment ago is left to its newer attempt",
-			`UPDATE river_job SET state = 'completed', finalized_at = now() WHERE id = $1`, nil,
+		{"a job whose queued work completed a moment ago is left to its newer attempt", queueCompletedJustNow, nil,
 			job.StatusProcessing, ""},
-		{"a completed job whose queued work was discarded stays completed",
-			`UPDATE river_job SET state = 'discarded', finalized_at = now() WHERE id = $1`,
+		{"a completed job whose queued work was discarded stays completed", queueDiscarded,
 			func(id uuid.UUID) error { return b.store.Complete(ctx, id, 0, []byte(`{}`), b.now) },
 			job.StatusCompleted, ""},
-		{"a job that failed for its files keeps its own failure",
-			`UPDATE river_job SET state = 'discarded', finalized_at = now() WHERE id = $1`,
+		{"a job that failed for its files keeps its own failure", queueDiscarded,
 			func(id uuid.UUID) error {
 				return b.store.Fail(ctx, id, 0, job.Failure{Code: job.CodeFileInvalid, Message: "bank: the file is empty"}, b.now)
 			},
@@ -183,22 +188,13 @@ func TestQueueSweepFailsTheJobsTheQueueGaveUpOn(t *testing.T) {
 	for i, tc := range tests {
 		j := b.create(t)
 		ids[i] = j.ID
-		res, err := b.db.ExecContext(ctx, tc.queue, queueJobID(t, b, j.ID))
-		require.NoError(t, err, tc.name)
-		n, err := res.RowsAffected()
-		require.NoError(t, err)
-		require.EqualValues(t, 1, n, tc.name)
+		b.setQueueState(t, "recon_jobs", j.ID, tc.queue)
 		if tc.finish != nil {
 			require.NoError(t, tc.finish(j.ID), tc.name)
 		}
 	}
 
-	// The leader sweeps when the queue starts, then every few seconds.
-	b.start(t)
-	require.Eventually(t, func() bool {
-		return b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'sweep_abandoned_jobs' AND state = 'completed'`) > 0
-	}, waitFor, 10*time.Millisecond, "the sweep ran")
-	b.stop(t)
+	b.sweep(t)
 
 	for i, tc := range tests {
 		got, err := b.store.Get(ctx, b.account.ID, account.Production, ids[i])
@@ -217,10 +213,34 @@ func TestQueueSweepFailsTheJobsTheQueueGaveUpOn(t *testing.T) {
 	}
 }
 
-// queueJobID is the id of the job's river_job row.
-func queueJobID(t *testing.T, b *queueBundle, id uuid.UUID) int64 {
+// Statements that put a job's queued work in a state the sweep looks at, by its river_job id.
+const (
+	queueDiscarded        = `UPDATE river_job SET state = 'discarded', finalized_at = now() WHERE id = $1`
+	queueCancelled        = `UPDATE river_job SET state = 'cancelled', finalized_at = now() WHERE id = $1`
+	queueCompletedLongAgo = `UPDATE river_job SET state = 'completed', finalized_at = now() - interval '1 hour' WHERE id = $1`
+	queueCompletedJustNow = `UPDATE river_job SET state = 'completed', finalized_at = now() WHERE id = $1`
+)
+
+// setQueueState runs stmt, one of the queue* statements, on the river_job row of the job id
+// of table (recon_jobs or parse_jobs).
+func (b *queueBundle) setQueueState(t *testing.T, table string, id uuid.UUID, stmt string) {
 	t.Helper()
 	var queued int64
-	require.NoError(t, b.db.GetContext(t.Context(), &queued, `SELECT queue_job_id FROM recon_jobs WHERE id = $1`, id))
-	return queued
+	require.NoError(t, b.db.GetContext(t.Context(), &queued, `SELECT queue_job_id FROM `+table+` WHERE id = $1`, id))
+	res, err := b.db.ExecContext(t.Context(), stmt, queued)
+	require.NoError(t, err)
+	n, err := res.RowsAffected()
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n, "the job's queued work is found")
+}
+
+// sweep starts the queue, waits for the sweep of abandoned jobs (the leader sweeps when the
+// queue starts, then every few seconds), and stops the queue.
+func (b *queueBundle) sweep(t *testing.T) {
+	t.Helper()
+	b.start(t)
+	require.Eventually(t, func() bool {
+		return b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'sweep_abandoned_jobs' AND state = 'completed'`) > 0
+	}, waitFor, 10*time.Millisecond, "the sweep ran")
+	b.stop(t)
 }

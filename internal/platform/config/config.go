@@ -42,13 +42,16 @@ type Serve struct {
 	OpsAddr          string
 	Role             Role
 	MaxUploadBytes   int64
+	// MaxRows is the most transactions (or table rows) a statement file may hold.
+	MaxRows int
 	// Migrate applies pending migrations at start.
 	Migrate         bool
 	ShutdownTimeout time.Duration
 	LogLevel        slog.Level
 	// TokenTTL is the lifetime of Reconciliation API access tokens.
 	TokenTTL time.Duration
-	// Workers is how many jobs the process works at once (roles all and worker).
+	// Workers is how many jobs of each API (reconciliation, parsing) the process works at once
+	// (roles all and worker).
 	Workers int
 	// JobPollInterval is how often an idle worker looks for jobs.
 	JobPollInterval time.Duration
@@ -159,6 +162,14 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 		return nil
 	}, "max-upload-bytes", "STATEMENTD_MAX_UPLOAD_BYTES", "26214400", "largest accepted upload, in bytes")
 	s.value(func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return errors.New("must be a positive number of rows")
+		}
+		c.MaxRows = n
+		return nil
+	}, "max-rows", "STATEMENTD_MAX_ROWS", "1000000", "most transactions (rows) a statement file may hold")
+	s.value(func(v string) error {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			return errors.New("must be true or false")
@@ -196,7 +207,7 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 			c.Workers = runtime.NumCPU()
 		}
 		return nil
-	}, "workers", "STATEMENTD_WORKERS", "0", "jobs worked at once by this process; 0: one per CPU")
+	}, "workers", "STATEMENTD_WORKERS", "0", "jobs of each API worked at once by this process; 0: one per CPU")
 	duration := func(dst *time.Duration, name, env, def, usage string) {
 		s.value(func(v string) error {
 			d, err := time.ParseDuration(v)

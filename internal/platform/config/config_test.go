@@ -27,7 +27,7 @@ func TestParseServe(t *testing.T) {
 				require.Equal(t, Serve{
 					Database:  Database{URL: "", DataDir: "./.statementd"},
 					ReconAddr: ":8080", ReconSandboxAddr: ":8081", ParseAddr: ":8082", OpsAddr: ":9090",
-					Role: RoleAll, MaxUploadBytes: 26214400, Migrate: true,
+					Role: RoleAll, MaxUploadBytes: 26214400, MaxRows: 1_000_000, Migrate: true,
 					ShutdownTimeout: 30 * time.Second, LogLevel: slog.LevelInfo, TokenTTL: time.Hour,
 					Workers: runtime.NumCPU(), JobPollInterval: 50 * time.Millisecond,
 					JobTimeout: 2 * time.Minute, JobRescueAfter: 3 * time.Minute,
@@ -63,6 +63,9 @@ func TestParseServe(t *testing.T) {
 		{name: "an unknown role is refused", args: []string{"--role=boss"}, wantErr: "must be all, api or worker"},
 		{name: "a bad environment value names its variable", env: map[string]string{"STATEMENTD_MAX_UPLOAD_BYTES": "lots"}, wantErr: `STATEMENTD_MAX_UPLOAD_BYTES="lots"`},
 		{name: "a zero upload limit is refused", args: []string{"--max-upload-bytes=0"}, wantErr: "positive number of bytes"},
+		{name: "a zero row limit is refused", env: map[string]string{"STATEMENTD_MAX_ROWS": "0"}, wantErr: "STATEMENTD_MAX_ROWS"},
+		{name: "a row limit is read", args: []string{"--max-rows=20"},
+			check: func(t *testing.T, c Serve) { require.Equal(t, 20, c.MaxRows) }},
 		{name: "a negative shutdown timeout is refused", args: []string{"--shutdown-timeout=-1s"}, wantErr: "positive duration"},
 		{name: "a token lifetime under a second is refused", args: []string{"--token-ttl=500ms"}, wantErr: "at least 1s"},
 		{name: "a token lifetime with a fraction of a second is refused", env: map[string]string{"STATEMENTD_TOKEN_TTL": "1.5s"}, wantErr: "STATEMENTD_TOKEN_TTL"},

@@ -1,0 +1,107 @@
+package parsejob
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Cursors are opaque to clients: base64url of a small JSON document. A job list cursor holds the
+// last job's place in the newest-first order (keyset pagination: a page starts strictly after
+// it, so jobs created meanwhile never shift later pages) and a digest of the filters it was made
+// for; a results cursor holds the job and the last transaction's position. Nothing in a cursor
+// widens access: every query is still scoped to the caller's account.
+
+type listCursor struct {
+	V      int       `json:"v"`
+	At     time.Time `json:"t"`
+	ID     uuid.UUID `json:"i"`
+	Filter string    `json:"f"`
+}
+
+type resultsCursor struct {
+	V   int       `json:"v"`
+	Job uuid.UUID `json:"j"`
+	Seq int       `json:"s"`
+}
+
+const cursorVersion = 1
+
+// listFilter identifies a list's filters, so a cursor is not used with others.
+func listFilter(req ListRequest) string {
+	h := sha256.New()
+	field := func(s string) {
+		_ = binary.Write(h, binary.BigEndian, uint64(len(s)))
+		h.Write([]byte(s))
+	}
+	if req.Status != nil {
+		field("status=" + string(*req.Status))
+	}
+	if req.CreatedAfter != nil {
+		field("after=" + req.CreatedAfter.UTC().Format(time.RFC3339Nano))
+	}
+	if req.CreatedBefore != nil {
+		field("before=" + req.CreatedBefore.UTC().Format(time.RFC3339Nano))
+	}
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:9])
+}
+
+func encodeListCursor(m Mark, filter string) string {
+	return encodeCursor(listCursor{V: cursorVersion, At: m.CreatedAt.UTC(), ID: m.ID, Filter: filter})
+}
+
+func decodeListCursor(s, filter string) (Mark, error) {
+	var c listCursor
+	if err := decodeCursor(s, &c); err != nil {
+		return Mark{}, err
+	}
+	if c.V != cursorVersion || c.ID == uuid.Nil || c.At.IsZero() {
+		return Mark{}, fmt.Errorf("%w: not a job list cursor", ErrBadCursor)
+	}
+	if c.Filter != filter {
+		return Mark{}, fmt.Errorf("%w: the cursor was made for other filters; send the same status, created_after and created_before as for the first page", ErrBadCursor)
+	}
+	return Mark{CreatedAt: c.At, ID: c.ID}, nil
+}
+
+func encodeResultsCursor(jobID uuid.UUID, seq int) string {
+	return encodeCursor(resultsCursor{V: cursorVersion, Job: jobID, Seq: seq})
+}
+
+func decodeResultsCursor(s string, jobID uuid.UUID) (int, error) {
+	var c resultsCursor
+	if err := decodeCursor(s, &c); err != nil {
+		return 0, err
+	}
+	if c.V != cursorVersion || c.Seq < 0 {
+		return 0, fmt.Errorf("%w: not a results cursor", ErrBadCursor)
+	}
+	if c.Job != jobID {
+		return 0, fmt.Errorf("%w: the cursor belongs to another job's results", ErrBadCursor)
+	}
+	return c.Seq, nil
+}
+
+func encodeCursor(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("encode cursor: %v", err)) // plain structs always marshal
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string, v any) error {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return fmt.Errorf("%w: not a cursor this service made; pass next_cursor unchanged", ErrBadCursor)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%w: not a cursor this service made; pass next_cursor unchanged", ErrBadCursor)
+	}
+	return nil
+}

@@ -1,0 +1,190 @@
+// Package parsejob holds the rules of parsing jobs, the Parsing API's jobs: accepting an upload
+// (idempotency, the monthly job limit, the file's first check), working it (parse the statement,
+// keep its transactions, decide between completed and review), and reading it back: lists of
+// jobs, pages of transactions, exports, usage and the account's plan. Storage and the queue are
+// behind the Store interface; the idempotency and quota rules are those of package job, shared
+// by both APIs.
+package parsejob
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/statementmatch/service/internal/job"
+	"github.com/statementmatch/service/internal/statement"
+)
+
+// Status is a parsing job's state: Queued -> Processing -> Completed | Review | Failed.
+type Status string
+
+// The statuses of a parsing job.
+const (
+	StatusQueued     Status = "queued"
+	StatusProcessing Status = "processing"
+	StatusCompleted  Status = "completed"
+	StatusReview     Status = "review"
+	StatusFailed     Status = "failed"
+)
+
+// Statuses lists every status, in lifecycle order.
+var Statuses = []Status{StatusQueued, StatusProcessing, StatusCompleted, StatusReview, StatusFailed}
+
+// HasResults reports whether a job in this status has readable transactions.
+func (s Status) HasResults() bool { return s == StatusCompleted || s == StatusReview }
+
+// ErrorCode says why a job failed, as in the API's JobErrorCode.
+type ErrorCode string
+
+// The failure codes of a parsing job.
+const (
+	CodeUnsupportedFormat ErrorCode = "unsupported_format"
+	CodeFileCorrupt       ErrorCode = "file_corrupt"
+	CodeFileEncrypted     ErrorCode = "file_encrypted"
+	CodeNoTextLayer       ErrorCode = "no_text_layer"
+	CodeNoTransactions    ErrorCode = "no_transactions"
+	CodeTooManyRows       ErrorCode = "too_many_rows"
+	CodeResourceLimit     ErrorCode = "resource_limit"
+	CodeTimeout           ErrorCode = "timeout"
+	CodeInternalError     ErrorCode = "internal_error"
+)
+
+// Failure is why a job failed; its Message may be shown to the client.
+type Failure struct {
+	Code    ErrorCode
+	Message string
+}
+
+// Job is a parsing job and what was learned about its statement. The statement fields are set
+// when the job is completed or in review.
+type Job struct {
+	ID        uuid.UUID
+	AccountID uuid.UUID
+	Status    Status
+	// FileName is the client's file name with directory parts removed; only ever displayed.
+	FileName string
+	// Format was detected from the content when the file was uploaded.
+	Format            statement.Format
+	BankName          string
+	Account           string
+	Currency          string
+	PeriodStart       statement.Date
+	PeriodEnd         statement.Date
+	OpeningBalance    *decimal.Decimal
+	ClosingBalance    *decimal.Decimal
+	TransactionsCount int
+	ReviewReasons     []statement.ReviewReason
+	// Error is set when Status is StatusFailed.
+	Error     *Failure
+	CreatedAt time.Time
+	// CompletedAt is set when the job reached a final status.
+	CompletedAt *time.Time
+	// RequestID is the request id of the upload that created the job: an idempotent replay
+	// repeats the first answer, request id included.
+	RequestID string
+}
+
+// Accepted returns the job as it was when it was accepted: what the upload answered.
+func (j Job) Accepted() Job {
+	return Job{ID: j.ID, AccountID: j.AccountID, Status: StatusQueued, FileName: j.FileName, Format: j.Format,
+		CreatedAt: j.CreatedAt, RequestID: j.RequestID}
+}
+
+// Transaction is one parsed statement line of a job. Its position in the statement is Seq
+// (0-based), the order of results and exports.
+type Transaction struct {
+	ID  uuid.UUID
+	Seq int
+	statement.Transaction
+}
+
+// Errors of the parsing job rules. The HTTP layer maps them with errors.Is and errors.As.
+var (
+	// ErrNotFound: no such job in the account.
+	ErrNotFound = errors.New("job not found")
+	// ErrNotReady: the job has no readable results (queued, processing or failed).
+	ErrNotReady = errors.New("job not ready")
+	// ErrBadCursor: a pagination cursor is malformed or belongs to another list.
+	ErrBadCursor = errors.New("invalid cursor")
+	// ErrStale: a worker attempt lost its claim on the job, or the job is finished.
+	ErrStale = job.ErrStale
+	// ErrIdempotencyConflict and ErrIdempotencyKeyReused are the Idempotency-Key refusals.
+	ErrIdempotencyConflict  = job.ErrIdempotencyConflict
+	ErrIdempotencyKeyReused = job.ErrIdempotencyKeyReused
+)
+
+// QuotaError is the refusal of a job past the plan's monthly limit.
+type QuotaError = job.QuotaError
+
+// FileError refuses an uploaded file; its text may be shown to the client.
+type FileError struct {
+	Msg string
+	// TooLarge: the file has more rows than allowed (413), rather than not being a readable
+	// statement (400).
+	TooLarge bool
+}
+
+func (e *FileError) Error() string { return "file: " + e.Msg }
+
+// File is an uploaded file, received in full, with its digest.
+type File = job.File
+
+// ListQuery selects a page of an account's jobs, newest first (created_at, then id, both
+// descending).
+type ListQuery struct {
+	Status        *Status
+	CreatedAfter  *time.Time // inclusive
+	CreatedBefore *time.Time // exclusive
+	// After, when set, is the last job of the previous page: the page starts after it.
+	After *Mark
+	Limit int
+}
+
+// Mark is a job's place in the newest-first order.
+type Mark struct {
+	CreatedAt time.Time
+	ID        uuid.UUID
+}
+
+// Store keeps parsing jobs, their files and transactions, and queues their work. Create must be
+// atomic: the file, the job row, the quota charge, the idempotency record and the queued work
+// are committed together or not at all; so must Complete: the transactions and the final
+// status.
+type Store interface {
+	// ClaimKey, ReleaseKey and QuotaUsed are as in job.Store.
+	ClaimKey(ctx context.Context, k job.Key, now time.Time) (existing job.KeyRecord, claimed bool, err error)
+	ReleaseKey(ctx context.Context, k job.Key) error
+	QuotaUsed(ctx context.Context, accountID uuid.UUID, scope string, period time.Time) (int, error)
+
+	// Create stores the queued job and its file, charges the quota (a *QuotaError when the
+	// period's count has reached the limit), marks the key done when k.Key is set, and queues
+	// the job's work.
+	Create(ctx context.Context, j Job, f File, q job.Charge, k job.Key) error
+	// Get returns the account's job; ErrNotFound otherwise.
+	Get(ctx context.Context, accountID, id uuid.UUID) (Job, error)
+	// List returns up to q.Limit jobs of the account, newest first.
+	List(ctx context.Context, accountID uuid.UUID, q ListQuery) ([]Job, error)
+	// Transactions returns up to limit transactions of the job with Seq > after, in order.
+	Transactions(ctx context.Context, jobID uuid.UUID, after, limit int) ([]Transaction, error)
+	// TransactionsParsed sums the transactions of the account's jobs created in [from, to).
+	TransactionsParsed(ctx context.Context, accountID uuid.UUID, from, to time.Time) (int64, error)
+	// OldestQueued returns when the oldest job still waiting for a worker was created; false
+	// when none waits.
+	OldestQueued(ctx context.Context) (time.Time, bool, error)
+
+	// Claim makes attempt the job's current attempt and the job processing, unless the job is
+	// finished or a newer attempt claimed it (ErrStale).
+	Claim(ctx context.Context, id uuid.UUID, attempt int) (Job, error)
+	// ReadFile returns the content of the job's file.
+	ReadFile(ctx context.Context, id uuid.UUID) ([]byte, error)
+	// Complete stores the transactions and the statement fields of out (Status completed or
+	// review, the statement's fields, TransactionsCount, ReviewReasons, CompletedAt), if
+	// attempt still holds the job (ErrStale otherwise).
+	Complete(ctx context.Context, id uuid.UUID, attempt int, out Job, txs []statement.Transaction) error
+	// Fail marks the job failed, unless it is finished or a newer attempt claimed it (ErrStale):
+	// the final attempt fails the job even when it could not claim it first.
+	Fail(ctx context.Context, id uuid.UUID, attempt int, f Failure, now time.Time) error
+}

@@ -1,0 +1,455 @@
+package parsejob
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/job"
+	"github.com/statementmatch/service/internal/ratelimit"
+	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/engine"
+)
+
+// Monthly job limits of the Parsing API plans.
+const (
+	LimitFree     = 50
+	LimitStarter  = 1_000
+	LimitPro      = 10_000
+	LimitBusiness = 100_000
+)
+
+// MonthlyLimit is the jobs a calendar month the plan allows.
+func MonthlyLimit(plan account.ParsePlan) int {
+	switch plan {
+	case account.ParseStarter:
+		return LimitStarter
+	case account.ParsePro:
+		return LimitPro
+	case account.ParseBusiness:
+		return LimitBusiness
+	}
+	return LimitFree
+}
+
+// QuotaScope is the quota and idempotency scope of the Parsing API (it has one environment).
+const QuotaScope = "parse"
+
+// Page sizes.
+const (
+	DefaultListLimit    = 20
+	MaxListLimit        = 100
+	DefaultResultsLimit = 100
+	MaxResultsLimit     = 1000
+	// exportBatch is how many transactions an export reads from the store at a time: the
+	// export's memory is one batch, whatever the job's size.
+	exportBatch = 2000
+)
+
+// DegradedAfter is how long a job may wait for a worker before the service reports itself
+// degraded: jobs are picked up within a poll interval when workers are running.
+const DegradedAfter = time.Minute
+
+// Accounts finds an account's plans; account.Store has it.
+type Accounts interface {
+	Account(ctx context.Context, id uuid.UUID) (account.Account, error)
+}
+
+// Service applies the parsing job rules.
+type Service struct {
+	Store    Store
+	Accounts Accounts
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Limits bound what parsing a file may consume; the zero value means the defaults.
+	Limits statement.Options
+	// Logger records job outcomes; slog.Default when nil.
+	Logger *slog.Logger
+}
+
+func (s *Service) now() time.Time {
+	if s.Now == nil {
+		return time.Now().UTC()
+	}
+	return s.Now().UTC()
+}
+
+func (s *Service) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.Default()
+	}
+	return s.Logger
+}
+
+// NewJob is an upload.
+type NewJob struct {
+	AccountID uuid.UUID
+	File      File
+	// IdempotencyKey is the client's Idempotency-Key, empty when none was sent.
+	IdempotencyKey string
+	// RequestID is the id of the upload request, kept for idempotent replays.
+	RequestID string
+}
+
+// Accepted is the answer to an upload: the job as accepted, and whether it is the replay of an
+// earlier request with the same Idempotency-Key.
+type Accepted struct {
+	Job      Job
+	Replayed bool
+}
+
+// Create accepts an upload: it honours the Idempotency-Key, checks the file (a *FileError),
+// charges the monthly job limit (a *QuotaError past it) and stores the queued job with its file
+// and its work in one transaction.
+func (s *Service) Create(ctx context.Context, req NewJob) (Accepted, error) {
+	now := s.now()
+	key := job.Key{AccountID: req.AccountID, Scope: QuotaScope, Key: req.IdempotencyKey, Hash: requestHash(req)}
+	if req.IdempotencyKey != "" {
+		existing, claimed, err := s.Store.ClaimKey(ctx, key, now)
+		if err != nil {
+			return Accepted{}, fmt.Errorf("claim idempotency key: %w", err)
+		}
+		if !claimed {
+			return s.replay(ctx, req, key, existing)
+		}
+	}
+	acc, err := s.create(ctx, req, key, now)
+	if err != nil && req.IdempotencyKey != "" {
+		// Only an accepted request holds its key: the client may retry this one with it.
+		if rerr := s.Store.ReleaseKey(context.WithoutCancel(ctx), key); rerr != nil {
+			s.logger().ErrorContext(ctx, "release idempotency key", slog.String("error", rerr.Error()))
+		}
+	}
+	return acc, err
+}
+
+func (s *Service) create(ctx context.Context, req NewJob, key job.Key, now time.Time) (Accepted, error) {
+	format, err := s.checkFile(req.File)
+	if err != nil {
+		return Accepted{}, err
+	}
+	acc, err := s.Accounts.Account(ctx, req.AccountID)
+	if err != nil {
+		return Accepted{}, fmt.Errorf("load account: %w", err)
+	}
+	start, reset := job.Period(now)
+	charge := job.Charge{Scope: QuotaScope, Period: start, Limit: MonthlyLimit(acc.ParsePlan), ResetAt: reset}
+	// A cheap early refusal for an account whose limit is used up, before its file is written;
+	// the exact check is the charge inside Create.
+	if used, err := s.Store.QuotaUsed(ctx, req.AccountID, QuotaScope, start); err != nil {
+		return Accepted{}, fmt.Errorf("read quota: %w", err)
+	} else if used >= charge.Limit {
+		return Accepted{}, &QuotaError{Limit: charge.Limit, ResetAt: reset}
+	}
+	j := Job{ID: uuid.New(), AccountID: req.AccountID, Status: StatusQueued, FileName: req.File.Name, Format: format,
+		CreatedAt: now.Truncate(time.Microsecond), RequestID: req.RequestID}
+	key.JobID = j.ID
+	if err := s.Store.Create(ctx, j, req.File, charge, key); err != nil {
+		return Accepted{}, err
+	}
+	return Accepted{Job: j}, nil
+}
+
+// replay answers a request whose Idempotency-Key is already held.
+func (s *Service) replay(ctx context.Context, req NewJob, key job.Key, existing job.KeyRecord) (Accepted, error) {
+	if !bytes.Equal(existing.Hash, key.Hash) {
+		return Accepted{}, ErrIdempotencyKeyReused
+	}
+	if !existing.Done {
+		return Accepted{}, ErrIdempotencyConflict
+	}
+	j, err := s.Store.Get(ctx, req.AccountID, existing.JobID)
+	if err != nil {
+		return Accepted{}, fmt.Errorf("load replayed job: %w", err)
+	}
+	return Accepted{Job: j.Accepted(), Replayed: true}, nil
+}
+
+// requestHash identifies an upload for idempotency: the same content under the same name.
+func requestHash(req NewJob) []byte {
+	h := sha256.New()
+	field := func(b []byte) {
+		_ = binary.Write(h, binary.BigEndian, uint64(len(b)))
+		h.Write(b)
+	}
+	field([]byte("parse-job/v1"))
+	field([]byte(req.File.Name))
+	field(req.File.SHA256[:])
+	return h.Sum(nil)
+}
+
+// checkFile is the check before a job is accepted: a supported format that opens (see
+// job.CheckStatement), and not more rows than allowed where that shows without parsing. A text
+// file with no more lines than the row limit cannot hold more rows; one with more is parsed here
+// once to count them, so an oversized upload is refused before it is stored. Containers (PDF,
+// Excel) were parsed whole by the check; their row count decides there too.
+func (s *Service) checkFile(f File) (statement.Format, error) {
+	limits := s.Limits.WithDefaults()
+	format, err := job.CheckStatement(f, limits)
+	var serr *statement.Error
+	switch {
+	case errors.Is(err, statement.ErrTooManyRows):
+		return "", &FileError{Msg: err.Error(), TooLarge: true}
+	case errors.Is(err, statement.ErrResourceLimit):
+		return format, nil // the worker fails the job with resource_limit
+	case errors.As(err, &serr):
+		return "", &FileError{Msg: err.Error()}
+	case err != nil:
+		return "", err
+	}
+	switch format {
+	case statement.FormatPDF, statement.FormatXLSX, statement.FormatXLS:
+		return format, nil
+	}
+	lines, err := countLines(f)
+	if err != nil {
+		return "", err
+	}
+	if lines <= limits.MaxRows {
+		return format, nil
+	}
+	data, err := readAll(f)
+	if err != nil {
+		return "", err
+	}
+	if _, err := engine.Parse(data, limits); errors.Is(err, statement.ErrTooManyRows) {
+		return "", &FileError{Msg: err.Error(), TooLarge: true}
+	}
+	return format, nil
+}
+
+func countLines(f File) (int, error) {
+	r, err := f.Open()
+	if err != nil {
+		return 0, fmt.Errorf("open upload: %w", err)
+	}
+	defer r.Close()
+	buf := make([]byte, 64<<10)
+	n := 0
+	for {
+		k, err := r.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if errors.Is(err, io.EOF) {
+			return n + 1, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("read upload: %w", err)
+		}
+	}
+}
+
+func readAll(f File) ([]byte, error) {
+	r, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("open upload: %w", err)
+	}
+	defer r.Close()
+	buf := bytes.NewBuffer(make([]byte, 0, f.Size))
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, fmt.Errorf("read upload: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Get returns a job of the account.
+func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (Job, error) {
+	return s.Store.Get(ctx, accountID, id)
+}
+
+// ListRequest asks for a page of jobs.
+type ListRequest struct {
+	Status        *Status
+	CreatedAfter  *time.Time
+	CreatedBefore *time.Time
+	// Cursor is the previous page's NextCursor; empty for the first page.
+	Cursor string
+	// Limit is the page size; DefaultListLimit when 0.
+	Limit int
+}
+
+// List returns a page of the account's jobs, newest first, and the cursor of the next page
+// ("" on the last). A cursor that is malformed or was made for other filters is ErrBadCursor.
+func (s *Service) List(ctx context.Context, accountID uuid.UUID, req ListRequest) ([]Job, string, error) {
+	limit := req.Limit
+	if limit <= 0 {
+		limit = DefaultListLimit
+	}
+	limit = min(limit, MaxListLimit)
+	filter := listFilter(req)
+	q := ListQuery{Status: req.Status, CreatedAfter: req.CreatedAfter, CreatedBefore: req.CreatedBefore, Limit: limit + 1}
+	if req.Cursor != "" {
+		mark, err := decodeListCursor(req.Cursor, filter)
+		if err != nil {
+			return nil, "", err
+		}
+		q.After = &mark
+	}
+	jobs, err := s.Store.List(ctx, accountID, q)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(jobs) <= limit {
+		return jobs, "", nil
+	}
+	jobs = jobs[:limit]
+	last := jobs[limit-1]
+	return jobs, encodeListCursor(Mark{CreatedAt: last.CreatedAt, ID: last.ID}, filter), nil
+}
+
+// Results returns a page of a readable job's transactions and the cursor of the next page (""
+// on the last): ErrNotFound for no such job, ErrNotReady (with the job) when it has no results,
+// ErrBadCursor for a cursor of another job or a malformed one.
+func (s *Service) Results(ctx context.Context, accountID, id uuid.UUID, cursor string, limit int) (Job, []Transaction, string, error) {
+	if limit <= 0 {
+		limit = DefaultResultsLimit
+	}
+	limit = min(limit, MaxResultsLimit)
+	after := -1
+	if cursor != "" {
+		var err error
+		if after, err = decodeResultsCursor(cursor, id); err != nil {
+			return Job{}, nil, "", err
+		}
+	}
+	j, err := s.readable(ctx, accountID, id)
+	if err != nil {
+		return j, nil, "", err
+	}
+	txs, err := s.Store.Transactions(ctx, id, after, limit+1)
+	if err != nil {
+		return j, nil, "", err
+	}
+	if len(txs) <= limit {
+		return j, txs, "", nil
+	}
+	txs = txs[:limit]
+	return j, txs, encodeResultsCursor(id, txs[limit-1].Seq), nil
+}
+
+// readable returns the job when its results can be read.
+func (s *Service) readable(ctx context.Context, accountID, id uuid.UUID) (Job, error) {
+	j, err := s.Store.Get(ctx, accountID, id)
+	if err != nil {
+		return j, err
+	}
+	if !j.Status.HasResults() {
+		return j, ErrNotReady
+	}
+	return j, nil
+}
+
+// Export returns a readable job, like Results, for an export of all its transactions with
+// EachTransaction.
+func (s *Service) Export(ctx context.Context, accountID, id uuid.UUID) (Job, error) {
+	return s.readable(ctx, accountID, id)
+}
+
+// EachTransaction calls fn with every transaction of the job, in statement order, reading them
+// from the store a batch at a time so that memory stays flat whatever the job's size. It stops
+// at the first error, fn's or the store's. It does not check the account: jobID must be the id
+// of a job that Export returned for the caller.
+func (s *Service) EachTransaction(ctx context.Context, jobID uuid.UUID, fn func(Transaction) error) error {
+	after := -1
+	for {
+		txs, err := s.Store.Transactions(ctx, jobID, after, exportBatch)
+		if err != nil {
+			return fmt.Errorf("read transactions of job %s: %w", jobID, err)
+		}
+		for _, t := range txs {
+			if err := fn(t); err != nil {
+				return err
+			}
+		}
+		if len(txs) < exportBatch {
+			return nil
+		}
+		after = txs[len(txs)-1].Seq
+	}
+}
+
+// Usage is an account's use of the Parsing API in the current period.
+type Usage struct {
+	PeriodStart        time.Time
+	PeriodEnd          time.Time
+	Plan               account.ParsePlan
+	JobsCreated        int
+	JobsLimit          int
+	TransactionsParsed int64
+}
+
+// JobsRemaining is JobsLimit minus JobsCreated, never below zero.
+func (u Usage) JobsRemaining() int { return max(u.JobsLimit-u.JobsCreated, 0) }
+
+// PercentUsed is JobsCreated / JobsLimit * 100, rounded to one decimal.
+func (u Usage) PercentUsed() float64 {
+	if u.JobsLimit <= 0 {
+		return 0
+	}
+	return math.Round(float64(u.JobsCreated)*1000/float64(u.JobsLimit)) / 10
+}
+
+// Usage returns the account's usage in the current calendar month (UTC).
+func (s *Service) Usage(ctx context.Context, accountID uuid.UUID) (Usage, error) {
+	acc, err := s.Accounts.Account(ctx, accountID)
+	if err != nil {
+		return Usage{}, fmt.Errorf("load account: %w", err)
+	}
+	start, end := job.Period(s.now())
+	used, err := s.Store.QuotaUsed(ctx, accountID, QuotaScope, start)
+	if err != nil {
+		return Usage{}, fmt.Errorf("read quota: %w", err)
+	}
+	parsed, err := s.Store.TransactionsParsed(ctx, accountID, start, end)
+	if err != nil {
+		return Usage{}, fmt.Errorf("count transactions: %w", err)
+	}
+	return Usage{PeriodStart: start, PeriodEnd: end, Plan: acc.ParsePlan, JobsCreated: used,
+		JobsLimit: MonthlyLimit(acc.ParsePlan), TransactionsParsed: parsed}, nil
+}
+
+// Health is the service's state as the Parsing API reports it.
+type Health string
+
+// Health values.
+const (
+	HealthOK       Health = "ok"
+	HealthDegraded Health = "degraded"
+)
+
+// AccountStatus is the service's health and the plan of an account.
+type AccountStatus struct {
+	Health Health
+	Plan   account.ParsePlan
+	// RateLimit is the requests per ratelimit.Window the plan allows.
+	RateLimit    int
+	MonthlyLimit int
+}
+
+// Status returns the service's health and the account's plan and limits. The service is
+// degraded when a job has waited for a worker longer than DegradedAfter.
+func (s *Service) Status(ctx context.Context, accountID uuid.UUID) (AccountStatus, error) {
+	acc, err := s.Accounts.Account(ctx, accountID)
+	if err != nil {
+		return AccountStatus{}, fmt.Errorf("load account: %w", err)
+	}
+	health := HealthOK
+	oldest, waiting, err := s.Store.OldestQueued(ctx)
+	if err != nil {
+		return AccountStatus{}, fmt.Errorf("read queue: %w", err)
+	}
+	if waiting && s.now().Sub(oldest) > DegradedAfter {
+		health = HealthDegraded
+	}
+	return AccountStatus{Health: health, Plan: acc.ParsePlan, MonthlyLimit: MonthlyLimit(acc.ParsePlan),
+		RateLimit: ratelimit.LimitFor(ratelimit.Parse, ratelimit.Plans{Parse: acc.ParsePlan})}, nil
+}

@@ -1,0 +1,213 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/statementmatch/service/internal/job"
+)
+
+// What both job stores share (JobStore for reconciliation jobs, ParseJobStore for parsing jobs):
+// the idempotency_keys, job_quota, uploads and upload_chunks tables, and their transactions.
+
+// chunkSize is the size of the pieces an uploaded file is stored in.
+const chunkSize = 1 << 20
+
+// claimKey is job.Store's ClaimKey. The insert either takes the key, or (on conflict) takes it
+// over when the existing record expired or was abandoned pending; otherwise the existing record
+// is read. A record deleted between the two statements is claimed on the next round.
+func claimKey(ctx context.Context, db *sqlx.DB, k job.Key, now time.Time) (job.KeyRecord, bool, error) {
+	for range 3 {
+		var claimed bool
+		err := db.QueryRowContext(ctx, `
+INSERT INTO idempotency_keys (account_id, scope, key, request_hash, state, created_at)
+VALUES ($1, $2, $3, $4, 'pending', $5)
+ON CONFLICT (account_id, scope, key) DO UPDATE
+   SET request_hash = EXCLUDED.request_hash, state = 'pending', job_id = NULL, created_at = EXCLUDED.created_at
+ WHERE idempotency_keys.created_at <= $6
+    OR (idempotency_keys.state = 'pending' AND idempotency_keys.created_at <= $7)
+RETURNING true`, k.AccountID, k.Scope, k.Key, k.Hash, now, now.Add(-job.KeyTTL), now.Add(-job.PendingTTL)).Scan(&claimed)
+		if err == nil {
+			return job.KeyRecord{}, true, nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return job.KeyRecord{}, false, err
+		}
+		var (
+			rec   job.KeyRecord
+			state string
+			id    uuid.NullUUID
+		)
+		err = db.QueryRowContext(ctx, `
+SELECT request_hash, state, job_id, created_at FROM idempotency_keys
+ WHERE account_id = $1 AND scope = $2 AND key = $3`, k.AccountID, k.Scope, k.Key).Scan(&rec.Hash, &state, &id, &rec.CreatedAt)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return job.KeyRecord{}, false, err
+		}
+		rec.Done, rec.JobID = state == "done", id.UUID
+		return rec, false, nil
+	}
+	return job.KeyRecord{}, false, errors.New("idempotency key changed hands repeatedly")
+}
+
+// releaseKey is job.Store's ReleaseKey: it deletes the key while its own request holds it
+// pending.
+func releaseKey(ctx context.Context, db *sqlx.DB, k job.Key) error {
+	_, err := db.ExecContext(ctx, `
+DELETE FROM idempotency_keys WHERE account_id = $1 AND scope = $2 AND key = $3 AND state = 'pending' AND request_hash = $4`,
+		k.AccountID, k.Scope, k.Key, k.Hash)
+	return err
+}
+
+// quotaUsed is job.Store's QuotaUsed: the jobs counted in the account's scope and period.
+func quotaUsed(ctx context.Context, db *sqlx.DB, accountID uuid.UUID, scope string, period time.Time) (int, error) {
+	var used int
+	err := db.QueryRowContext(ctx, `SELECT coalesce(sum(used), 0) FROM job_quota WHERE account_id = $1 AND scope = $2 AND period = $3`,
+		accountID, scope, period).Scan(&used)
+	return used, err
+}
+
+// chargeAndRecordKey ends the transaction that creates a job: it charges the quota (a
+// *job.QuotaError when the period's count has reached q.Limit) and, when k.Key is set, marks the
+// idempotency key done with k.JobID (job.ErrIdempotencyConflict when the request no longer holds
+// it pending). The quota is charged last: its row lock serialises an account's concurrent
+// creates, so it is held only for the end of the transaction, not while the files are written.
+func chargeAndRecordKey(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, q job.Charge, k job.Key) error {
+	var used int
+	err := tx.QueryRowContext(ctx, `
+INSERT INTO job_quota (account_id, scope, period, used) VALUES ($1, $2, $3, 1)
+ON CONFLICT (account_id, scope, period) DO UPDATE SET used = job_quota.used + 1 WHERE job_quota.used < $4
+RETURNING used`, accountID, q.Scope, q.Period, q.Limit).Scan(&used)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && used > q.Limit) {
+		return &job.QuotaError{Limit: q.Limit, ResetAt: q.ResetAt}
+	}
+	if err != nil {
+		return fmt.Errorf("charge quota: %w", err)
+	}
+	if k.Key == "" {
+		return nil
+	}
+	res, err := tx.ExecContext(ctx, `
+UPDATE idempotency_keys SET state = 'done', job_id = $5
+ WHERE account_id = $1 AND scope = $2 AND key = $3 AND request_hash = $4 AND state = 'pending'`,
+		k.AccountID, k.Scope, k.Key, k.Hash, k.JobID)
+	if err != nil {
+		return fmt.Errorf("record idempotency key: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		// Another request took the key over (this one was pending past PendingTTL).
+		return job.ErrIdempotencyConflict
+	}
+	return nil
+}
+
+// storeFile writes an uploaded file in chunks and returns its id.
+func storeFile(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, f job.File, now time.Time) (uuid.UUID, error) {
+	id := uuid.New()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO uploads (id, account_id, file_name, size, sha256, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		id, accountID, cleanText(f.Name), f.Size, f.SHA256[:], now); err != nil {
+		return uuid.Nil, err
+	}
+	r, err := f.Open()
+	if err != nil {
+		return uuid.Nil, err
+	}
+	defer r.Close()
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO upload_chunks (upload_id, seq, data) VALUES ($1, $2, $3)`)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	defer stmt.Close()
+	buf := make([]byte, chunkSize)
+	h := sha256.New()
+	var size int64
+	for seq := 0; ; seq++ {
+		n, err := io.ReadFull(r, buf)
+		if n > 0 {
+			h.Write(buf[:n])
+			size += int64(n)
+			if _, err := stmt.ExecContext(ctx, id, seq, buf[:n]); err != nil {
+				return uuid.Nil, err
+			}
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return uuid.Nil, err
+		}
+	}
+	// The spooled file is what was checked and hashed; make sure it is also what is stored.
+	if size != f.Size || !bytes.Equal(h.Sum(nil), f.SHA256[:]) {
+		return uuid.Nil, errors.New("uploaded file changed while it was stored")
+	}
+	return id, nil
+}
+
+// readUpload returns the content of a stored file. lookup selects the upload's id and size
+// (u.id, u.size) from its args; when it finds no row the error is sql.ErrNoRows, for the caller
+// to translate into its own not-found error.
+func readUpload(ctx context.Context, db *sqlx.DB, lookup string, args ...any) ([]byte, error) {
+	var size int64
+	var upload uuid.UUID
+	if err := db.QueryRowContext(ctx, lookup, args...).Scan(&upload, &size); err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT data FROM upload_chunks WHERE upload_id = $1 ORDER BY seq`, upload)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	data := make([]byte, 0, size)
+	for rows.Next() {
+		var chunk sql.RawBytes
+		if err := rows.Scan(&chunk); err != nil {
+			return nil, err
+		}
+		data = append(data, chunk...)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if int64(len(data)) != size {
+		return nil, fmt.Errorf("upload %s: read %d bytes, stored size is %d", upload, len(data), size)
+	}
+	return data, nil
+}
+
+// inTx runs fn in a transaction, committing when it returns nil.
+func inTx(ctx context.Context, db *sqlx.DB, fn func(*sqlx.Tx) error) error {
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// cleanText makes s storable in a PostgreSQL text (or jsonb) value, which can hold neither NUL
+// characters nor invalid UTF-8: each invalid byte sequence and each NUL becomes U+FFFD. Valid
+// text, by far the common case, is returned as it is without allocating.
+func cleanText(s string) string {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
