@@ -74,23 +74,48 @@ type Accepted struct {
 func (s *Service) Create(ctx context.Context, req NewJob) (Accepted, error) {
 	now := s.now()
 	key := Key{AccountID: req.AccountID, Scope: QuotaScope(req.Env), Key: req.IdempotencyKey, Hash: requestHash(req)}
-	if req.IdempotencyKey != "" {
-		existing, claimed, err := s.Store.ClaimKey(ctx, key, now)
-		if err != nil {
-			return Accepted{}, fmt.Errorf("claim idempotency key: %w", err)
+	return Idempotently(ctx, s.Store, key, now, s.logger(),
+		func() (Accepted, error) { return s.create(ctx, req, key, now) },
+		func(existing KeyRecord) (Accepted, error) { return s.replay(ctx, req, existing) })
+}
+
+// KeyStore keeps Idempotency-Key records; both APIs' stores have it.
+type KeyStore interface {
+	ClaimKey(ctx context.Context, k Key, now time.Time) (existing KeyRecord, claimed bool, err error)
+	ReleaseKey(ctx context.Context, k Key) error
+}
+
+// Idempotently runs a create request under its Idempotency-Key (none when k.Key is empty): it
+// claims the key and runs create, which must mark the key done in the transaction that creates;
+// a key already held goes to replay when its record is done and of the same request, and is
+// ErrIdempotencyKeyReused (another request) or ErrIdempotencyConflict (still pending)
+// otherwise. A create that fails releases the key, so the client may retry with it.
+func Idempotently[T any](ctx context.Context, keys KeyStore, k Key, now time.Time, log *slog.Logger,
+	create func() (T, error), replay func(KeyRecord) (T, error)) (T, error) {
+	var zero T
+	if k.Key == "" {
+		return create()
+	}
+	existing, claimed, err := keys.ClaimKey(ctx, k, now)
+	if err != nil {
+		return zero, fmt.Errorf("claim idempotency key: %w", err)
+	}
+	if !claimed {
+		switch {
+		case !bytes.Equal(existing.Hash, k.Hash):
+			return zero, ErrIdempotencyKeyReused
+		case !existing.Done:
+			return zero, ErrIdempotencyConflict
 		}
-		if !claimed {
-			return s.replay(ctx, req, key, existing)
+		return replay(existing)
+	}
+	out, err := create()
+	if err != nil {
+		if rerr := keys.ReleaseKey(context.WithoutCancel(ctx), k); rerr != nil {
+			log.ErrorContext(ctx, "release idempotency key", slog.String("error", rerr.Error()))
 		}
 	}
-	acc, err := s.create(ctx, req, key, now)
-	if err != nil && req.IdempotencyKey != "" {
-		// Only an accepted request holds its key: the client may retry this one with it.
-		if rerr := s.Store.ReleaseKey(context.WithoutCancel(ctx), key); rerr != nil {
-			s.logger().ErrorContext(ctx, "release idempotency key", slog.String("error", rerr.Error()))
-		}
-	}
-	return acc, err
+	return out, err
 }
 
 func (s *Service) create(ctx context.Context, req NewJob, key Key, now time.Time) (Accepted, error) {
@@ -122,14 +147,8 @@ func (s *Service) create(ctx context.Context, req NewJob, key Key, now time.Time
 	return Accepted{Job: j}, nil
 }
 
-// replay answers a request whose Idempotency-Key is already held.
-func (s *Service) replay(ctx context.Context, req NewJob, key Key, existing KeyRecord) (Accepted, error) {
-	if !bytes.Equal(existing.Hash, key.Hash) {
-		return Accepted{}, ErrIdempotencyKeyReused
-	}
-	if !existing.Done {
-		return Accepted{}, ErrIdempotencyConflict
-	}
+// replay answers a request whose Idempotency-Key is held, done, by the same request.
+func (s *Service) replay(ctx context.Context, req NewJob, existing KeyRecord) (Accepted, error) {
 	j, err := s.Store.Get(ctx, req.AccountID, req.Env, existing.JobID)
 	if err != nil {
 		return Accepted{}, fmt.Errorf("load replayed job: %w", err)
@@ -193,7 +212,7 @@ func CheckStatement(f File, limits statement.Options) (statement.Format, error) 
 	}
 	// A container's table of contents is at its end, and encryption or damage shows only when
 	// it is opened: read it whole.
-	data, err := readAll(f)
+	data, err := ReadAll(f)
 	if err != nil {
 		return "", err
 	}
@@ -215,7 +234,7 @@ func CheckStatement(f File, limits statement.Options) (statement.Format, error) 
 // checkExpected checks that the expected-references file is CSV or Excel with a reference and
 // an amount column.
 func (s *Service) checkExpected(f File) error {
-	data, err := readAll(f)
+	data, err := ReadAll(f)
 	if err != nil {
 		return err
 	}
@@ -241,7 +260,8 @@ func readHead(f File, n int64) ([]byte, error) {
 	return b, nil
 }
 
-func readAll(f File) ([]byte, error) {
+// ReadAll returns the whole content of an uploaded file.
+func ReadAll(f File) ([]byte, error) {
 	r, err := f.Open()
 	if err != nil {
 		return nil, fmt.Errorf("open upload: %w", err)

@@ -114,23 +114,9 @@ type Accepted struct {
 func (s *Service) Create(ctx context.Context, req NewJob) (Accepted, error) {
 	now := s.now()
 	key := job.Key{AccountID: req.AccountID, Scope: QuotaScope, Key: req.IdempotencyKey, Hash: requestHash(req)}
-	if req.IdempotencyKey != "" {
-		existing, claimed, err := s.Store.ClaimKey(ctx, key, now)
-		if err != nil {
-			return Accepted{}, fmt.Errorf("claim idempotency key: %w", err)
-		}
-		if !claimed {
-			return s.replay(ctx, req, key, existing)
-		}
-	}
-	acc, err := s.create(ctx, req, key, now)
-	if err != nil && req.IdempotencyKey != "" {
-		// Only an accepted request holds its key: the client may retry this one with it.
-		if rerr := s.Store.ReleaseKey(context.WithoutCancel(ctx), key); rerr != nil {
-			s.logger().ErrorContext(ctx, "release idempotency key", slog.String("error", rerr.Error()))
-		}
-	}
-	return acc, err
+	return job.Idempotently(ctx, s.Store, key, now, s.logger(),
+		func() (Accepted, error) { return s.create(ctx, req, key, now) },
+		func(existing job.KeyRecord) (Accepted, error) { return s.replay(ctx, req, existing) })
 }
 
 func (s *Service) create(ctx context.Context, req NewJob, key job.Key, now time.Time) (Accepted, error) {
@@ -160,14 +146,9 @@ func (s *Service) create(ctx context.Context, req NewJob, key job.Key, now time.
 	return Accepted{Job: j}, nil
 }
 
-// replay answers a request whose Idempotency-Key is already held.
-func (s *Service) replay(ctx context.Context, req NewJob, key job.Key, existing job.KeyRecord) (Accepted, error) {
-	if !bytes.Equal(existing.Hash, key.Hash) {
-		return Accepted{}, ErrIdempotencyKeyReused
-	}
-	if !existing.Done {
-		return Accepted{}, ErrIdempotencyConflict
-	}
+// replay answers a request whose Idempotency-Key is held, done, by the same request: the first
+// answer again.
+func (s *Service) replay(ctx context.Context, req NewJob, existing job.KeyRecord) (Accepted, error) {
 	j, err := s.Store.Get(ctx, req.AccountID, existing.JobID)
 	if err != nil {
 		return Accepted{}, fmt.Errorf("load replayed job: %w", err)
@@ -218,7 +199,7 @@ func (s *Service) checkFile(f File) (statement.Format, error) {
 	if lines <= limits.MaxRows {
 		return format, nil
 	}
-	data, err := readAll(f)
+	data, err := job.ReadAll(f)
 	if err != nil {
 		return "", err
 	}
@@ -246,19 +227,6 @@ func countLines(f File) (int, error) {
 			return 0, fmt.Errorf("read upload: %w", err)
 		}
 	}
-}
-
-func readAll(f File) ([]byte, error) {
-	r, err := f.Open()
-	if err != nil {
-		return nil, fmt.Errorf("open upload: %w", err)
-	}
-	defer r.Close()
-	buf := bytes.NewBuffer(make([]byte, 0, f.Size))
-	if _, err := buf.ReadFrom(r); err != nil {
-		return nil, fmt.Errorf("read upload: %w", err)
-	}
-	return buf.Bytes(), nil
 }
 
 // Get returns a job of the account.
