@@ -98,59 +98,6 @@ func requireDocsPage(t *testing.T, page []byte, title string) {
 	require.Contains(t, html, "/api/v1/jobs", "the docs page lists the operations")
 }
 
-// TestUnimplementedOperationsAnswer501 drives every operation a later version implements through
-// the SDK, with credentials that hold every permission, and requires the declared 501 in the
-// API's error body. Every Reconciliation API operation is implemented, and so are the Parsing
-// API's jobs, usage and status; its webhook operations remain.
-func TestUnimplementedOperationsAnswer501(t *testing.T) {
-	t.Parallel()
-	s := startServer(t)
-	ctx := context.Background()
-	id := uuid.New()
-
-	ten := s.newTenant(t, "A")
-	pc := parseClient(t, s.ParseURL)
-	parse501 := map[string]func() (int, *parseclient.ErrorEnvelope, error){
-		"createWebhook": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.CreateWebhookWithResponse(ctx, nil, parseclient.CreateWebhookJSONRequestBody{Url: "https://hooks.partner.dev/statements"}, bearer(ten.APIKey))
-			if err != nil {
-				return 0, nil, err
-			}
-			return r.StatusCode(), r.JSON501, nil
-		},
-		"listWebhooks": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.ListWebhooksWithResponse(ctx, bearer(ten.APIKey))
-			if err != nil {
-				return 0, nil, err
-			}
-			return r.StatusCode(), r.JSON501, nil
-		},
-		"deleteWebhook": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.DeleteWebhookWithResponse(ctx, id, bearer(ten.APIKey))
-			if err != nil {
-				return 0, nil, err
-			}
-			return r.StatusCode(), r.JSON501, nil
-		},
-		"testWebhook": func() (int, *parseclient.ErrorEnvelope, error) {
-			r, err := pc.TestWebhookWithResponse(ctx, parseclient.TestWebhookJSONRequestBody{}, bearer(ten.APIKey))
-			if err != nil {
-				return 0, nil, err
-			}
-			return r.StatusCode(), r.JSON501, nil
-		},
-	}
-	for name, call := range parse501 {
-		status, body, err := call()
-		require.NoError(t, err, name)
-		require.Equal(t, http.StatusNotImplemented, status, name)
-		require.NotNil(t, body, name)
-		require.False(t, bool(body.Ok), name)
-		require.Equal(t, parseclient.ErrorCodeNotImplemented, body.Error, name)
-		require.NotEmpty(t, body.Meta.RequestId, name)
-	}
-}
-
 // TestRequestIDs checks that a sane client id is kept and anything else replaced.
 func TestRequestIDs(t *testing.T) {
 	t.Parallel()

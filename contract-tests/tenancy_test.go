@@ -10,20 +10,19 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/gen/parseclient"
 )
 
 // TestOtherTenantsObjectsAreNotFound (A6) is generated from the specs: every operation of both APIs
 // whose path names an object ({id}, {job_id}) is called with tenant B's credentials on an id B does
-// not own, and must answer 404 NOT_FOUND. While an operation still declares 501 in the spec (a
-// later version implements it) its 501 is accepted instead; once the spec drops the 501, the test
-// demands the 404 with no change here, and new routes are covered as they are added.
+// not own, and must answer 404 NOT_FOUND; new routes are covered as they are added.
 //
-// The ids are tenant A's objects where A can create them (reconciliation jobs, in production, and
-// parsing jobs), fresh UUIDs elsewhere until the Parsing API can create webhooks. A's own sandbox
-// token must not reach A's production job either.
+// The ids are tenant A's objects: a reconciliation job (in production), a parsing job and a
+// webhook endpoint. A's own sandbox token must not reach A's production job either.
 func TestOtherTenantsObjectsAreNotFound(t *testing.T) {
 	t.Parallel()
-	s := startServer(t)
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8")
 	a := s.newTenant(t, "A")
 	b := s.newTenant(t, "B")
 	token := s.token(t, s.ReconURL, b.ClientID, b.ClientSecret)
@@ -34,6 +33,11 @@ func TestOtherTenantsObjectsAreNotFound(t *testing.T) {
 	aJob := created.JSON202.JobId.String()
 	aSandboxToken := s.token(t, s.SandboxURL, a.ClientID, a.ClientSecret)
 	aParseJob := parseCaller{pc: parseClient(t, s.ParseURL), key: a.APIKey}.create(t, "a.csv", simpleCSV(2)).JobId.String()
+	hook, err := parseClient(t, s.ParseURL).CreateWebhookWithResponse(context.Background(), nil,
+		parseclient.CreateWebhookJSONRequestBody{Url: "http://127.0.0.1:9/hook"}, bearer(a.APIKey))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, hook.StatusCode(), string(hook.Body))
+	aHook := hook.JSON201.Data.Id.String()
 
 	checked := 0
 	for _, a := range []struct {
@@ -57,8 +61,11 @@ func TestOtherTenantsObjectsAreNotFound(t *testing.T) {
 				if jobID == "" {
 					jobID = uuid.NewString()
 				}
-				if strings.HasPrefix(path, "/api/v1/jobs/") {
+				switch {
+				case strings.HasPrefix(path, "/api/v1/jobs/"):
 					otherID = jobID // the Parsing API names its job ids {id}
+				case strings.HasPrefix(path, "/api/v1/webhooks/"):
+					otherID = aHook
 				}
 				url := a.base + strings.NewReplacer("{id}", otherID, "{job_id}", jobID).Replace(path)
 				var body *bytes.Reader
@@ -76,10 +83,6 @@ func TestOtherTenantsObjectsAreNotFound(t *testing.T) {
 				resp, err := a.api.client(t).Do(req)
 				require.NoError(t, err, name)
 				_ = resp.Body.Close()
-				if resp.StatusCode == http.StatusNotImplemented && op.Responses.Status(http.StatusNotImplemented) != nil {
-					checked++
-					continue
-				}
 				require.Equal(t, http.StatusNotFound, resp.StatusCode, "%s with another tenant's id", name)
 				checked++
 			}

@@ -22,6 +22,7 @@ import (
 	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/internal/reconhttp"
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/webhook"
 )
 
 // serve runs the listeners of the process's role until ctx ends (SIGTERM or SIGINT), then stops
@@ -76,7 +77,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	jobs.Store = postgres.NewJobStore(db, queue)
 	parses.Store = postgres.NewParseJobStore(db, queue)
 
-	listeners, err := buildListeners(cfg, db, accounts, jobs, parses, limiter, throttle, anonymous, logger)
+	policy, err := webhook.ParsePolicy(cfg.WebhookAllow)
+	if err != nil {
+		return fmt.Errorf("STATEMENTD_WEBHOOK_ALLOW / --webhook-allow: %w", err)
+	}
+	webhooks := &webhook.Service{Store: postgres.NewWebhookStore(db), Secrets: accounts, Policy: policy,
+		Sender: webhook.NewSender(policy), Now: time.Now, Logger: logger}
+
+	listeners, err := buildListeners(cfg, db, accounts, jobs, parses, webhooks, limiter, throttle, anonymous, logger)
 	if err != nil {
 		return err
 	}
@@ -125,7 +133,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 
 // buildListeners returns the listeners the role and addresses ask for; an empty address
 // disables its listener.
-func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *job.Service, parses *parsejob.Service, limiter httpkit.RateLimiter, throttle, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*httpkit.Listener, error) {
+func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *job.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, throttle, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*httpkit.Listener, error) {
 	var listeners []*httpkit.Listener
 	add := func(name, addr string, h http.Handler) {
 		listeners = append(listeners, &httpkit.Listener{Name: name, Addr: addr, Handler: h, Logger: logger})
@@ -150,7 +158,7 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 		}
 		if cfg.ParseAddr != "" {
 			h, err := parsehttp.New(parsehttp.Config{Logger: logger, DB: db, Accounts: accounts, Limiter: limiter, Anonymous: anonymous,
-				Jobs: parses, Version: version, MaxFileBytes: cfg.MaxUploadBytes, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
+				Jobs: parses, Webhooks: webhooks, Version: version, MaxFileBytes: cfg.MaxUploadBytes, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("parse listener: %w", err)
 			}

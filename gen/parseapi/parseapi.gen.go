@@ -71,7 +71,6 @@ const (
 	ErrorCodeLimitExceeded        ErrorCode = "LIMIT_EXCEEDED"
 	ErrorCodeMethodNotAllowed     ErrorCode = "METHOD_NOT_ALLOWED"
 	ErrorCodeNotFound             ErrorCode = "NOT_FOUND"
-	ErrorCodeNotImplemented       ErrorCode = "NOT_IMPLEMENTED"
 	ErrorCodeRateLimited          ErrorCode = "RATE_LIMITED"
 	ErrorCodeServerError          ErrorCode = "SERVER_ERROR"
 	ErrorCodeServiceUnavailable   ErrorCode = "SERVICE_UNAVAILABLE"
@@ -102,8 +101,6 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeMethodNotAllowed:
 		return true
 	case ErrorCodeNotFound:
-		return true
-	case ErrorCodeNotImplemented:
 		return true
 	case ErrorCodeRateLimited:
 		return true
@@ -536,7 +533,6 @@ type DeletedWebhookEnvelope struct {
 //   - `LIMIT_EXCEEDED` (429): the plan's monthly job limit is used up.
 //   - `RATE_LIMITED` (429): too many requests per minute.
 //   - `SERVER_ERROR` (500): unexpected failure; never shows internals.
-//   - `NOT_IMPLEMENTED` (501): the operation is not available on this server version yet.
 //   - `SERVICE_UNAVAILABLE` (503): temporarily unable to serve, e.g. database unreachable.
 //
 // Example: NOT_FOUND
@@ -566,7 +562,6 @@ type ErrorEnvelope struct {
 	// - `LIMIT_EXCEEDED` (429): the plan's monthly job limit is used up.
 	// - `RATE_LIMITED` (429): too many requests per minute.
 	// - `SERVER_ERROR` (500): unexpected failure; never shows internals.
-	// - `NOT_IMPLEMENTED` (501): the operation is not available on this server version yet.
 	// - `SERVICE_UNAVAILABLE` (503): temporarily unable to serve, e.g. database unreachable.
 	//
 	//
@@ -863,7 +858,6 @@ type ReadinessEnvelope struct {
 	// - `LIMIT_EXCEEDED` (429): the plan's monthly job limit is used up.
 	// - `RATE_LIMITED` (429): too many requests per minute.
 	// - `SERVER_ERROR` (500): unexpected failure; never shows internals.
-	// - `NOT_IMPLEMENTED` (501): the operation is not available on this server version yet.
 	// - `SERVICE_UNAVAILABLE` (503): temporarily unable to serve, e.g. database unreachable.
 	//
 	//
@@ -1491,9 +1485,6 @@ type JobNotReady = ErrorEnvelope
 
 // NotFound Envelope of every error answer.
 type NotFound = ErrorEnvelope
-
-// NotImplemented Envelope of every error answer.
-type NotImplemented = ErrorEnvelope
 
 // PayloadTooLarge Envelope of every error answer.
 type PayloadTooLarge = ErrorEnvelope
@@ -2312,18 +2303,6 @@ type NotFoundJSONResponse struct {
 	Body ErrorEnvelope
 
 	Headers NotFoundResponseHeaders
-}
-
-type NotImplementedResponseHeaders struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int64
-	XRequestId          string
-}
-type NotImplementedJSONResponse struct {
-	Body ErrorEnvelope
-
-	Headers NotImplementedResponseHeaders
 }
 
 type PayloadTooLargeResponseHeaders struct {
@@ -4084,30 +4063,6 @@ func (response ListWebhooks500JSONResponse) VisitListWebhooksResponse(w http.Res
 	return err
 }
 
-type ListWebhooks501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListWebhooks501JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListWebhooks503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ListWebhooks503JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
@@ -4371,30 +4326,6 @@ func (response CreateWebhook500JSONResponse) VisitCreateWebhookResponse(w http.R
 	return err
 }
 
-type CreateWebhook501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateWebhook501JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response CreateWebhook503JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
@@ -4621,30 +4552,6 @@ func (response TestWebhook500JSONResponse) VisitTestWebhookResponse(w http.Respo
 	return err
 }
 
-type TestWebhook501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response TestWebhook501JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type TestWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response TestWebhook503JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
@@ -4843,30 +4750,6 @@ func (response DeleteWebhook500JSONResponse) VisitDeleteWebhookResponse(w http.R
 	}
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteWebhook501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DeleteWebhook501JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5541,398 +5424,396 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Jd9u2ti/+VfDXPW9V8qFkSZYSW15d6zm20zj1VA9NB/WZEAlZjClAJSjbapPv/l/YGwDBQbbspG3O",
-	"ubnvncaSSIwbG3v87T9rgZjOBGc8lbXBn7UJoyFL4M9dwVPG071IzoSM0khw9W3IZJBEM/xY2xN3PBY0",
-	"JOMoZoTTKRsQn6YpDSZTxtNt+F59/e2wNpy32xvBezG6ikL4m7UCeTus+UQkT3npvRR8WPNbNa/G7ul0",
-	"FrPaoLbk9Y3xi6BLt1hzc9QJm73gJW1use642ae90UbQDTusPcZR1Lxawn6fRwkLa4M0mTOvJoMJm1I1",
-	"6XQxU53INIn4de3jR692ELLpTKj1OWOzmC7UW8XF8VUzPrmbME7SSSQJ5fKOJUT9RRJ4jYgxoZwwmsQR",
-	"S4gaAZMpuYvSCUknjEg6ZcS3nQWL5vds4W8TOpKMp0SkE5bcRZLlFmPJ6EdCxIxyGP5bMToUAa3e1Muz",
-	"QzKj6UQNTg0iSBhNWUjeixGp++t0Fq3fdtbfi5Fc/xN35qPfyG9H7qFVNuGJy3/G0mSxM05ZUh7+OQsE",
-	"DyVJBbmjUUpGbCwSRhL1SsSvcwPdaD/U7zTi0XQ+rQ06nhlDxFN2zZLCIE6gbxo/eTCeoQ5G1HNwyhR9",
-	"pGrDE5osSqNdeXTv3r3bmacTxtMooCkrD+3s9S558bLfJsGExjHj1+rsvmI0AUKk8fTbYU2mNGXqVIXq",
-	"nNqxGjqdUEm4IPjSkAcJC1V/NJakzgXx1QBEEv0BhOYTZC6eOu+CM6R9IGECs2KN7SF/aAQeYUkikm+H",
-	"tYjf0jgKr1Jxw7j94cqZ4LfDWqvVUqMei4RQMqXxWCRTFnpDPuc3XNxxNY6E3YobFpIbttgmq/Yt5+Nx",
-	"FESMp1cyEDM2rHlDvnQEHoGHvh3W1GkY3CVRytS46molxYwlsDrfSHxMNsyAIykjfo3ftoY8d74+3yId",
-	"4ENk5/RALULryZzwHRtNhLh5Oju5wxcJ4+FMRDx1eIv+Sa7/+QBvsQ9tspfhi6A/avboxlaz193sNLfG",
-	"bdbshN1gY9Sj/a0Xm0+c1E9nNGWH0TRK4T8VhwdPgCQ0jsUdC8mMJeRFuynhvJO7iIfiDnZSTZkGgZjz",
-	"9BtJZjHluem8WI0DtSvPeGGYy9nQSsPdJrOEwb2iDjq7ZbnBK7YEx6Y0/GcM94xNacTVai8faszGKYk0",
-	"c5wnCQwMBpobQf/lZ1lAO6IVFnH5yJ6zhGoCzxqwZBWEecmje8JmIpgQqe8eqkYTBZOK8arDJ3Oj6bzs",
-	"bfS2+hsP06VipTTFsb3o1VYZ6vJ1fcaQn7PO7syeOhPc+YMKIe8gRL4WSXMrDnDQsbofvpHE/6mpX28e",
-	"hPoOjWCInWanu6lu34QGKUskEeMh93/daf5Cm3+0m1utq0HzN9/LpDxCCWd35PLyYK9FztgM+WjEiT9l",
-	"KW3p/q+i0FdjYvyWxepGKV4e/VGbbQYd1uyOe2GzR1+MmlvBZth8yV6MjUz2IL+c0vtDxq/TSW3Q6W56",
-	"imbtZ6/ETT96tRlN6JSlRrHAC2CJ+HbC44USNaW9KGiqbmqqHseFTqMpI3Ulv2xsbGwVroduu9tvtjea",
-	"7c5Fuz2A//9LzatFqu3f5yxZ1Lya0g5qg5ru4AqarlVSRUhT1lT91byKa0LP5BUIdatMRb0bpPHCyIGr",
-	"Tqf3lOlg28+azzyRompPZvT3ORxEKRIyTsQUaHyWsNtIzCWZ0WumSJ2z+/QKn/Jb5GSq6Dy1t+A4SmQK",
-	"z7bIpWQkSoc8r+mMoxgOApXYPr1WT5EAfkvEtEjJbPH2/cF7ER2931kcn7fvjnfbd0c//nB3sifujy/E",
-	"H0evRXS4+3YGz3R/7v68eLu1bPFw6kvIvN/pPkbmXm3/fiaS9DUs9ami+PJCvlZqMm6GEYcYvOURP5C3",
-	"PqmHbEzncdoApVipugVFN5C3S2ag99idwb8SNq4Nav+znin56/irXHdHm1dpg8X3bFEe+xG9Yai5pknE",
-	"QuKfnpxf+ETSMWuRU5YY7uvBhnd7ZCLmiURqwa2fSzbINvuGLUDRHXL7ldErUDmWDtXIeRAwKcfz2GjR",
-	"ddQmHO04bRpdfEBA9faGXOkXSorWZ8NT6srvc5FS4LvXLGxsl0dEKAmj8ZjBrWPGdM1SOeR+r9slB3v7",
-	"R6cnF/vHuz9ffb//89XZ/uX5/p5fbGmiNjubgmkokkSmURwrxj1LxHXCpBxy1Tzxe+2tXOu7J8evDw92",
-	"L/wW2VfCu568JDRhhIuUyFQkLMTzRMk4YXJCEspDMSW3NJ6zIa+z1nWLULg1GiD3xeI6Cmic6R7FY9Ue",
-	"dYJuuMGavXGfNnujF0FzM3zJlFRNO6NusBH2mCFC3IWMCgu2imUHqtvvFw/UjKYpS1Sb/+/X4fC+22kO",
-	"h/cv93/7978qedVbMaq6jy8mTLHcbySJQlL30T5RVCFWtEjABJXqkk0vevhmtHx2PocnK4d9ntJ0Ll8D",
-	"r3vo0oi02UjC8wU2INQfKQuXMAN8Z2VmYEcFY1yi8xzReyWaEj6fjlii+FeUsqkkgmfcut5pdtptj2g2",
-	"Rrrt/NJ329XjjaFLd7i6BXxlil3XBqrxx+0ych6ncuVZpAnlkgbq96rJOLPptAvTgeE8cT44BWdCj89I",
-	"69jL6L2oSQPx5+llRR3581P8R/WynAkuGQh/r2ioxWH1KUAbs/qTzmZxhDaEdXXvqe/0+OFFbc3IRBQ5",
-	"n05psqgNajtGMkknFPirNfaoW3TEYsGvwQSHxiYtZdS8GrBIXNOURrFeTt1YJIHDonkEZZhIkjiS6bY6",
-	"kklK6DWNONwYYp4Sql+EhVfMWnHD4x93Dg/2rs72f7jcP7+oeTUlqaseM2F9VYn8o1cTN7XBmMaSqWXV",
-	"C3JqZOvimlihm4wSRm+ksTKmSt2onPwPioad94ZIxsMamc5lSkaMjFh6xxgnHUJ5qI7D3zPZjysLNWoo",
-	"+1rxQeor2OQLg/QHOYOmXalI2qUi9RENs1XxiDEfjiMWh55DbFHoEfUs0gFwCsef8lPTKsRNy5uqJqPf",
-	"WV9m3VEaqdNWzpayWntlY0epTW1cWLU9V8HHtqzO+3gzVruGDXslwsWFEIdKPFudR5ROsd1SES7UWY5V",
-	"e8AizLXKkluUWtkslS4hvz443L+6ODm5Otw5+25/GR2/DDtBd9xjzb4i4Z4i4S3WHjc7tDvaCHphn70Y",
-	"5+n481FxfoRFIlYzZvcBY6EkHXIUvfLgdzjMYBm4VeccHjMcU3E6OuTgxpvPYkHDFlGraBZJi53WfUFD",
-	"JVWrVlUzKEB+pfUn0/prkYyiMGT82YQeSWO6JzENNJcHnwHJOxxyBH5y9upgb2//+PPx6M9I22ZwmqyX",
-	"TQ8OsdVhiBZRZIHrvnv3rln0gz20Q0W3WYFYvhLzcmJ2VL9dwcdxFKTPJOudoic8kqSgWFaq0TlppEKN",
-	"/hLJvVLdH4CdZaVggMqF2EYPM5ETkaTx4qsk8qkE/T1bnLG5xDCP5zLqIgnfUUlorC7TBVFtLzU+LaPr",
-	"zPj0pVO2YyZDrl6mY7UasArasxZTmWZmxIeW5itpP520ecoSTuN9pKrncWlO5pzdz1iQshCDC4gIwFsX",
-	"bpNZzKjUkS5KDVcdKG1KzmczkThszdpFQ5fMz/fPftw/u9o/Ozs5+xKJ2x2fYte5tRjTKJ4nDEVoba9G",
-	"L6WciDtJIr36chuM0aywDiQVZpm+kvczyRtsI5egyTzR0KR0IP1+3qRyrHQkMqL8htiAm0o7yuuIxSEZ",
-	"QkvD2sAaXhjPdC2zwSwstGjcQ/WQpUBNA/LLwSmhSTCJblmjpKdqg8ZnNS3p2KPXEZ54dwkw0nNGk3Sp",
-	"/Ww6j9NIPYEWErsQRPvIo4SF/3F2I3et9RUGKxFJwqazdOEpxZoLZ1txHz3CeJAsZikaIwORJPNZCsFf",
-	"Q+7juvkQOat9nokYxWza2AYHYLW1KltgyzNSyeKxGsxdIvj1kEP4nRqgD3vlEanYD41h0LJgw5KNrwr8",
-	"pzEabaB/nmWbi/RNms5k/qidxjTiZJKmM3J5dvggn5knsWIzxg1weXYo0WI7lwxakH+XTXqWRLc0ZTth",
-	"qLSQIu/gzdl8FEcBofr3FSal6H0iwH0qRXzLwI5Pie7ItETqnXZL/b9+w9ORQ4bRYsDb37UA+lzt3+q9",
-	"z6Z/qU8cUz/BgX9w+vCY/LX9m1oEsOS0QgYeP2SkeIm4TaaLGfsvMceDabLCa4F2zMuzQ7MCPlC376F0",
-	"GXGZD0IWCQGHGASUUcJLFOhB9L3dEdWs3kGIUnZiyobcaGoTKkm3bZ1t8ivvfCbvfCtGxyI9U4v6TA3k",
-	"rRiRVXz5al9niQgYiDXbipfM4xSjKOgtjWI6ihkRPGA6NM+61xUVRJwk7DZid+7penvy6ur45OLqbH9n",
-	"7+cvUUHJDVCfq/dipGbn/z5ncxb6HvGzVcE0HKW5wC9SqKXQAf6K8GGJ9MJ91UqeRfDHIn0t5jz8q6n9",
-	"jiJ3HKvOXKJV9PD65PL4izQX2cH5AxSkgwlc+vNEHUtOFmJuY8y+EuBzCfBAkZXSMz/NlJn5XYws4rDR",
-	"nH/1liVSPbdgaZEUD45OD/eP9o8v9r9YgnSGCDz0U6b+lWCfTLCndBELGn6GcABQ1o1TXN2F6OXOnOLd",
-	"F91Or9duk9EiZc8IB/hHXaZV4QB6gu6cZfSHCQOod/vkKHpFRgvihhyDIVLcmYc6XrvdVv9znyvQMqRB",
-	"Nm00/0PbW5Ex+dW/uvJhOGfJbRSwv9p0/7/PCl9mzp+6R5fcXgqfwLMkNuYmBEfxgsyzxgtuFsfd6+7g",
-	"we7+1eXxzo87B4c7rw73v9SNLAxTszGzCAHlEPCurtacvySJricp4eKOYKh7lEoS0pSO1LqAQp8wGkzU",
-	"cjWMXxyTiXyHdfkm9+xzcLevXG31E3MhxBHlC5Nc+czjosaW3eUv2oY6JGQ8TCM+T831z0JDBREnna67",
-	"7+bQnO1c7F8dHhwdfKGSqTs+dUyEIFPKF9mkC8mp5UxfACP4oun/c9L956D3z0znJwk0va9J8okug7j4",
-	"bmZnPhI8nWAKiT4QEFQxny331+k37PHpKIEPUlB0jhqEu7MEsteBpWKL2yQCuzxDAyumKvZzqYruqQKC",
-	"vdr/aXd/f2//8zosE7NVxdW4KB2NjB9ULsh/AiP5nAb4/KboO1ft8zfSEkZGSu7e57lHhBqGzaoZcpPL",
-	"PedpFOOP7D5VyxiJEElKtsiJuoafxs6GvMjPSib4r1zrM3GtS041hsuTeZTOT9G5pGVHWB59ZSl3MuG/",
-	"kSIDTMYRCRimR4xx04R76HYuL978lWERpRkdC5JDuiE2KbI8pSMN61L1wjaRjIdkWMv9OND4OgSxsPR6",
-	"IBhWPqz78lhN/eTs4Jcvldu4I/QfwAjC9Gd3I31SzyB8SAWCj16Xxtf4739GkrdUAsu+MxVzXpF9uX9P",
-	"g5SELIimNCYUniJUEkrenp8cm+vDxgYixw8W30jzjtRant/p9tutftv3htxvbm61ttp+o0WOQb9PxJyH",
-	"LCTpJBHz6wkZx4Km6tQh0NBo4WqW22RGE4AjsEGm2NWQg0s9nxyN3XoOogI+nKU+4hxqXu2+eS2a+kv9",
-	"VGvPPm1/bUZKtYe1gszLQe06SifzUSsQ03U5ETM5SyJ+vW46yoAnTtW434qRE3ZCQwQRo/FpImYsSSPF",
-	"jOEgFw/jURamJZKpRqLTuT81rzZz3seguOrk02L0WhQzUqcpmQqZkrKREa0xqttvZIYaSOqgras/vSHP",
-	"3u478CgNMmKBMHFSmOMNIU5X6jU/a5hM6YIENFF6Pl8Mua+RDJsXixnzSd13by4RpCxtyjRhdOojNN+1",
-	"EKEdrw71wpi8SJEhRuUNuYXB0Hci+Ey50ENgYUQhJAN9z7BsIxaSCUs0SVkKGkWcQu5wOVs8y7v9Fbfg",
-	"N/uUGL1nAdzvSAzlEKQn0MJOGY0rFSRh15FMWVImh9zbRar4WcwTorgzFykjdCTmKSJd6KbzmcmniQjn",
-	"kHxN9s9OiT4MXg59o90uLY6nI2QqWIyNhpE4iYBFt2ybCCXAZl8QGsdO5Ew+v/5XCLhxk+zVZ3SO6w8Y",
-	"EqA2BLLgH7sb9fbA4BQdqhlM6f0BvotgCPpDlgNOk4Qqwpjz6Pc50z+nyZx99GrzpAJKScfDQIiM4ISS",
-	"YriLSVaeS5aQHF4furVE0jQQYROhRG91luaSYaRNEUcBehusrwMOW0sRPmdJK2UyXbccYUrTYOKS+zyJ",
-	"8tvbbfc2H0dXcY+CmnvVSdjTZj+NZVBeHnHjoBhaI6HObvSI79gK/QK6Jp9PVdfiBvbDPqbGkS0I/Fqi",
-	"1D0M3NIkUB7WruDjSK2OOgSKDxMd6lU6lVUnESm01OhOfEcXkiAIqTMD9fm3ElpoESPUq0UPgF0xO8Dq",
-	"M70i2sDjaBnupsMjZrqVu59bZiuHlhmE/kUxbrXuSjDQSx4JXrHENH1U9C1s8cdM+n7orSP1jBa2H37y",
-	"5OYimbPSmgC9wfh0h1XrAmL5rghZFRhGMIk4a9oAH3QFBSJkgyEf8iYpiuy9dqcB8RnVgnsL3ikI7vhO",
-	"mlfmHpTmsZksE1S1sdF4LB/UgdMknLFQYjNZYIlqpteoDi+Bm5zGMUu+kRmUkUjsw0o4wwaP9i/enOxB",
-	"dNXO4eHJO70wfT1AALsMBcPoAJPvAoHbLJ0IPbli5KNqod1YDkcgZyyIxlpsIfUMUs2DcElvyEkhqjsP",
-	"TQDRkIhMAPHfmPcOm+4EDjf0yrvR7u7IUD5kYTH4fc5t4Ht1xDu2mw9KUw1vNQaOPOcG5qnFs3RZh2hP",
-	"eyFjsBpewb4ec2Uipeni09Ipyx04+Wyk3ut2G4OH2rSpbUuz2LJVz9z4pN7rbDQeduarI2Pc9dhIwaCn",
-	"RmfWeAWzHraRM8jZFh4wpeJrOW8sqfeBasoO2e0lXlh7WN2gG9WM4R7Pi7yxQyv6F1XTsL5536pqLhXY",
-	"kkdA2bSSgnPxa71QiwUF00vBBOXm27sxeGVGUvMq4rYLeT7F0NMlmc5LE0VL8Swlw3zBbF2IAiiHblU5",
-	"mXNykTvp/C2vFGG1iM1bmkAWDKyma3X0wBxmMrJczAQnotKrHQFvPRbpDsqvNZucYVQiD+D3sobc+OPq",
-	"7PUlKcDYkA1K0oBZ1h3j1c4cdwTGBLAEwzVKMXiVIQO/mVt7BSHG4nkwByCuSk5EA2SxnTfzKeXO/X+v",
-	"mAQcsm3wpN+JBKA+QKeeUH7NQM8NBRxAYznJi3/PD1QtK3kmyOVRuyMIOH+B3PVa6ctLBC9cUzPKh0Qw",
-	"F2zRBQPTeI5FIxlIDOMMLNLVQPANsLj/VkaGLK3gG0ZjpVQVN/4wumWcSevj05HgZcqRS5Qpo2CIG7+g",
-	"ID2qEhUWU/dQtXA4+hWOwUTEFpIm1lN7niivF+yLEuHfilHFBsDxU5NWNznlIbmb0BQOVcxowlnoGF+s",
-	"Pl5eFC3sVnSg4ZQzL7A28tUPXu0cAyivfgJtng0D3Jo9eR3dMkmidJv4fB7HWvvG8hV5prG3v7m18bLd",
-	"a7d7vXZ/o9vubLTb7ZpXU+9hIFVOVc0ofET5zRWi1RVn8IryG4NxJOdgEXZG52VQtnjMvpEkE59hfjrD",
-	"KqYLMS9MIjXGzyxpiNRRsrmeMylZWLCW7LF5qoiBqFGtMrEgFmp7r0Y0pjyA6dE4PhnXBr8+TGrHumVt",
-	"hf/4W5HD7GLLRLdc2DT4S+ZnG5mvCRccLCJLhq/N32r4Rlq/ohXE9c6soSJekKpY6Er4npXv3cQUOyhE",
-	"olqOlbw56PQHG71fXDODC378+OIbcOjHxg4oHqBMsfCx8bSXjqfcv3Z9VFhhzk9Ir9t5ab0j5oDq05jf",
-	"OHW/lsHQa/uXZxWr4GKw7jR/+e3PjY//eva1/FaMUOj56NWsnb48nWOlM+kZ5NVLquT5zF+DkOqOq4AI",
-	"Hi88ssRdkJ+vpe6mBghv3U/jqqmN7SX90NzOTXMGQBmMwlfRI4i0z4KhfcRM5tXEjPG/hk+cYMt/LZ/A",
-	"iJArxisW75DKlIR0Ueg5EErDW4nQDR78Rqd49FbhAnpsEK1SBeedfK7htZ81POSQVwmjUnBZxagWlk+B",
-	"RUxnMm6j3YbMeaxEQB8lMDB+GK6rhrmSZ+MMnj+DIagx5XwXHz1HflwRgdiruYi8V0uEk2OL3wtKSJiH",
-	"8a23nbgjnfZYndSZ5xO9rvdYCQ5XeNNn3svwljNG52WI7JmE4llpy+HwBTLLnYjy6S7LBZULViKOTE1x",
-	"rrbCLb1E9nyC/C04rPfzRG8l5n5pcrdNsyifLAqUhZKJPez6SDk+avdwaTGmii/mlyvQ9vpVLthM9ZWS",
-	"XrOnKPl5ZqSuqtO91ybtN2X3qRJ9ITIpoJxDBQvN5KSJyB8hHmjrUTUPppSN8qH1rvZWFNd8MOS+Y3i+",
-	"wvOGcUUZDksJWQesDQ1vyDF6QBuodUEuY9cO6ZReI6tIkzkP1IHJ3rEWbp/UZ1TKO5GEzVkiMDZAvWSf",
-	"gJe4uFKLeQWL6ZM6hWU2zlj1k7Y0Ulho+45zrPX43EsGIQ9yCdruG9BKKsTVlPLFVSLuVBtTwG8Vd9Ig",
-	"4Tr5XvCC8YlcwVfuquAFAg1M2VQgrBdnMkW9m3IDtmHnEjJFtQmTYIwdiekIxxRNmZinsHaowKZC3JBY",
-	"cIvQq1uCx42F+Ar4l1o9XmlVXoowBvw/bOQttmXCMdxbE4T5aHdSnVl3H/VnZ8XVEXDXG5iwu5zqAZw8",
-	"gK2788pbTYodlW7+t2J0GMm0qn6ARq8XY4jh9ghnd0ymWIWizJfVMxCuucpdrxl08Yp36r5UeLcRTl1L",
-	"+BgDTK+ZZZjCgfuD4jCfo8TLI5JT+RpXe+VOYwl3Umv+hNuQ5rbi2Zci7PSXdjEuC7J4K0a6ZMXAIk2Q",
-	"utGQPUg9ifh1o4A+UR8xiNADYU79mJkChryOX3tGEQF0dhnJlPG04VgK7HPIqyiZqJuPxELcbBPJGPA3",
-	"VyryMzAQw0NVe/qaRrejahOT7SRjxEcuVOAmOE/cXz0lV7ay0phiKhhF9Nuych6lo36kd73gumcpVbvk",
-	"OAA09ZXJzI0AXh7ToZ/yCPt9TmOSCgTqzNcvM8UctL+f1KFaJSeRrcKjq/cgVk9kWxdJdB1xGptuCvr5",
-	"ikXJHj7HzjyriLag7laYxG8Y8fFXvGZYLlx11RBVTzs4dRjqkFfHoTY8MpqnJZtidsPbGILrSOc8Qjx5",
-	"MSK13e23KwNSH9a8/9IAVeM3Weo1gDBEYP5qmQuuK32q4Bn3nOjYxXKwkmZlDwdBYURcqZLUM2KjIPD2",
-	"NKYVwY+nWqKBVKm8XW5A/HHCGPid4T5YB0+8RzpZltE6+tMVD9JJV4r7QRr+NnnR1kzTJ/VOG7/rtuHL",
-	"0VxGnEkJv+if4K0Cn1IDQHU1wZp3s0QoBVW/nudK2VMlnmQ9nAd8LKptXlnRU5upa3OryiwqfkKd1Yoq",
-	"oN3Hquh4NXzrSqclVWgXWF4yhiBEEnFbjLL+olD158XjFXtcrmQkv8IAqjjUGRRW0NB5xZXQPz3qsDPR",
-	"Co/GrOWjJVc21diROCWjKtx5XjaQB6f6ROdeYt5rgesRtGqn0DpitNXVsdjODG/62357ozHk9jXNgygP",
-	"za1O6pWRIg18xqB10oTZ+qMUstMgzhy5mL2F4dw9XdzLSOCj9yyvvVsZlRTmWlb3l2TK/2PO+OUl9GEP",
-	"PbtrZm8rSt9XFLx/soBbJPLy0GA8zr2tzyMJKNcoBYapQ2Cxje5YElic6DiUuRsH4u6WeaDMi10DbKU+",
-	"iMIuubP2EwbpMRHPWXufboByezZbHkecVYlWnJE6BHgGIgkbRozSgZc6DHNsKibqASdszBJJUpHVyU+A",
-	"UrVrIVdD+WHu/8m2saIrpNNvt1vtNpnFc5m3PXe77Va3DxV+X8KfKOehCyvvd4VnNtQzn8V8VtqPB0xo",
-	"rjtgMOS+HtLVNJIQsu9DSkBuyv/Oz/P/+7Y4HzQgzblrr76CIFaweSnSUOIAPmCbtWLuWKhLvqK+rODY",
-	"NDAo2CdjzpJiqs1ZIjF++0DM45A4psltHXwLCwcV3CRRjA64uqQLOeR3Ewa14SKlCIo7CFDWmZp2OEZR",
-	"FAk4HgnV+NZQCFGHXYxTIuZoSKPTUXQ9F3N5FdKUXYkkBNNfSBco9xH4Jj9aJUKD+9PGJUQxK7aGYvbV",
-	"lCY3UDAWlZNATKeU3Eqd47Zis4CsKuKrVKSqyWzvzVM6JCJkQUwTFhJ4UHoYEk0lebVz0CXXiZjPYDUB",
-	"6ZunidJxE1iq3Z2jC+Jf3Mvz+XSaLHzPxI5BT7DgOaNla8iP2R2EoGP2yQhQfiEm3GGXRXJVGnYV4Zls",
-	"jYxqal6tamvyXztrDHp81Srl2XPFgEqcWof6LQvJUpc1hJz7IbtOaMhC53rZOT3IynDNU8Rn0OsTMih7",
-	"W8pTMc2skqSix7bsutM/K7U/TvHkmJBiI5DesEUWOl++UHTY8dV7MbpaIu2/VXNSEn5AY8ZDmmCsMqlf",
-	"Xuw2sv5AF5DFQpw5DaBddQfMtMb20JWWqXYaViIb64M3YU4fWlmUzhPER6+mA5fLS/Ojjmg2thrNQzHe",
-	"OX9TdVrtVnvVoLusS70+uVl7FbtWdfHkiOeJAr0BeMrK3D5daM4T7xdlKS1GipRPVsE/5dkc0zy//kba",
-	"IhIm0kLJ7CZipk5RfIIyBENerEOAxRfeY7tgvPJ77TbJJXpAZC/aEpWEMKF48w5MbXLQckIWY2QzuK0a",
-	"HvHvY3nv478AKRyO1T/TdKvXNn901R8BnabtvvPnBiRv49899bUY3/ukfvL6J+AvP7z+CUwbNIJ3fo/G",
-	"fv4OwIhX1T3+o0gnHKvNUH3rf7uKf2PP9q8N+1ev5tXE+B589JF64PdoXDDN2jdKLPMiu7eW+WEgMiGz",
-	"6CkJqCIA09ojVwvbWRqucx5dQ9QnptUr8d5YJ/0BZHuq27Y+FZwtSMQbZCZklEa3TJHcyPlNiTBDztk1",
-	"Vb+2yA75gyXCtItiWiHS08oJoyhdx66Iuj3VjkGM5ucOTTorSJEI6aZr9HLmVRlUTTTqiuGLc56yZEaT",
-	"dHG1aowsVhiGd7IoWR0dq4ekBsGLsa/tbqfb3mjr/+u2u+1+Z6UoRXeQj8fXOcNbPpqd3aN98t109Gal",
-	"ATwjTHFajlJcYviWdKEY2+75j/kyy9heIOL5lHvqqcbnjG4MNU5IIZZYiBtFcOrXJTFcGxUxXOXWH8qd",
-	"N51A6MU6Sdg0SlNUFTm2rISApWHWpK4lQgjvKizK+f7pDtk92987uCAXZzvH56/3z8jB8Y86IrLd6xLc",
-	"+qNXb6oGviy40RHfK4IcX9D+qBdshM0u64ybPdquduw8GuSY0Lvq7rXtQB16Yg0MyAickYF+pvQAuFTz",
-	"Q0RgneM0Mag6CLQzTclusPh2qKhpiA8xjTqCT6zvTFP3jd0w3RulBzzEL3fP9i70g4VfWq2W/iHrtHLO",
-	"DNIEA1blZ1hM0dmmHyF1xsNmKpqMYyXqiN8KJVch9/FIMJepmLIke6VRdfb0rZ9foRyVrMIW8IuHWbxz",
-	"fRpEBPBvXVWfvx/Vb3D6HuDtpZE/eDafFiWACeg0A4670h/0/Z2L6HPH7m5kFctectdkt6YeGR6CKiHT",
-	"WUpMHqrQrc5PjgnDzCLAGFAinhEaQ3HHlRzpYVolt1bsRmXAyKphIm5oTIVvLs7bk/T18F6MPHC/2K0F",
-	"/XzleFRXKivFqpQDPwrRk48t72mlEdENuqE67s9tddmESiv7UAQ5rE5uxUYsFhA99dfElf+1YT23B+/F",
-	"/dHeq62V+EmBlP4KSsBI3kI812MxQQXSeFZskNvl8/TfIoF+URpwkc+X7V6oL/iZauJZ1URLiw1tFhs5",
-	"j4l56hGjpJjncpmS0Cww4xEaLhy1zvxWIrXLaj8BfG3I3QDrajDLet5e5ZHLi91qzimvdPD1EuOXCZMy",
-	"jhHTQSm8RoKKbDV6NANIwu6DeB4WU8963f5jtjEY2xKzXBlS1rigY8pLZriVekpc7LuKdYCcPfCkARbD",
-	"iBG9bsWF8bOBkyZxV9g3YTiKS96Rgg+///LRJZmxJGA8vTJlnwtE6/ZF1okzjjXSabd9L4OhExAWbyz1",
-	"CGDX67b6xV3KA8uJueKIlaNcLXkG01MiLlPKU6sgZ2s3tukrLhfXJGwhfBuOuAWCiUTM3yo5Kw/+u3Ku",
-	"2ypZNmYahvSWzaE0/OU5eU8f51MNyLm8DLQGVVzv7pWuTUY65Q1n+Y1Ea78UZEzzxt5+Z3PDDf6KePqi",
-	"V3tSDstDuSfaIpxjXDleUTrO1XMuHKaqWwL46xNNx3OpBYun35jI5b+oexKGdDFJmFRz3KNVUZ++asRX",
-	"tO7j5FPzvI9gdvJZ1041c7XH3nZitOhgUsh13VyR7/8tN8zzeeIXzOo+Ixuz23mlT+USu47ddb3jHtls",
-	"Kzms026Tun41x3bdHXQlsc2212m3f8vRy6N8qTzKhxnRcj5WddgsShzi11WhKxj4y5Vw+FZKF7fgmniM",
-	"TPMPZY0/cWsfB+bkImXFzFTOYEQVtuBl6JyPKmxhBDHzoQ60X56amlsT85YzQKjbBahMYWuVjvWzFazT",
-	"hhzrRObKnkm912mT7wQaE/tKsgDLhM4yKqSVLwsQXgmb1B2CBiX9J1BIi8k8yywQZqwVNt7Pg/e4BNP0",
-	"HQR94YpC6GXI4ui2fG4+AYx0BbufGprd16J5z9BcmexzybYr8KHdZdf0DuHsLl48xJS8LCkhi72W0bUO",
-	"FAgS9pVvfTrf0iOAtBe1J7k74RO4E0a6Vjf7ld/8NfxGH44rPByPpTGY85Y/UqTu300kC6588m8yopK9",
-	"6DW8DAxSbahJz8L5DHkRriXDNhQJhHQlQjEsEqUt8j1jMwDVwPNLzhleXnplJUnptepkyCfijqSC3LIk",
-	"Gi9gkDRVNxZyBYCHzC0ijvpo/P0PW8nmd9///Htycff+8nRv8+Dw9JcD0T2kh/T8rpZzm+I7v+40f6HN",
-	"P9rNrX+vf/vbv//1v5CVl2hnBd7+JNvwo9z+eWrvkuvmi9KDC2OsTnPeiePSkshCwpVHRBw+kPqs31/d",
-	"oVBUGh5zKtgOVpzmE80fpfl/Fpr48pKN3VukKmQiXKDfzayH5iqLT1sO1RsYYcz9+qzLLpoymdLp7CHp",
-	"Ci5pU36V1M9e75KNjY0t8CJsZ1eJ4PomgaJjz4c+e5hF4lTtpmQTeGxnlhis9CNvxWgPTFfqQvSVKLFm",
-	"LFYe8cumL/1g0cilZi04WyGALN9v7aO3gj0wb3z7+FthhtXeq0zGGuDEjP+B1AGXUXt0Gp7+NcOwrrup",
-	"5wuIx88ELv06fjAv2zz3MqBTOY19yMs2wvpmm/wfY8P5P0uNN8biU8gedWan5cFVhEWvVhhG3hNXbKYk",
-	"ShR28iGbaI6uXGDxG7Yw6SEUU3EUYZv5w/MtcsZoOOT+d/sXZJ3OovXbzjqk6f4ZhR+1aB7Hupmq9L5n",
-	"A1Hm9RoHDp+LlCxYaiOCPxVQ8h/GNPznIPL+KRAyy+0sU4BMUueYf2b8MRdqrBIVbDV7xAWT6Z6+RivC",
-	"XeZpIPD4KB1cCeYPXbr6l6Vbbx4gUYiAjxEn/k9NHdTfNOMA/AlYPn3RN6OwkNHaDTphm22Nm5v05ajZ",
-	"C16EzS3WHys9cWR+W4VcwjkCzV9NK5TqC8U5IDRfMu7kJWOSu4bNYNwiX+jS43VdXl9bEhsQEzSN4jhy",
-	"C4daP8fmxmNuDrYcmSx1VxUJjdTVqWxC0EQgOGdoHUnYeA6IKQkLo4QFqUe44M3u/b1OyGi4ET0aPGEl",
-	"Uwe+fhVU5iG+ubg41R3kDRO4WDkLMJh6zCqiBQqMF2EBAaC3dFDOoukZPJxqXDkiotZE6dIRJ502qdq0",
-	"ZeaZSmW4YOO4PDv8q5RgzygiV4/ZWhx59M6grxajy/6S4j7OAI2C7rKNbN/ydJVhGron9hG+9kQtC7ib",
-	"QI73SRqF6vsMpLQvUr3C4T2nety7SRRMlI4yiw31QAENQCRnScWqWX1qtWSQsmZVSgfJpHALV+6MZ9vU",
-	"8yvK4K3HTse+Uw9PUUJWRw7mlwpr3UP30V9cEOvhzQPaqg6SdzcHgSt4iEnQ5px9Ix+gcnymqvofxL4y",
-	"niYLyNx8mJMY3Fknmx9rQGDY9lOMMDkJpcKs/EyVfZk2nC1A+Qipa4UF8yRKF+eqYVylnVn0PVvszDHT",
-	"dwQ1fE0OYE1Ob65Ui1eYB7DR1bbjrk0GKJi7dNErgzlCCTbo1PAbFEpy2brBhb5oSmJGZUo2uqZPnsFm",
-	"Y/9+i3zPFmijNbEhOiTJGqrrvr2GQkLDacRhhPi43/Cgvg8fcvC3QqZ9KtQ1irnzAM5G5aRF9hURwps0",
-	"UQuM5bwk1B/7QM6httcH8l1CeSrJB3JiigBJ8mHIPzSbTfs/9TyE5Q2UEuyTD6DRgUKjRQ2MmURF+QMp",
-	"aXq+R5Zof8t+WNet+cTp/S6JUqa6R/MquHOcUg3Q9enJeaFv3YKxGQ6mlNNrpxkPkAs8XXoPM7ChoFXJ",
-	"Clps3jRZnIX7/d7+4f7FfuknO/vKBtfVAMzAMbfALr0uYmIreknI4hIJoqh9WLae2IppEwwH+d2Er2A/",
-	"I5lGQWkf4Xf9fp3yBcGa4Tds0SAfyJssfR1SyYMJC26KTRjA3g+KBIE8s8pTiB4RpZpMQVW5bxqW0UTa",
-	"9VtkB0jaJK1FKblmqRxyv9feIFlduxY5FhpJb0D8XrtDcuX2tgl9uE6e6mQArXZIrugemieAzYEsCpwg",
-	"u1GUbIkFuiON36XBU+FynmKpcjqL/m9e0myF7FaJ/mDicBKXj9SPiroNSoBiVymjUy3MZcJsub11nalc",
-	"8gIjGrE+NtDgPOGyqt4wFBETJFDitgcyQF4Rb5FLLJ9GsxeHvL57/qNH9u8DFnvkdO+1R44utnrtdfXf",
-	"rge4Fa12v7veavc31H96Hjl5/dP6D69/8hD1QiTkh4PXDY/MRJwBjYtkyG2JWXM4wSGIEEblLA5IAxgt",
-	"dDpAYpNx1JPTwsFpDbkpik9jKUjC1NpJshDzxJrx4Ah4+B0CJvAQSBZse9KDz8he9Jt6mEOeuRIU7V9M",
-	"IklCEcxhqSNpyx2ry2Jgs/dZgocMYP+NiRq1YXpNIy7hAIDAoX4ccq3LBQJyGqFML/gnh/x//oe8opJB",
-	"AVt4gd9GieAAOI0jytPEBC4S9TFmpK5uuYb7jofjg8vLua5Al1ULornykMeAJaq0dH+w2d7s+vma1Ttx",
-	"DN3NaDqRBELMsmALU2xulrBxdE98zUbU6R3ymKYsUaq+kj5oGo3i7IU7wGi5Zql2+WMDLfIaDZU6lXNt",
-	"DeBP1taweDHCbw45Ch/SaKT+bQfz97FKhiTTuVr2ay4SZiyf6YQtDPqK4iQtcmYRqnS6DiQID/mE8tCD",
-	"299srLq+kyhI48XA8iHg5MaqmrAqfIFilUuzyU6N/Uhw4LNAN3bxLAWx+4DN0jyDFjPG6SxqLeg09q3c",
-	"QLmpDQqyg+/7Q/6IRNRjuxtbb34/XLx/t0eT9+lF549w9jIMdjqj7u5G2NOtDDlIQ86++7YJX+fDI5G5",
-	"wlVCeSimWsZyKpOYyyGSORHJAXXQItd2AR9DJJDhGC+AdpdIT2treAetrQ153ZGGvJxw4pUFDS9/hXu5",
-	"27exrQ+2vQmHHMr1OQVYo1S7JOq3jIciIew+ZRwoveKKtEzJYfoNvTRDbqHRbevq/iSl63PHwjRV16PN",
-	"rt3nXK220+LtSl6JdEJ67Y7hZVIXnPffvXvXdIibWZprtVo++vZevOy3Gzqy4wboCnhoU0ahrY05m6eK",
-	"ewCZcELBOqSPzplB4DU5mtnpgQOpmWsk3TxOcyLeS7Vzfw5r4mZYGxAwWJEhmAjU5z+H2qSsPgxrrVZr",
-	"WPuoHpgy+0AGsosPWeRefPqjPTOABKjo9JYRX9wMCAZgerDyhbrDBn8xECGKthq62XlCoy8umQkaJsgQ",
-	"DUI4slyhzGENJgqN6J/FSO1KVvE1w25u4dMPzLo42VcJ5UpQRDbqmjcdeEmTkaROhAGTrFdXWWy0iLrr",
-	"1GnPaAwcSKY2rtla5L0Wpd9ID5LUHxaxvYKrK8dUjaYQikAC1rUSp2FWH+xefSBHjEIkVJUiprj/h4oy",
-	"xx9gXlUVjo1gQeojGhJb4NjLlzX2iPoVMzLzFY4bLeL2nK9hjN2WyhdDunNWPiEvXNr2Oqq9fCHsD0py",
-	"X1IDO/davhY2DmPlMtimpQ2YUFYOG5tZtQq2aaWnWnGqYcMcSoWwQSA0hf3qlCNmiIvma56VKIMOa7aG",
-	"57CWbUJf9VZVKhsHD1Wy2T2oU6N5CjuhRSq1LFgp27S1pdoqFI/GZgxQkVsEw+icC5bmW6guEf2B7Hxa",
-	"dWjdR2fDkp1TxNklvEfqN+t2ut3iWN1q09hedY1pGiPQ7cO1pk03sCTFctEfyM9GbXisVHSunXzJ6A/k",
-	"olQt2tRY16mzunA0NtLHI5svIP2BXFZU+XA8ashMbR2UrJK0abRjCD5XURpX8HnFpE3LG2a4paLS2LoR",
-	"2nSNHMSDdd2ESXQ9UUR/p9NBQRKqxuLFI6Xvfnw7CmV26xttSguAecB+z6hR+q5I2IxR0MeU0qAuuFZ2",
-	"tfktcs54CCxgCLyogP5f7zQ73U1HloWoi53mL4Q2/yDt5hZpkSsyIE2/obSVQCQJiwH1W1zLbaLoQWsY",
-	"AKCBoGSzmAZaegY16PLyYK9FfpiLNL9kkc5IW4h5sdaLlY0swjisT4YenuiELo0gnrG3OEYZTIyVuGS+",
-	"lxNzp47m4TVLG2q1xtE9HCseijsJUbwvrBvQw1IBUI4wSIQEwHJDQFqusDbNU6WTf7DKl1NHnXwgD2Mg",
-	"Vpo8EVX+A+moQ9Rva9uZwY8nH9Q4PyAcvP4NMOQ/kC4cO4SS179kQPL2DaIR5ZEKXeE2JAXp96emBUJs",
-	"Hur6QclyCHeIUXLfOTN5pO57gKqquYd+D4Wq/JuSqd4ueXRP2EwEkyE3AO7Wp4tvE8ZDifLVAiiDYpUA",
-	"A5yd+bmxSEBI/F53yzdz9ZQ8FmbRePp+xEOYChAnnMuEZgbITN920Kzsr0pd67U7fgPGZED21GLp+5aG",
-	"obpuPLWdVBOMZ5A4o6SwF2q+KI8o4h5ykB2RmrfJjKJNBiwC1yyFGZI8D0+FaJGTW50fidxfHb1rliqF",
-	"qvQ86sVnLE0WzZ0xUF5d70CjRWx40UNXiiKHCsO4mRh0WrywKrqVzIZhGBKAYoBqEQxUCWa4whmRrWrz",
-	"L+x8hWkZbW4oJyGvyVSzVLFgZD2pog2lrAP1eMTvt9u60X57w8/qlm4QmqZsOtN3pEhpbKvkEL/7//Sv",
-	"vpnMkNe7RHqkRyTAYkCVltwCIHN1DAoxTa6VYHoCtIoThMyAOIa7D3UOojQqDC4lOH7YDT+7wx8Tj6RA",
-	"HUUJjWr0mS2DpHdRwFpDvlO9jdaIU5gKWCMhJD4tQBRsG1OWWioItIrSIY94E0AW9Y44IwS9sZK6wmX+",
-	"Eh0Dp26G8lxNAZxOs9vvD/ksiXgK4sPO+e7BgXNHbiv9/fJgj9z2QGYm10KEJJiIKGANx9EGAjy4lHMi",
-	"OOWh2pUpm44gDEXNtNsjEzFPpEUIjRIMclcnCW6ZJm7RDVt4+JdhSnVMS1H6j4ETNcDNUFTXMyQFz4FF",
-	"YSTCRUMbGoecQO8DrXGqPkslVey9vlDHmiN1hbprpD49KtU0WEfjeQiGWAKSkC0WVJJQGhkN6g3Idkbd",
-	"AtgpWjb8bUuInN1B2xk9qklzQX6fi5TC9xN1RsLt/NKVpOeBIt8uWSKd597WyavZOllBRlpYEygVo8WD",
-	"EFxAW6RSS1Gjr8PZJJTEUZrGjIBtuQF9AqNx9qHevb9vWMYJ1AXe122d8m6L7tidRhsiR8x0xcZCc4b2",
-	"aEoVrdyqa19wieS1tnYkOFusrRlLk1sqyXMc1atWTYIZ+hpgT/HLZq/bAhwVv9NWrFMR/tvTnxstcgBr",
-	"mCuyRKprLGmvtWpbi+TbGKoJkO1aQ9K4LBA8gtK4Xy5rpMbxKrreM59Uk36hapLfIAkFFotFDMko4jRZ",
-	"4JhaatUcrA+NWIS7s7YmAbt1be3JQK0WAqmF23IRTZlcW4NmbSpBxMnlxS6p+1k55ItOb9DuD9pbv/iN",
-	"bbK2Bu4b/Z7/888//9w8OmrugStRNXuwZ35UvEy2yC5uYaQNUBncpwiZhJcOIyN7z6g6ztY1QDkRM/r7",
-	"nAFArRSJP1AiiSS+A7flI3MTBlotFSCp6N1UD24Xno/kUvAxsod3xWgexVCfE4kA37T3t0mqUx8PuEwZ",
-	"hSDOmYjjiF97Nh1LTeDNxcXpuZMZC2LIsmsEwg7AJ6hj/DOMokJAkpcLDi6E/cNVtQT3wxtyJCEcinuF",
-	"lNOAbRrh2pqZ89qaSSW0EUGefU3fQYr7JPOYSSt2WjcChNCoazyORzS4Ab0QJ6k7wPMLUUHAKYw1AhzV",
-	"cRQwjhWLtHP5NBGzJGIpTRarOJFTlkwxajtK40ec003Xg+gAoBvkdF1Rnc6i2qC20Wq3NjAJcgJhPa7w",
-	"oD5fs8pKctI4ZbM9KFfjJPXRwixTeEVTX/uJfTTC+w3UGKLERMUg9WiPDlDt6yhWBGn8m0ZuHelAHMVn",
-	"INOhnnWDghXcuRJ4iv1pxMYiYf6QA4yY+rHRIqfgJgYckPlMnUJfV4ZVI9muOrdU2nOdlxiHfAzDlc5h",
-	"zqADW2RHH0iTKeFaR9n9LEqwtm5m3tLGBNOqcddU+h2xlDbafA5CvUlvsfKnNTbLpbGI2SProHEuzShy",
-	"HkSMxFWetJkHuJ8rNY6bBnLyE55/BXsMEZTGmQx03G23TRyIic2czWLtoF1/r3PhbUhjFvmKB+HXP21l",
-	"80Ftb39za+Nlu9du93rt/ka33dlot9u57IRy9kqxqvmg0+11Nlsb/UKN8qXJbm52y7I8lQyuWmNE6yB6",
-	"dW24xduh+B0yEA18u9G6n8ZujGYGDG/SWlbNVilWdDclHF3colp2URexbRxQ2065zPvg19+ydJd8YdGK",
-	"hJZeVxFCDujzeSV3nYhmt9roanU9dYizktk/6qilVcvi2mBuiGZ6ailkbSBRfZVMV8sGoN9Z/8k+b/hB",
-	"rdKUtXo72SultiRLn9KOehzbsMbbx1/HRw9CXMoe8oOqVyzfWH9FQxMyDq90Hn/lklPtNMO881574/GX",
-	"XotkFIUhg2yKXnfr8TcuhDiifGEMbuq9/iozOtBOBCz7D2+tMD4tWlw6tdsgKng+nSoBBu+aXAyoOo/0",
-	"Wh1XQGCr/ebVSjESpjQ1XPe13z56tZmoyoW/1OCfSlSuCI+D+3g6j9NoRpN0XTGwJqZM1rGAFdS010UO",
-	"0SJG6JA7oy2KIblQkpaJy8p0f6VlkB2dP+gXCrFz4xi3xaHR3+8fiiDnRx1y1/gTpdt2AdUlFfE5s04l",
-	"JXJegyZI6tKKtmphUazV3nTVP+K6DbmJTMtFzlmjJExqbe28UEVFttbWoKWsqMrSYi1ra/ouXVszfn/1",
-	"yJAr/Y1DQjeWYiD+Lj7YvFjMmD8w+vXu+Y9K4+KhNjHnK68MwJtivkvgud/nQi3XNrm8eN3c9OCfzgtQ",
-	"VbG6qWx2un2IXDw4P2lubva3mvfbJF9CDCV7MZeUh5JIpkSIVCRym4R00US5VSSqTVi1pkHgTJl6RKmn",
-	"0ISuARJxIEutmmDFBrAw3Qn9SW4bS04CfhViTBRkljA6HcVKMDSVuUixfBqoKzj8KU1ucEew2hlEVc3U",
-	"skNRMoI7ROPYVHmzhZpnGME4Z9uEmiKENFV0upDEVgUDv0GuaCLuE4SQKsXdb0EpHJh+zK5psMCvzIOn",
-	"e6/X1ozVASo8QHl/UpcB5Wp5oinI2jb4ST1iwj0UD2johs7fHby+wHBVsg7/dtfWjJ5+fkK67Xa3ayJY",
-	"N7JYVhiZ/tCzb5y8/omskx9e/7S2Rurn3x0dkk7rHh796eiQdFv3pttXOwdZPz8cvIa/8ewD2wGrXyCu",
-	"eSRz5wHOii4Qo8MF668OdgEgF463KVGgRvL6YM8bcpybZDxkCRi5ce8IRkjEdCHm6bZSw03QBAwAawD4",
-	"VsocEDAHmG2mQ349Z1Lqw707YcGNJKj0AM/yzfE2ljoIotQOZuPhA3pGlgnHV6ktlmaGPJKY4+JhJSZS",
-	"LMTkEcaDZAEgzyIhYgQlDuMFOEvns3KhJoheK1Rqwvp8NoYoi8SbJWIUs6lS2/AviYEZaCBEg6QNep3S",
-	"G2b5sq15byw0OsxHL9YhOjrW1shriLhGVbDbJ0fRK6AVcBaCm9CtugGlGbNQWhy3SSFRI1hAFHB0PU9M",
-	"dRp0qUAo4Ci6vtbn1+h2nQ1SjLDQGxhpw6pIwHRpHU6JuEOmD+ZNWIcR04QEUdd4p6Dh73TvdcMD+xRY",
-	"Bf6woUJoDYIAaYl2TbtgkDCvFg0tqhDC5qdCXE0pX2ChSr2IP8xFStUavtN+7JUCLTw35iGS2vm2gh/s",
-	"27z7ixS8X+pWRzobcoMfDkGZFVjjmglpIzlMByIFKj0jxgtEjSXZhL/ogA3Q0yBuG4YHEkaFfo4K61so",
-	"0fA0Bd0Z0fdsoXVdONGvRLgoqLkVkpH6ejUtBMcImM9vxcjKwvk0Mq3XFNTt7vPUbatlo8rqaNT4RUmN",
-	"1l/nVGj93ZMUZnzni9CXsXdXXc59o9Vk/O5B9Rgl0CW6cfuf0Gkf0mcvKtA58MRmwnTLlaN1xgZCa1ye",
-	"HbbICVdHNjvhQ45H3PFS5Vx4LDPaP+Bnw9PrKNMVjz6mf2av2Dc+ejUzl8fefitG9tGC8vxVmV9RmT/g",
-	"EIuC2uTfqc+3V9DnHZa+K/g4jjD9uddZobdTulBTuhDiUF1faEPoPqnP79nijAF2/TMNECcJ7OY+BIBi",
-	"M/+kPcImxBXtBdo1pqH8V7ZQgCmg9pvqpBRwvtRLcsYwpU8J1FaIgtRKHSKQ6dZadFaj9TJ4PwPari8G",
-	"6UHpaSt86qfwBtA15VHEgVtsiVUj863sYELfmBSCoIHf9to9ksVS2/g/Ekc3TFfXAiHI1jKEWOcW2VFS",
-	"bxa0/kSfxXcsfY5A9FaMFCv4JJs/wgVbe7ISkSw57RD7A8GaWqBOV8otX70D/0negc8lAn30ahobrkA4",
-	"Gp3oMar5FGk3W5H+RXtrsNEetDtLSMJ95iH5V52EECrxiKuU3adXYMkBlBWJ9aMwfXnvtclOyOw928TY",
-	"eywVSRMoDtE3NARYkhy9BZS3sLixJTH8aMmrHW6xzfFL2nwx6gfNXrjBmpvjDm12RxtBL+yzF+OX9C8V",
-	"pi3235OE6Q7rhhtBb9Ts0xdbzd7Lzc3mliKnfqCm0B13aHtUpCQNLFigJMtyXWDEz0JUnZcb7Va3v5yu",
-	"uhcdrMLRXU5X9pkiq/nu1elDrAbTtVpY7DrjL/DRbv5L2hl1g42w2UO4sxej5mbwMmxusfa4Q5EEKnlL",
-	"v13NWrrN7uYy1tJdwlrsodDNX00jaRCqsnNxgmOwhZvVEFrtNpnF83zRRNLtqlVXt23nJfzpQaYQxI/h",
-	"FtlG4BnYpBb4wvVAIIsCkoLADgORJhyqf7kjOhN3pP+ylEaE8VktuDYtkVuqqiLyTmdzGZkr7qiYI3D7",
-	"JhTE3VTMX5G3+S1P5p9Za/zq7vxPdXe2e4+/cSzS12LOw/9U/+h3AIKAhgonbxYN3M9yllZpIjr1dalC",
-	"cp4mjE4xd6dYmhZFerD85vJsSd267/YiiYGagg8ITVMaTNTlDvmzRVXDTbVvkcPoxuQ6QeqihxG1kGcQ",
-	"SSc17c5FaQVbsIMnLBLrmtpGY/pdJBkGFeeTJ1tEJ2fThBHIPaY6fXzIba6Yhh/IgortlDFjThu1fbyT",
-	"vg3krb+2Rura1O8RX4k864G83Qa7sWTpt/N03Nz0GwMITO11Ntvoo9y0Lq/RImXo2VNqUnLjkd2zw9dY",
-	"3JtBnpVSFjN/oQ6YU18m4g4cea4GWFF1d8h30e3oofM4kvjDgPgRBFyGFPERshLP6hNeBuovc3PDsxn5",
-	"QD61rfMMDxYLPZe+1IKI+l5fZOrPdDGDfxN657fI8TyOdbocbhciqAUsjsElm+qv3ZDdbTteDBk1jWMs",
-	"bkzVsoBDdshN9LVxS/otP+9QNYGeFRHbpO43N7daW22/YVxsv88FOraGnMZYJIZcKMkXxoviGcKeIJgG",
-	"JXKmzoCcMAbWh+k8pqaqo02hIP63akH+DWvcVH/+X98jKR0pkofMEXoNYevzhGP6FEKpZFmwGiEGhkf8",
-	"b6yPYsjd/iGjVzEAnVnC7lkwxyzE6bZ6BdI3UjMfHaaYShaPTeAEmkq/USM1bpCETcWtElYUlcaMQqa/",
-	"GoP2aWbt6UQ0dGNCGC24y0wyhHqwcOiUjg6nzi9q7uqUgaeyVBvct5A+Q+4j4sOwNiCtVssjw5xco77+",
-	"tdVq/fbRJ3VItUnobJbVCcyqhFeYKrCzT7BWPB7SiF0gqN6p+vozhDXq8uZfzRX/oeaKfKXwX/801fkH",
-	"mFmSFdUfdEDz6C+pvq82vt3tdNtqt+H/uu1uu9+prOA/qO3sHu2T76ajN1X7ori0O9ONEr7j+f7pDtk9",
-	"2987uCAXZzvH56/3z8jB8Y96v9q9LsEejl6pHmCDXtD+CBSJLusona9dZYPxagm9qw1qiP14nCYLRHjE",
-	"zzvTlOwGi2+HaqBDfIjpFBx8Yn1nmrpv7Ibp3ig94CF+uXu2d6EfLPzSarX0D1mnsMH6hqwNarn5ZeB0",
-	"tjR3dgPnFw8KM6ymG5WYH6KoasEkd/RrUeipvrysWw9pxzMb6jmb5tmZeCV68KooytOE56lpegm9GyZD",
-	"vsoeetnU3T/1Nnn7l2feU8jHy33vWcL1qund08ek7eG+eMNHaclQ08P0VEUgw5paFDRl9FizP35Bm73R",
-	"y6C5GW6xZmbK6LNsJXqeh1IIrMQ333b+3SW7O+dvyLuDizd7Zzvvdg49z/M6nV6n3XrR9iBErfo51XnN",
-	"Ja2Cv0ILrQSQA3WMXSaLov90m5gAxAxhwmnGZsHo4LdWBcxvpQqvtQHF1QuqfIX68Zj2q19x3/jqNf2v",
-	"tgms4mN9K0bHIj1jNFz8p9oR9oyKaowJOTU+j6W5qlXBUdWX2RW02v6opxNC9CoqhRj7glehsXpZCiTE",
-	"VKXRlFUYFAq+yzODu5uwzKJZsB6QJcYDUqfZ37iMeoJDjkgq+JZazzFN1D8WfiwA5U67MbY1vm6UStOg",
-	"Ee38Rou8FhCTaUJXPMAl0QhsOCA3xC7Nh5hXGDXUvJdmq+Urs5h4xE67nQExQAhjoyqlbcjdnDbDwp3M",
-	"tQtBxiwNJogJgjnnNIUQZI/MJVtWVsiAsS339eqN/OuUKN3Bk5PaPmcC2ZM0jlK20u3Be3F/tPdqq/ZV",
-	"/P/fIP572a6C5JfbVJDylm2q8Q6XNlD/8NjO9Uo7t7tztkdOd34+2j++ICevXx/s7pPzy9PTw4P9c7NT",
-	"q8izz9kpkHpX2qe9VwfP3idcGr05IDwX9kY9ACrZ3xss6ah2iumvmgiYAwb/6hP7Kv/+V8m/UCLByL4V",
-	"kuYnetJcjNgVhF0XPR4yP+SMBdFYywSmUI+L525w2BtKqPx55+iwRY7FEOglgwv3wE1vof6WyE4nM8Z3",
-	"Tg/OZyyoPUlUMZNzRBVTJeGvQZf4uNzksMOJngfZaLXtajpWA1uEptJqYF52X8xzvGdzh5XIXK9Kgdqd",
-	"gjnaxGsJGEoOmFHnyMUhXd1qnjazEo9LqBIrJTiQ6t9IMsnqgRiYT+PwgsoJ+YLS6M8Rd1qTQ6R5i+hp",
-	"CZLUNSRjp+05OIwv2p5GXuwqrcOBWkSgxcTBgxxyxPfDpNxyemoWupqVODGownUuIDEtCuYxTVA/bEBt",
-	"AEgrGnKq1DI6I3d0ASidoKNRQCgEkDQDJKLULHHjAyKYH7LrhIaQIGa0SKhCoSGmRvMUa9voqgUhQ/Sv",
-	"OtSm10fJFvO7E8kNSyDiZhYFN5AhBF8CTA5P44ULGbgEFxXh/ByVsN/eIJWYrDp7awmjODe1Mz+POqM3",
-	"60qpNTFKER2lP3g1RVG1QW2WCJD2UmZ+/7Om/1CEUUOUyiudu1UbvGg7BUyxpFsFU/l7hS99AnHpHhK9",
-	"DFucFArvRBx9T5HgX6Wwr0AMf5uABEm/Fp7ZoUqbjencMztab1wiJeWunzkGE65w+xgEbI1BWs8D/XpQ",
-	"9t1U79GihBqXh/xVO4bzqQ5G1vOqIVb1q4khazyGLFGsFrJMs/tkyLU90Sn+AbfCUbFROTDIw/3cNYeJ",
-	"wPqmQ2zh/GWHacKQCVEGM7PVzG4RvgJLngRg+4Ta5Yi9i19gEfMZZvBHIkRg2yHH7zm7Iyav1WLcFtNm",
-	"MTPWz7zVy0xxUCC+9jlBk65MKfVBr9v38CvnwtDfJBn76r/sg/dcbdsVJCMNet1Wv9LX3odgASfguNLr",
-	"3is9hVeU3syinx2JrDbodzY3/v7sSNiBh+4aeMCIbPlT9vWO+XrH/K3BrFjFQvHMbyQWZHPuFeQly3Tv",
-	"jPPmFRyDJ/kI6iCN44qakGKcgyP0iIhDC4XlIPCSMJJYyVZwJkldI1CYb7X7xteAOnlYSVNJARtzbxWL",
-	"XlgsOrUMl8+gUn42hpst3q9/PhRcZTlhfmlPExHOMaZ0/+yURFOIJfFqhXWxWUJYDdhUBEeETm1Xablh",
-	"TBnWp/6g8wt+06bjFQsH5/ExH68YDikS5UXoNDv9i053ySLg1EozzhcQt9XSe502+U5wqKZh7Ofd9kX7",
-	"5aDTHfT6v0CBZLNMuqx0YZ309eitvGperSBP2HXshRtBd9ShzfZ4izV74WbQ3By9pM0X4z4zv5XWUcRh",
-	"fhXVwtb+AVO3KVOsF/kx3LudZRzAMWV8vRC/XogrXYidlQztB+pwKv5iUts/G2heiZCde9TeEsuu0sJ1",
-	"k8PQM1DF0rke9k3R8D//ZfCJRyJc/M/6PIkhj70agM+t+IMlEzCp3dbCT10WCUAcUGXJfgU4U9qSRfli",
-	"yP3u/b1vant2bJmZ7ayEbELvNHr+LUui8QKC3K85TecJy0DwNH03vCEPWTOc410J5Wb9n5p6B5qmjrop",
-	"GATj+H0eBTfxAnVFjMsYcioXPJgkggNmFSIQY2UmSepc8CYM3CMJC6OEBan0yN0kCiaIIIQgeLpcpgeR",
-	"LE0xVw8FgnMWYF1JiGKWDR26ggBCfSI90ifTiHtko43/dslEfTfx1AKp//bUf7ttggp9t6f+GKcsQUOh",
-	"RjfBYhqkjtEhHaUovo/SlCWAOJUHUBKcUJOgjKsy5IoCZiAb2RAQ06ZirVDHL160iG8uQN+IVDJPBjo8",
-	"ZHvIoU6j/lb1piSqsUhIn4R0IbEAZCLuANvOSGd0noopTSNFxQtdBlSPY8izYhpjdRHCQsuUTmcI8WjJ",
-	"xJi6oQCAQf0mUaWhVOOXuxXzyzEpBXlU3LEkoFKR4T15c7Sz2zx/s9PtvwB0cHQ7Z0R4YQapHdP4uyFz",
-	"XZfeIzdsYdI6AAp+GcY5wXBKUscEo9EiZdKVc/27iWTBla9zF7Iw4H63/5JuvthiL1nARiykG106HtMX",
-	"3SAM6MaY9jsBDV+yly9pm/VfjMf9jRdhO2CbrNPeDDdHSiSJ1Ozx6GXlsrOZnpsNqBVRolyBYKa2M1Et",
-	"/b9f280t2hz/9ueL3sd/VQSMeiVEUB7dI+53xC0IGAgAgI+oN1rTy7bGmyM6yWgqoPYV5Xjg5inTdUZA",
-	"gQhiEdy03BXrvOxt9Lb6Gxu9R2du9/jBmdushIinL3rZfCOesmuWLJnw73NGotCIOch67VSBB0fSnrNt",
-	"EoXoUIyzSk669M0lVodIBXFZZm7KtW7QCdtsa9zcpC9HzV7wImxuYeb1xsj89jghOHx3tQWZz6Nwlf0/",
-	"TykPaRLaigZEZzuTKNwm7Pc5jSE2rvoK+HxT1ddqM3p4fs+Yj2VpHgFitxdk1eQs2flPI1wz/PSvItvy",
-	"vCxzrsvGgMgZDVhTY7CykPi3HQ/5IlSV7rlMVXNIQC4ccs1esw3IcdXSxJ7Cc7Gida8ZskCELASk4NSc",
-	"uwITRihXw2tbGhQYvXr2vhmDExNc/yFWscDrCXRVqCWSI8jbjvd9X/wy/uN4q//L1uWP886+HP8wHf94",
-	"/MOE3/zSnb3fElvHe8frb9ZnB71vH6NNuRI3LpLog5CCj6HovBej3WognaKmW8KueDDpbIWcsacGWz4t",
-	"+Yqh/FyaRnaAliS8KcEfdPcLq7rn1qWo11esTN6kvmkN6DmT+uezlNuxXGmLvOrTWYLyiKsWobN50dkY",
-	"tLuDTueX2hMwH3Ji2Cpwkz/9VFZbNM9nYYvs8AXp3t+b3PuS4qFhswmVJiEcs8MVm1ByaXTNAXcVMdna",
-	"5b6UJIw2Qyvq5sTZVDt1sko5AMYxnicW+1rpOUxCFzp8uypexhRk1DOpZxLfxv39Er0EyhejVtLwdIi9",
-	"UkyGXCSEOsqJhniFNGBdkdYAMBpNRZceUhsVzmNG6EjcMm/IJ0pnAok0p2Mo5vZQPMx+Xo6pQ10tLGpl",
-	"VU5TMc6sbKNSRf5YYSk60wWNdK34TEFVbep90PWFymhpFbbcIW8Sf57E/oD4YEXzoTExtjH2Xa/dcwvI",
-	"ejb1fy4RGxbkMhpDqj+hZDYfxVEAsOBY/5LUJ0JqV6pBEsbaojb4ZJZEt0rLVVszlwzHgtV0csDKpBp4",
-	"LcNOAKxrHxfAHziCpboOpLNI20QAaG/qLhyNY30tTkkdSmWnEyGhkKe66Igu4IaduFACA9xPcccVbTJP",
-	"pzL0221n5Yq4+3W/C9VDbT3kvLZpXNzL9KUhr/v6myv8xvfMxd1qtbCgrzY1ZKdxW8MuWy1S3/tj3BNd",
-	"SdjabhSjscFUAeVkQm+ZwZJuZzaebTJiCwHaqa77mIM/rgLLI3u2apUuk6dVXTVFKFoFZx2XeWRz2Ie8",
-	"VAILDjR/sLrViMXiThdLroRAToWG10a2IImkY7Yc5FiP4K8FOn7MU7KSw+NZroynuyeeBL+sV+9J6Mud",
-	"57mR/us8R/kjr8RiOPFH4+9/2Eo2v/v+59+Ti7v3l6d7mweHp78ciO4hPaTnd8/yOf2zXpPHMLKyUn5U",
-	"2kp/SjZyAZXhchqrAx2lZTRlUgRTHvL/SDRlvXJfEZU/D6JykT/99yArq1vmH4VV/g/1bJ3ZQqIl/9an",
-	"ubcqwkXWFTNe7rs6x4oWSnqbxUa8TaLrSUroHUUxygR5WwuQmKeBmEKsFaPBxOonFXGEy7QE/f1VFPoA",
-	"eMRd8fpaoHQN4p9ZGQ9+JNFYy5xZpEpiUZah0O98hDKe9bxBm3WDLM1MnIquS91okUtdRUZJrXms528k",
-	"icKBVhVcxOdWaRZ0pJSzqmmgeVlf7dlFU0guqHPBGXSllDFA+fIzSdsHA1nD0Uh8U1UF+ijUkUXtgMnU",
-	"EdaxDjRWYsrBVScMzOBMeoCmtTDEoKQeXWpGVyQFVW7I9e/vxaiAb63UZ6UTo2fBFGGqA6wmCMJO/e65",
-	"nNOYdNpNtDEMuVG7sbqsxuDSiRfijibo9Wrivkf8GirvoHcuMyZKXZ/fkfD9Llbe12qSNmAMCESdAHaZ",
-	"wFrVRr9H20GVuK5WNBPWny1rL7OTZeS0qgT3VGlITeBJgvIz460yqtOOQdwfnNmKLoVwjit/NZW1QWdz",
-	"owBwhbt0hVCv3XZPMVjYWSM8P1VCfd76Fye3NcYXm/1RjzZ7G1vd5mbnZbsYapSfHCaI6OnVLqKpOjpz",
-	"Yz937HDGWkKJ2adWrbAUenXMWujYqlVCmwoLsFLQlNI5q8n5nxL4FYk/JuwXL7DU4ZSLr7FR/2vSgp8n",
-	"5P6vkVPRwIWnA0UaLu4+v4RqqoSETHGOSkcFw4phRWm5RU4Zx7hlR8wBJwLa3VLIegTUGsoDFscs3CZc",
-	"DLnxLKCFBUUjHa2Vy69cJsaSHZ6T5LTcaANSIGtScEZonDAagtFUsUWvonpIlaSBc36uYVC/98lFPwpX",
-	"Ojos8XZ9kozy914EuHahNQA9wfCjJ/n1CviKlv5fx83xWPwlNodQBI+jn1FO3lwcHSIUSwK1XRXnhsCs",
-	"PDIElKFiYhazFjkWZAn8w5A/hP+wp4b0KO8DKNBJWkB80Cg8/18ognQxY0Q94MLrlD4zGrqfAScCv3DQ",
-	"IDTQjvOj/qb4ehZ8k8HzZN+Zl+wYag8FqlSyPNgGgwmBSw44Zl86OsSb+ZTypsWzc5EtHsaIwETfP5aS",
-	"6I62cKGpAOvk6nq6SosC5AEdPava5dfkzcXFaYscOAW+EEfBBSwY8jq4n9dBAvjDbzxEzQ+CmbyB8X+2",
-	"bCgXTeBvv51xLo/dyrmV/+IJ8zC6ZVwNF4hgKRkiHaxMhRr/wixFQDmQH8ugQsCo6eJjWHQMRA7x++0N",
-	"f8ihqSjVVaY8W6EXoDI1eFoioR43I2lCx+MoICyW7G7CkmU8eMgfJdszQLtn8vPl8Zm5GiQMpzCPhm36",
-	"e4nZzvAhegZIqe0Slondqy+DvK2Y8Um74gC0uNszd6UStT4pjWJ91Jfgu7QyRPtaBaxL7TNsNdjGPu9e",
-	"H+ta/RX77c4NQuFM9BxWftGN26oKpvq7uDGmaq/wpC6Pg/ZyrNc+qETAKbmUnRC0xygMHsUnP0lreIB7",
-	"2oV9iH3m3/+ztjOLvmeLnXk6ASgO1aDijZWZKC7EWN1afUNblt7Ajm2jBz/AtceAqZDNYrFQz38jIfSZ",
-	"XJ4dNnIBEIP19VgENJ4ImQ4225td0Lr1HJaN5b0YyRZZVogVgwROT87zoLH+thsNVfe77a7fIDrfB/Oc",
-	"ANuXm/jHrC70O8BcklgwB5AcSJQOhnzIPxDE8SEfyBGjEDD1gRgAYStsfRjyD81m0/5PvWdaJx90ZDcL",
-	"PXJHo9SkMFEN9dQiH5Scgy+5KL8fyI5Bg4qkxTsxcMK51xyw4g8AssbCbSIK1eT+nQf6/bZUKQ5uNIxX",
-	"s4ttCq5gFVnV6YJJ3avBQTZdYg06KaYMUX6x2CAlEyWaklipVZB9V8I7HtgOjGuLhljeP5lzdw6SjBJG",
-	"bzzohCTiTmpUZadAJFiXkL8s1gFmAMGiwRfqlu+RKcBw0ekoup6LeWFyBl/5A7AjB8BZd6URBHFCwF+U",
-	"DGv2ZMgBgxPw4+UgI4YmqiX5jbZf5rbRWV4zmJb7CBZVwkeAyZkR00SNl9O4RZzKj5QECZUTFhqaitlY",
-	"TWQSYZBuBjZGr2nEAVgwS6PbVgdeZymqbcVYziZiyGjUZ6jno3YU0aZFHJNqZGdA0R6zO+u5oTOapA21",
-	"QSUHNfhu1yz4zZBnIbc62zNH1MgbqvGkNVC3T+ozeh1xmrKwgQ5yBEYHHjGF2EwTc/1Qczl4ap12AMCR",
-	"5VwWAxA0Nygsbrip2iWNdwTB03nMI8WvLi92W2QffLhQaE2zkyHH4SlGZ4LQEVX7bkJT2ColAmt/jkll",
-	"gz1G5B+I5ixGaKkjOOTWvdwiZXQjhBWKKX8CzNGQV+IckcdgjiKJtmehGRTEPeNqgcSgWHse/MgI9Ppn",
-	"jYSkAwpgAtvad6hI1itiIQ35A2BIGbQ5Que4e4/IJRWJTGVArdUwFDVo4cDAL3oa60qLdK6OsQwK8VKy",
-	"8TzG0nwIbDisRZJMF4CGqBhBxK+HNZQttjPAxCFXv0/pAuJ6iVFiDKK3xv4qz/VdCVohHylv4Ab1GSAz",
-	"EWO0whFYzDAePEtgLbkW0OWgC31B5LFcW8N7GrMBPpBzEBEUDXyAgnXUr76eHRgNvGqhzLpaKX28jAih",
-	"mLqvJ/ZWjPagyXpBhmgQp1WXi2O744hHyHvV3My72YPbpoqALUqwqOw26yS7nrAHxsNi8/bSeLCh7JZZ",
-	"2pAtnJhUVU5Qdz5cCRSu+Ae6Kx11vFvxLH0joXs8CHh2Q4Q1E0n+DMPJ0WiicOLBTZ1BneGOXeZSpuww",
-	"htx1Ttl8GhuYJHWyneK7UJtBZziQupuyMFoY+bihidGE2LfW1jDj3A27Aevuxem5RkDAmhZvz0+O7Uph",
-	"FP2Q1/0/hxgzMKx5ZAjaI/6V5SPWPmLGQRk5YSfrFWIclPhlTCVZqoGNWVPHPYemsLaWhVOsrek7B2U5",
-	"FqOiZpN7BkQ79ZBKmFwCWoBxQ1oRszlGpO5vqI4VJa2tuVlGa2sNxL/LQAK0SP8gVoDGRC1gEmTify6z",
-	"yCsDFOi4tykNFT0lcYT3A9wkVN5Ivc1n6DtVu/w6F15lYshMrhMcICUicMzZgZqFYjxG0X+EcSohXQxw",
-	"b/IIDJEk0XTKwoimTJfxNE5bXKbVQR+GvAL1gVSAPsCAS8gP2/lcIrgRBB9H1/OEDbkJCDQZXWrnbPsx",
-	"dZrPZ7ViHUdO5jObm6LXb8jDeaJ2eaAEaSsCxEKC+5mikS9RnAiKZIoExdosx0U9vrZGUxIzNQBFG2tr",
-	"av5GdIRJKLK4VaSnNkKMUUNYWxuQFaFANGY3nTICuBxZkjy0ZgBO0NKI6odqzB5iqOEyWmiDxbWpPKOp",
-	"bCeL5WOK1FyWdQd5Ug7VQZ6QYk6a8qvgMepcDLkOe1Lfjlh6xxhvuLGi28TXYZg+GTElMsIdEkum9Ysi",
-	"0BmRqo+7yaI15DtZyGmZuSoqifj1tvYgEy2vmEQC+Kx0DpTfMIIVSpTq5TjHRAy1Ej87gjNgJKulLiRW",
-	"193ULE/XPlVHUp0jJXXgtU8oz/FEB+/DTdFyM69yZyGgnCQCg2bTVp7pZzgj6Z0gEQ/ZTN2rPM2S2OW2",
-	"SRljkTpEYG7otFyCs2AY/oDEDwCGDDkhTwENMbDcDyWy301EzKpxQ6C7ZdghmBqGOe261GyjVQ04YMx7",
-	"FpEDG9b3T8OCcmge0hrybouUYQHqfpbJD3l5xQR+90u7/D7CfstUBDfQb7lh2J4IgrtFcpMtDZCIQ2N6",
-	"dQa4DeWeIKrlAXQCNVFTOfAzgBKYEig+jOdBfAKSgyeohiVwVxcRJCROdBlGkhQFbg96rY6tToVA+66u",
-	"Dah4MVSkkoqF0hiaLkI7uGeGLkdJyDARhnxXTGe6PDEsNUA/ZOBQCwiZstpJSOojNhaQsYy1vo25reFB",
-	"SS91s0d8yAOhxB2lqUVTZkQaAIixO7MSSAypo7I95LNEpCgobbtQK2QpTpEROPcdyU+urSFO1ojZ5GLQ",
-	"COkCpBorKensX09J6jMlkXgkjvhNE0y0UJoaL3QueBOzi01qsTrlXHE9TKEtpSSrXY3AJQm6JOatI4dH",
-	"v5eSFkLL5/VcMzER6Gbv+JykSRTcWDvgtaLIRMx5qLPKYkUvMpXq/uQsVSdTG3ctY2b36v6O0nhhcp/r",
-	"RmZBf75/frFzsX+0f3yxd/Vu/9Wbk5Pvr3YOD0/e+Q2TJp0tgIcD14XNprpGOKZNg0Cs1cVS/q693so5",
-	"vDlt2oaVVEH3OK5FFmZlM2lcRi80hvoBibXH1cv8IR6w0iHPx5KAASiVaKDNYgds/Akc1YUFAsjsDSxv",
-	"+jCuiI+/ffz/AwAA//8=",
+	"7H0Ld9u2tuZfweieWZV8KFmSpcSWV9cax3Zap07i+tH0wV4TIiGLMQWoBGVbbfLfZ2FvAAQfsmU3bXPu",
+	"zZ05jSWReG5s7Oe3/2iEYjYXnPFMNkZ/NKaMRiyFP/cFzxjPDmI5FzLOYsHVtxGTYRrP8WPjQNzyRNCI",
+	"TOKEEU5nbEQCmmU0nM4Yz3bhe/X1137DX3S7W+F7Mb6MI/ibdUJ54zcCItLHvPReCu43gk7Da7A7Opsn",
+	"rDFqrHh9a/Is7NMd1t4e96L2IHxO2zusP2kP6WC8FfajHutOcBQNr5Gy3xZxyqLGKEsXzGvIcMpmVE06",
+	"W85VJzJLY37V+PjRaxxFbDYXan1O2TyhS/VWeXEC1UxAbqeMk2waS0K5vGUpUX+RFF4jYkIoJ4ymScxS",
+	"okbAZEZu42xKsikjks4YCWxn4bL9HVsGu4SOJeMZEdmUpbexZIXFWDH6sRAJoxyG/0qMj0VI6zf14vSY",
+	"zGk2VYNTgwhTRjMWkfdiTJrBJp3Hmze9zfdiLDf/wJ35GLSK21F4aJ1NeOTyn7IsXe5NMpZWh3/GQsEj",
+	"STJBbmmckTGbiJSRVL0S86vCQLe69/U7i3k8W8wao55nxhDzjF2xtDSIt9A3TR49GM9QByPqOThlij4y",
+	"teEpTZeV0a49unfv3u0tsinjWRzSjFWHdvpynzx7PuyScEqThPErdXZfMJoCIdJk9rXfkBnNmDpVkTqn",
+	"dqyGTqdUEi4IvuTzMGWR6o8mkjS5IIEagEjj34HQAoLMxVPnXXCGtA8kTGBWrLXr8/tG4BGWpiL92m/E",
+	"/IYmcXSZiWvG7Q+XzgS/9hudTkeNeiJSQsmMJhORzljk+XzBr7m45WocKbsR1ywi12y5S9btWy4mkziM",
+	"Gc8uZSjmzG94Pl85Ao/AQ1/7DXUaRrdpnDE1rqZaSTFnKazOVxIfky0z4FjKmF/htx2fF87Xp1ukI3yI",
+	"7J0cqUXoPJoTvmPjqRDXj2cnt/giYTyai5hnDm/RP8nNP+7hLfahbfY8ehYOx+0B3dppD/rbvfbOpMva",
+	"vagfbo0HdLjzbPuRk/rxlGbsOJ7FGfyn5vDgCZCEJom4ZRGZs5Q867YlnHdyG/NI3MJOqinTMBQLnn0l",
+	"yTyhvDCdZ+txoG7tGS8NczUbWmu4u2SeMrhX1EFnN6wweMWW4NhUhv+E4Z6yGY25Wu3VQ03YJCOxZo6L",
+	"NIWBwUALIxg+/yQLaEe0xiKuHtlTllBN4EkDlqyGMC94fEfYXIRTIvXdQ9Vo4nBaM151+GRhNL3ng63B",
+	"znDrfrpUrJRmOLZng8Y6Q129rk8Y8lPW2Z3ZY2eCO39UI+QdRcjXYmluxREOOlH3w1eSBD+29evto0jf",
+	"oTEMsdfu9bfV7ZvSMGOpJGLi8+CXvfbPtP17t73TuRy1fw28XMojlHB2Sy4ujg465JTNkY/GnAQzltGO",
+	"7v8yjgI1JsZvWKJulPLlMRx32XbYY+3+ZBC1B/TZuL0Tbkft5+zZxMhk9/LLGb07ZvwqmzZGvf62p2jW",
+	"fvYq3PSj15jTlM5YZhQLvABWiG9vebJUoqa0FwXN1E1N1eO40Fk8Y6Sp5Jetra2d0vXQ7/aH7e5Wu9s7",
+	"73ZH8P9/bniNWLX924Kly4bXUNpBY9TQHVxC041aqohoxtqqv4ZXc03ombwAoW6dqah3wyxZGjlw3ekM",
+	"HjMdbPtJ81mkUtTtyZz+toCDKEVKJqmYAY3PU3YTi4Ukc3rFFKlzdpdd4lNBh7ydKTrP7C04iVOZwbMd",
+	"ciEZiTOfFzWdSZzAQaAS26dX6ikSwm+pmJUpmS1fvT96L+LX7/eWb866t2/2u7evf/j+9u2BuHtzLn5/",
+	"/VLEx/uv5vBM/6f+T8tXO6sWD6e+gsyHvf5DZO41Du/mIs1ewlKfKIqvLuRLpSbjZhhxiMFbHglCeROQ",
+	"ZsQmdJFkLVCKlapbUnRDebNiBnqP3Rn8K2WTxqjxX5u5kr+Jv8pNd7RFlTZcfseW1bG/ptcMNdcsjVlE",
+	"gpO3Z+cBkXTCOuSEpYb7erDh/QGZikUqkVpw6xeSjfLNvmZLUHR9br8yegUqx9KhGrkIQyblZJEYLbqJ",
+	"2oSjHWdto4uPCKjens+VfqGkaH02PKWu/LYQGQW+e8Wi1m51RISSKJ5MGNw6ZkxXLJM+Dwb9Pjk6OHx9",
+	"8vb88M3+T5ffHf50eXp4cXZ4EJRbmqrNzqdgGoolkVmcJIpxz1NxlTIpfa6aJ8Ggu1Noff/tm5fHR/vn",
+	"QYccKuFdT14SmjLCRUZkJlIW4XmiZJIyOSUp5ZGYkRuaLJjPm6xz1SEUbo0WyH2JuIpDmuS6R/lYdce9",
+	"sB9tsfZgMqTtwfhZ2N6OnjMlVdPeuB9uRQNmiBB3IafCkq1i1YHqD4flAzWnWcZS1eZ//+L7d/1e2/fv",
+	"nh/++u9/1fKqV2Jcdx+fT5liuV9JEkekGaB9oqxCrGmRgAkq1SWfXnz/zWj57GIBT9YO+yyj2UK+BF53",
+	"36URa7ORhOdLbECoPzIWrWAG+M7azMCOCsa4Qud5Te+UaEr4YjZmqeJfccZmkgiec+tmr93rdj2i2Rjp",
+	"d4tL3+/WjzeBLt3h6hbwlRl23Ripxh+2y8hFksm1Z5GllEsaqt/rJuPMptctTQeG88j54BScCT08I61j",
+	"r6L3siYNxF+klzV15E9P8R/Vy3IuuGQg/L2gkRaH1acQbczqTzqfJzHaEDbVvae+0+OHF7U1IxdR5GI2",
+	"o+myMWrsGckkm1Lgr9bYo27RMUsEvwITHBqbtJTR8BrAInFNMxonejl1Y7EEDovmEZRhYkmSWGa76kim",
+	"GaFXNOZwY4hFRqh+ERZeMWvFDd/8sHd8dHB5evj9xeHZecNrKEld9ZgL6+tK5B+9hrhujCY0kUwtq16Q",
+	"EyNbl9fECt1knDJ6LY2VMVPqRu3kv1c07LznIxn7DTJbyIyMGRmz7JYxTnqE8kgdh79nsh/XFmrUUA61",
+	"4oPUV7LJlwYZjAoGTbtSsbRLRZpjGuWr4hFjPpzELIk8h9jiyCPqWaQD4BSOP+XHtlWI25Y31U1Gv7O5",
+	"yrqjNFKnrYItZb32qsaOSpvauLBue66Cj21ZnffhZqx2DRv2QkTLcyGOlXi2Po+onGK7pSJaqrOcqPaA",
+	"RZhrlaU3KLWyeSZdQn55dHx4ef727eXx3uk3h6vo+HnUC/uTAWsPFQkPFAnvsO6k3aP98VY4iIbs2aRI",
+	"x5+OiosjLBOxmjG7CxmLJOmR1/ELD36HwwyWgRt1zuExwzEVp6M+BzfeYp4IGnWIWkWzSFrstO4LGimp",
+	"WrWqmkEB8gutP5rWX4p0HEcR408m9Fga0z1JaKi5PPgMSNHhUCDwt6cvjg4ODt98Oh79CWnbDE6T9arp",
+	"wSG2OgzRIooscd137961y36w+3ao7DYrEcsXYl5NzI7qty/4JInD7IlkvVf2hMeSlBTLWjW6II3UqNGf",
+	"I7nXqvsjsLOsFQxQuxC76GEmcirSLFl+kUT+LEF/x5anbCExzOOpjLpMwrdUEpqoy3RJVNsrjU+r6Do3",
+	"Pn3ulO2YyZCrV+lYrQasgvasJVRmuRnxvqX5QtqPJ22esZTT5BCp6mlcmpMFZ3dzFmYswuACIkLw1kW7",
+	"ZJ4wKnWki1LDVQdKm5KL+VykDluzdtHIJfOzw9MfDk8vD09P355+jsTtjk+x68JaTGicLFKGIrS2V6OX",
+	"Uk7FrSSxXn25C8ZoVloHkgmzTF/I+4nkDbaRC9BkHmloUjqQfr9oUnmjdCQypvya2ICbWjvKy5glEfGh",
+	"Jb8xsoYXxnNdy2wwi0otGvdQM2IZUNOI/Hx0QmgaTuMb1qroqdqg8UlNSzr26GWMJ95dAoz0nNM0W2k/",
+	"my2SLFZPoIXELgTRPvI4ZdF/nN3IXWt9hcFKxJKw2Txbekqx5sLZVtxHjzAepst5hsbIUKTpYp5B8JfP",
+	"A1y3ACJntc8zFeOEzVq74ACst1blC2x5RiZZMlGDuU0Fv/I5hN+pAQawVx6Riv3QBAYtSzYs2fqiwP85",
+	"RqMN9E+zbHORfZtlc1k8aicJjTmZZtmcXJwe38tnFmmi2IxxA1ycHku02C4kgxbk32WTnqfxDc3YXhQp",
+	"LaTMO3h7vhgncUio/n2NSSl6nwpwn0qR3DCw41OiOzItkWav21H/b9jydOSQYbQY8PZ3LYA+V4c3eu/z",
+	"6V/oE8fUT3Dg750+PCZ/6f6qFgEsOZ2IgccPGSleIm6T2XLO/oeY48E0WeO1QDvmxemxWYEAqDvwULqM",
+	"uSwGIYuUgEMMAsoo4RUK9CD63u6IalbvIEQpOzFlPjea2pRK0u9aZ5v8wjufyDtfifEbkZ2qRX2iBvJK",
+	"jMk6vny1r/NUhAzEml3FSxZJhlEU9IbGCR0njAgeMh2aZ93rigpiTlJ2E7Nb93S9evvi8s3b88vTw72D",
+	"nz5HBaUwQH2u3ouxml3w24ItWBR4JMhXBdNwlOYCv0ihlkIH+CvChyXSC/dFK3kSwb8R2Uux4NFfTe23",
+	"FLnjRHXmEq2ih5dvL958luYiO7hghIJ0OIVLf5GqY8nJUixsjNkXAnwSAZ7QpVKIP4F3FXQf42NUrAWd",
+	"hrmPsf+s3xsMul0yXmbsCd7Vf9QDVedd1RN05yzj341XtdkfktfxCzJeEjeCE+w64tY81PO63a76n/tc",
+	"iZYhq6xtg6Pv296aBLQv7qq1D8MZS2/ikP3VltD/fUbNKnP+s3t0wa2U9id4lsTG3PzKOFmSRd54yWrt",
+	"eM/cHTzaP7y8eLP3w97R8d6L48PPdSNLw9RszCxCSDnED7P0pmh+TuOraUa4uCUYORxnkkQ0o2O1LqAf",
+	"pYyGU7VcLeNmxNyMwGFdgUnl+RTc7QtXW//EnAvxmvKlyVV74nFRY8vv8mddQx0SAshnMV9k5vpnkaGC",
+	"mJNe3913c2hO984PL4+PXh+df56OSnd86pgIQWaUL/NJl3L9qomTkNv9WdP/p6T7T0Hvn5jO36bQ9KEm",
+	"yUdaYJPyu7nZ7rXg2RQj8vWBAB/1Yr7a/aHfsMenpwQ+iOjXKT8QPcxSSAYGloot7iqNO1WLA/YqzPwa",
+	"FjK/3FMFBHt5+OP+4eHB4af1/6Rmq8qrcV45Gjk/qF2Q/wRG8intmcVN0Xeu2uevpCWMnJTcvS9yjxg1",
+	"DJuk4HOTGrvgWZzgj+wuU8sYiwhJSnbIW3UNP46d+bzMzyoWzS9c6xNxrQtONSTGo3mUDvfXqXlVv0IR",
+	"zGIldzLRlLEiA8xtECnY+caMcdOEe+j2Ls6//Su9zJUZvRGkABxCbI5ZdUqvNUpG3Qu7RDIeEb9R+HGk",
+	"4UoIQgvp9UBsoWKU7MUbNfW3p0c/f67cxh1hcA/kCmaTuhsZkGaOiEJqAFH0urS+hNP+M5K8pRJY9r2Z",
+	"WPCaZLbDOxpmJGJhPKMJofAUoZJQ8urs7RtzfdhQK+T44fIrad6RWssLev1htzPsBp7Pg/b2TmenG7Q6",
+	"5A3o96lY8IhFJJumYnE1JZNE0EydOsRtGS9dzXKXzGkK2d02Zg+78jl4KIu5ptit5ySo48N5JhnOoeE1",
+	"7tpXoq2/1E91DuzT9td2rFR7WCtIZBs1ruJsuhh3QjHblFMxl/M05lebpqM8j/9EjfuVGDtefBohJhNN",
+	"TlIxZ2kWK2YMB7l8GF/nUS8inWlgL51K0fAac+d9jDGqz+UrBwPFCSNNmpGZkBmpGhnRGqO6/UrmIGyk",
+	"Cdq6+tPzef720EGbaJExC4UJO8GUWYgYuVSvBXnDZEaXJKSp0vP50ueBBoZrny/nLCDNwL25RJixrC2z",
+	"lNFZgEhnV0JEdrw6cgZDnGJFhhjk5HOLKqDvRHBBcaGHwKKYgocbXXmwbGMWkSlLNUlZChrHnEIqZjX5",
+	"Nk9j/AW34Ff7lBi/ZyHc70gM1YiOR9DCXhXcKBMkZVexzFhaJYfC22Wq+EksUqK4MxcZI3QsFhkCB+im",
+	"i4meJ6mIFpDLSg5PT4g+DF4BzKDbrSyOpwMOaliMDS6QOImQxTdslwglwOZfEJokTiBCMV35F4hfcHOW",
+	"1Wf0NeoP6GFVGwJJxQ/djXp7YHCKDtUMZvTuCN/F3HL9IU+ppWlKFWEsePzbgumfs3TBPnqNRVqDTKPD",
+	"CyDiQHBCSTl6wOR+LiRLSQH+DBNTRNo2iEtToURvdZYWkmHgQjktHXobbW4CrFVHET5naSdjMtu0HGFG",
+	"s3DqkvsijYvb2+8Oth8Gq3CPgpp73Uk40GY/nRpeXR5x7YDCWSOhThbzSODYCoMSWCFfzFTX4hr2wz6m",
+	"xpEvCPxaodQDjIPRJFAd1r7gk1itjjoEig8THTlTOZV1JxEptNLoXnJLl5IgpqMzA/X51wr4Yhly0WvE",
+	"92AHMTvA+jO9ZvL2w+AD7qbDI2a6tbtfWGYrh1YZhP5FMW617kow0EseC16zxDR7UPQtbfHHXPq+763X",
+	"6hktbN//5Nvr83TBKmsC9Abj0x3WrQuI5fsiYnXYAuE05qxt4yXQFRSKiI187vM2KYvsg26vBe7uesG9",
+	"A++UBHd8Jysqc/dK89hMnlin2thqPZRe56ATEs5YJLGZ3E+vmhm06r31cJPTJGHpVzJHhhGpfVgJZ9jg",
+	"68Pzb98eQLDK3vHx23d6YYZ6gIAdGAmGMQ0mfQDiYFk2FXpy5UAy1UK3tTq7W85ZGE+02EKaOUKVB9Fn",
+	"ns9JKUi2mOkNwWWY6A3htJhGDJvuxGG29Mq7wcPuyFA+ZFE5lnjBbRxxfQAxtluM8VEN77RGjjznxjmp",
+	"xbN02YTgOXshY+wPXsGBHnNtXprp4s9lp1U7cNKDSHPQ77dG97VpM4VWJgXlq5678Ulz0Ntq3e/MV0fG",
+	"uOuxkZJBT43OrPEaZj1so2CQsy3cY0rF1wreWNIcAtVUHbK7K7ywto2yI1A1BQtRdIIqusgEegQ9Alqh",
+	"vdKdG1orcPr+LtlISrYiN8/YjT2qnviGVxOvWspvKIfcrcjwXJkgVwk8qVjQS/blkru+zvdbEFfcKRYv",
+	"X6WfqiVr39AUYv1h7VxjoAdWKpN34maGO3FjXuM1sLw3IttDsbJhQ9CNpuIByFjekBtlWZ+juyLRERuy",
+	"sUIaFsh6SbzGqeMlQFc9SzGKotZx/6u5O9cQJSxIAXNQr+qkNTQDltv5djGj3LmF79RRBU6/C/7sW5EC",
+	"fgFotlPKrxhom5EALmnsF0Uh7OnRd1VVy4SaPGj9AzHjL5B+XiqtdYX4g2tqRnmfIOQiyLkIRxqkrmyq",
+	"gnt7kiPguXoAvgF271+rcHeVFfyW0USpNuWNP45vGGfSetp0eGuVcuQKlcaI+eI6KKkpDyompcXUPdQt",
+	"HI5+jWMwFYnF2Uj01J4mUOsF+6wE6VdiXLMBcPzUpNV9SnlEbqc0g0OVMJpyFjkmEKsVVxdFi5w1HWiM",
+	"2NwXq01tzaMXe28AaVQ/gZbHlkGjzJ+8im+YJHG2SwK+SBKtAyMmf5FpHBxu72w97w663cGgO9zqd3tb",
+	"3W634TXUexjOVFAYcwofU359iRBc5Rm8oPzaALfIBdhlndF5OT4nHrOvJMmFWJifThtJ6FIsSpPIjAky",
+	"z4QgTZQvrhZMShaVbBYHbJEpYiBqVOtMLEyE2t7LMU0oD2F6NEneThqjX+4ntTe6ZW0L//hrmcPsY8tE",
+	"t1zaNPhLFmcbm68JFxzsEiuGr43QavhGZr6kNcT1zqyhIl4QmVjkytmelbLdaHs7KITXWQ0Auz3qDUdb",
+	"g59dZd9FdH148Q3i7UNjB2gCUGlY9NB4uivHU+1fOyBqbCFnb8mg33tufRTmgOrTWNw4db9WEZ4bhxen",
+	"NavgAkvutX/+9Y+tj/968rX8SoxRxvnoNay1vDqdN0pz0TMoKnlUEgCu1l4TxIl2DPZE8GTpkRVG++J8",
+	"LXW3Nepx526W1E1tYi/p++Z2ZpozqLBgmr2MH4DZfBK25gPGKq8h5oz/NXziLbb81/IJjMu4ZLxm8Y6p",
+	"zEhEl6WeQ3HDUrkWoRuQ661e+eitwwX02CBmpA6jOP1Uw+s+aXjIIS9TRqXgso5RLS2fAruUTs/aResJ",
+	"WfBEiYABSmBggjBcVw1zLf/CKTx/CkNQYyp4ED56jvy4Jqyq13BhRi9XCCdvLCgpKCFREZu02XWif3Qu",
+	"V32mWpFPDPreQ3UFXOFNn3kvB5HNGZ2Xw0znEopnpS2Hw5fIrHAiqqe7KhfULliFOHI1xbnaSrf0Ctnz",
+	"EfK34LDeTxO9lZj7ucndNtmherIoUBZKJvaw6yPleIrdw6XFmDq+WFyuUFvN17lgc9VXSnrFHqPkF5mR",
+	"uqpODl6aXMaM3WVK9IX4oJByDrD8mslJExc/RpDDzoNqHkwpH+V9613vMyiv+cjngWP+vcTzhtE9ObhE",
+	"BS4ErA0tz+fow9dmYl1lyFiXIzqjV8gqsnTBQ3Vg8nesnTkgzTmV8lakUXueCvTQq5fsE/ASF5dqMS9h",
+	"MQPSpLDMxiWqftJmRAoLbd9xjrUen3vJYB53IevUfQNayYS4nFG+vEzFrWpjBqCU4lYaeE8n6wpeMJ6J",
+	"S/jKXRW8QKCBGZsJxCriTGaod1NuEATsXCKmqDZlUsaCk7GYjXFM8YyJRQZrhwpsJsQ1SQS3sKO6JXjc",
+	"2GkvgX+p1eO1tt2VsEnA/6NW0RxbJRzDvTVBmI92J9WZdfdRf3ZWXB0Bd72BCbvLqR7AyQOCtDuvotWk",
+	"3FHl5n8lxsexzOpA0TUkt5hAJLVHOLtlMkNo/SpfVs9A0OQ6d71m0OUr3ilmUeNjRoxoLeFjJC69YpZh",
+	"CgfDDCpefIq6FQ9ITtVrXO2VO40V3Emt+SNuQ1rYiidfirDTn9vFuCrU4ZUYaxz+kU2fJ02jIXuQABLz",
+	"q1Yppb45ZhAnB8Kc+jE3Bfi8iV97RhEByGkZy4zxrOVYCuxzyKsomaqbjyRCXO8SyRjwN1cqCnKEA8ND",
+	"VXv6mkbnn2oTU94kYyRALlTiJjhP3F89JVe2stKYYioYy/PrqhoFlaP+Wu96yYHOMqp2yXEAaOqrkpkb",
+	"h7s6skI/5RH224ImJBOIPlgsymQQ6rXXnTShBB8nsS0tokuSIABJbFsXaXwVc5qYbkr6+ZqVlu4/x848",
+	"64i2pO7WmMSvGQnwV7xmWCFodN1AUU+7GXUwqM/ro0FbHhkvsopNMb/hrSf/KtaZhxDVXY4L7faH3dqw",
+	"0Ps17780TNT4TVZ6DSAYEJi/WuaS60qfKnjGPSc6grAaMqRZ2f2hSBiXVimP84QIJQh/PUloTQjiiZZo",
+	"IGGpaJcbkWCSMgZOZbgPNsEf7pFenuuziV5txYN06pPifpAMv0uedTXTDEiz18Xv+l34cryQMWdSwi/6",
+	"J3irxKfUAFBdTbGQ1zwVSkHVrxe5Uv5UhSdZh+YRn4h6m1deydHmy9oMpyqLSh5RPLKmtGH/odIgXgPf",
+	"utTJQTXaBdbMSyAUkMTcVthrPiuVMnn2cBkSlysZya80gDoOdQpo8RoPrLwS+qcHHXYmFOHByLFizOLa",
+	"pho7EqcOTo07z8sHcu9UH+ncS817HXA9glbtVI9G4KmmOha7ueFNfzvsbrV8bl/TPIjyyNzqpFkbBtLC",
+	"ZwwEIU2ZLapIIUcMor2Ri9lbGM7d48W9nAQ+ek/y2rvlHklprlV1f0W++j/mjF9dFxz20LO7Zva2pp53",
+	"TRXvRwu4ZSKvDg3G49zb+jySkHKNFWCYOoT32uiOFeG9qQ47WbhxIO5umQeqvNg1wNbqgyjskltrP2GQ",
+	"pBLzgrX38QYot2ez5UnMWZ1oxRlpQphlKNKoZcQoHf6ogyEnpgycHnDKJiyVJBN58e8UKFW7FgqFYe/n",
+	"/n/aNlZ2hfSG3W6n2yXzZCGLtud+v9vpD6Fs6XP4E+U8dGEV/a7wzJZ65pOYzyr7cY8JzXUHjHwe6CFd",
+	"zmIJgfMBBOYXpvzv4jz/z9fl+aABacFde/UlhJKCzUuRhhIH8AHbrBVzJ0Jd8jVFMwXHpoFBwT4Zc5YU",
+	"M23OEqnx24dikUTEMU3u6hBYWDgoSyWJYnTA1SVdSp/fThkUvIqVIihuIUxY50va4RhFEWqyJ2odEbQX",
+	"qrvpsItJRsQCDWl0No6vFmIhLyOasUuRRmD6i+gS5T4C3xRHq0RocH/auIQ4YeXWUMy+nNH0GqpgonIS",
+	"itmMkhupM83WbBbgIkVymYlMNZnvvXlKh0RELExoyiICD0oPA5OpJC/2jvrkKhWLOawmwBfzLFU6bgpL",
+	"tb/3+pwE53fybDGbpcvAM7Fj0BMseMFo2fH5G3YLgeCYAzIG6FKIzHbYZZlclYZdR3gmZyKnmobXqNua",
+	"4tfOGoMeX7dKRfZcM6AKp9ahfqtCstRlDYHfQcSuUhqxyLle9k6O8tpCiwxREvT6RAxqeVayRUwz66SK",
+	"6LGtuu70z0rtTzI8OSaw1wik12yZB7BXLxQd/Hv5XowvV0j7r9SclIQf0oTxiKYYMUyaF+f7rbw/0AVk",
+	"ubpgQQPo1t0Bc62x3Xel5aqdBnfIx3rvTVjQh9YWpYsE8dFr3LBU1qa2/YA/WFuN5qFYdKp4U/U63U53",
+	"3aC7vEu9PoVZezW7VnfxFIjnkQK9gVnKa3c+XmguEu9nZSktR4pUT1bJP+XZTM8iv/5KWmR8pzK6jZhp",
+	"UhSfAFvd52VwdUSUf4/tgvEqGHS7pJBuAZG9aEtUEsKU4s07MgWXQcuJWIKBzOC2ankkuEvkXYD/Ak5q",
+	"NFH/zLKdQdf80Vd/hHSWdYfOn1uQQo1/D9TXYnIXkObblz8Cf/n+5Y9g2qAxvPNbPAmKdwBGvKru8R9F",
+	"OtFEbYbqW//bV/wbe7Z/bdm/Bg2vISZ34KOP1QO/xZOSada+UWGZ5/m9tcoPA5EJuUVPSUA1AZjWHrle",
+	"2M7KcJ2z+AqiPjG5XYn3xjoZjCDnUt22zZngbEli3iJzIeMsvmGK5MbOb0qE8TlnV1T92iF75HeWCtMu",
+	"immlSE8rJ4zjbBO7Iur2VDsGMZqfOjTptCRFOkXv1Sp7dQZVE426ZvjigmcsndM0W16uGyOLZVPhnTxK",
+	"VkfH6iGpQfBy7Gu33+t3t7r6//rdfnfYWytK0R3kw/F1zvBWj2Zv//Uh+WY2/natATwhTHFWjVJcYfiW",
+	"dKkY2/7ZD8XasdheKJLFjHvqqdanjG6MNFpHKZZYiGtFcOrXFTFcWzUxXNXW78tgN51A6MUmSdkszjJU",
+	"FTm2rISAlWHWpKklQgjvKi3K2eHJHtk/PTw4Oifnp3tvzl4enpKjNz/oiMjuoE9w61+/+LZu4KuCGx3x",
+	"vSbI8RkdjgfhVtTus96kPaDdesfOg0GOKb2t717bDtShJ9bAgIzAGRnoZ0oPgEu1OESEt3mTpQbbBuFu",
+	"ZhnZD5df+4qafHyIaewPfGJzb5a5b+xH2cE4O+IRfrl/enCuHyz90ul09A95p7VzZpCsF7I6P8Nyhs42",
+	"/QhpMh61M9FmHMvrxvxGKLkKuY9HwoXMxIyl+SuturOnb/3iChWoZB22gF/cz+Kd69PgEoB/67L+/P2g",
+	"foPTdw9vr4z83rP5uCgBTAOnOXzbpf6g7+9CRJ87dncj61j2irsmvzX1yPAQ1AmZzlJi8lCNbnX29g1h",
+	"mFkEmf5KxDNCYyRuuZIjPSyWwa0Vu1UbMLJumIgbGlPjm0tK9eQnJlrHA/eL3VrQz9eOR3WlskqsSjXw",
+	"oxQ9+dDyntQaEd2gG6rj/txWV02osrL3RZDD6hRWDOu1k0z8NXHlf21Yz83Re3H3+uDFzlr8pERKfwUl",
+	"YCRvKZ7roZigEmk8KTbI7fJp+m+ZQD8rDbjM56t2L9QXglw18axqoqXFljaLjZ3HxCLziFFSzHOFTElo",
+	"FpjxGA0XjlpnfquQ2kW9nwC+NuRu4G01pGSzaK/yyMX5fj3nlJc6+HqF8cuESRnHiOmgEl4jQUW2Gj2a",
+	"ASRhd2GyiMqpZ4P+8CHbGIxthVmuCuxqXNAJ5RUz3Fo9pS4CXc06QM4eeNIAEWHMiF638sIE+cBJm7gr",
+	"HJgwHMUlb0nJhz98/uCSzFkaMp5dmlq2JaJ1+yKbxBnHBul1u4GXg8EJCIs3lnqEkRv0O8PyLhXh3cRC",
+	"ccTaUa6XPIPpKTGXGeWZVZDztZvY9BWXi2sStkC6LUfcAsFEIvJunZxVhOBdO9dtnSwbMw1DeqvmUBn+",
+	"6py8x4/zsQbkQl4GWoNqrnf3StcmI53yhrP8SqK1XwoyoUVj77C3veUGf8U8ezZoPCqH5b7cE20RLjCu",
+	"Aq+oHOf6OZcOU90tAfz1kabjhdSCxeNvTOTyn9U9CUM6n6ZMqjke0Lqoz0A1EihaD3DymXk+QEg5+aRr",
+	"p5652mNvOzFadDgt5bpur8n3/5Yb5uk88TNmdZ+QjdntvNSncoVdx+663nGPbHeVHNbrdklTv1pgu+4O",
+	"upLYdtfrdbu/FujlQb5UHeX9jGg1H6s7bBarDVHk6tAVDAjlWmh4a6WLW4hLPEam+fuyxh+5tQ/DY3KR",
+	"sXJmKmcwohpb8CqMzAcVtiiGmPlIB9qvTk0trIl5yxkgVM8CyKWos07H+tka1mlDjnUic23PpDnodck3",
+	"Ao2JQyVZgGVCZxmV0spXBQivhRDqDkFDg/4TWKDlZJ5VFggz1hob76dBXVyBLPoOgr5wRSH0MmJJfFM9",
+	"N38CEnQNu58amt3XsnnP0FyV7AvJtmvwof1V1/Qe4ew2Wd7HlLw8KSGPvZbxlQ4UCFP2hW/9eb6lRwBp",
+	"L2pPCnfCn+BOGOla3+wXfvPX8Bt9OC7xcDyUxmDOW/FIkWZwO5UsvAzIv8mYSvZs0PJySEa1oSY9C+fj",
+	"8zJcS44fKlII6UqFYlgkzjrkO8bmAKqB55ecMby89MpKktEr1YnPp+KWZILcsDSeLGGQNFM3FnIFAGks",
+	"LCKO+vXku+930u1vvvvpt/T89v3FycH20fHJz0eif0yP6dlto+A2xXd+2Wv/TNu/d9s7/978+td//+t/",
+	"ISuv0M4avP1RtuEHuf3T1N4V181npQeXxlif5ryXJJUlkaWEK4+IJLon9Vm/v75Doaw0PORUsB2sOc1H",
+	"mj8q8/8kNPH5JRu7t0hdyES0RL+bWQ/NVZZ/bjlUb2CEMffrky67eMZkRmfz+6QruKRNEVTSPH25T7a2",
+	"tnbAi7CbXyWC65sESn89HfrsfhaJU7Wbkk/goZ1ZYbDSj7wS4wMwXakLMVCixIaxWHkkqJq+9INlI5ea",
+	"teBsjQCyYr+Nj94a9sCi8e3jr6UZ1nuvchlrhBMz/gfSBFxG7dFpefrXHEm66aaeLyEePxe49Ov4wbxs",
+	"89yrgE7VNHafV22Eze0u+b/GhvN/VxpvjMWnlD3qzE7Lg+sIi16jNIyiJ67cTEWUKO3kfTbRAl258N7X",
+	"bGnSQyim4ijCNvOH5zvklNHI58E3h+dkk87jzZveJqTp/hFHH7VoniS6mbr0vicDURb1GgeUnouMLFlm",
+	"I4L/LKDkP4xp+M9B5P1TIGSW21mmAJmkzjH/xPhjLtRYLSrYevaIcyazA32N1oS7LLJQ4PFROrgSzO+7",
+	"dPUvK7fePEDiCAEfY06CH9s6qL9txgH4E7B8+qJvx1Epo7Uf9qIu25m0t+nzcXsQPovaO2w4UXri2Py2",
+	"DrlECyzmcDmrUarPFeeA0HzJuJOXjEnuGjaDcYt8oQuAN3WRe21JbEFM0CxOktgt32n9HNtbD7k52Gpk",
+	"ssxdVSQ00lSnsg1BE6HgnKF1JGWTBSCmpCyKUxZmHuGCt/t3dzoho+VG9GjwhLVMHfj6ZVibh/jt+fmJ",
+	"7qBomMDFKliAwdRjVhEtUGC8iEoIAIOVg3IWTc/g/lTj2hERtSZKl4456XVJ3aatMs/UKsMlG8fF6fFf",
+	"pQR7RhG5fMjW4sijtwZ9tRxd9peU2HEGaBR0l23k+1akqxzT0D2xD/C1R2pZwN0Ecrw/pVGovk9BSvss",
+	"1Ssc3lNquL2bxuFU6SjzxFAPVMcARHKW1qya1afWSwapalaVdJBcCrdw5c54dk1VvbIM3nnodBw6VekU",
+	"JeTV3GB+mbDWPXQf/cVlqe7fPKCt+iB5d3MQuIJHmARtztlX8h4qx2fqavBB7CvjWbqEzM37OYnBnXWy",
+	"+bEGBIZtP8YIU5BQaszKT1TZV2nD+QJUj5C6Vli4SONseaYaxlXam8ffseXeAjN9x1BJ1+QANuTs+lK1",
+	"eIl5AFt9bTvu22SAkrlLl54ymCOUYINOJb1RqTCWrd5b6otmJGFUZmSrb/rkOWw29h90yHdsiTZaExui",
+	"Q5KsoboZ2GsoIjSaxRxGiI8HLQ+q7HCfg78VMu0zoa5RzJ0HcDYqpx1yqIgQ3qSpWmAsqiWhCtgHcgYV",
+	"tj6Qb1LKM0k+kLem0JYkH3z+od1u2/+p5yEsb6SU4IB8AI0OFBotamDMJCrKH0hF0ws8skL7W/XDpm4t",
+	"IE7vt2mcMdU9mlfBneOUaoCuT96elfrWLRib4WhGOb1ymvEAucDTBfAwAxvKSlWsoOXmTZPlWbjfHxwe",
+	"H54fVn6ys69tcFMNwAwccwvs0usiJrauloQsLpEiitqHVeuJrZg2wXBQ3E34CvYzllkcVvYRftfvNylf",
+	"Eqzcfc2WLfKBfJunr0MqeThl4XW5CQPY+0GRIJBnXt0N0SPiTJMpqCp3bcMy2ki7QYfsAUmbpLU4I1cs",
+	"kz4PBt0tkleX65A3QiPpjUgw6PZIoejdLqH3V6tTnYyg1R4plL5D8wSwOZBFgRPkN4qSLbFMdqzxuzR4",
+	"KlzOMywYTufx/ytKmp2I3SjRH0wcTuLya/Wjom6DEqDYVcboTAtzuTBbbW9TZypXvMCIRqyPDTS4SLms",
+	"q/oLpbwECZW47YEMUFTEO+QCi5jR/EWfN/fPfvDI4V3IEo+cHLz0yOvznUF3U/237wFuRac77G92usMt",
+	"9Z+BR96+/HHz+5c/eoh6IVLy/dHLlkfmIsmBxkXqc1vo1RxOcAgihFE1iwPSAMZLnQ6Q2mQc9eSsdHA6",
+	"Pjel6WkiBUmZWjtJlmKRWjMeHAEPv0PABB4ByYJtT3rwGdmLflMP0+e5K0HR/vk0liQS4QKWOpa26LC6",
+	"LEY2e5+leMgA9t+YqFEbplc05hIOAAgc6kefa10uFJDTCMVywT/p8//6L/KCSgZlZOEFfhOnggPgNI6o",
+	"SBNTuEjUx4SRprrlWu47Ho4PLi/nugJdVi2I5so+TwBLVGnpwWi7u90PipWj95IEupvTbCoJhJjlwRYa",
+	"QIHMUzaJ70ig2Yg6vT5PaMZSpeor6YNm8TjJX7gFjJYrlmmXPzbQIS/RUKlTOTc2AP5kYwNLCCP8ps9R",
+	"+JBGIw1uepi/j1UyJJkt1LJfcZEyY/nMpmxp0FcUJ+mQU4tQpdN1IEHY51PKIw9uf7Ox6vpO4zBLliPL",
+	"h4CTG6tqyurwBcq1Js0mO5XuY8GBzwLd2MWzFMTuQjbPigxazBmn87izpLMksHID5aZCJ8gOQRD4/AGJ",
+	"aMD2t3a+/e14+f7dAU3fZ+e936P58yjc6437+1vRQLfic5CGnH0PbBOBzodHInOFq5TySMy0jOVUJjGX",
+	"QywLIpID6qBFrt0SPoZIIcMxWQLtrpCeNjbwDtrY8HnTkYa8gnDiVQUNr3iFe4Xbt7WrD7a9CX0O1fmc",
+	"Mqhxpl0SzRvGI5ESdpcxDpRec0VapuQw/ZZeGp9baHTburo/SeX63LMwTfVVYfNr9ylXq+20fLuSFyKb",
+	"kkG3Z3iZ1GXfg3fv3rUd4maW5jqdToC+vWfPh92Wjuy4BroCHtqWcWQrVM4XmeIeQCacULAO6aNzahB4",
+	"TY5mfnrgQGrmGks3j9OciPdS7dwffkNc+40RAYMV8cFEoD7/4WuTsvrgNzqdjt/4qB6YMftADrKLD1nk",
+	"Xnz6oz0zgASo6PSGkUBcjwgGYHqw8qXqvwZ/MRQRirYautl5QqMvrpgJGiaIjwYhHFmhCqbfgIlCI/pn",
+	"MVa7ktddzbGbO/j0PbMuT/ZFSrkSFJGNuuZNB17SZCSpE2HAJJv1VRZbHaLuOnXacxoDB5KpUGu2Fnmv",
+	"Rek30oMkzftFbK/k6iowVaMpRCKUgHWtxGmY1Qe7Vx/Ia0YhEqpOEVPc/0NNseEPMK+6OsNGsCDNMY2I",
+	"LTPsFYsLe0T9ihmZxTrDrQ5xey5WEsZuK0WEId05L59QFC5tez3VXrEc9Qclua+oRF14rViRGoexdjFq",
+	"09IWTCgvSo3NrFuL2rQyUK04NalhDpVy1CAQmsJ+TcoRM8RF8zXPSpRB/Yat4ek38k0Yqt7qClbj4KFW",
+	"NbsDdWq8yGAntEillgXrVZu2dlRbpRLO2IwBKnKLYBidc8myYgv1hZo/kL0/V6NZ99HbsmTnlFJ2Ce+B",
+	"Ksq6nX6/PFa35jO2V1/pmSYIdHt/xWfTDSxJuWjzB/KTURseKthcaKdYuPkDOa/UbDaVznXqrC7fjI0M",
+	"8cgWyzh/IBc1VT4cjxoyU1sHJa/nbBrdMo1W6jrjKhrRSleyQdRW15mXxldTRZq3OmkT5JV6xFwkfH1D",
+	"49txJPO72eg8Wkwrwup7RtnRHD1lc0ZBa1KivbqGOvkFFHTIGeMRHFQfOEYJo7/Za/f6247ECbERe+2f",
+	"CW3/TrrtHdIhl2RE2kFL6RShSFOWADa3uJK7RO2a1gMA5gKhw+YJDbWMC8rKxcXRQYd8vxBZcclinTe2",
+	"FItyRRYrwVgccFifHOM71WlXGuc7Z0JJgpKSmCihxnwvp+bmGy+iK5a11GpN4jsgfh6JWwmxts+ss85D",
+	"QH8oGhimQgKsuFFh9e1vLY8nSnP+YFUkp+Y4+UDuRyqsNUwi9vsH0lOkPuxqC5dBeScf1Dg/IGi7/g2Q",
+	"3j+QPhwOBHzXv+Rw7/YNonHfkQpdETQiJRn1x7aFK2wf6yo/6WqgdYgkct85Ndme7nuAfarPuH4PRZ/i",
+	"m5Kp3i54fEfYXIRTnxuYdet5xbcJ45FEKWgJlEERy9/AW+feaITyj0gw6O8EZq6ekpqiPGZO32J4CDNR",
+	"LstPczNhrhU7mFP2V6VUDbq9oAVjMlB4arH0rUijSF0KntpOqgnGM3iZcVraCzVflBoUcfscJDyk5l0y",
+	"p2g5Ab39imUwQ1LktJkQHfL2RmcxIo9WR++KZUrtqTyP2uspy9Jle28ClNfUO9DqEBsEdB/jV+RQY742",
+	"E4NOy9dKTbeS2WAJQwJQsk8tggEUwTxUOCOyU2+khZ2vMQCjZQylGeQ1uQKVKRaMrCdTtKFUaqAejwTD",
+	"blc3OuxuBXl10S1Cs4zN5vomExlNbC0bEvT/W/8amMn4vNkn0iMDIgG8AmqpFBYAmauj9ic0vVLi41ug",
+	"VZwgxO8nCYhHqBkQpfdgCCjB8cNuBPlN+5AQIwVqEkq0U6PPLQ4ku41D1vH5Xv02WlNLaSpgM4TA9awE",
+	"JLBrDE5qqSAcKs58HvM2QCHqHXFGCNpdLXVFq7waOlJN3QzVuZoyNb12fzj0+TyNeQZC4t7Z/tGRc0fu",
+	"Ki374uiA3AxAsiVXQkQknIo4ZC3HHQZiNjh+C4Iy5ZHalRmbjSFYRM20PyBTsUilxfGMUwxFVycJbpk2",
+	"btE1W3r4l2FKTUweUVqKAf008MpQ+tYzJAXPgd4/FtGypc2BPifQ+0jrharPSuETe68v1bHmSF2R7hqp",
+	"T49KNQ02zGQRgbmUgCRkS/pUJJRWToN6A/KdUbcAdor2h2DXEiJnt9B2To9q0lyQ3xYio/D9VJ2RaLe4",
+	"dBUZd6TIt09WyNCFt3WKab5OVpCRFnwECrpo8SACR80OqdUl1OibcDYJJUmcZQkjYAFuQZ/AaJx9aPbv",
+	"7lqWcQJ1gY90Vyem29I4dqfR0scR2VyxscicoQOaUUUrN+raF1wieW1svBacLTc2jD3ILWjkOe7kdWsb",
+	"wQwDDYOn+GV70O8A2knQ6yrWqQj/1clPrQ45gjUslEIi9ZWQtG9Zta1F8l0MqARgda3HaPQUCPFAaTyo",
+	"Fh9S43gRXx2YT6rJoFTbKGiRlAKLxVKDZBxzmi5xTB21ag4ih8YVwt3Z2JCAsLqx8Wg4VQtU1MFtOY9n",
+	"TG5sQLM24D/m5OJ8nzSDvGjxeW8w6g5H3Z2fg9Yu2dgAJ4t+L/jpp59+ar9+3T4Ah59q9ujA/Kh4meyQ",
+	"fdzCWJuJclBOETEJLx3HRvaeU3WcrQGfciLm9LcFAxhZKdJgpEQSSQIHFCtA5iYMAFomQFLRu6ke3C09",
+	"H8uVEGHkAO+K8SJOoIomEgG+ae9vk/qmPh5xmTEKoZZzkSQxv/Js0pSawLfn5ydnTv4qiCGrrhEIDgDP",
+	"nY7Ez5GESmFDXiGEtxScD1fVCnQOz+dIQjgU9wqpJuvaZL+NDTPnjQ2T8Gfjdjz7mr6DFPdJFwmTVuy0",
+	"xn4IdFHXeJKMaXgNeiFOUneA5xdid4BTGJsBuJOTOGQc6wppF/BJKuZpzDKaLtdx9WYsnWFsdZwlD7iQ",
+	"266fz4EpN/jmuu45nceNUWOr0+1sYariFIJvXOFBfb5itfXepHGd5ntQrZlJmuOlWabokmaB9uYGaCoP",
+	"WqgxxKmJXUHq0X4XoNqXcaII0nghjdw61uEyis9APkIz7wYFK7hzJfAU+9OYTUTKAp8D2Jf6sdUhJ+DM",
+	"BbSOxVydwkDXb1Uj2a07t1Tac12UGH0+geFK5zDnAH8dsqcPpMlncG2Y7G4ep1gBNzdCaWOCadU4VWq9",
+	"g1jwGs2XR5HepFdYn9OahOXKiMH8kU3QOFfm/TgPIpLhOk/a/ADcz7Uax00DOfkRz7+APYY4R+PyBTru",
+	"d7smWsNEUM7niXajbr7XGes28DCPT8WD8Msftv74qHFwuL2z9bw76HYHg+5wq9/tbXW73UIOQTXHpFx7",
+	"fNTrD3rbna1hqZL4ypQ0NwdlVTZJDiqtkZx1qLu6NtwS61CiDhmIhqfd6tzNEjeSModvN8kn6+aUlOuu",
+	"m0KLLrpQI7+oywg0pdL+5Ur9v/yaJ6UUy3/WpJ0M+ooQCnCcTyuM68QduzVB16u+qQORlcz+UccWrVu8",
+	"1oZcQ8zRYwsWawOJ6qtiulo1AP3O5o/2ecMPGrWmrPXbyV+ptCVZ9ph21OPYhjXePvw6PnoU4VIOkB/U",
+	"vWL5xuYLGpnAbnil9/ArF5xq1xZmhw+6Ww+/9FKk4ziKGOQ8DPo7D79xLsRrypfG4KbeG64zoyNt6sfi",
+	"/PDWGuPTosWFU2ENYncXs5kSYPCuKURqqvNIr9RxBZy0xq9eoxLJYApIw3Xf+PWj15iLuoz1Cw3RqUTl",
+	"miA2uI9niySL5zTNNhUDa2NiYxPLTEHleV2KEC1ihPrcGW1ZDCkEfHRM9FSu+ystg+zpLL+gVC6dG/e1",
+	"LeGMXvngWIQFb6fPXeNPnO3aBVSXVMwXzLp+lMh5BZogaUor2qqFRbFW+7xV/4i+5nMTP1aIb7NGSZjU",
+	"xsZZqdaJ7GxsQEt56ZOVJVU2NvRdurFhvPPqEZ8r/Y1D2jUWTCDBPj7YPl/OWTAy+vX+2Q9K4+KRNjEX",
+	"66OMwJtivkvhud8WQi3XLrk4f9ne9uCf3jNQVbEGqWz3+kOILzw6e9ve3h7utO92SbHQF0r2YiEpjySR",
+	"TIkQmUjlLonoso1yq0hVm7BqbYOTmTH1iFJPoQldqSPmQJZaNcG6CmBhuhX6k9w1lpwU/CrEmCjIPGV0",
+	"Nk6UYGjqZ5FykTNQV3D4M5pe445gTTKIfZqrZYfSYQR3iCaJqcVmyynPMc5wwXYJNaUCaabodCmJrd0F",
+	"foNCaUPcJwj0VIp70IGCNTD9hF3RcIlfmQdPDl5ubBirA9RhgCL8pClDytXyxDOQtW2IknrEBGUoHtDS",
+	"DZ29O3p5jkGlZBP+7W9sGD397C3pd7v9vokz3cojTmFk+sPAvvH25Y9kk3z/8seNDdI8++b1Mel17uDR",
+	"H18fk37nznT7Yu8o7+f7o5fwN559YDtg9QvFFY9l4TzAWdFlXHRQX/PF0T7A2MLxNoUE1EheHh14Pse5",
+	"ScYjloKRG/eOYBxDQpdike0qNdyENsAAEKk/sFLmiIA5wGwz9fnVgkmpD/f+lIXXkqDSAzwrMMfbWOog",
+	"1FG7gY2HD+gZWSYcX6W2WJrxeSwxE8XDekmkXC7JI4yH6RKgmEVKxBgKESZLcJYu5tVyShBjVqqnhFX0",
+	"bKRPHi83T8U4YTOltuFfEsMn0ECIBkkbmjqj18zyZVuZ3lhodDCOXqxjdHRsbJCXEBeNqmB/SF7HL4BW",
+	"wFkIbkK3NgYUUMwDXnHcJtFDjWAJsbrx1SI1NWTQpQIBe+P46kqfX6Pb9bZIOQ5Cb2CsDasiBdOldTil",
+	"4haZPpg3YR3GTBMSxEbjnYKGv5ODly0P7FNgFfjdBvSgNQjCmCXaNe2CQVq7WjS0qEKgWZAJcTmjfInl",
+	"JPUifr8QGVVr+E77sdcKh/DcyIRYaufbGn6wr4vuL1LyfqlbHenM5wblG0InaxDBNRPSRnKYDkQK1HpG",
+	"jBeIGkuyCVLRYRWgp0F0NQwPJIwa/RwV1ldQSOFxCrozou/YUuu6cKJfiGhZUnNrJCP19XpaCI4RkJlf",
+	"ibGVhYvJXlqvKanb/aep21bLRpXV0ajxi4oarb8uqND6u0cpzPjOZ6EvY++uulz4RqvJ+N296jFKoCt0",
+	"4+4/odPep8+e12Bo4InNhemOK0frvAoEwLg4Pe6Qt1wd2fyE+xyPuOOlKrjwWG60v8fPhqfXUaZrHn1I",
+	"/8xfsW989BpmLg+9/UqM7aMl5fmLMr+mMn/EIRYFtcm/U5/vrqHPOyx9X/BJEmOS8qC3Rm8ndKmmdC7E",
+	"sbq+0IbQf1Sf37HlKQOE+ScaIN6msJuHEKaJzfyT9gibtla2F2jXmAbcX9tCAaaAxq+qk0pY+EovySnD",
+	"xDslUFshChIgdYhArltr0VmN1stB+Ay0ur4YpAcFoq3wqZ/CG0BXfkcRB26xFVaN3Leyh2l3E1IKVQZ+",
+	"O+gOSB7xbOP/SBJfM10DC4QgW3EQIpI7ZE9JvXlo+SN9Ft+w7CkC0SsxVqzgT9n8de1+Y09WIpIlpz1i",
+	"fyBY+QrU6Vq55Yt34D/JO/CpRKCPXkMjuJUIR2MIPUQ1f0bazVdkeN7dGW11R93eCpJwn7lP/lUnIYJ6",
+	"OeIyY3fZJVhyAAtFYpUnTDI+eGlyCHJ7zy4x9h5LRdIEikP0DY0APKRAbyHlHSxBbEkMP1ry6kY7bHvy",
+	"nLafjYdhexBtsfb2pEfb/fFWOIiG7NnkOf1LhWmL0PcoYbrH+tFWOBi3h/TZTnvwfHu7vaPIaRiqKfQn",
+	"PdodlylJw/+VKMmyXBe+8JMQVe/5VrfTH66mq/55D2tl9FfTlX2mzGq+eXFyH6vBpKoOlqTO+Qt8tJv/",
+	"nPbG/XArag8QlOzZuL0dPo/aO6w76VEkgVreMuzWs5Z+u7+9irX0V7AWeyh085ezWBocqfxcvMUx2PLK",
+	"agidbpfMk0WxtCHp99Wqq9u29xz+9CCfB+LHcItsI/AMbFIHfOF6IJBFAak7YIeBSBMONbrcEZ2KWzJ8",
+	"Xkn2wfisDlyblsgtVdURea+3vYrMFXdUzBG4fRvK1m4r5q/I2/xWJPNPrDV+cXf+p7o7u4OH33gjspdi",
+	"waP/VP/oNwBVgIYKJ7sVDdxPcpbWaSI6QXWlQnKWpYzOMHenXEAWRXqw/BayYUnTuu8OYomBmoKPCM0y",
+	"Gk7V5Q5ZrmVVw02I75Dj+NrkOkGCoYcRtZBnEEtiVy1PZQFXqvR54KD+itS6pnbRmH4bS4ZBxcUUxw7R",
+	"KdQ0ZQQyhKlO8va5zRXTIAF5ULGdMqa3aqN2gHfS16G8CTY2SFOb+j0SKJFnM5Q3u2A3liz7epFN2ttB",
+	"awSBqYPedhd9lNvW5TVeZgw9e0pNSq89sn96/BJLcDPIs1LKYu4v1AFz6stU3IIjz9UAa2rj+nwf3Y4e",
+	"Oo9jiT+MSBBDwGVEEcUgL8SsPuFloP4yNzc8m5MPZD3baszwYLkcc+VLLYio7/VFpv7MlnP4N6W3QYe8",
+	"WSSJTpfD7UKcs5AlCbhkM/21G7K7a8eLIaOmcYzFTahaFnDI+txEXxu3ZNAJig5VE+hZE7FNmkF7e6ez",
+	"0w1axsX220KgY8vnNMFSLuRcSb4wXhTPEJwEIS8okXN1BuSUMbA+zBYJNbUXbQoFCb5WC/JvWOO2+vP/",
+	"BR7J6FiRPGSO0CsIW1+kHNOnEPAkz1XVOC4wPBJ8ZX0UPnf7h7xbxQB0Zgm7Y+ECsxBnu+oVSN/IzHx0",
+	"mGImWTIxgRNoKv1KjdS4QVI2EzdKWFFUmjAK+fhqDNqnmbenE9HQjQlhtOAuM8kQ6sHSoVM6Opy6oKy5",
+	"q1MGnspKBe/AAu/4PEBcBr8xIp1OxyN+Qa5RX//S6XR+/RiQJqTapHQ+z6v55bW8a0wV2NmfsFY8HNKI",
+	"XSD03Yn6+hOENeoi5F/MFf+h5opiPe9f/jA19EeYWZKXvh/1QPMYrqiRrza+2+/1u2q34f/63X532Kut",
+	"sz9q7O2/PiTfzMbf1u0LVPN3ZrpVQWE8OzzZI/unhwdH5+T8dO/N2cvDU3L05ge9X91Bn2APr1+oHmCD",
+	"ntHhGBSJPuspna9bZ4PByv6jBiI0vsnSJeIw4ue9WUb2w+XXvhqojw8xnYKDT2zuzTL3jf0oOxhnRzzC",
+	"L/dPD871g6VfOp2O/iHvFDZY35CNUaMwvxxCzhbQzm/g4uJB+YT1dKMK80OsUy2YFI5+I4481ZeXd+sh",
+	"7XhmQz1n0zw7E69CD14dRXma8Dw1TS+lt37q83X20Mun7v6pt8k7vDj1HkM+XuF7zxKuV0/vnj4mXQ/3",
+	"xfMfpCVDTffTUx2B+A21KGjKGLD2cPKMtgfj52F7O9ph7dyUMWT5Sgw8D6UQWImvvu79u0/2986+Je+O",
+	"zr89ON17t3fseZ7X6w163c6zrgchavXPqc4bLmmV/BVaaCWA76dj7HJZFP2nu8QEIOZgKU4zNgtGB791",
+	"asB4a1V4rQ0orl5S5WvUj4e0X/2K+8YXr+n/aJvAOj7WV2L8RmSnjEbL/1Q7woFRUY0xoaDGFxEv17Uq",
+	"OKr6KruCVtsf9HRCiF5NPQ9jX/BqNFYvT4GEmKosnrEag0LJd3lq0HFTlls0S9YDssJ4QJo0/xuXUU/Q",
+	"54ikgm+p9ZzQVP1jQcJCUO60G2NXo+DGmTQNGtEuaHXISwExmSZ0xQNcEo2ThgNyQ+yyYoh5jVFDzXtl",
+	"tlqxfoqJR+x1uzkQA4QwtupS2nzu5rQZFu5krp0LMmFZOEVMEMw5pxmEIHtkIdmq4j8GMm21r1dv5F+n",
+	"ROkOHp3U9ikTyB6lcVSylW6O3ou71wcvdhpfxP//DeK/l+8qSH6FTQUpb9WmGu9wZQP1Dw/t3KCyc/t7",
+	"pwfkZO+n14dvzsnbly+P9g/J2cXJyfHR4ZnZqXXk2afsFEi9a+3TwYujJ+8TLo3eHBCeS3ujHgCV7O8N",
+	"lnRUO8X0100ELMB3f/GJfZF//0fJv1DIwMi+NZLmn/SkuUiuawi7LsY7ZH7IOQvjiZYJTDkdF3XdoKW3",
+	"lFD5097r4w55I3yglxzU2wM3vYX6WyE7vZ0zvndydDZnYeNRooqZnCOqmFoGfw26xMfVJoc9TvQ8yFan",
+	"a1fTsRrYUjG1VgPzsvtikeM9mTusReZ6VUrU7pS10SZeS8BQGMCMukAuDunqVou0mRdiXEGVWM/AAT7/",
+	"SpJpXrXDYOcbhxfUNyiWfUZ/jrjVmhziwVtET0uQpKkhGXtdz8FhfNb1NPJiX2kdDtQiAi2mDh6kzxHf",
+	"D5Nyq+mpeehqXojEYP82uYDEtDhcJDRF/bAFCP6QVuRzqtQyOie3dAkonaCjUUAoBJA0AySi1CxxHQAi",
+	"WBCxq5RGkCBmtEioFaEhpsaLDCvQ6NoCEUP0ryZUkNdHyZbcuxXpNUsh4mYeh9eQIQRfAkwOz5KlCxm4",
+	"AhcV4fwclXDY3SK1mKw6e2sFozgzFS4/jTqjN+tSqTUJShE9pT94DUVRjVFjngqQ9jJmfv+jof9QhNFA",
+	"lMpLnbvVGD3rOmVGsfBaDVP5e4UvfQJx6e4TvQxbnJbK48QcfU+x4F+ksC9ADH+bgARJvxae2aFKm43p",
+	"3DN7Wm9cISUVrp8FBhOucfsYnGqNQdosAv16UJzd1NjRooQal4f8VTuGi6kORtbz6iFW9aupIWs8hixV",
+	"rBayTPP7xOfanuiU6IBb4XW5UTkyyMPDwjWHicD6pkNs4eJlh2nCkAlRBTOzNcduEL4CC5OEYPuECuOI",
+	"vYtfYKnxOWbwxyJCYFuf4/ec3RKT12oxbstps5gZG+Te6lWmOCjj3viUoEmXpuD5aNAfeviVc2Hob9Kc",
+	"fQ2fD8F7rrbtEpKRRoN+Z1jrax9CsIATcFzrdR9UnsIrSm9m2c+ORNYYDXvbW39/diTswH13DTxgRLbi",
+	"Kftyx3y5Y/7WYFasNaF45lcSy6Y59wryklW6d855iwqOwZN8AHWQJklN5UYxKcARekQkkYXCchB4SRRL",
+	"rDcrOJOkqREozLfafRNoQJ0irKQpe4KNubeKRS8sl4ZahctnUCk/GcPNF++XP+4LrrKcsLi0J6mIFhhT",
+	"enh6QuIZxJJ4jdK62CwhrNlr6nYjQqe2q3TcMKYc61N/0PkFv2rT8ZrlfYv4mA/X9YYUieoi9Nq94Xmv",
+	"v2IRcGqVGRfLfNua5oNel3wjOCOCE2M/73fPu89Hvf5oMPwZyhibZdLFn0vrpK9Hb+1V8xolecKu4yDa",
+	"CvvjHm13JzusPYi2w/b2+DltP5sMmfmtso4iiYqrqBa28Q+Yuk0xYb3ID+He7a3iAI4p48uF+OVC/HvR",
+	"7yoU6VyIlt2vuhNL90YBDM9gDkuHzx+aGt1//MsADY9FtPyvzUWaQEJ6PZKeW7oHax9gdrotPZ+5vA4Q",
+	"NaCokf0KAKO0SYrypc+D/t1dYEpp9my9mN28YmtKbzUM/g1L48kSotWvOM0WKcvR7DShtjyfR6wdLfDS",
+	"g+quwY9tvQNtU7bcVP6Bcfy2iMPrZIlKHwZY+JzKJQ+nqeAAPoVQwlgISZImF7wNA/dIyqI4ZWEmPXIL",
+	"xfgBCgjR7HR1Sg9CUtpioR4KBecsxDKOEI4sWzoGBZGAhkR6ZEhmMffIVhf/7ZOp+m7qqQVS/x2o//a7",
+	"BDXz/kD9MclYihY/DVOCVTFIE8M8ekrjex9nGUsBOqqIhCQ4oSbTGFfF54oC5iDk2FgO06bikVA2L1l2",
+	"SGBussDIRrJIBjrOY9fnUBZRf6t6U6LRRKRkSCK6lFhvMRW3AFJnxCy6yMSMZrGi4qWuuqnH4fO8KsZE",
+	"3Wiw0DKjszliNVoyMTZrQPI38N0krrV4aiByt0B9NbikJFiKW5aGVCoyvCPfvt7bb599u9cfPgOYb/Qf",
+	"50R4bgapPcz4uyFzXQbeI9dsafIzANN9FVg5wbhI0sRMofEyY9IVWIPbqWThZaCTEPJ43mf9Xn9rm22N",
+	"t3vbrD/pb9PugEaDHca2w+HO83DSH2+zcb/HhiHrbUXj4dYgfPaMKfkq7E6iXsNrxGr2ePTy6tT5TM/M",
+	"BjTKcE/uzT5X25mqlv77l257h7Ynv/7xbPDxXzWRn14F2pPHdwjgHXOL5gU3OQAd6o3W9LKrgeOIzhaa",
+	"CShiRTkeuEXGdMEQ0ATCRITXHXfFes8HW4Od4dbW4MGZ2z2+d+Y2vSDm2bNBPt+YZ+yKpSsm/NuCkTgy",
+	"8gqyXjtV4MGxtOdsl8QRegaTvCSTrmFzgWUeMkFcllmYcqMf9qIu25m0t+nzcXsQPovaO5hCvTU2vz1M",
+	"CA7fXW9BFos4Wmf/zzLKI5pGtjQB0WnLJI52CfttQRMIcqu/Aj7dVPW12o7vn98T5mNZmkeA2O0FWTc5",
+	"S3bB4wjXDD/7q8i2Oi/LnJuyNSJyTkPW1mCqLCLBTc9DvghFnAcuU9UcEiAIfa7Za74BBa5amdhjeC4W",
+	"kB60IxaKiEUA+ZuZc1diwojJanhtR6P7onvO3jcT8EaCDz/CchR4PYHSCUVBCgR50/O25vub/759u4jG",
+	"P1B5OPxpJ311kN71elwuf9w8Pd4Pfzwf7FwNz384u/r6IdqUa3HjMoneiw34EBzOezHer0fEKausFRCK",
+	"e7PH1kj+emzU5OOyqBjKz5Vp5AdoReaaEvxBCT+3OnhhXcoKes3KFG3j29YSXrCNfzqTtx3LpTatqz6d",
+	"JaiOuG4Retvnva1Rtz/q9X5uPAK8oSCGrYMb+eOPVbVF83wWdcgeX5L+3Z1Joq8oHhr/mlBpMrsxzVux",
+	"CSWXYl1/BKAZ9LrVvpQkjMY/K+oWxNlMe2fykjeAqjFZpBbEWuk5TEIXOg67LvDFVFbUM2nmEt/W3d0K",
+	"vQSqBaNW0vJ0rLxSTHwuUkId5URjtUI+ry4Aa5AUjaaiawipjYoWCSN0LG6Y5/Op0plAIi3oGIq53RfY",
+	"cliUY5pQIAurU1mV05R+MyvbqlWRP9aYfE51ZSJdmj1XUFWbeh90oaAq7FmNUdbnbRIs0iQYkQDMYQE0",
+	"JiY2WL7vdQduJVjP5vAvJIK8glxGE8jZJ5TMF+MkDgHfGwtZkuZUSO0TNZDAWCTURpHM0/hGablqaxaS",
+	"4ViwLE4BIZnUI6jlIAgAWh3gAgQjR7BU14F0FmmXCEDfzdyFo0mir8UZaUJl6mwqJFTkVBcd0ZXYsBMX",
+	"E2CE+yluuaJN5umchGG366xcGUC/GfShDKgtP1zUNo2vepW+5PNmoL+5xG8Cz1zcnU4HK/NqU0N+Gnc1",
+	"frLVIvW9P8E90SWBre1GMRobFRVSjrX4NSh0N7fx7JIxWwrQTnUBxwKOcR3qHTmw5ad0vTut6qopQvUp",
+	"OOu4zGObjO7zSi0rOND83jJVY5aIW131uBbLOBMaJxvZgiSSTthqtGI9gr8Wsfghl8danosn+SQe72d4",
+	"FI6yXr1HwSj3nuYP+h/nAioeeSUWw4l/Pfnu+510+5vvfvotPb99f3FysH10fPLzkegf02N6dvsk59E/",
+	"6/54COwqr8lHpS3Zp2QjFxkZLqeJOtBxVoVFJmVUZJ//R8Ii65X7Ao38aaCRy/zpfw5Esrpl/lF85H8+",
+	"ccKU9qw4qv6cn6omgGNTcdXVTqgzrDGhxLB5YuTUNL6aZoTeUpSHTNi1NeWIRRaKGUQ/MRpOraJRE9m3",
+	"StzX31/GUQAQRNyVk68Eiskgx5mV8eBHEk+08JjHjqQW9xhK7y7GKKxZFxq02TRYz8xEjuhK0a0OudB1",
+	"XZT4WURf/kqSOBppmd/FYO5UZkHHSsuqmwbaifUdnd8YpXD/JhecQVdKqwLcrSAXmQOwdLUc1SIwdU6g",
+	"j1JlVxTzmcwcqRsrM2NtpAKAdMrAns2kp8v5a2JQ4osu/qJrhIJO5nP9+3sxLiFOKz1YKbfoIjBlkZoA",
+	"dAkSrVNReyEXNCG9bhuNBT43+jPWe9WoWDoVQtzSFN1Xbdz3mF9BLRx0s+VWQakr5juietDHWvha39GW",
+	"iBGBOBBAExNYPdoo6mgEqJO71YrmUveTheZVBq+cnNYVxR4r1qgJPErifWIEVE512sOH+4MzW9M3EC1w",
+	"5S9nsjHqbW+VIKdwly4RfLXfHSgGCztrpODHippPW//y5HYm+GJ7OB7Q9mBrp9/e7j3vloN/ipPDlA09",
+	"vcZ5PFNHZ2EM4Y5BzZg9KDH71GmUlkKvjlkLHe20TrBRaQHWCmNSymM9Of9Tkrsi8Yek9vIFljmccvkl",
+	"Wul/TaLu06TV/zyBE01OSOYom3Bx++lFTVOAI2KKBdS6DhgW4yqLvR1ywjiGBDvyCpj10RKWQUIhAMJQ",
+	"HrIkYdEu4cLnxtaPNg+UcXT8VCF1cZU8SvZ4QSTTAqANEYGERMEZoUnKaARmTMXfvJrCHHUiA875qaY6",
+	"/d6frqdRupvRhYjX5KOEjb+Xo+PaRdYk8whTjJ7kF17+BYj8MwYQY4hs9RdYASIRPowQRjn59vz1McKV",
+	"pFD/VLFgiHkqoidAqSYm5gnrkDeCrIBI8Pl9GAkHakgPMjGAy5xmJVQEjVTzfyIRZss5I+oBF4Km8pnR",
+	"yP0MWAr4hYOYoMFonB/1N+XX87iWHMIm/868ZMfQuC8GpJZ3wTYY3ARccsD6+twRFL5dzChvW8w3F/3h",
+	"fhwFTIb9fSWJ7mmbEyrvWEtW15xVeg1k5+vAVNUuvyLfnp+fdMiRUwQLsQbcpH6fN8GzuwlX+e9B6z5q",
+	"vhfw41sY/yfLGHIz7v/2axbn8tD1Wlj5z54wj+MbxtVwgQhWkiHSwdpUqDEizFKElAP5sRxOA8yMLoaE",
+	"RZBAdI1g2N0KfA5NxZmuxOTZKrYAJ6kBxlIJNasZyVI6mcQhYYlkt1OWruLBPn+QbE8BEZ7JT5frZuZq",
+	"0CKc4jUa2ujvJWY7w/voGWCXdit4H3avPg/ytmLGn9oVB8TE3Z6FK5Wo9clonOijvgIDpZOjvjdqoE8a",
+	"n2CrwVr1aff6ja5nX7Pf7twgyswEpmF1FN24rTxgKqSLa2M89kpP6hIyaMHGmuajWpSYirfWie56iMLg",
+	"UXzyT4n/93BPu7D3sc/i+3809ubxd2y5t8imAFehGlS8sTbJw4Xhalo7bGRLtxtorl10joe49hiLFLF5",
+	"Ipbq+a8kRBWTi9PjViG2YLS5mYiQJlMhs9F2d7sP6rOew6qxvBdj2SGripWi//3k7VkRWDXYdQONmlDY",
+	"v0V0Kg2mEAH+LTehhXnt5HeASySxqAygHZA4G/nc5x8IYt2QD+Q1oxCL9IEYkF0rbH3w+Yd2u23/p94z",
+	"rZMPOmiaRR65pXFmsoOohkPqkA9KzsGXXCTcD2TPICbF0mKCGMjdwmsOoO8HACJj0S4RpYpr/y6C4X5d",
+	"qaYGNxqGgtnFNkVJsNKq6nTJpO7VYAWbLrFOmxQzhki4WJCPkqkSTUmi1CpIbKtgAo9sB8bZRCMsgZ8u",
+	"uDsHScYpo9cedEJScSs18rBTRBHMRMhflpuQio+AyuCddEvcyAygquhsHF8txKI0OYNB/AHYkQNyrLvS",
+	"KHs4IeAvSoY1e+JzwKkEjHU5yomhjWpJcaPtl4VtdJbXDKbjPoKFh/ARYHJmxDRV4+U06RCnOiIlYUrl",
+	"lEWGphI2UROZxhj/mgNy0SsacwDfyzPUdtWB1wmAalsxTLKtC/wjMjLUvFE7iojMIklIPfoxIE1P2K31",
+	"pdA5TbOW2qCKyxi8qRsWIMbneTSrTqQsEDXyhnrMZQ1mHZDmnF7FnGYsaqHLGsHDgUfMIOzRhDPf11wB",
+	"wllH9AO4YjVNxIDoLAxSiRvJqXZJYwJBXHIRF0jxq4vz/Q45BK8qFCPT7MTnODzF6Ex8NyJP305pBlul",
+	"RGDtYTFZYrDHiI4DgZLl4Cd1BH1uHb4dUkUAQuidhPJHQAH5vBYLiDwEBRRLNCILzaAgpBhXCyQGxdqL",
+	"AEFGoNc/a7Qg7eKHCexqb54iWa+MF+TzewCDcvhvhJdx9x7RPWpyhKqgU+vhDGpgv5GBKPQ0HpQW6Vwd",
+	"YxVc4IVkk0WC5esQ/M9vxJLMloAYqBhBzK/8BsoWuzmooM/V7zO6hJBZYpQYg3qt8bGqc31XgR8oBqEb",
+	"SD59BshcJBg/8BosZhhqneeGVnwE6DvQxbAgqFdubOA9jYH2H8gZiAiKBj5AUTca1F/PDtQEXrVQilyt",
+	"lD5eRoRQTD3QE3slxgfQZLMkQ7SI06rLxbHdScxj5L1qbubd/MFdg7RvgfuXtd3mneTXE/bAeFRu3l4a",
+	"9zaU3zIrG7LFBdO66gLqzocrgcIVf093laOOdyuepa8kdI8HAc9uhNBfIi2eYTg5GnETTjw4jnM4MNyx",
+	"i0I2kh2Gz10vk01VsaFCUuexKb4L9Qt08gBputkA46WRj1uaGE30emdjA5O53UAYsO6en5xpcAGs+/Dq",
+	"7O0bu1IYoO7zZvCHj158v+ERH7RH/CtP9Wt8xGD+KijBXt4rRB0o8cuYSvIofhtFpo57AahgYyMPcNjY",
+	"0HcOynIsQUXN5s2MiPbOIZUwuQIPACN5tCJm03dIM9hSHStK2thwE3g2NlqIEZfn32uR/t40fI0bWkr3",
+	"z8X/QtKOV83915FoMxopekqTGO8HuEmovJZ6m0/RCap2+WUh4MlEdZk0IjhASkTgmA4Ddf3EZIKi/xgj",
+	"RyK6HOHeFMENYkni2YxFMc2YLnVpvK+4TOvjKfi8BlCB1OApwIAroAq7xTQduBEEn8RXi5T53ITomWQp",
+	"tXO2/YQ6zRcTRrHWISeLuU370Ovn82iRql0eKUHaigCJkOBHpmjkSxUngkKSIkWxNk8fUY9vbNCMJEwN",
+	"QNHGxoaavxEdYRKKLG4U6amNEBPUEDY2RmRNlA2Na01njADkRZ5/Dq0Z7BC0NKL6oRqzhxjqnIyX2mBx",
+	"ZaqzaCrby6PrmCI1l2XdQgqSQ3WQgqOYk6b8OuSJJhc+14FI6tsxy24Z4y03enOXBDowMiBjpkRGuEMS",
+	"ybR+UQYDI1L1cTtddny+lweBVpmropKYX+1qVzDR8oqJ0YfPSudA+Q1jSqGMp16OM8xxUCvxkyM4A46w",
+	"WupSznLTzXrydH1QdSTVOVJSB177hPICT3SgNNzsJzepqXAWQspJKjCMNesUmX4O4ZHdChLziM3Vvcqz",
+	"PD9c7ppsLBarQwTmhl7HJTiLMxGMSHIPFofPCXkMHoeBrr4vR/x2KhJWD8kB3a2C5cCsK0wX1+VYW536",
+	"XH5j3rNgF9iwvn9aFu9C85COz/sdUs24bwZ5kjykvJVz490v7fIHCI0tMxFeQ7/VhmF7Ygi3Ful1vjRA",
+	"Ig6N6dUZ4TZUe4LwlHsS/9VETXW9T5Dvb8qEBDCee1P/SSHzvz7j311dBGeQONFV8ENSlLg96LU62jkT",
+	"Au27un6e4sVQtUkqFkoTaLqMmuCeGboagCCHG/D5vpjNdQlfWGpAVchxl5YQ+2S1k4g0x2wiIBkY62Eb",
+	"c1vLg7JX6maPuc9DocQdpanFM2ZEGsBesTuzFv4KaaKy7fN5KjIUlHZdFBOyEgLICJyHjuQnNzYQgmrM",
+	"bN4uaIR0CVKNlZR0Yq2nJPW5kkg8ksT8ug0mWijfjBc6F7yNibsma1edcq64HmanVrJ91a7G4JIEXRJT",
+	"wpHDo99LSQuR5fN6rrmYCHRz8OaMZGkcXls74JWiyFQseKQTthJFLzKT6v7kLFMnUxt3LWNmd+r+jrNk",
+	"adKKm0ZmQX9+cHa+d374+vDN+cHlu8MX3759+93l3vHx23dBy2Qg5wvg4cB18a+ZrqONGckgEGt1sZIa",
+	"a6+3anpsQZu2YSV1qDiOa5FFeWlJmlQR/oyhfkQS7XH1cn+IB6zU58VYEjAAZRINtHnsgI0/gaO6tDn2",
+	"ub2BFU0fxhXx8deP/z8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

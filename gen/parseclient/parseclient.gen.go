@@ -67,7 +67,6 @@ const (
 	ErrorCodeLimitExceeded        ErrorCode = "LIMIT_EXCEEDED"
 	ErrorCodeMethodNotAllowed     ErrorCode = "METHOD_NOT_ALLOWED"
 	ErrorCodeNotFound             ErrorCode = "NOT_FOUND"
-	ErrorCodeNotImplemented       ErrorCode = "NOT_IMPLEMENTED"
 	ErrorCodeRateLimited          ErrorCode = "RATE_LIMITED"
 	ErrorCodeServerError          ErrorCode = "SERVER_ERROR"
 	ErrorCodeServiceUnavailable   ErrorCode = "SERVICE_UNAVAILABLE"
@@ -98,8 +97,6 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeMethodNotAllowed:
 		return true
 	case ErrorCodeNotFound:
-		return true
-	case ErrorCodeNotImplemented:
 		return true
 	case ErrorCodeRateLimited:
 		return true
@@ -532,7 +529,6 @@ type DeletedWebhookEnvelope struct {
 //   - `LIMIT_EXCEEDED` (429): the plan's monthly job limit is used up.
 //   - `RATE_LIMITED` (429): too many requests per minute.
 //   - `SERVER_ERROR` (500): unexpected failure; never shows internals.
-//   - `NOT_IMPLEMENTED` (501): the operation is not available on this server version yet.
 //   - `SERVICE_UNAVAILABLE` (503): temporarily unable to serve, e.g. database unreachable.
 //
 // Example: NOT_FOUND
@@ -562,7 +558,6 @@ type ErrorEnvelope struct {
 	// - `LIMIT_EXCEEDED` (429): the plan's monthly job limit is used up.
 	// - `RATE_LIMITED` (429): too many requests per minute.
 	// - `SERVER_ERROR` (500): unexpected failure; never shows internals.
-	// - `NOT_IMPLEMENTED` (501): the operation is not available on this server version yet.
 	// - `SERVICE_UNAVAILABLE` (503): temporarily unable to serve, e.g. database unreachable.
 	//
 	//
@@ -859,7 +854,6 @@ type ReadinessEnvelope struct {
 	// - `LIMIT_EXCEEDED` (429): the plan's monthly job limit is used up.
 	// - `RATE_LIMITED` (429): too many requests per minute.
 	// - `SERVER_ERROR` (500): unexpected failure; never shows internals.
-	// - `NOT_IMPLEMENTED` (501): the operation is not available on this server version yet.
 	// - `SERVICE_UNAVAILABLE` (503): temporarily unable to serve, e.g. database unreachable.
 	//
 	//
@@ -1487,9 +1481,6 @@ type JobNotReady = ErrorEnvelope
 
 // NotFound Envelope of every error answer.
 type NotFound = ErrorEnvelope
-
-// NotImplemented Envelope of every error answer.
-type NotImplemented = ErrorEnvelope
 
 // PayloadTooLarge Envelope of every error answer.
 type PayloadTooLarge = ErrorEnvelope
@@ -4809,14 +4800,6 @@ type ListWebhooksResponse500Headers struct {
 	XRequestId          string
 }
 
-// ListWebhooksResponse501Headers the declared response headers of an HTTP 501 response for ListWebhooks
-type ListWebhooksResponse501Headers struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int64
-	XRequestId          string
-}
-
 // ListWebhooksResponse503Headers the declared response headers of an HTTP 503 response for ListWebhooks
 type ListWebhooksResponse503Headers struct {
 	RetryAfter          int
@@ -4841,8 +4824,6 @@ type ListWebhooksResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -4857,8 +4838,6 @@ type ListWebhooksResponse struct {
 	Headers429 *ListWebhooksResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListWebhooksResponse500Headers
-	// Headers501 the parsed response headers for an HTTP 501 response
-	Headers501 *ListWebhooksResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListWebhooksResponse503Headers
 }
@@ -4891,11 +4870,6 @@ func (r ListWebhooksResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListWebhooksResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListWebhooksResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -5009,14 +4983,6 @@ type CreateWebhookResponse500Headers struct {
 	XRequestId          string
 }
 
-// CreateWebhookResponse501Headers the declared response headers of an HTTP 501 response for CreateWebhook
-type CreateWebhookResponse501Headers struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int64
-	XRequestId          string
-}
-
 // CreateWebhookResponse503Headers the declared response headers of an HTTP 503 response for CreateWebhook
 type CreateWebhookResponse503Headers struct {
 	RetryAfter          int
@@ -5047,8 +5013,6 @@ type CreateWebhookResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -5069,8 +5033,6 @@ type CreateWebhookResponse struct {
 	Headers429 *CreateWebhookResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateWebhookResponse500Headers
-	// Headers501 the parsed response headers for an HTTP 501 response
-	Headers501 *CreateWebhookResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateWebhookResponse503Headers
 }
@@ -5118,11 +5080,6 @@ func (r CreateWebhookResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateWebhookResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CreateWebhookResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -5226,14 +5183,6 @@ type TestWebhookResponse500Headers struct {
 	XRequestId          string
 }
 
-// TestWebhookResponse501Headers the declared response headers of an HTTP 501 response for TestWebhook
-type TestWebhookResponse501Headers struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int64
-	XRequestId          string
-}
-
 // TestWebhookResponse503Headers the declared response headers of an HTTP 503 response for TestWebhook
 type TestWebhookResponse503Headers struct {
 	RetryAfter          int
@@ -5262,8 +5211,6 @@ type TestWebhookResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -5282,8 +5229,6 @@ type TestWebhookResponse struct {
 	Headers429 *TestWebhookResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *TestWebhookResponse500Headers
-	// Headers501 the parsed response headers for an HTTP 501 response
-	Headers501 *TestWebhookResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *TestWebhookResponse503Headers
 }
@@ -5326,11 +5271,6 @@ func (r TestWebhookResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r TestWebhookResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r TestWebhookResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -5426,14 +5366,6 @@ type DeleteWebhookResponse500Headers struct {
 	XRequestId          string
 }
 
-// DeleteWebhookResponse501Headers the declared response headers of an HTTP 501 response for DeleteWebhook
-type DeleteWebhookResponse501Headers struct {
-	XRateLimitLimit     *int
-	XRateLimitRemaining *int
-	XRateLimitReset     *int64
-	XRequestId          string
-}
-
 // DeleteWebhookResponse503Headers the declared response headers of an HTTP 503 response for DeleteWebhook
 type DeleteWebhookResponse503Headers struct {
 	RetryAfter          int
@@ -5460,8 +5392,6 @@ type DeleteWebhookResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -5478,8 +5408,6 @@ type DeleteWebhookResponse struct {
 	Headers429 *DeleteWebhookResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeleteWebhookResponse500Headers
-	// Headers501 the parsed response headers for an HTTP 501 response
-	Headers501 *DeleteWebhookResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteWebhookResponse503Headers
 }
@@ -5517,11 +5445,6 @@ func (r DeleteWebhookResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteWebhookResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r DeleteWebhookResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -8819,13 +8742,6 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 		}
 		response.JSON500 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9043,37 +8959,6 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 501:
-		var headers ListWebhooksResponse501Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListWebhooksResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -9193,13 +9078,6 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
@@ -9525,37 +9403,6 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 501:
-		var headers CreateWebhookResponse501Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateWebhookResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -9668,13 +9515,6 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 			return nil, err
 		}
 		response.JSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
@@ -9955,37 +9795,6 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 501:
-		var headers TestWebhookResponse501Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers TestWebhookResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -10091,13 +9900,6 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
@@ -10347,37 +10149,6 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 501:
-		var headers DeleteWebhookResponse501Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteWebhookResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

@@ -24,16 +24,11 @@ const (
 	CodeRateLimited         = "RATE_LIMITED"
 	CodeLimitExceeded       = "LIMIT_EXCEEDED"
 	CodeServerError         = "SERVER_ERROR"
-	CodeNotImplemented      = "NOT_IMPLEMENTED"
 	CodeServiceUnavailable  = "SERVICE_UNAVAILABLE"
 	messageServerError      = "The server could not complete the request. Retry later; if it persists, contact support with the X-Request-Id."
 	messageNotFoundPath     = "No such path in this API. The API's paths are listed at /api/v1/openapi.yaml."
 	messageMethodNotAllowed = "This path does not accept this method; the Allow header lists the ones it does."
 )
-
-// MessageNotImplemented is the message of every 501 answer of an operation that a later version
-// of the server implements.
-const MessageNotImplemented = "This operation is not available on this server version yet."
 
 // Error is an error that is shown to the client: its status, code and message go into the API's
 // error body as they are, so Message must be written for a client and never hold a Go error's

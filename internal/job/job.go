@@ -158,16 +158,17 @@ type Key struct {
 	Key   string
 	// Hash is the SHA-256 of the request, so a reuse with another request is told apart.
 	Hash []byte
-	// JobID is the job the request creates; set when the key is marked done.
-	JobID uuid.UUID
+	// ResourceID is what the request creates (a job, a webhook endpoint); set when the key is
+	// marked done.
+	ResourceID uuid.UUID
 }
 
 // KeyRecord is a stored Idempotency-Key.
 type KeyRecord struct {
-	Hash      []byte
-	Done      bool
-	JobID     uuid.UUID
-	CreatedAt time.Time
+	Hash       []byte
+	Done       bool
+	ResourceID uuid.UUID
+	CreatedAt  time.Time
 }
 
 // Idempotency-Key lifetimes.

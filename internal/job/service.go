@@ -140,7 +140,7 @@ func (s *Service) create(ctx context.Context, req NewJob, key Key, now time.Time
 	}
 	j := Job{ID: uuid.New(), AccountID: req.AccountID, Env: req.Env, Status: StatusProcessing,
 		BankFile: req.Bank.Name, ExpectedFile: req.Expected.Name, CreatedAt: now.Truncate(time.Microsecond)}
-	key.JobID = j.ID
+	key.ResourceID = j.ID
 	if err := s.Store.Create(ctx, j, req.Bank, req.Expected, charge, key); err != nil {
 		return Accepted{}, err
 	}
@@ -149,7 +149,7 @@ func (s *Service) create(ctx context.Context, req NewJob, key Key, now time.Time
 
 // replay answers a request whose Idempotency-Key is held, done, by the same request.
 func (s *Service) replay(ctx context.Context, req NewJob, existing KeyRecord) (Accepted, error) {
-	j, err := s.Store.Get(ctx, req.AccountID, req.Env, existing.JobID)
+	j, err := s.Store.Get(ctx, req.AccountID, req.Env, existing.ResourceID)
 	if err != nil {
 		return Accepted{}, fmt.Errorf("load replayed job: %w", err)
 	}

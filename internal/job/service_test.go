@@ -383,7 +383,7 @@ func TestServiceCreateHonoursTheIdempotencyKey(t *testing.T) {
 		// Another process holds the key for the same request, not yet done.
 		_, err := b.svc.Create(ctx, req)
 		require.NoError(t, err)
-		_, err = b.db.ExecContext(ctx, `UPDATE idempotency_keys SET state = 'pending', job_id = NULL`)
+		_, err = b.db.ExecContext(ctx, `UPDATE idempotency_keys SET state = 'pending', resource_id = NULL`)
 		require.NoError(t, err)
 		_, err = b.svc.Create(ctx, req)
 		require.ErrorIs(t, err, job.ErrIdempotencyConflict)

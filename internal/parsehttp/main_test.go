@@ -25,6 +25,7 @@ import (
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/ratelimit"
+	"github.com/statementmatch/service/internal/webhook"
 )
 
 func TestMain(m *testing.M) {
@@ -161,7 +162,8 @@ func newHarness(t *testing.T, jobs Jobs, limited bool) *harness {
 	t.Helper()
 	log := &syncBuffer{}
 	cfg := Config{Logger: slog.New(slog.NewTextHandler(log, nil)), DB: pinger{}, Accounts: fakeAccounts{},
-		MaxUploadBodyBytes: 2 << 20, MaxFileBytes: 1 << 20, Jobs: jobs, Version: "1.2.3"}
+		MaxUploadBodyBytes: 2 << 20, MaxFileBytes: 1 << 20, Jobs: jobs, Version: "1.2.3",
+		Webhooks: &webhook.Service{}} // the webhook operations are tested end to end (contract-tests)
 	if limited {
 		cfg.Limiter = fakeLimiter{reset: rateLimitReset}
 	}

@@ -37,6 +37,8 @@ type Config struct {
 	Anonymous *ratelimit.Throttle
 	// Jobs creates and reads parsing jobs, usage and the account's plan.
 	Jobs Jobs
+	// Webhooks manages webhook endpoints and sends test events.
+	Webhooks Webhooks
 	// MaxFileBytes bounds the uploaded statement file.
 	MaxFileBytes int64
 	// Version is the server version GET /api/v1/status reports.
@@ -53,6 +55,8 @@ type Server struct {
 	// scopes are the scopes each operation requires, by operation id.
 	scopes map[string][]account.Scope
 	jobs   Jobs
+	// webhooks manages the caller's webhook endpoints.
+	webhooks Webhooks
 	// maxFileBytes bounds the uploaded statement file.
 	maxFileBytes int64
 	version      string
@@ -73,6 +77,9 @@ func New(cfg Config) (*echo.Echo, error) {
 	if cfg.Accounts == nil {
 		return nil, errors.New("parsing listener: no account service")
 	}
+	if cfg.Webhooks == nil {
+		return nil, errors.New("parsing listener: no webhook service")
+	}
 	if cfg.Jobs == nil {
 		return nil, errors.New("parsing listener: no job service")
 	}
@@ -91,7 +98,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		return nil, err
 	}
 	s := &Server{svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, scopes: scopes,
-		jobs: cfg.Jobs, maxFileBytes: cfg.MaxFileBytes, version: cfg.Version, logger: cfg.Logger, now: time.Now}
+		jobs: cfg.Jobs, webhooks: cfg.Webhooks, maxFileBytes: cfg.MaxFileBytes, version: cfg.Version, logger: cfg.Logger, now: time.Now}
 	e, err := httpkit.NewEcho(httpkit.EchoConfig{
 		API:                "parse",
 		Logger:             cfg.Logger,
@@ -152,31 +159,6 @@ func renderError(c echo.Context, e *httpkit.Error) error {
 
 func errorBody(ctx context.Context, code, detail string) parseapi.ErrorEnvelope {
 	return parseapi.ErrorEnvelope{Ok: false, Error: parseapi.ErrorCode(code), Detail: detail, Meta: meta(ctx)}
-}
-
-// notImplemented is the answer of the operations a later server version implements.
-func notImplemented(ctx context.Context) parseapi.NotImplementedJSONResponse {
-	return parseapi.NotImplementedJSONResponse{Body: errorBody(ctx, httpkit.CodeNotImplemented, httpkit.MessageNotImplemented)}
-}
-
-// CreateWebhook is not implemented yet.
-func (s *Server) CreateWebhook(ctx context.Context, _ parseapi.CreateWebhookRequestObject) (parseapi.CreateWebhookResponseObject, error) {
-	return parseapi.CreateWebhook501JSONResponse{NotImplementedJSONResponse: notImplemented(ctx)}, nil
-}
-
-// ListWebhooks is not implemented yet.
-func (s *Server) ListWebhooks(ctx context.Context, _ parseapi.ListWebhooksRequestObject) (parseapi.ListWebhooksResponseObject, error) {
-	return parseapi.ListWebhooks501JSONResponse{NotImplementedJSONResponse: notImplemented(ctx)}, nil
-}
-
-// DeleteWebhook is not implemented yet.
-func (s *Server) DeleteWebhook(ctx context.Context, _ parseapi.DeleteWebhookRequestObject) (parseapi.DeleteWebhookResponseObject, error) {
-	return parseapi.DeleteWebhook501JSONResponse{NotImplementedJSONResponse: notImplemented(ctx)}, nil
-}
-
-// TestWebhook is not implemented yet.
-func (s *Server) TestWebhook(ctx context.Context, _ parseapi.TestWebhookRequestObject) (parseapi.TestWebhookResponseObject, error) {
-	return parseapi.TestWebhook501JSONResponse{NotImplementedJSONResponse: notImplemented(ctx)}, nil
 }
 
 // GetHealth answers that the process is up.

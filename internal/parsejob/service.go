@@ -139,7 +139,7 @@ func (s *Service) create(ctx context.Context, req NewJob, key job.Key, now time.
 	}
 	j := Job{ID: uuid.New(), AccountID: req.AccountID, Status: StatusQueued, FileName: req.File.Name, Format: format,
 		CreatedAt: now.Truncate(time.Microsecond), RequestID: req.RequestID}
-	key.JobID = j.ID
+	key.ResourceID = j.ID
 	if err := s.Store.Create(ctx, j, req.File, charge, key); err != nil {
 		return Accepted{}, err
 	}
@@ -149,7 +149,7 @@ func (s *Service) create(ctx context.Context, req NewJob, key job.Key, now time.
 // replay answers a request whose Idempotency-Key is held, done, by the same request: the first
 // answer again.
 func (s *Service) replay(ctx context.Context, req NewJob, existing job.KeyRecord) (Accepted, error) {
-	j, err := s.Store.Get(ctx, req.AccountID, existing.JobID)
+	j, err := s.Store.Get(ctx, req.AccountID, existing.ResourceID)
 	if err != nil {
 		return Accepted{}, fmt.Errorf("load replayed job: %w", err)
 	}

@@ -34,7 +34,7 @@ func claimKey(ctx context.Context, db *sqlx.DB, k job.Key, now time.Time) (job.K
 INSERT INTO idempotency_keys (account_id, scope, key, request_hash, state, created_at)
 VALUES ($1, $2, $3, $4, 'pending', $5)
 ON CONFLICT (account_id, scope, key) DO UPDATE
-   SET request_hash = EXCLUDED.request_hash, state = 'pending', job_id = NULL, created_at = EXCLUDED.created_at
+   SET request_hash = EXCLUDED.request_hash, state = 'pending', resource_id = NULL, created_at = EXCLUDED.created_at
  WHERE idempotency_keys.created_at <= $6
     OR (idempotency_keys.state = 'pending' AND idempotency_keys.created_at <= $7)
 RETURNING true`, k.AccountID, k.Scope, k.Key, k.Hash, now, now.Add(-job.KeyTTL), now.Add(-job.PendingTTL)).Scan(&claimed)
@@ -50,7 +50,7 @@ RETURNING true`, k.AccountID, k.Scope, k.Key, k.Hash, now, now.Add(-job.KeyTTL),
 			id    uuid.NullUUID
 		)
 		err = db.QueryRowContext(ctx, `
-SELECT request_hash, state, job_id, created_at FROM idempotency_keys
+SELECT request_hash, state, resource_id, created_at FROM idempotency_keys
  WHERE account_id = $1 AND scope = $2 AND key = $3`, k.AccountID, k.Scope, k.Key).Scan(&rec.Hash, &state, &id, &rec.CreatedAt)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
@@ -58,7 +58,7 @@ SELECT request_hash, state, job_id, created_at FROM idempotency_keys
 		if err != nil {
 			return job.KeyRecord{}, false, err
 		}
-		rec.Done, rec.JobID = state == "done", id.UUID
+		rec.Done, rec.ResourceID = state == "done", id.UUID
 		return rec, false, nil
 	}
 	return job.KeyRecord{}, false, errors.New("idempotency key changed hands repeatedly")
@@ -83,7 +83,7 @@ func quotaUsed(ctx context.Context, db *sqlx.DB, accountID uuid.UUID, scope stri
 
 // chargeAndRecordKey ends the transaction that creates a job: it charges the quota (a
 // *job.QuotaError when the period's count has reached q.Limit) and, when k.Key is set, marks the
-// idempotency key done with k.JobID (job.ErrIdempotencyConflict when the request no longer holds
+// idempotency key done with k.ResourceID (job.ErrIdempotencyConflict when the request no longer holds
 // it pending). The quota is charged last: its row lock serialises an account's concurrent
 // creates, so it is held only for the end of the transaction, not while the files are written.
 func chargeAndRecordKey(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, q job.Charge, k job.Key) error {
@@ -98,13 +98,20 @@ RETURNING used`, accountID, q.Scope, q.Period, q.Limit).Scan(&used)
 	if err != nil {
 		return fmt.Errorf("charge quota: %w", err)
 	}
+	return recordKey(ctx, tx, k)
+}
+
+// recordKey marks the idempotency key done with k.ResourceID, in the transaction that creates
+// the resource (job.ErrIdempotencyConflict when the request no longer holds it pending); nothing
+// when k.Key is empty.
+func recordKey(ctx context.Context, tx *sqlx.Tx, k job.Key) error {
 	if k.Key == "" {
 		return nil
 	}
 	res, err := tx.ExecContext(ctx, `
-UPDATE idempotency_keys SET state = 'done', job_id = $5
+UPDATE idempotency_keys SET state = 'done', resource_id = $5
  WHERE account_id = $1 AND scope = $2 AND key = $3 AND request_hash = $4 AND state = 'pending'`,
-		k.AccountID, k.Scope, k.Key, k.Hash, k.JobID)
+		k.AccountID, k.Scope, k.Key, k.Hash, k.ResourceID)
 	if err != nil {
 		return fmt.Errorf("record idempotency key: %w", err)
 	}

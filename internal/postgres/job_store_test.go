@@ -178,7 +178,7 @@ func TestJobStoreCreateLeavesNothingBehindWhenItFails(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, claimed)
 			j := b.newJob(b.account, account.Production)
-			k.JobID = j.ID
+			k.ResourceID = j.ID
 
 			require.Error(t, b.store.Create(ctx, j, tc.bank, tc.expected, b.charge(1000), k))
 
@@ -332,7 +332,7 @@ func TestJobStoreKeepsIdempotencyKeysPerAccountAndScopeForTheirLifetime(t *testi
 	}
 	createWith := func(k job.Key) (job.Job, error) {
 		j := b.newJob(b.account, account.Production)
-		k.JobID = j.ID
+		k.ResourceID = j.ID
 		return j, b.store.Create(ctx, j, fileOf("b", []byte("b")), fileOf("e", []byte("e")), b.charge(1000), k)
 	}
 
@@ -356,7 +356,7 @@ func TestJobStoreKeepsIdempotencyKeysPerAccountAndScopeForTheirLifetime(t *testi
 		rec, claimed := claim(k, b.now.Add(time.Hour))
 		require.False(t, claimed)
 		require.True(t, rec.Done)
-		require.Equal(t, j.ID, rec.JobID)
+		require.Equal(t, j.ID, rec.ResourceID)
 		require.Equal(t, []byte("h1"), rec.Hash)
 
 		require.NoError(t, b.store.ReleaseKey(ctx, k))
@@ -410,7 +410,7 @@ func TestJobStoreKeepsIdempotencyKeysPerAccountAndScopeForTheirLifetime(t *testi
 		rec, claimed = claim(key("expired", "h2"), b.now.Add(job.KeyTTL))
 		require.False(t, claimed)
 		require.False(t, rec.Done, "the new request holds it pending")
-		require.Equal(t, uuid.Nil, rec.JobID)
+		require.Equal(t, uuid.Nil, rec.ResourceID)
 		require.Equal(t, []byte("h2"), rec.Hash)
 	})
 

@@ -191,14 +191,14 @@ func TestParseJobStoreCreateMarksTheIdempotencyKeyDone(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, claimed)
 	j := b.newJob(b.account, b.now)
-	k.JobID = j.ID
+	k.ResourceID = j.ID
 	require.NoError(t, b.store.Create(ctx, j, fileOf("a.csv", []byte("a")), b.charge(50), k))
 
 	rec, claimed, err := b.store.ClaimKey(ctx, k, b.now.Add(time.Minute))
 	require.NoError(t, err)
 	require.False(t, claimed)
 	require.True(t, rec.Done)
-	require.Equal(t, j.ID, rec.JobID)
+	require.Equal(t, j.ID, rec.ResourceID)
 	require.NoError(t, b.store.ReleaseKey(ctx, k))
 	_, claimed, err = b.store.ClaimKey(ctx, k, b.now.Add(time.Minute))
 	require.NoError(t, err)
@@ -214,7 +214,7 @@ func TestParseJobStoreCreateMarksTheIdempotencyKeyDone(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, claimed, "the pending key was abandoned long enough to be taken over")
 		j := b.newJob(b.account, b.now)
-		lost.JobID = j.ID
+		lost.ResourceID = j.ID
 		require.ErrorIs(t, b.store.Create(ctx, j, fileOf("b.csv", []byte("b")), b.charge(50), lost), job.ErrIdempotencyConflict)
 		_, err = b.store.Get(ctx, b.account.ID, j.ID)
 		require.ErrorIs(t, err, parsejob.ErrNotFound)
@@ -235,7 +235,7 @@ func TestParseJobStoreQuotaRefusalLeavesNothingBehind(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, claimed)
 	refused := b.newJob(b.account, b.now)
-	k.JobID = refused.ID
+	k.ResourceID = refused.ID
 
 	err = b.store.Create(ctx, refused, fileOf("a.csv", []byte("a")), charge, k)
 	var qe *parsejob.QuotaError

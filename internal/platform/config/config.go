@@ -59,6 +59,9 @@ type Serve struct {
 	// worker is run again, longer than JobTimeout.
 	JobTimeout     time.Duration
 	JobRescueAfter time.Duration
+	// WebhookAllow lists the hosts and CIDRs webhook deliveries may reach although they are not
+	// public (and then over plain http): "127.0.0.0/8,hooks.internal".
+	WebhookAllow string
 	// SecretKey is the base64 of the 32-byte key that encrypts webhook signing secrets. Empty
 	// means the key generated once into the data dir. It is a secret: never log it.
 	SecretKey string
@@ -169,6 +172,7 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 		c.MaxRows = n
 		return nil
 	}, "max-rows", "STATEMENTD_MAX_ROWS", "1000000", "most transactions (rows) a statement file may hold")
+	s.str(&c.WebhookAllow, "webhook-allow", "STATEMENTD_WEBHOOK_ALLOW", "", "hosts and CIDRs (comma-separated) webhooks may reach although not public; plain http is then allowed for them")
 	s.value(func(v string) error {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
