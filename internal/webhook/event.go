@@ -1,7 +1,8 @@
 // Package webhook holds the rules of the Parsing API's webhooks: which events exist and what
 // their delivery body looks like (Body), how a delivery is signed (Headers), which endpoint URLs
 // are acceptable (Policy), and how one delivery attempt is made (Sender), with the SSRF guard
-// that checks every address actually dialled. Storage is behind interfaces implemented
+// that checks every address actually dialled; and the endpoints themselves: registering,
+// listing, deleting and testing them (Service). Storage is behind interfaces implemented
 // elsewhere; this package knows nothing of SQL or of serving HTTP.
 //
 // The account's signing secret is made by account.NewSigningSecret ("whsec_" + base64 of 32
@@ -13,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/statementmatch/service/internal/account"
 )
@@ -71,3 +74,43 @@ func Body(event EventType, data any, at time.Time) ([]byte, error) {
 // Webhooks form. It is account.NewSigningSecret, which the account service uses when it creates
 // or rotates an account's secret; an account has one secret for all its endpoints.
 func NewSecret() string { return account.NewSigningSecret() }
+
+// JobData is the data of job.* events (WebhookJobData): the job's key fields when the event
+// happened.
+type JobData struct {
+	JobID             uuid.UUID `json:"job_id"`
+	Status            string    `json:"status"`
+	BankName          *string   `json:"bank_name"`
+	TransactionsCount int       `json:"transactions_count"`
+	CreatedAt         time.Time `json:"created_at"`
+}
+
+// UsageThresholdData is the data of usage.threshold events.
+type UsageThresholdData struct {
+	ThresholdPercent int       `json:"threshold_percent"`
+	JobsCreated      int       `json:"jobs_created"`
+	JobsLimit        int       `json:"jobs_limit"`
+	PeriodStart      time.Time `json:"period_start"`
+	PeriodEnd        time.Time `json:"period_end"`
+}
+
+// SampleData is the data of a test event of type t: a sample job (whose id exists nowhere) or a
+// sample threshold in the current month.
+func SampleData(t EventType, now time.Time) any {
+	now = now.UTC().Truncate(time.Second)
+	if t == EventUsageThreshold {
+		start := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+		return UsageThresholdData{ThresholdPercent: 80, JobsCreated: 800, JobsLimit: 1000, PeriodStart: start, PeriodEnd: start.AddDate(0, 1, 0)}
+	}
+	bank := "Sample Bank"
+	d := JobData{JobID: uuid.New(), Status: "completed", BankName: &bank, TransactionsCount: 42, CreatedAt: now.Add(-4 * time.Second)}
+	switch t {
+	case EventJobCreated:
+		d.Status, d.BankName, d.TransactionsCount = "queued", nil, 0
+	case EventJobFailed:
+		d.Status, d.BankName, d.TransactionsCount = "failed", nil, 0
+	case EventJobReview:
+		d.Status = "review"
+	}
+	return d
+}
