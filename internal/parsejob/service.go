@@ -60,10 +60,8 @@ const (
 // degraded: jobs are picked up within a poll interval when workers are running.
 const DegradedAfter = time.Minute
 
-// Accounts finds an account's plans; account.Store has it.
-type Accounts interface {
-	Account(ctx context.Context, id uuid.UUID) (account.Account, error)
-}
+// Accounts finds an account's plans, as for reconciliation jobs.
+type Accounts = job.Accounts
 
 // Service applies the parsing job rules.
 type Service struct {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -234,16 +235,13 @@ func (s *Service) Test(ctx context.Context, accountID uuid.UUID, webhookID *uuid
 		return nil, err
 	}
 	out := make([]TestDelivery, len(targets))
-	done := make(chan struct{})
+	var wg sync.WaitGroup
 	for i, e := range targets {
-		go func() {
-			defer func() { done <- struct{}{} }()
+		wg.Go(func() {
 			id := uuid.New()
 			out[i] = TestDelivery{Endpoint: e, DeliveryID: id, Result: s.Sender.Send(ctx, e.URL, secret, id, body, now)}
-		}()
+		})
 	}
-	for range targets {
-		<-done
-	}
+	wg.Wait()
 	return out, nil
 }
