@@ -4,18 +4,18 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/statementmatch/service/internal/job"
 )
 
-// Cursors are opaque to clients: base64url of a small JSON document. A job list cursor holds the
+// Cursors are opaque to clients (see job.EncodeCursor). A job list cursor holds the
 // last job's place in the newest-first order (keyset pagination: a page starts strictly after
 // it, so jobs created meanwhile never shift later pages) and a digest of the filters it was made
-// for; a results cursor holds the job and the last transaction's position. Nothing in a cursor
-// widens access: every query is still scoped to the caller's account.
+// for; a results cursor holds the job and the last transaction's position.
 
 type listCursor struct {
 	V      int       `json:"v"`
@@ -52,12 +52,12 @@ func listFilter(req ListRequest) string {
 }
 
 func encodeListCursor(m Mark, filter string) string {
-	return encodeCursor(listCursor{V: cursorVersion, At: m.CreatedAt.UTC(), ID: m.ID, Filter: filter})
+	return job.EncodeCursor(listCursor{V: cursorVersion, At: m.CreatedAt.UTC(), ID: m.ID, Filter: filter})
 }
 
 func decodeListCursor(s, filter string) (Mark, error) {
 	var c listCursor
-	if err := decodeCursor(s, &c); err != nil {
+	if err := job.DecodeCursor(s, &c); err != nil {
 		return Mark{}, err
 	}
 	if c.V != cursorVersion || c.ID == uuid.Nil || c.At.IsZero() {
@@ -70,12 +70,12 @@ func decodeListCursor(s, filter string) (Mark, error) {
 }
 
 func encodeResultsCursor(jobID uuid.UUID, seq int) string {
-	return encodeCursor(resultsCursor{V: cursorVersion, Job: jobID, Seq: seq})
+	return job.EncodeCursor(resultsCursor{V: cursorVersion, Job: jobID, Seq: seq})
 }
 
 func decodeResultsCursor(s string, jobID uuid.UUID) (int, error) {
 	var c resultsCursor
-	if err := decodeCursor(s, &c); err != nil {
+	if err := job.DecodeCursor(s, &c); err != nil {
 		return 0, err
 	}
 	if c.V != cursorVersion || c.Seq < 0 {
@@ -85,23 +85,4 @@ func decodeResultsCursor(s string, jobID uuid.UUID) (int, error) {
 		return 0, fmt.Errorf("%w: the cursor belongs to another job's results", ErrBadCursor)
 	}
 	return c.Seq, nil
-}
-
-func encodeCursor(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("encode cursor: %v", err)) // plain structs always marshal
-	}
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func decodeCursor(s string, v any) error {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return fmt.Errorf("%w: not a cursor this service made; pass next_cursor unchanged", ErrBadCursor)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%w: not a cursor this service made; pass next_cursor unchanged", ErrBadCursor)
-	}
-	return nil
 }

@@ -108,7 +108,7 @@ var (
 	// ErrNotReady: the job has no readable results (queued, processing or failed).
 	ErrNotReady = errors.New("job not ready")
 	// ErrBadCursor: a pagination cursor is malformed or belongs to another list.
-	ErrBadCursor = errors.New("invalid cursor")
+	ErrBadCursor = job.ErrBadCursor
 	// ErrStale: a worker attempt lost its claim on the job, or the job is finished.
 	ErrStale = job.ErrStale
 	// ErrIdempotencyConflict and ErrIdempotencyKeyReused are the Idempotency-Key refusals.

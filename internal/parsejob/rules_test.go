@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/statement"
 )
 
@@ -211,7 +212,7 @@ func TestCursors(t *testing.T) {
 		_, err = decodeResultsCursor(encodeResultsCursor(id, 99), uuid.New())
 		require.ErrorIs(t, err, ErrBadCursor)
 	})
-	for _, bad := range []string{"%%%", "bm90IGpzb24", encodeResultsCursor(uuid.New(), 1), encodeCursor(map[string]any{"v": 2})} {
+	for _, bad := range []string{"%%%", "bm90IGpzb24", encodeResultsCursor(uuid.New(), 1), job.EncodeCursor(map[string]any{"v": 2})} {
 		t.Run("a malformed or foreign list cursor is refused: "+bad, func(t *testing.T) {
 			t.Parallel()
 			_, err := decodeListCursor(bad, listFilter(ListRequest{}))
