@@ -68,6 +68,8 @@ type server struct {
 	cmd  *exec.Cmd
 	logs *lockedBuffer
 	done chan error
+	// killed is set by kill: the process ended by SIGKILL on purpose.
+	killed atomic.Bool
 
 	// secrets are the credentials issued to the tests, none of which may appear in logs.
 	secretsMu sync.Mutex
@@ -165,7 +167,7 @@ func startServer(t testing.TB, extraEnv ...string) *server {
 		}
 		select {
 		case err := <-s.done:
-			if err != nil && !t.Failed() {
+			if err != nil && !s.killed.Load() && !t.Failed() {
 				t.Errorf("statementd did not exit cleanly after SIGTERM: %v\n%s", err, s.logs.String())
 			}
 		case <-time.After(30 * time.Second):
@@ -219,6 +221,19 @@ func (s *server) stop(t testing.TB) error {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("statementd did not stop within 30 s of SIGTERM")
 		return nil
+	}
+}
+
+// kill ends the process with SIGKILL, as a crash or the OOM killer would, and waits for it.
+func (s *server) kill(t testing.TB) {
+	t.Helper()
+	s.killed.Store(true)
+	require.NoError(t, s.cmd.Process.Kill())
+	select {
+	case err := <-s.done:
+		s.done <- err
+	case <-time.After(30 * time.Second):
+		t.Fatalf("statementd did not die within 30 s of SIGKILL")
 	}
 }
 

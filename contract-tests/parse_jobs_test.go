@@ -1392,11 +1392,18 @@ func normalizeUsage(u parseclient.Usage) parseclient.Usage {
 // test therefore clears the account's request counts in the shared rate-limit table (the
 // server's rate_limit_windows) before every ninth request: the job limit, the subject here, runs
 // untouched, and the rate limit itself is checked at the end with a fresh window.
+//
+// The account's endpoint subscribed to usage.threshold receives exactly two events, signed: 80 %
+// with the 40th job and 100 % with the 50th.
 func TestParseMonthlyJobLimit(t *testing.T) {
 	t.Parallel()
-	s := startServer(t)
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8")
 	acct := s.newAccount(t, "Free", "--parse-plan", "free")
 	c := s.parseCaller(t, acct)
+	rcv := newHookReceiver(t, answer(http.StatusNoContent))
+	thresholds := []parseclient.WebhookEventType{"usage.threshold"}
+	hook := webhookCaller(c).create(t, "", parseclient.CreateWebhookJSONRequestBody{Url: rcv.URL, Events: &thresholds})
+	require.Equal(t, http.StatusCreated, hook.StatusCode(), string(hook.Body))
 	db, err := sql.Open("postgres", s.DatabaseURL)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
@@ -1435,6 +1442,24 @@ func TestParseMonthlyJobLimit(t *testing.T) {
 	require.Equal(t, "10", over.HTTPResponse.Header.Get("X-RateLimit-Limit"))
 	freshWindow()
 	require.Equal(t, 50, c.usage(t).JobsCreated, "the refused upload is not charged")
+
+	got := rcv.waitFor(t, 2, 1, 20*time.Second)
+	require.Len(t, got, 2, "one event at 80 %%, one at 100 %%, none for the refused upload")
+	byPercent := map[float64]map[string]any{}
+	for id, reqs := range got {
+		ev := requireSigned(t, hook.JSON201.Data.SigningSecret, id, reqs[0])
+		require.Equal(t, "usage.threshold", ev.Event)
+		byPercent[ev.Data["threshold_percent"].(float64)] = ev.Data
+	}
+	period := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	for pct, jobs := range map[float64]float64{80: 40, 100: 50} {
+		d := byPercent[pct]
+		require.NotNil(t, d, "a %v %% event", pct)
+		require.Equal(t, jobs, d["jobs_created"])
+		require.Equal(t, 50.0, d["jobs_limit"])
+		require.Equal(t, period.Format(time.RFC3339), d["period_start"])
+		require.Equal(t, reset.Format(time.RFC3339), d["period_end"])
+	}
 
 	t.Run("the 11th request in a minute is 429 RATE_LIMITED", func(t *testing.T) {
 		awayFromMinuteEnd(5 * time.Second)

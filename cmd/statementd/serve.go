@@ -66,9 +66,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	limits := statement.Options{MaxRows: cfg.MaxRows}
 	jobs := &job.Service{Accounts: accounts.Store, Now: time.Now, Limits: limits, Logger: logger}
 	parses := &parsejob.Service{Accounts: accounts.Store, Now: time.Now, Limits: limits, Logger: logger}
+	policy, err := webhook.ParsePolicy(cfg.WebhookAllow)
+	if err != nil {
+		return fmt.Errorf("STATEMENTD_WEBHOOK_ALLOW / --webhook-allow: %w", err)
+	}
+	webhookStore := postgres.NewWebhookStore(db)
+	webhooks := &webhook.Service{Store: webhookStore, Deliveries: webhookStore, Secrets: accounts, Policy: policy,
+		Sender: webhook.NewSender(policy), Schedule: cfg.WebhookRetrySchedule, Now: time.Now, Logger: logger}
+
 	qcfg := postgres.QueueConfig{PollInterval: cfg.JobPollInterval, JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter, Logger: logger}
 	if cfg.Role != config.RoleAPI {
-		qcfg.Workers, qcfg.Reconcile, qcfg.Parse = cfg.Workers, jobs.Process, parses.Process
+		qcfg.Workers, qcfg.Reconcile, qcfg.Parse, qcfg.Deliver = cfg.Workers, jobs.Process, parses.Process, webhooks.Deliver
 	}
 	queue, err := postgres.NewQueue(db, qcfg)
 	if err != nil {
@@ -76,13 +84,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	jobs.Store = postgres.NewJobStore(db, queue)
 	parses.Store = postgres.NewParseJobStore(db, queue)
-
-	policy, err := webhook.ParsePolicy(cfg.WebhookAllow)
-	if err != nil {
-		return fmt.Errorf("STATEMENTD_WEBHOOK_ALLOW / --webhook-allow: %w", err)
-	}
-	webhooks := &webhook.Service{Store: postgres.NewWebhookStore(db), Secrets: accounts, Policy: policy,
-		Sender: webhook.NewSender(policy), Now: time.Now, Logger: logger}
 
 	listeners, err := buildListeners(cfg, db, accounts, jobs, parses, webhooks, limiter, throttle, anonymous, logger)
 	if err != nil {

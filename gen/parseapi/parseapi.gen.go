@@ -418,6 +418,30 @@ func (e UsageThresholdDataThresholdPercent) Valid() bool {
 	}
 }
 
+// Defines values for WebhookDeliveryStatus.
+const (
+	WebhookDeliveryStatusCancelled WebhookDeliveryStatus = "cancelled"
+	WebhookDeliveryStatusFailed    WebhookDeliveryStatus = "failed"
+	WebhookDeliveryStatusPending   WebhookDeliveryStatus = "pending"
+	WebhookDeliveryStatusSucceeded WebhookDeliveryStatus = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the WebhookDeliveryStatus enum.
+func (e WebhookDeliveryStatus) Valid() bool {
+	switch e {
+	case WebhookDeliveryStatusCancelled:
+		return true
+	case WebhookDeliveryStatusFailed:
+		return true
+	case WebhookDeliveryStatusPending:
+		return true
+	case WebhookDeliveryStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookEventType.
 const (
 	WebhookEventTypeJobCompleted   WebhookEventType = "job.completed"
@@ -1169,6 +1193,121 @@ type UsageThresholdData struct {
 // Example: 80
 type UsageThresholdDataThresholdPercent int
 
+// WebhookDelivery The delivery of one event to one endpoint, with its attempts.
+type WebhookDelivery struct {
+	// Attempts Every attempt made, oldest first.
+	Attempts []WebhookDeliveryAttempt `json:"attempts"`
+
+	// AttemptsCount Attempts made so far.
+	//
+	// Example: 1
+	AttemptsCount int `json:"attempts_count"`
+
+	// CompletedAt When the delivery succeeded, failed or was cancelled; `null` while pending.
+	//
+	// Example: 2025-04-01T08:15:34Z
+	CompletedAt *time.Time `json:"completed_at"`
+
+	// CreatedAt When the event happened and the delivery was queued.
+	//
+	// Example: 2025-04-01T08:15:34Z
+	CreatedAt time.Time `json:"created_at"`
+
+	// Event Event type: `job.created` (job accepted), `job.completed` (results ready),
+	// `job.failed` (job failed), `job.review` (job needs review; results readable),
+	// `usage.threshold` (80 % or 100 % of the monthly job limit reached).
+	//
+	//
+	// Example: job.completed
+	Event WebhookEventType `json:"event"`
+
+	// Id The delivery id, sent as `X-Service-Delivery-Id` and `webhook-id` on every attempt.
+	//
+	// Example: 2c1d0e9f-8a7b-4c6d-9e5f-4a3b2c1d0e9f
+	Id openapi_types.UUID `json:"id"`
+
+	// NextAttemptAt When the next attempt is due (`pending` only); `null` otherwise.
+	NextAttemptAt *time.Time `json:"next_attempt_at"`
+
+	// Status `pending`: attempts remain (`next_attempt_at` says when). `succeeded`: an attempt got a
+	// `2xx`. `failed`: given up (retry schedule used up, `410 Gone`, endpoint disabled).
+	// `cancelled`: the endpoint was deleted before the delivery succeeded.
+	//
+	//
+	// Example: succeeded
+	Status WebhookDeliveryStatus `json:"status"`
+
+	// StatusReason Why the delivery failed or was cancelled; `null` otherwise.
+	StatusReason *string `json:"status_reason"`
+}
+
+// WebhookDeliveryAttempt One attempt of a delivery.
+type WebhookDeliveryAttempt struct {
+	// Attempt 1 for the first attempt, then 2, 3, ...
+	//
+	// Example: 1
+	Attempt int `json:"attempt"`
+
+	// AttemptedAt When the attempt was sent.
+	//
+	// Example: 2025-04-01T08:15:34Z
+	AttemptedAt time.Time `json:"attempted_at"`
+
+	// DurationMs Time from sending the request to the end of the answer (or the failure), in milliseconds.
+	//
+	// Example: 48
+	DurationMs int `json:"duration_ms"`
+
+	// Error Why the attempt failed (time-out, connection refused, redirect, non-2xx status); `null` on success.
+	//
+	// Example: The endpoint answered 503.
+	Error *string `json:"error"`
+
+	// StatusCode HTTP status the endpoint answered; `null` when no answer was received.
+	//
+	// Example: 503
+	StatusCode *int `json:"status_code"`
+
+	// Success `true` when the endpoint answered 2xx within 10 seconds.
+	//
+	// Example: false
+	Success bool `json:"success"`
+}
+
+// WebhookDeliveryList A page of an endpoint's deliveries, newest first.
+type WebhookDeliveryList struct {
+	Deliveries []WebhookDelivery `json:"deliveries"`
+
+	// NextCursor Cursor of the next page; `null` on the last page.
+	NextCursor *string `json:"next_cursor"`
+
+	// WebhookId The endpoint.
+	//
+	// Example: 8e7d6c5b-4a39-4281-9f0e-1d2c3b4a5968
+	WebhookId openapi_types.UUID `json:"webhook_id"`
+}
+
+// WebhookDeliveryListEnvelope Envelope holding a page of deliveries.
+type WebhookDeliveryListEnvelope struct {
+	// Data A page of an endpoint's deliveries, newest first.
+	Data WebhookDeliveryList `json:"data"`
+
+	// Meta Metadata of every envelope.
+	Meta Meta `json:"meta"`
+
+	// Ok Always `true` on a successful answer.
+	//
+	// Example: true
+	Ok OkTrue `json:"ok"`
+}
+
+// WebhookDeliveryStatus `pending`: attempts remain (`next_attempt_at` says when). `succeeded`: an attempt got a
+// `2xx`. `failed`: given up (retry schedule used up, `410 Gone`, endpoint disabled).
+// `cancelled`: the endpoint was deleted before the delivery succeeded.
+//
+// Example: succeeded
+type WebhookDeliveryStatus string
+
 // WebhookEndpoint A registered webhook endpoint.
 type WebhookEndpoint struct {
 	// CreatedAt When the endpoint was registered.
@@ -1561,6 +1700,16 @@ type CreateWebhookParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
+type ListWebhookDeliveriesParams struct {
+	// Limit Maximum number of items on the page (1-100, default 20).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the previous page's `next_cursor`. Omit it for the first page. Use it
+	// with the same filters as the page it came from.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ReceiveWebhookEventParams defines parameters for ReceiveWebhookEvent.
 type ReceiveWebhookEventParams struct {
 	// XServiceSignature Lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the
@@ -1698,6 +1847,9 @@ type ServerInterface interface {
 	// DeleteWebhook Delete a webhook endpoint
 	// (DELETE /api/v1/webhooks/{id})
 	DeleteWebhook(ctx echo.Context, id WebhookId) error
+	// ListWebhookDeliveries List an endpoint's deliveries and their attempts
+	// (GET /api/v1/webhooks/{id}/deliveries)
+	ListWebhookDeliveries(ctx echo.Context, id WebhookId, params ListWebhookDeliveriesParams) error
 	// GetDocs Human-readable API documentation
 	// (GET /docs)
 	GetDocs(ctx echo.Context) error
@@ -1952,6 +2104,38 @@ func (w *ServerInterfaceWrapper) DeleteWebhook(ctx echo.Context) error {
 	return err
 }
 
+// ListWebhookDeliveries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWebhookDeliveries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWebhookDeliveriesParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWebhookDeliveries(ctx, id, params)
+	return err
+}
+
 // GetDocs converts echo context to params.
 func (w *ServerInterfaceWrapper) GetDocs(ctx echo.Context) error {
 	var err error
@@ -2036,6 +2220,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
 	router.POST(options.BaseURL+"/api/v1/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
 	router.DELETE(options.BaseURL+"/api/v1/webhooks/:id", wrapper.DeleteWebhook, options.OperationMiddlewares["deleteWebhook"]...)
+	router.GET(options.BaseURL+"/api/v1/webhooks/:id/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
 	router.POST(options.BaseURL+"/api/v1/webhooks/test", wrapper.TestWebhook, options.OperationMiddlewares["testWebhook"]...)
 	router.GET(options.BaseURL+"/healthz", wrapper.GetHealth, options.OperationMiddlewares["getHealth"]...)
 	router.GET(options.BaseURL+"/readyz", wrapper.GetReadiness, options.OperationMiddlewares["getReadiness"]...)
@@ -4779,6 +4964,209 @@ func (response DeleteWebhook503JSONResponse) VisitDeleteWebhookResponse(w http.R
 	return err
 }
 
+type ListWebhookDeliveriesRequestObject struct {
+	Id     WebhookId `json:"id"`
+	Params ListWebhookDeliveriesParams
+}
+
+type ListWebhookDeliveriesResponseObject interface {
+	VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error
+}
+
+type ListWebhookDeliveries200ResponseHeaders struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int64
+	XRequestId          string
+}
+
+type ListWebhookDeliveries200JSONResponse struct {
+	Body    WebhookDeliveryListEnvelope
+	Headers ListWebhookDeliveries200ResponseHeaders
+}
+
+func (response ListWebhookDeliveries200JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWebhookDeliveries400JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWebhookDeliveries401JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWebhookDeliveries403JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWebhookDeliveries404JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListWebhookDeliveries429JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListWebhookDeliveries500JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWebhookDeliveries503JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDocsRequestObject struct {
 }
 
@@ -4983,6 +5371,9 @@ type StrictServerInterface interface {
 	// DeleteWebhook Delete a webhook endpoint
 	// (DELETE /api/v1/webhooks/{id})
 	DeleteWebhook(ctx context.Context, request DeleteWebhookRequestObject) (DeleteWebhookResponseObject, error)
+	// ListWebhookDeliveries List an endpoint's deliveries and their attempts
+	// (GET /api/v1/webhooks/{id}/deliveries)
+	ListWebhookDeliveries(ctx context.Context, request ListWebhookDeliveriesRequestObject) (ListWebhookDeliveriesResponseObject, error)
 	// GetDocs Human-readable API documentation
 	// (GET /docs)
 	GetDocs(ctx context.Context, request GetDocsRequestObject) (GetDocsResponseObject, error)
@@ -5350,6 +5741,32 @@ func (sh *strictHandler) DeleteWebhook(ctx echo.Context, id WebhookId) error {
 	return nil
 }
 
+// ListWebhookDeliveries operation middleware
+func (sh *strictHandler) ListWebhookDeliveries(ctx echo.Context, id WebhookId, params ListWebhookDeliveriesParams) error {
+	var request ListWebhookDeliveriesRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWebhookDeliveries(ctx.Request().Context(), request.(ListWebhookDeliveriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWebhookDeliveries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWebhookDeliveriesResponseObject); ok {
+		return validResponse.VisitListWebhookDeliveriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetDocs operation middleware
 func (sh *strictHandler) GetDocs(ctx echo.Context) error {
 	var request GetDocsRequestObject
@@ -5424,396 +5841,418 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Ld9u2tuZfweieWZV8KFmSpcSWV9cax3Zap07i+tH0wV4TIiGLMQWoBGVbbfLfZ2FvAAQfsmU3bXPu",
-	"zZ05jSWReG5s7Oe3/2iEYjYXnPFMNkZ/NKaMRiyFP/cFzxjPDmI5FzLOYsHVtxGTYRrP8WPjQNzyRNCI",
-	"TOKEEU5nbEQCmmU0nM4Yz3bhe/X1137DX3S7W+F7Mb6MI/ibdUJ54zcCItLHvPReCu43gk7Da7A7Opsn",
-	"rDFqrHh9a/Is7NMd1t4e96L2IHxO2zusP2kP6WC8FfajHutOcBQNr5Gy3xZxyqLGKEsXzGvIcMpmVE06",
-	"W85VJzJLY37V+PjRaxxFbDYXan1O2TyhS/VWeXEC1UxAbqeMk2waS0K5vGUpUX+RFF4jYkIoJ4ymScxS",
-	"okbAZEZu42xKsikjks4YCWxn4bL9HVsGu4SOJeMZEdmUpbexZIXFWDH6sRAJoxyG/0qMj0VI6zf14vSY",
-	"zGk2VYNTgwhTRjMWkfdiTJrBJp3Hmze9zfdiLDf/wJ35GLSK21F4aJ1NeOTyn7IsXe5NMpZWh3/GQsEj",
-	"STJBbmmckTGbiJSRVL0S86vCQLe69/U7i3k8W8wao55nxhDzjF2xtDSIt9A3TR49GM9QByPqOThlij4y",
-	"teEpTZeV0a49unfv3u0tsinjWRzSjFWHdvpynzx7PuyScEqThPErdXZfMJoCIdJk9rXfkBnNmDpVkTqn",
-	"dqyGTqdUEi4IvuTzMGWR6o8mkjS5IIEagEjj34HQAoLMxVPnXXCGtA8kTGBWrLXr8/tG4BGWpiL92m/E",
-	"/IYmcXSZiWvG7Q+XzgS/9hudTkeNeiJSQsmMJhORzljk+XzBr7m45WocKbsR1ywi12y5S9btWy4mkziM",
-	"Gc8uZSjmzG94Pl85Ao/AQ1/7DXUaRrdpnDE1rqZaSTFnKazOVxIfky0z4FjKmF/htx2fF87Xp1ukI3yI",
-	"7J0cqUXoPJoTvmPjqRDXj2cnt/giYTyai5hnDm/RP8nNP+7hLfahbfY8ehYOx+0B3dppD/rbvfbOpMva",
-	"vagfbo0HdLjzbPuRk/rxlGbsOJ7FGfyn5vDgCZCEJom4ZRGZs5Q867YlnHdyG/NI3MJOqinTMBQLnn0l",
-	"yTyhvDCdZ+txoG7tGS8NczUbWmu4u2SeMrhX1EFnN6wweMWW4NhUhv+E4Z6yGY25Wu3VQ03YJCOxZo6L",
-	"NIWBwUALIxg+/yQLaEe0xiKuHtlTllBN4EkDlqyGMC94fEfYXIRTIvXdQ9Vo4nBaM151+GRhNL3ng63B",
-	"znDrfrpUrJRmOLZng8Y6Q129rk8Y8lPW2Z3ZY2eCO39UI+QdRcjXYmluxREOOlH3w1eSBD+29evto0jf",
-	"oTEMsdfu9bfV7ZvSMGOpJGLi8+CXvfbPtP17t73TuRy1fw28XMojlHB2Sy4ujg465JTNkY/GnAQzltGO",
-	"7v8yjgI1JsZvWKJulPLlMRx32XbYY+3+ZBC1B/TZuL0Tbkft5+zZxMhk9/LLGb07ZvwqmzZGvf62p2jW",
-	"fvYq3PSj15jTlM5YZhQLvABWiG9vebJUoqa0FwXN1E1N1eO40Fk8Y6Sp5Jetra2d0vXQ7/aH7e5Wu9s7",
-	"73ZH8P9/bniNWLX924Kly4bXUNpBY9TQHVxC041aqohoxtqqv4ZXc03ombwAoW6dqah3wyxZGjlw3ekM",
-	"HjMdbPtJ81mkUtTtyZz+toCDKEVKJqmYAY3PU3YTi4Ukc3rFFKlzdpdd4lNBh7ydKTrP7C04iVOZwbMd",
-	"ciEZiTOfFzWdSZzAQaAS26dX6ikSwm+pmJUpmS1fvT96L+LX7/eWb866t2/2u7evf/j+9u2BuHtzLn5/",
-	"/VLEx/uv5vBM/6f+T8tXO6sWD6e+gsyHvf5DZO41Du/mIs1ewlKfKIqvLuRLpSbjZhhxiMFbHglCeROQ",
-	"ZsQmdJFkLVCKlapbUnRDebNiBnqP3Rn8K2WTxqjxX5u5kr+Jv8pNd7RFlTZcfseW1bG/ptcMNdcsjVlE",
-	"gpO3Z+cBkXTCOuSEpYb7erDh/QGZikUqkVpw6xeSjfLNvmZLUHR9br8yegUqx9KhGrkIQyblZJEYLbqJ",
-	"2oSjHWdto4uPCKjens+VfqGkaH02PKWu/LYQGQW+e8Wi1m51RISSKJ5MGNw6ZkxXLJM+Dwb9Pjk6OHx9",
-	"8vb88M3+T5ffHf50eXp4cXZ4EJRbmqrNzqdgGoolkVmcJIpxz1NxlTIpfa6aJ8Ggu1Noff/tm5fHR/vn",
-	"QYccKuFdT14SmjLCRUZkJlIW4XmiZJIyOSUp5ZGYkRuaLJjPm6xz1SEUbo0WyH2JuIpDmuS6R/lYdce9",
-	"sB9tsfZgMqTtwfhZ2N6OnjMlVdPeuB9uRQNmiBB3IafCkq1i1YHqD4flAzWnWcZS1eZ//+L7d/1e2/fv",
-	"nh/++u9/1fKqV2Jcdx+fT5liuV9JEkekGaB9oqxCrGmRgAkq1SWfXnz/zWj57GIBT9YO+yyj2UK+BF53",
-	"36URa7ORhOdLbECoPzIWrWAG+M7azMCOCsa4Qud5Te+UaEr4YjZmqeJfccZmkgiec+tmr93rdj2i2Rjp",
-	"d4tL3+/WjzeBLt3h6hbwlRl23Ripxh+2y8hFksm1Z5GllEsaqt/rJuPMptctTQeG88j54BScCT08I61j",
-	"r6L3siYNxF+klzV15E9P8R/Vy3IuuGQg/L2gkRaH1acQbczqTzqfJzHaEDbVvae+0+OHF7U1IxdR5GI2",
-	"o+myMWrsGckkm1Lgr9bYo27RMUsEvwITHBqbtJTR8BrAInFNMxonejl1Y7EEDovmEZRhYkmSWGa76kim",
-	"GaFXNOZwY4hFRqh+ERZeMWvFDd/8sHd8dHB5evj9xeHZecNrKEld9ZgL6+tK5B+9hrhujCY0kUwtq16Q",
-	"EyNbl9fECt1knDJ6LY2VMVPqRu3kv1c07LznIxn7DTJbyIyMGRmz7JYxTnqE8kgdh79nsh/XFmrUUA61",
-	"4oPUV7LJlwYZjAoGTbtSsbRLRZpjGuWr4hFjPpzELIk8h9jiyCPqWaQD4BSOP+XHtlWI25Y31U1Gv7O5",
-	"yrqjNFKnrYItZb32qsaOSpvauLBue66Cj21ZnffhZqx2DRv2QkTLcyGOlXi2Po+onGK7pSJaqrOcqPaA",
-	"RZhrlaU3KLWyeSZdQn55dHx4ef727eXx3uk3h6vo+HnUC/uTAWsPFQkPFAnvsO6k3aP98VY4iIbs2aRI",
-	"x5+OiosjLBOxmjG7CxmLJOmR1/ELD36HwwyWgRt1zuExwzEVp6M+BzfeYp4IGnWIWkWzSFrstO4LGimp",
-	"WrWqmkEB8gutP5rWX4p0HEcR408m9Fga0z1JaKi5PPgMSNHhUCDwt6cvjg4ODt98Oh79CWnbDE6T9arp",
-	"wSG2OgzRIooscd137961y36w+3ao7DYrEcsXYl5NzI7qty/4JInD7IlkvVf2hMeSlBTLWjW6II3UqNGf",
-	"I7nXqvsjsLOsFQxQuxC76GEmcirSLFl+kUT+LEF/x5anbCExzOOpjLpMwrdUEpqoy3RJVNsrjU+r6Do3",
-	"Pn3ulO2YyZCrV+lYrQasgvasJVRmuRnxvqX5QtqPJ22esZTT5BCp6mlcmpMFZ3dzFmYswuACIkLw1kW7",
-	"ZJ4wKnWki1LDVQdKm5KL+VykDluzdtHIJfOzw9MfDk8vD09P355+jsTtjk+x68JaTGicLFKGIrS2V6OX",
-	"Uk7FrSSxXn25C8ZoVloHkgmzTF/I+4nkDbaRC9BkHmloUjqQfr9oUnmjdCQypvya2ICbWjvKy5glEfGh",
-	"Jb8xsoYXxnNdy2wwi0otGvdQM2IZUNOI/Hx0QmgaTuMb1qroqdqg8UlNSzr26GWMJ95dAoz0nNM0W2k/",
-	"my2SLFZPoIXELgTRPvI4ZdF/nN3IXWt9hcFKxJKw2Txbekqx5sLZVtxHjzAepst5hsbIUKTpYp5B8JfP",
-	"A1y3ACJntc8zFeOEzVq74ACst1blC2x5RiZZMlGDuU0Fv/I5hN+pAQawVx6Riv3QBAYtSzYs2fqiwP85",
-	"RqMN9E+zbHORfZtlc1k8aicJjTmZZtmcXJwe38tnFmmi2IxxA1ycHku02C4kgxbk32WTnqfxDc3YXhQp",
-	"LaTMO3h7vhgncUio/n2NSSl6nwpwn0qR3DCw41OiOzItkWav21H/b9jydOSQYbQY8PZ3LYA+V4c3eu/z",
-	"6V/oE8fUT3Dg750+PCZ/6f6qFgEsOZ2IgccPGSleIm6T2XLO/oeY48E0WeO1QDvmxemxWYEAqDvwULqM",
-	"uSwGIYuUgEMMAsoo4RUK9CD63u6IalbvIEQpOzFlPjea2pRK0u9aZ5v8wjufyDtfifEbkZ2qRX2iBvJK",
-	"jMk6vny1r/NUhAzEml3FSxZJhlEU9IbGCR0njAgeMh2aZ93rigpiTlJ2E7Nb93S9evvi8s3b88vTw72D",
-	"nz5HBaUwQH2u3ouxml3w24ItWBR4JMhXBdNwlOYCv0ihlkIH+CvChyXSC/dFK3kSwb8R2Uux4NFfTe23",
-	"FLnjRHXmEq2ih5dvL958luYiO7hghIJ0OIVLf5GqY8nJUixsjNkXAnwSAZ7QpVKIP4F3FXQf42NUrAWd",
-	"hrmPsf+s3xsMul0yXmbsCd7Vf9QDVedd1RN05yzj341XtdkfktfxCzJeEjeCE+w64tY81PO63a76n/tc",
-	"iZYhq6xtg6Pv296aBLQv7qq1D8MZS2/ikP3VltD/fUbNKnP+s3t0wa2U9id4lsTG3PzKOFmSRd54yWrt",
-	"eM/cHTzaP7y8eLP3w97R8d6L48PPdSNLw9RszCxCSDnED7P0pmh+TuOraUa4uCUYORxnkkQ0o2O1LqAf",
-	"pYyGU7VcLeNmxNyMwGFdgUnl+RTc7QtXW//EnAvxmvKlyVV74nFRY8vv8mddQx0SAshnMV9k5vpnkaGC",
-	"mJNe3913c2hO984PL4+PXh+df56OSnd86pgIQWaUL/NJl3L9qomTkNv9WdP/p6T7T0Hvn5jO36bQ9KEm",
-	"yUdaYJPyu7nZ7rXg2RQj8vWBAB/1Yr7a/aHfsMenpwQ+iOjXKT8QPcxSSAYGloot7iqNO1WLA/YqzPwa",
-	"FjK/3FMFBHt5+OP+4eHB4af1/6Rmq8qrcV45Gjk/qF2Q/wRG8intmcVN0Xeu2uevpCWMnJTcvS9yjxg1",
-	"DJuk4HOTGrvgWZzgj+wuU8sYiwhJSnbIW3UNP46d+bzMzyoWzS9c6xNxrQtONSTGo3mUDvfXqXlVv0IR",
-	"zGIldzLRlLEiA8xtECnY+caMcdOEe+j2Ls6//Su9zJUZvRGkABxCbI5ZdUqvNUpG3Qu7RDIeEb9R+HGk",
-	"4UoIQgvp9UBsoWKU7MUbNfW3p0c/f67cxh1hcA/kCmaTuhsZkGaOiEJqAFH0urS+hNP+M5K8pRJY9r2Z",
-	"WPCaZLbDOxpmJGJhPKMJofAUoZJQ8urs7RtzfdhQK+T44fIrad6RWssLev1htzPsBp7Pg/b2TmenG7Q6",
-	"5A3o96lY8IhFJJumYnE1JZNE0EydOsRtGS9dzXKXzGkK2d02Zg+78jl4KIu5ptit5ySo48N5JhnOoeE1",
-	"7tpXoq2/1E91DuzT9td2rFR7WCtIZBs1ruJsuhh3QjHblFMxl/M05lebpqM8j/9EjfuVGDtefBohJhNN",
-	"TlIxZ2kWK2YMB7l8GF/nUS8inWlgL51K0fAac+d9jDGqz+UrBwPFCSNNmpGZkBmpGhnRGqO6/UrmIGyk",
-	"Cdq6+tPzef720EGbaJExC4UJO8GUWYgYuVSvBXnDZEaXJKSp0vP50ueBBoZrny/nLCDNwL25RJixrC2z",
-	"lNFZgEhnV0JEdrw6cgZDnGJFhhjk5HOLKqDvRHBBcaGHwKKYgocbXXmwbGMWkSlLNUlZChrHnEIqZjX5",
-	"Nk9j/AW34Ff7lBi/ZyHc70gM1YiOR9DCXhXcKBMkZVexzFhaJYfC22Wq+EksUqK4MxcZI3QsFhkCB+im",
-	"i4meJ6mIFpDLSg5PT4g+DF4BzKDbrSyOpwMOaliMDS6QOImQxTdslwglwOZfEJokTiBCMV35F4hfcHOW",
-	"1Wf0NeoP6GFVGwJJxQ/djXp7YHCKDtUMZvTuCN/F3HL9IU+ppWlKFWEsePzbgumfs3TBPnqNRVqDTKPD",
-	"CyDiQHBCSTl6wOR+LiRLSQH+DBNTRNo2iEtToURvdZYWkmHgQjktHXobbW4CrFVHET5naSdjMtu0HGFG",
-	"s3DqkvsijYvb2+8Oth8Gq3CPgpp73Uk40GY/nRpeXR5x7YDCWSOhThbzSODYCoMSWCFfzFTX4hr2wz6m",
-	"xpEvCPxaodQDjIPRJFAd1r7gk1itjjoEig8THTlTOZV1JxEptNLoXnJLl5IgpqMzA/X51wr4Yhly0WvE",
-	"92AHMTvA+jO9ZvL2w+AD7qbDI2a6tbtfWGYrh1YZhP5FMW617kow0EseC16zxDR7UPQtbfHHXPq+763X",
-	"6hktbN//5Nvr83TBKmsC9Abj0x3WrQuI5fsiYnXYAuE05qxt4yXQFRSKiI187vM2KYvsg26vBe7uesG9",
-	"A++UBHd8Jysqc/dK89hMnlin2thqPZRe56ATEs5YJLGZ3E+vmhm06r31cJPTJGHpVzJHhhGpfVgJZ9jg",
-	"68Pzb98eQLDK3vHx23d6YYZ6gIAdGAmGMQ0mfQDiYFk2FXpy5UAy1UK3tTq7W85ZGE+02EKaOUKVB9Fn",
-	"ns9JKUi2mOkNwWWY6A3htJhGDJvuxGG29Mq7wcPuyFA+ZFE5lnjBbRxxfQAxtluM8VEN77RGjjznxjmp",
-	"xbN02YTgOXshY+wPXsGBHnNtXprp4s9lp1U7cNKDSHPQ77dG97VpM4VWJgXlq5678Ulz0Ntq3e/MV0fG",
-	"uOuxkZJBT43OrPEaZj1so2CQsy3cY0rF1wreWNIcAtVUHbK7K7ywto2yI1A1BQtRdIIqusgEegQ9Alqh",
-	"vdKdG1orcPr+LtlISrYiN8/YjT2qnviGVxOvWspvKIfcrcjwXJkgVwk8qVjQS/blkru+zvdbEFfcKRYv",
-	"X6WfqiVr39AUYv1h7VxjoAdWKpN34maGO3FjXuM1sLw3IttDsbJhQ9CNpuIByFjekBtlWZ+juyLRERuy",
-	"sUIaFsh6SbzGqeMlQFc9SzGKotZx/6u5O9cQJSxIAXNQr+qkNTQDltv5djGj3LmF79RRBU6/C/7sW5EC",
-	"fgFotlPKrxhom5EALmnsF0Uh7OnRd1VVy4SaPGj9AzHjL5B+XiqtdYX4g2tqRnmfIOQiyLkIRxqkrmyq",
-	"gnt7kiPguXoAvgF271+rcHeVFfyW0USpNuWNP45vGGfSetp0eGuVcuQKlcaI+eI6KKkpDyompcXUPdQt",
-	"HI5+jWMwFYnF2Uj01J4mUOsF+6wE6VdiXLMBcPzUpNV9SnlEbqc0g0OVMJpyFjkmEKsVVxdFi5w1HWiM",
-	"2NwXq01tzaMXe28AaVQ/gZbHlkGjzJ+8im+YJHG2SwK+SBKtAyMmf5FpHBxu72w97w663cGgO9zqd3tb",
-	"3W634TXUexjOVFAYcwofU359iRBc5Rm8oPzaALfIBdhlndF5OT4nHrOvJMmFWJifThtJ6FIsSpPIjAky",
-	"z4QgTZQvrhZMShaVbBYHbJEpYiBqVOtMLEyE2t7LMU0oD2F6NEneThqjX+4ntTe6ZW0L//hrmcPsY8tE",
-	"t1zaNPhLFmcbm68JFxzsEiuGr43QavhGZr6kNcT1zqyhIl4QmVjkytmelbLdaHs7KITXWQ0Auz3qDUdb",
-	"g59dZd9FdH148Q3i7UNjB2gCUGlY9NB4uivHU+1fOyBqbCFnb8mg33tufRTmgOrTWNw4db9WEZ4bhxen",
-	"NavgAkvutX/+9Y+tj/968rX8SoxRxvnoNay1vDqdN0pz0TMoKnlUEgCu1l4TxIl2DPZE8GTpkRVG++J8",
-	"LXW3Nepx526W1E1tYi/p++Z2ZpozqLBgmr2MH4DZfBK25gPGKq8h5oz/NXziLbb81/IJjMu4ZLxm8Y6p",
-	"zEhEl6WeQ3HDUrkWoRuQ661e+eitwwX02CBmpA6jOP1Uw+s+aXjIIS9TRqXgso5RLS2fAruUTs/aResJ",
-	"WfBEiYABSmBggjBcVw1zLf/CKTx/CkNQYyp4ED56jvy4Jqyq13BhRi9XCCdvLCgpKCFREZu02XWif3Qu",
-	"V32mWpFPDPreQ3UFXOFNn3kvB5HNGZ2Xw0znEopnpS2Hw5fIrHAiqqe7KhfULliFOHI1xbnaSrf0Ctnz",
-	"EfK34LDeTxO9lZj7ucndNtmherIoUBZKJvaw6yPleIrdw6XFmDq+WFyuUFvN17lgc9VXSnrFHqPkF5mR",
-	"uqpODl6aXMaM3WVK9IX4oJByDrD8mslJExc/RpDDzoNqHkwpH+V9613vMyiv+cjngWP+vcTzhtE9ObhE",
-	"BS4ErA0tz+fow9dmYl1lyFiXIzqjV8gqsnTBQ3Vg8nesnTkgzTmV8lakUXueCvTQq5fsE/ASF5dqMS9h",
-	"MQPSpLDMxiWqftJmRAoLbd9xjrUen3vJYB53IevUfQNayYS4nFG+vEzFrWpjBqCU4lYaeE8n6wpeMJ6J",
-	"S/jKXRW8QKCBGZsJxCriTGaod1NuEATsXCKmqDZlUsaCk7GYjXFM8YyJRQZrhwpsJsQ1SQS3sKO6JXjc",
-	"2GkvgX+p1eO1tt2VsEnA/6NW0RxbJRzDvTVBmI92J9WZdfdRf3ZWXB0Bd72BCbvLqR7AyQOCtDuvotWk",
-	"3FHl5n8lxsexzOpA0TUkt5hAJLVHOLtlMkNo/SpfVs9A0OQ6d71m0OUr3ilmUeNjRoxoLeFjJC69YpZh",
-	"CgfDDCpefIq6FQ9ITtVrXO2VO40V3Emt+SNuQ1rYiidfirDTn9vFuCrU4ZUYaxz+kU2fJ02jIXuQABLz",
-	"q1Yppb45ZhAnB8Kc+jE3Bfi8iV97RhEByGkZy4zxrOVYCuxzyKsomaqbjyRCXO8SyRjwN1cqCnKEA8ND",
-	"VXv6mkbnn2oTU94kYyRALlTiJjhP3F89JVe2stKYYioYy/PrqhoFlaP+Wu96yYHOMqp2yXEAaOqrkpkb",
-	"h7s6skI/5RH224ImJBOIPlgsymQQ6rXXnTShBB8nsS0tokuSIABJbFsXaXwVc5qYbkr6+ZqVlu4/x848",
-	"64i2pO7WmMSvGQnwV7xmWCFodN1AUU+7GXUwqM/ro0FbHhkvsopNMb/hrSf/KtaZhxDVXY4L7faH3dqw",
-	"0Ps17780TNT4TVZ6DSAYEJi/WuaS60qfKnjGPSc6grAaMqRZ2f2hSBiXVimP84QIJQh/PUloTQjiiZZo",
-	"IGGpaJcbkWCSMgZOZbgPNsEf7pFenuuziV5txYN06pPifpAMv0uedTXTDEiz18Xv+l34cryQMWdSwi/6",
-	"J3irxKfUAFBdTbGQ1zwVSkHVrxe5Uv5UhSdZh+YRn4h6m1deydHmy9oMpyqLSh5RPLKmtGH/odIgXgPf",
-	"utTJQTXaBdbMSyAUkMTcVthrPiuVMnn2cBkSlysZya80gDoOdQpo8RoPrLwS+qcHHXYmFOHByLFizOLa",
-	"pho7EqcOTo07z8sHcu9UH+ncS817HXA9glbtVI9G4KmmOha7ueFNfzvsbrV8bl/TPIjyyNzqpFkbBtLC",
-	"ZwwEIU2ZLapIIUcMor2Ri9lbGM7d48W9nAQ+ek/y2rvlHklprlV1f0W++j/mjF9dFxz20LO7Zva2pp53",
-	"TRXvRwu4ZSKvDg3G49zb+jySkHKNFWCYOoT32uiOFeG9qQ47WbhxIO5umQeqvNg1wNbqgyjskltrP2GQ",
-	"pBLzgrX38QYot2ez5UnMWZ1oxRlpQphlKNKoZcQoHf6ogyEnpgycHnDKJiyVJBN58e8UKFW7FgqFYe/n",
-	"/n/aNlZ2hfSG3W6n2yXzZCGLtud+v9vpD6Fs6XP4E+U8dGEV/a7wzJZ65pOYzyr7cY8JzXUHjHwe6CFd",
-	"zmIJgfMBBOYXpvzv4jz/z9fl+aABacFde/UlhJKCzUuRhhIH8AHbrBVzJ0Jd8jVFMwXHpoFBwT4Zc5YU",
-	"M23OEqnx24dikUTEMU3u6hBYWDgoSyWJYnTA1SVdSp/fThkUvIqVIihuIUxY50va4RhFEWqyJ2odEbQX",
-	"qrvpsItJRsQCDWl0No6vFmIhLyOasUuRRmD6i+gS5T4C3xRHq0RocH/auIQ4YeXWUMy+nNH0GqpgonIS",
-	"itmMkhupM83WbBbgIkVymYlMNZnvvXlKh0RELExoyiICD0oPA5OpJC/2jvrkKhWLOawmwBfzLFU6bgpL",
-	"tb/3+pwE53fybDGbpcvAM7Fj0BMseMFo2fH5G3YLgeCYAzIG6FKIzHbYZZlclYZdR3gmZyKnmobXqNua",
-	"4tfOGoMeX7dKRfZcM6AKp9ahfqtCstRlDYHfQcSuUhqxyLle9k6O8tpCiwxREvT6RAxqeVayRUwz66SK",
-	"6LGtuu70z0rtTzI8OSaw1wik12yZB7BXLxQd/Hv5XowvV0j7r9SclIQf0oTxiKYYMUyaF+f7rbw/0AVk",
-	"ubpgQQPo1t0Bc62x3Xel5aqdBnfIx3rvTVjQh9YWpYsE8dFr3LBU1qa2/YA/WFuN5qFYdKp4U/U63U53",
-	"3aC7vEu9PoVZezW7VnfxFIjnkQK9gVnKa3c+XmguEu9nZSktR4pUT1bJP+XZTM8iv/5KWmR8pzK6jZhp",
-	"UhSfAFvd52VwdUSUf4/tgvEqGHS7pJBuAZG9aEtUEsKU4s07MgWXQcuJWIKBzOC2ankkuEvkXYD/Ak5q",
-	"NFH/zLKdQdf80Vd/hHSWdYfOn1uQQo1/D9TXYnIXkObblz8Cf/n+5Y9g2qAxvPNbPAmKdwBGvKru8R9F",
-	"OtFEbYbqW//bV/wbe7Z/bdm/Bg2vISZ34KOP1QO/xZOSada+UWGZ5/m9tcoPA5EJuUVPSUA1AZjWHrle",
-	"2M7KcJ2z+AqiPjG5XYn3xjoZjCDnUt22zZngbEli3iJzIeMsvmGK5MbOb0qE8TlnV1T92iF75HeWCtMu",
-	"immlSE8rJ4zjbBO7Iur2VDsGMZqfOjTptCRFOkXv1Sp7dQZVE426ZvjigmcsndM0W16uGyOLZVPhnTxK",
-	"VkfH6iGpQfBy7Gu33+t3t7r6//rdfnfYWytK0R3kw/F1zvBWj2Zv//Uh+WY2/natATwhTHFWjVJcYfiW",
-	"dKkY2/7ZD8XasdheKJLFjHvqqdanjG6MNFpHKZZYiGtFcOrXFTFcWzUxXNXW78tgN51A6MUmSdkszjJU",
-	"FTm2rISAlWHWpKklQgjvKi3K2eHJHtk/PTw4Oifnp3tvzl4enpKjNz/oiMjuoE9w61+/+LZu4KuCGx3x",
-	"vSbI8RkdjgfhVtTus96kPaDdesfOg0GOKb2t717bDtShJ9bAgIzAGRnoZ0oPgEu1OESEt3mTpQbbBuFu",
-	"ZhnZD5df+4qafHyIaewPfGJzb5a5b+xH2cE4O+IRfrl/enCuHyz90ul09A95p7VzZpCsF7I6P8Nyhs42",
-	"/QhpMh61M9FmHMvrxvxGKLkKuY9HwoXMxIyl+SuturOnb/3iChWoZB22gF/cz+Kd69PgEoB/67L+/P2g",
-	"foPTdw9vr4z83rP5uCgBTAOnOXzbpf6g7+9CRJ87dncj61j2irsmvzX1yPAQ1AmZzlJi8lCNbnX29g1h",
-	"mFkEmf5KxDNCYyRuuZIjPSyWwa0Vu1UbMLJumIgbGlPjm0tK9eQnJlrHA/eL3VrQz9eOR3WlskqsSjXw",
-	"oxQ9+dDyntQaEd2gG6rj/txWV02osrL3RZDD6hRWDOu1k0z8NXHlf21Yz83Re3H3+uDFzlr8pERKfwUl",
-	"YCRvKZ7roZigEmk8KTbI7fJp+m+ZQD8rDbjM56t2L9QXglw18axqoqXFljaLjZ3HxCLziFFSzHOFTElo",
-	"FpjxGA0XjlpnfquQ2kW9nwC+NuRu4G01pGSzaK/yyMX5fj3nlJc6+HqF8cuESRnHiOmgEl4jQUW2Gj2a",
-	"ASRhd2GyiMqpZ4P+8CHbGIxthVmuCuxqXNAJ5RUz3Fo9pS4CXc06QM4eeNIAEWHMiF638sIE+cBJm7gr",
-	"HJgwHMUlb0nJhz98/uCSzFkaMp5dmlq2JaJ1+yKbxBnHBul1u4GXg8EJCIs3lnqEkRv0O8PyLhXh3cRC",
-	"ccTaUa6XPIPpKTGXGeWZVZDztZvY9BWXi2sStkC6LUfcAsFEIvJunZxVhOBdO9dtnSwbMw1DeqvmUBn+",
-	"6py8x4/zsQbkQl4GWoNqrnf3StcmI53yhrP8SqK1XwoyoUVj77C3veUGf8U8ezZoPCqH5b7cE20RLjCu",
-	"Aq+oHOf6OZcOU90tAfz1kabjhdSCxeNvTOTyn9U9CUM6n6ZMqjke0Lqoz0A1EihaD3DymXk+QEg5+aRr",
-	"p5652mNvOzFadDgt5bpur8n3/5Yb5uk88TNmdZ+QjdntvNSncoVdx+663nGPbHeVHNbrdklTv1pgu+4O",
-	"upLYdtfrdbu/FujlQb5UHeX9jGg1H6s7bBarDVHk6tAVDAjlWmh4a6WLW4hLPEam+fuyxh+5tQ/DY3KR",
-	"sXJmKmcwohpb8CqMzAcVtiiGmPlIB9qvTk0trIl5yxkgVM8CyKWos07H+tka1mlDjnUic23PpDnodck3",
-	"Ao2JQyVZgGVCZxmV0spXBQivhRDqDkFDg/4TWKDlZJ5VFggz1hob76dBXVyBLPoOgr5wRSH0MmJJfFM9",
-	"N38CEnQNu58amt3XsnnP0FyV7AvJtmvwof1V1/Qe4ew2Wd7HlLw8KSGPvZbxlQ4UCFP2hW/9eb6lRwBp",
-	"L2pPCnfCn+BOGOla3+wXfvPX8Bt9OC7xcDyUxmDOW/FIkWZwO5UsvAzIv8mYSvZs0PJySEa1oSY9C+fj",
-	"8zJcS44fKlII6UqFYlgkzjrkO8bmAKqB55ecMby89MpKktEr1YnPp+KWZILcsDSeLGGQNFM3FnIFAGks",
-	"LCKO+vXku+930u1vvvvpt/T89v3FycH20fHJz0eif0yP6dlto+A2xXd+2Wv/TNu/d9s7/978+td//+t/",
-	"ISuv0M4avP1RtuEHuf3T1N4V181npQeXxlif5ryXJJUlkaWEK4+IJLon9Vm/v75Doaw0PORUsB2sOc1H",
-	"mj8q8/8kNPH5JRu7t0hdyES0RL+bWQ/NVZZ/bjlUb2CEMffrky67eMZkRmfz+6QruKRNEVTSPH25T7a2",
-	"tnbAi7CbXyWC65sESn89HfrsfhaJU7Wbkk/goZ1ZYbDSj7wS4wMwXakLMVCixIaxWHkkqJq+9INlI5ea",
-	"teBsjQCyYr+Nj94a9sCi8e3jr6UZ1nuvchlrhBMz/gfSBFxG7dFpefrXHEm66aaeLyEePxe49Ov4wbxs",
-	"89yrgE7VNHafV22Eze0u+b/GhvN/VxpvjMWnlD3qzE7Lg+sIi16jNIyiJ67cTEWUKO3kfTbRAl258N7X",
-	"bGnSQyim4ijCNvOH5zvklNHI58E3h+dkk87jzZveJqTp/hFHH7VoniS6mbr0vicDURb1GgeUnouMLFlm",
-	"I4L/LKDkP4xp+M9B5P1TIGSW21mmAJmkzjH/xPhjLtRYLSrYevaIcyazA32N1oS7LLJQ4PFROrgSzO+7",
-	"dPUvK7fePEDiCAEfY06CH9s6qL9txgH4E7B8+qJvx1Epo7Uf9qIu25m0t+nzcXsQPovaO2w4UXri2Py2",
-	"DrlECyzmcDmrUarPFeeA0HzJuJOXjEnuGjaDcYt8oQuAN3WRe21JbEFM0CxOktgt32n9HNtbD7k52Gpk",
-	"ssxdVSQ00lSnsg1BE6HgnKF1JGWTBSCmpCyKUxZmHuGCt/t3dzoho+VG9GjwhLVMHfj6ZVibh/jt+fmJ",
-	"7qBomMDFKliAwdRjVhEtUGC8iEoIAIOVg3IWTc/g/lTj2hERtSZKl4456XVJ3aatMs/UKsMlG8fF6fFf",
-	"pQR7RhG5fMjW4sijtwZ9tRxd9peU2HEGaBR0l23k+1akqxzT0D2xD/C1R2pZwN0Ecrw/pVGovk9BSvss",
-	"1Ssc3lNquL2bxuFU6SjzxFAPVMcARHKW1qya1afWSwapalaVdJBcCrdw5c54dk1VvbIM3nnodBw6VekU",
-	"JeTV3GB+mbDWPXQf/cVlqe7fPKCt+iB5d3MQuIJHmARtztlX8h4qx2fqavBB7CvjWbqEzM37OYnBnXWy",
-	"+bEGBIZtP8YIU5BQaszKT1TZV2nD+QJUj5C6Vli4SONseaYaxlXam8ffseXeAjN9x1BJ1+QANuTs+lK1",
-	"eIl5AFt9bTvu22SAkrlLl54ymCOUYINOJb1RqTCWrd5b6otmJGFUZmSrb/rkOWw29h90yHdsiTZaExui",
-	"Q5KsoboZ2GsoIjSaxRxGiI8HLQ+q7HCfg78VMu0zoa5RzJ0HcDYqpx1yqIgQ3qSpWmAsqiWhCtgHcgYV",
-	"tj6Qb1LKM0k+kLem0JYkH3z+od1u2/+p5yEsb6SU4IB8AI0OFBotamDMJCrKH0hF0ws8skL7W/XDpm4t",
-	"IE7vt2mcMdU9mlfBneOUaoCuT96elfrWLRib4WhGOb1ymvEAucDTBfAwAxvKSlWsoOXmTZPlWbjfHxwe",
-	"H54fVn6ys69tcFMNwAwccwvs0usiJrauloQsLpEiitqHVeuJrZg2wXBQ3E34CvYzllkcVvYRftfvNylf",
-	"Eqzcfc2WLfKBfJunr0MqeThl4XW5CQPY+0GRIJBnXt0N0SPiTJMpqCp3bcMy2ki7QYfsAUmbpLU4I1cs",
-	"kz4PBt0tkleX65A3QiPpjUgw6PZIoejdLqH3V6tTnYyg1R4plL5D8wSwOZBFgRPkN4qSLbFMdqzxuzR4",
-	"KlzOMywYTufx/ytKmp2I3SjRH0wcTuLya/Wjom6DEqDYVcboTAtzuTBbbW9TZypXvMCIRqyPDTS4SLms",
-	"q/oLpbwECZW47YEMUFTEO+QCi5jR/EWfN/fPfvDI4V3IEo+cHLz0yOvznUF3U/237wFuRac77G92usMt",
-	"9Z+BR96+/HHz+5c/eoh6IVLy/dHLlkfmIsmBxkXqc1vo1RxOcAgihFE1iwPSAMZLnQ6Q2mQc9eSsdHA6",
-	"Pjel6WkiBUmZWjtJlmKRWjMeHAEPv0PABB4ByYJtT3rwGdmLflMP0+e5K0HR/vk0liQS4QKWOpa26LC6",
-	"LEY2e5+leMgA9t+YqFEbplc05hIOAAgc6kefa10uFJDTCMVywT/p8//6L/KCSgZlZOEFfhOnggPgNI6o",
-	"SBNTuEjUx4SRprrlWu47Ho4PLi/nugJdVi2I5so+TwBLVGnpwWi7u90PipWj95IEupvTbCoJhJjlwRYa",
-	"QIHMUzaJ70ig2Yg6vT5PaMZSpeor6YNm8TjJX7gFjJYrlmmXPzbQIS/RUKlTOTc2AP5kYwNLCCP8ps9R",
-	"+JBGIw1uepi/j1UyJJkt1LJfcZEyY/nMpmxp0FcUJ+mQU4tQpdN1IEHY51PKIw9uf7Ox6vpO4zBLliPL",
-	"h4CTG6tqyurwBcq1Js0mO5XuY8GBzwLd2MWzFMTuQjbPigxazBmn87izpLMksHID5aZCJ8gOQRD4/AGJ",
-	"aMD2t3a+/e14+f7dAU3fZ+e936P58yjc6437+1vRQLfic5CGnH0PbBOBzodHInOFq5TySMy0jOVUJjGX",
-	"QywLIpID6qBFrt0SPoZIIcMxWQLtrpCeNjbwDtrY8HnTkYa8gnDiVQUNr3iFe4Xbt7WrD7a9CX0O1fmc",
-	"Mqhxpl0SzRvGI5ESdpcxDpRec0VapuQw/ZZeGp9baHTburo/SeX63LMwTfVVYfNr9ylXq+20fLuSFyKb",
-	"kkG3Z3iZ1GXfg3fv3rUd4maW5jqdToC+vWfPh92Wjuy4BroCHtqWcWQrVM4XmeIeQCacULAO6aNzahB4",
-	"TY5mfnrgQGrmGks3j9OciPdS7dwffkNc+40RAYMV8cFEoD7/4WuTsvrgNzqdjt/4qB6YMftADrKLD1nk",
-	"Xnz6oz0zgASo6PSGkUBcjwgGYHqw8qXqvwZ/MRQRirYautl5QqMvrpgJGiaIjwYhHFmhCqbfgIlCI/pn",
-	"MVa7ktddzbGbO/j0PbMuT/ZFSrkSFJGNuuZNB17SZCSpE2HAJJv1VRZbHaLuOnXacxoDB5KpUGu2Fnmv",
-	"Rek30oMkzftFbK/k6iowVaMpRCKUgHWtxGmY1Qe7Vx/Ia0YhEqpOEVPc/0NNseEPMK+6OsNGsCDNMY2I",
-	"LTPsFYsLe0T9ihmZxTrDrQ5xey5WEsZuK0WEId05L59QFC5tez3VXrEc9Qclua+oRF14rViRGoexdjFq",
-	"09IWTCgvSo3NrFuL2rQyUK04NalhDpVy1CAQmsJ+TcoRM8RF8zXPSpRB/Yat4ek38k0Yqt7qClbj4KFW",
-	"NbsDdWq8yGAntEillgXrVZu2dlRbpRLO2IwBKnKLYBidc8myYgv1hZo/kL0/V6NZ99HbsmTnlFJ2Ce+B",
-	"Ksq6nX6/PFa35jO2V1/pmSYIdHt/xWfTDSxJuWjzB/KTURseKthcaKdYuPkDOa/UbDaVznXqrC7fjI0M",
-	"8cgWyzh/IBc1VT4cjxoyU1sHJa/nbBrdMo1W6jrjKhrRSleyQdRW15mXxldTRZq3OmkT5JV6xFwkfH1D",
-	"49txJPO72eg8Wkwrwup7RtnRHD1lc0ZBa1KivbqGOvkFFHTIGeMRHFQfOEYJo7/Za/f6247ECbERe+2f",
-	"CW3/TrrtHdIhl2RE2kFL6RShSFOWADa3uJK7RO2a1gMA5gKhw+YJDbWMC8rKxcXRQYd8vxBZcclinTe2",
-	"FItyRRYrwVgccFifHOM71WlXGuc7Z0JJgpKSmCihxnwvp+bmGy+iK5a11GpN4jsgfh6JWwmxts+ss85D",
-	"QH8oGhimQgKsuFFh9e1vLY8nSnP+YFUkp+Y4+UDuRyqsNUwi9vsH0lOkPuxqC5dBeScf1Dg/IGi7/g2Q",
-	"3j+QPhwOBHzXv+Rw7/YNonHfkQpdETQiJRn1x7aFK2wf6yo/6WqgdYgkct85Ndme7nuAfarPuH4PRZ/i",
-	"m5Kp3i54fEfYXIRTnxuYdet5xbcJ45FEKWgJlEERy9/AW+feaITyj0gw6O8EZq6ekpqiPGZO32J4CDNR",
-	"LstPczNhrhU7mFP2V6VUDbq9oAVjMlB4arH0rUijSF0KntpOqgnGM3iZcVraCzVflBoUcfscJDyk5l0y",
-	"p2g5Ab39imUwQ1LktJkQHfL2RmcxIo9WR++KZUrtqTyP2uspy9Jle28ClNfUO9DqEBsEdB/jV+RQY742",
-	"E4NOy9dKTbeS2WAJQwJQsk8tggEUwTxUOCOyU2+khZ2vMQCjZQylGeQ1uQKVKRaMrCdTtKFUaqAejwTD",
-	"blc3OuxuBXl10S1Cs4zN5vomExlNbC0bEvT/W/8amMn4vNkn0iMDIgG8AmqpFBYAmauj9ic0vVLi41ug",
-	"VZwgxO8nCYhHqBkQpfdgCCjB8cNuBPlN+5AQIwVqEkq0U6PPLQ4ku41D1vH5Xv02WlNLaSpgM4TA9awE",
-	"JLBrDE5qqSAcKs58HvM2QCHqHXFGCNpdLXVFq7waOlJN3QzVuZoyNb12fzj0+TyNeQZC4t7Z/tGRc0fu",
-	"Ki374uiA3AxAsiVXQkQknIo4ZC3HHQZiNjh+C4Iy5ZHalRmbjSFYRM20PyBTsUilxfGMUwxFVycJbpk2",
-	"btE1W3r4l2FKTUweUVqKAf008MpQ+tYzJAXPgd4/FtGypc2BPifQ+0jrharPSuETe68v1bHmSF2R7hqp",
-	"T49KNQ02zGQRgbmUgCRkS/pUJJRWToN6A/KdUbcAdor2h2DXEiJnt9B2To9q0lyQ3xYio/D9VJ2RaLe4",
-	"dBUZd6TIt09WyNCFt3WKab5OVpCRFnwECrpo8SACR80OqdUl1OibcDYJJUmcZQkjYAFuQZ/AaJx9aPbv",
-	"7lqWcQJ1gY90Vyem29I4dqfR0scR2VyxscicoQOaUUUrN+raF1wieW1svBacLTc2jD3ILWjkOe7kdWsb",
-	"wQwDDYOn+GV70O8A2knQ6yrWqQj/1clPrQ45gjUslEIi9ZWQtG9Zta1F8l0MqARgda3HaPQUCPFAaTyo",
-	"Fh9S43gRXx2YT6rJoFTbKGiRlAKLxVKDZBxzmi5xTB21ag4ih8YVwt3Z2JCAsLqx8Wg4VQtU1MFtOY9n",
-	"TG5sQLM24D/m5OJ8nzSDvGjxeW8w6g5H3Z2fg9Yu2dgAJ4t+L/jpp59+ar9+3T4Ah59q9ujA/Kh4meyQ",
-	"fdzCWJuJclBOETEJLx3HRvaeU3WcrQGfciLm9LcFAxhZKdJgpEQSSQIHFCtA5iYMAFomQFLRu6ke3C09",
-	"H8uVEGHkAO+K8SJOoIomEgG+ae9vk/qmPh5xmTEKoZZzkSQxv/Js0pSawLfn5ydnTv4qiCGrrhEIDgDP",
-	"nY7Ez5GESmFDXiGEtxScD1fVCnQOz+dIQjgU9wqpJuvaZL+NDTPnjQ2T8Gfjdjz7mr6DFPdJFwmTVuy0",
-	"xn4IdFHXeJKMaXgNeiFOUneA5xdid4BTGJsBuJOTOGQc6wppF/BJKuZpzDKaLtdx9WYsnWFsdZwlD7iQ",
-	"266fz4EpN/jmuu45nceNUWOr0+1sYariFIJvXOFBfb5itfXepHGd5ntQrZlJmuOlWabokmaB9uYGaCoP",
-	"WqgxxKmJXUHq0X4XoNqXcaII0nghjdw61uEyis9APkIz7wYFK7hzJfAU+9OYTUTKAp8D2Jf6sdUhJ+DM",
-	"BbSOxVydwkDXb1Uj2a07t1Tac12UGH0+geFK5zDnAH8dsqcPpMlncG2Y7G4ep1gBNzdCaWOCadU4VWq9",
-	"g1jwGs2XR5HepFdYn9OahOXKiMH8kU3QOFfm/TgPIpLhOk/a/ADcz7Uax00DOfkRz7+APYY4R+PyBTru",
-	"d7smWsNEUM7niXajbr7XGes28DCPT8WD8Msftv74qHFwuL2z9bw76HYHg+5wq9/tbXW73UIOQTXHpFx7",
-	"fNTrD3rbna1hqZL4ypQ0NwdlVTZJDiqtkZx1qLu6NtwS61CiDhmIhqfd6tzNEjeSModvN8kn6+aUlOuu",
-	"m0KLLrpQI7+oywg0pdL+5Ur9v/yaJ6UUy3/WpJ0M+ooQCnCcTyuM68QduzVB16u+qQORlcz+UccWrVu8",
-	"1oZcQ8zRYwsWawOJ6qtiulo1AP3O5o/2ecMPGrWmrPXbyV+ptCVZ9ph21OPYhjXePvw6PnoU4VIOkB/U",
-	"vWL5xuYLGpnAbnil9/ArF5xq1xZmhw+6Ww+/9FKk4ziKGOQ8DPo7D79xLsRrypfG4KbeG64zoyNt6sfi",
-	"/PDWGuPTosWFU2ENYncXs5kSYPCuKURqqvNIr9RxBZy0xq9eoxLJYApIw3Xf+PWj15iLuoz1Cw3RqUTl",
-	"miA2uI9niySL5zTNNhUDa2NiYxPLTEHleV2KEC1ihPrcGW1ZDCkEfHRM9FSu+ystg+zpLL+gVC6dG/e1",
-	"LeGMXvngWIQFb6fPXeNPnO3aBVSXVMwXzLp+lMh5BZogaUor2qqFRbFW+7xV/4i+5nMTP1aIb7NGSZjU",
-	"xsZZqdaJ7GxsQEt56ZOVJVU2NvRdurFhvPPqEZ8r/Y1D2jUWTCDBPj7YPl/OWTAy+vX+2Q9K4+KRNjEX",
-	"66OMwJtivkvhud8WQi3XLrk4f9ne9uCf3jNQVbEGqWz3+kOILzw6e9ve3h7utO92SbHQF0r2YiEpjySR",
-	"TIkQmUjlLonoso1yq0hVm7BqbYOTmTH1iFJPoQldqSPmQJZaNcG6CmBhuhX6k9w1lpwU/CrEmCjIPGV0",
-	"Nk6UYGjqZ5FykTNQV3D4M5pe445gTTKIfZqrZYfSYQR3iCaJqcVmyynPMc5wwXYJNaUCaabodCmJrd0F",
-	"foNCaUPcJwj0VIp70IGCNTD9hF3RcIlfmQdPDl5ubBirA9RhgCL8pClDytXyxDOQtW2IknrEBGUoHtDS",
-	"DZ29O3p5jkGlZBP+7W9sGD397C3pd7v9vokz3cojTmFk+sPAvvH25Y9kk3z/8seNDdI8++b1Mel17uDR",
-	"H18fk37nznT7Yu8o7+f7o5fwN559YDtg9QvFFY9l4TzAWdFlXHRQX/PF0T7A2MLxNoUE1EheHh14Pse5",
-	"ScYjloKRG/eOYBxDQpdike0qNdyENsAAEKk/sFLmiIA5wGwz9fnVgkmpD/f+lIXXkqDSAzwrMMfbWOog",
-	"1FG7gY2HD+gZWSYcX6W2WJrxeSwxE8XDekmkXC7JI4yH6RKgmEVKxBgKESZLcJYu5tVyShBjVqqnhFX0",
-	"bKRPHi83T8U4YTOltuFfEsMn0ECIBkkbmjqj18zyZVuZ3lhodDCOXqxjdHRsbJCXEBeNqmB/SF7HL4BW",
-	"wFkIbkK3NgYUUMwDXnHcJtFDjWAJsbrx1SI1NWTQpQIBe+P46kqfX6Pb9bZIOQ5Cb2CsDasiBdOldTil",
-	"4haZPpg3YR3GTBMSxEbjnYKGv5ODly0P7FNgFfjdBvSgNQjCmCXaNe2CQVq7WjS0qEKgWZAJcTmjfInl",
-	"JPUifr8QGVVr+E77sdcKh/DcyIRYaufbGn6wr4vuL1LyfqlbHenM5wblG0InaxDBNRPSRnKYDkQK1HpG",
-	"jBeIGkuyCVLRYRWgp0F0NQwPJIwa/RwV1ldQSOFxCrozou/YUuu6cKJfiGhZUnNrJCP19XpaCI4RkJlf",
-	"ibGVhYvJXlqvKanb/aep21bLRpXV0ajxi4oarb8uqND6u0cpzPjOZ6EvY++uulz4RqvJ+N296jFKoCt0",
-	"4+4/odPep8+e12Bo4InNhemOK0frvAoEwLg4Pe6Qt1wd2fyE+xyPuOOlKrjwWG60v8fPhqfXUaZrHn1I",
-	"/8xfsW989BpmLg+9/UqM7aMl5fmLMr+mMn/EIRYFtcm/U5/vrqHPOyx9X/BJEmOS8qC3Rm8ndKmmdC7E",
-	"sbq+0IbQf1Sf37HlKQOE+ScaIN6msJuHEKaJzfyT9gibtla2F2jXmAbcX9tCAaaAxq+qk0pY+EovySnD",
-	"xDslUFshChIgdYhArltr0VmN1stB+Ay0ur4YpAcFoq3wqZ/CG0BXfkcRB26xFVaN3Leyh2l3E1IKVQZ+",
-	"O+gOSB7xbOP/SBJfM10DC4QgW3EQIpI7ZE9JvXlo+SN9Ft+w7CkC0SsxVqzgT9n8de1+Y09WIpIlpz1i",
-	"fyBY+QrU6Vq55Yt34D/JO/CpRKCPXkMjuJUIR2MIPUQ1f0bazVdkeN7dGW11R93eCpJwn7lP/lUnIYJ6",
-	"OeIyY3fZJVhyAAtFYpUnTDI+eGlyCHJ7zy4x9h5LRdIEikP0DY0APKRAbyHlHSxBbEkMP1ry6kY7bHvy",
-	"nLafjYdhexBtsfb2pEfb/fFWOIiG7NnkOf1LhWmL0PcoYbrH+tFWOBi3h/TZTnvwfHu7vaPIaRiqKfQn",
-	"PdodlylJw/+VKMmyXBe+8JMQVe/5VrfTH66mq/55D2tl9FfTlX2mzGq+eXFyH6vBpKoOlqTO+Qt8tJv/",
-	"nPbG/XArag8QlOzZuL0dPo/aO6w76VEkgVreMuzWs5Z+u7+9irX0V7AWeyh085ezWBocqfxcvMUx2PLK",
-	"agidbpfMk0WxtCHp99Wqq9u29xz+9CCfB+LHcItsI/AMbFIHfOF6IJBFAak7YIeBSBMONbrcEZ2KWzJ8",
-	"Xkn2wfisDlyblsgtVdURea+3vYrMFXdUzBG4fRvK1m4r5q/I2/xWJPNPrDV+cXf+p7o7u4OH33gjspdi",
-	"waP/VP/oNwBVgIYKJ7sVDdxPcpbWaSI6QXWlQnKWpYzOMHenXEAWRXqw/BayYUnTuu8OYomBmoKPCM0y",
-	"Gk7V5Q5ZrmVVw02I75Dj+NrkOkGCoYcRtZBnEEtiVy1PZQFXqvR54KD+itS6pnbRmH4bS4ZBxcUUxw7R",
-	"KdQ0ZQQyhKlO8va5zRXTIAF5ULGdMqa3aqN2gHfS16G8CTY2SFOb+j0SKJFnM5Q3u2A3liz7epFN2ttB",
-	"awSBqYPedhd9lNvW5TVeZgw9e0pNSq89sn96/BJLcDPIs1LKYu4v1AFz6stU3IIjz9UAa2rj+nwf3Y4e",
-	"Oo9jiT+MSBBDwGVEEcUgL8SsPuFloP4yNzc8m5MPZD3baszwYLkcc+VLLYio7/VFpv7MlnP4N6W3QYe8",
-	"WSSJTpfD7UKcs5AlCbhkM/21G7K7a8eLIaOmcYzFTahaFnDI+txEXxu3ZNAJig5VE+hZE7FNmkF7e6ez",
-	"0w1axsX220KgY8vnNMFSLuRcSb4wXhTPEJwEIS8okXN1BuSUMbA+zBYJNbUXbQoFCb5WC/JvWOO2+vP/",
-	"BR7J6FiRPGSO0CsIW1+kHNOnEPAkz1XVOC4wPBJ8ZX0UPnf7h7xbxQB0Zgm7Y+ECsxBnu+oVSN/IzHx0",
-	"mGImWTIxgRNoKv1KjdS4QVI2EzdKWFFUmjAK+fhqDNqnmbenE9HQjQlhtOAuM8kQ6sHSoVM6Opy6oKy5",
-	"q1MGnspKBe/AAu/4PEBcBr8xIp1OxyN+Qa5RX//S6XR+/RiQJqTapHQ+z6v55bW8a0wV2NmfsFY8HNKI",
-	"XSD03Yn6+hOENeoi5F/MFf+h5opiPe9f/jA19EeYWZKXvh/1QPMYrqiRrza+2+/1u2q34f/63X532Kut",
-	"sz9q7O2/PiTfzMbf1u0LVPN3ZrpVQWE8OzzZI/unhwdH5+T8dO/N2cvDU3L05ge9X91Bn2APr1+oHmCD",
-	"ntHhGBSJPuspna9bZ4PByv6jBiI0vsnSJeIw4ue9WUb2w+XXvhqojw8xnYKDT2zuzTL3jf0oOxhnRzzC",
-	"L/dPD871g6VfOp2O/iHvFDZY35CNUaMwvxxCzhbQzm/g4uJB+YT1dKMK80OsUy2YFI5+I4481ZeXd+sh",
-	"7XhmQz1n0zw7E69CD14dRXma8Dw1TS+lt37q83X20Mun7v6pt8k7vDj1HkM+XuF7zxKuV0/vnj4mXQ/3",
-	"xfMfpCVDTffTUx2B+A21KGjKGLD2cPKMtgfj52F7O9ph7dyUMWT5Sgw8D6UQWImvvu79u0/2986+Je+O",
-	"zr89ON17t3fseZ7X6w163c6zrgchavXPqc4bLmmV/BVaaCWA76dj7HJZFP2nu8QEIOZgKU4zNgtGB791",
-	"asB4a1V4rQ0orl5S5WvUj4e0X/2K+8YXr+n/aJvAOj7WV2L8RmSnjEbL/1Q7woFRUY0xoaDGFxEv17Uq",
-	"OKr6KruCVtsf9HRCiF5NPQ9jX/BqNFYvT4GEmKosnrEag0LJd3lq0HFTlls0S9YDssJ4QJo0/xuXUU/Q",
-	"54ikgm+p9ZzQVP1jQcJCUO60G2NXo+DGmTQNGtEuaHXISwExmSZ0xQNcEo2ThgNyQ+yyYoh5jVFDzXtl",
-	"tlqxfoqJR+x1uzkQA4QwtupS2nzu5rQZFu5krp0LMmFZOEVMEMw5pxmEIHtkIdmq4j8GMm21r1dv5F+n",
-	"ROkOHp3U9ikTyB6lcVSylW6O3ou71wcvdhpfxP//DeK/l+8qSH6FTQUpb9WmGu9wZQP1Dw/t3KCyc/t7",
-	"pwfkZO+n14dvzsnbly+P9g/J2cXJyfHR4ZnZqXXk2afsFEi9a+3TwYujJ+8TLo3eHBCeS3ujHgCV7O8N",
-	"lnRUO8X0100ELMB3f/GJfZF//0fJv1DIwMi+NZLmn/SkuUiuawi7LsY7ZH7IOQvjiZYJTDkdF3XdoKW3",
-	"lFD5097r4w55I3yglxzU2wM3vYX6WyE7vZ0zvndydDZnYeNRooqZnCOqmFoGfw26xMfVJoc9TvQ8yFan",
-	"a1fTsRrYUjG1VgPzsvtikeM9mTusReZ6VUrU7pS10SZeS8BQGMCMukAuDunqVou0mRdiXEGVWM/AAT7/",
-	"SpJpXrXDYOcbhxfUNyiWfUZ/jrjVmhziwVtET0uQpKkhGXtdz8FhfNb1NPJiX2kdDtQiAi2mDh6kzxHf",
-	"D5Nyq+mpeehqXojEYP82uYDEtDhcJDRF/bAFCP6QVuRzqtQyOie3dAkonaCjUUAoBJA0AySi1CxxHQAi",
-	"WBCxq5RGkCBmtEioFaEhpsaLDCvQ6NoCEUP0ryZUkNdHyZbcuxXpNUsh4mYeh9eQIQRfAkwOz5KlCxm4",
-	"AhcV4fwclXDY3SK1mKw6e2sFozgzFS4/jTqjN+tSqTUJShE9pT94DUVRjVFjngqQ9jJmfv+jof9QhNFA",
-	"lMpLnbvVGD3rOmVGsfBaDVP5e4UvfQJx6e4TvQxbnJbK48QcfU+x4F+ksC9ADH+bgARJvxae2aFKm43p",
-	"3DN7Wm9cISUVrp8FBhOucfsYnGqNQdosAv16UJzd1NjRooQal4f8VTuGi6kORtbz6iFW9aupIWs8hixV",
-	"rBayTPP7xOfanuiU6IBb4XW5UTkyyMPDwjWHicD6pkNs4eJlh2nCkAlRBTOzNcduEL4CC5OEYPuECuOI",
-	"vYtfYKnxOWbwxyJCYFuf4/ec3RKT12oxbstps5gZG+Te6lWmOCjj3viUoEmXpuD5aNAfeviVc2Hob9Kc",
-	"fQ2fD8F7rrbtEpKRRoN+Z1jrax9CsIATcFzrdR9UnsIrSm9m2c+ORNYYDXvbW39/diTswH13DTxgRLbi",
-	"Kftyx3y5Y/7WYFasNaF45lcSy6Y59wryklW6d855iwqOwZN8AHWQJklN5UYxKcARekQkkYXCchB4SRRL",
-	"rDcrOJOkqREozLfafRNoQJ0irKQpe4KNubeKRS8sl4ZahctnUCk/GcPNF++XP+4LrrKcsLi0J6mIFhhT",
-	"enh6QuIZxJJ4jdK62CwhrNlr6nYjQqe2q3TcMKYc61N/0PkFv2rT8ZrlfYv4mA/X9YYUieoi9Nq94Xmv",
-	"v2IRcGqVGRfLfNua5oNel3wjOCOCE2M/73fPu89Hvf5oMPwZyhibZdLFn0vrpK9Hb+1V8xolecKu4yDa",
-	"CvvjHm13JzusPYi2w/b2+DltP5sMmfmtso4iiYqrqBa28Q+Yuk0xYb3ID+He7a3iAI4p48uF+OVC/HvR",
-	"7yoU6VyIlt2vuhNL90YBDM9gDkuHzx+aGt1//MsADY9FtPyvzUWaQEJ6PZKeW7oHax9gdrotPZ+5vA4Q",
-	"NaCokf0KAKO0SYrypc+D/t1dYEpp9my9mN28YmtKbzUM/g1L48kSotWvOM0WKcvR7DShtjyfR6wdLfDS",
-	"g+quwY9tvQNtU7bcVP6Bcfy2iMPrZIlKHwZY+JzKJQ+nqeAAPoVQwlgISZImF7wNA/dIyqI4ZWEmPXIL",
-	"xfgBCgjR7HR1Sg9CUtpioR4KBecsxDKOEI4sWzoGBZGAhkR6ZEhmMffIVhf/7ZOp+m7qqQVS/x2o//a7",
-	"BDXz/kD9MclYihY/DVOCVTFIE8M8ekrjex9nGUsBOqqIhCQ4oSbTGFfF54oC5iDk2FgO06bikVA2L1l2",
-	"SGBussDIRrJIBjrOY9fnUBZRf6t6U6LRRKRkSCK6lFhvMRW3AFJnxCy6yMSMZrGi4qWuuqnH4fO8KsZE",
-	"3Wiw0DKjszliNVoyMTZrQPI38N0krrV4aiByt0B9NbikJFiKW5aGVCoyvCPfvt7bb599u9cfPgOYb/Qf",
-	"50R4bgapPcz4uyFzXQbeI9dsafIzANN9FVg5wbhI0sRMofEyY9IVWIPbqWThZaCTEPJ43mf9Xn9rm22N",
-	"t3vbrD/pb9PugEaDHca2w+HO83DSH2+zcb/HhiHrbUXj4dYgfPaMKfkq7E6iXsNrxGr2ePTy6tT5TM/M",
-	"BjTKcE/uzT5X25mqlv77l257h7Ynv/7xbPDxXzWRn14F2pPHdwjgHXOL5gU3OQAd6o3W9LKrgeOIzhaa",
-	"CShiRTkeuEXGdMEQ0ATCRITXHXfFes8HW4Od4dbW4MGZ2z2+d+Y2vSDm2bNBPt+YZ+yKpSsm/NuCkTgy",
-	"8gqyXjtV4MGxtOdsl8QRegaTvCSTrmFzgWUeMkFcllmYcqMf9qIu25m0t+nzcXsQPovaO5hCvTU2vz1M",
-	"CA7fXW9BFos4Wmf/zzLKI5pGtjQB0WnLJI52CfttQRMIcqu/Aj7dVPW12o7vn98T5mNZmkeA2O0FWTc5",
-	"S3bB4wjXDD/7q8i2Oi/LnJuyNSJyTkPW1mCqLCLBTc9DvghFnAcuU9UcEiAIfa7Za74BBa5amdhjeC4W",
-	"kB60IxaKiEUA+ZuZc1diwojJanhtR6P7onvO3jcT8EaCDz/CchR4PYHSCUVBCgR50/O25vub/759u4jG",
-	"P1B5OPxpJ311kN71elwuf9w8Pd4Pfzwf7FwNz384u/r6IdqUa3HjMoneiw34EBzOezHer0fEKausFRCK",
-	"e7PH1kj+emzU5OOyqBjKz5Vp5AdoReaaEvxBCT+3OnhhXcoKes3KFG3j29YSXrCNfzqTtx3LpTatqz6d",
-	"JaiOuG4Retvnva1Rtz/q9X5uPAK8oSCGrYMb+eOPVbVF83wWdcgeX5L+3Z1Joq8oHhr/mlBpMrsxzVux",
-	"CSWXYl1/BKAZ9LrVvpQkjMY/K+oWxNlMe2fykjeAqjFZpBbEWuk5TEIXOg67LvDFVFbUM2nmEt/W3d0K",
-	"vQSqBaNW0vJ0rLxSTHwuUkId5URjtUI+ry4Aa5AUjaaiawipjYoWCSN0LG6Y5/Op0plAIi3oGIq53RfY",
-	"cliUY5pQIAurU1mV05R+MyvbqlWRP9aYfE51ZSJdmj1XUFWbeh90oaAq7FmNUdbnbRIs0iQYkQDMYQE0",
-	"JiY2WL7vdQduJVjP5vAvJIK8glxGE8jZJ5TMF+MkDgHfGwtZkuZUSO0TNZDAWCTURpHM0/hGablqaxaS",
-	"4ViwLE4BIZnUI6jlIAgAWh3gAgQjR7BU14F0FmmXCEDfzdyFo0mir8UZaUJl6mwqJFTkVBcd0ZXYsBMX",
-	"E2CE+yluuaJN5umchGG366xcGUC/GfShDKgtP1zUNo2vepW+5PNmoL+5xG8Cz1zcnU4HK/NqU0N+Gnc1",
-	"frLVIvW9P8E90SWBre1GMRobFRVSjrX4NSh0N7fx7JIxWwrQTnUBxwKOcR3qHTmw5ad0vTut6qopQvUp",
-	"OOu4zGObjO7zSi0rOND83jJVY5aIW131uBbLOBMaJxvZgiSSTthqtGI9gr8Wsfghl8danosn+SQe72d4",
-	"FI6yXr1HwSj3nuYP+h/nAioeeSUWw4l/Pfnu+510+5vvfvotPb99f3FysH10fPLzkegf02N6dvsk59E/",
-	"6/54COwqr8lHpS3Zp2QjFxkZLqeJOtBxVoVFJmVUZJ//R8Ii65X7Ao38aaCRy/zpfw5Esrpl/lF85H8+",
-	"ccKU9qw4qv6cn6omgGNTcdXVTqgzrDGhxLB5YuTUNL6aZoTeUpSHTNi1NeWIRRaKGUQ/MRpOraJRE9m3",
-	"StzX31/GUQAQRNyVk68Eiskgx5mV8eBHEk+08JjHjqQW9xhK7y7GKKxZFxq02TRYz8xEjuhK0a0OudB1",
-	"XZT4WURf/kqSOBppmd/FYO5UZkHHSsuqmwbaifUdnd8YpXD/JhecQVdKqwLcrSAXmQOwdLUc1SIwdU6g",
-	"j1JlVxTzmcwcqRsrM2NtpAKAdMrAns2kp8v5a2JQ4osu/qJrhIJO5nP9+3sxLiFOKz1YKbfoIjBlkZoA",
-	"dAkSrVNReyEXNCG9bhuNBT43+jPWe9WoWDoVQtzSFN1Xbdz3mF9BLRx0s+VWQakr5juietDHWvha39GW",
-	"iBGBOBBAExNYPdoo6mgEqJO71YrmUveTheZVBq+cnNYVxR4r1qgJPErifWIEVE512sOH+4MzW9M3EC1w",
-	"5S9nsjHqbW+VIKdwly4RfLXfHSgGCztrpODHippPW//y5HYm+GJ7OB7Q9mBrp9/e7j3vloN/ipPDlA09",
-	"vcZ5PFNHZ2EM4Y5BzZg9KDH71GmUlkKvjlkLHe20TrBRaQHWCmNSymM9Of9Tkrsi8Yek9vIFljmccvkl",
-	"Wul/TaLu06TV/zyBE01OSOYom3Bx++lFTVOAI2KKBdS6DhgW4yqLvR1ywjiGBDvyCpj10RKWQUIhAMJQ",
-	"HrIkYdEu4cLnxtaPNg+UcXT8VCF1cZU8SvZ4QSTTAqANEYGERMEZoUnKaARmTMXfvJrCHHUiA875qaY6",
-	"/d6frqdRupvRhYjX5KOEjb+Xo+PaRdYk8whTjJ7kF17+BYj8MwYQY4hs9RdYASIRPowQRjn59vz1McKV",
-	"pFD/VLFgiHkqoidAqSYm5gnrkDeCrIBI8Pl9GAkHakgPMjGAy5xmJVQEjVTzfyIRZss5I+oBF4Km8pnR",
-	"yP0MWAr4hYOYoMFonB/1N+XX87iWHMIm/868ZMfQuC8GpJZ3wTYY3ARccsD6+twRFL5dzChvW8w3F/3h",
-	"fhwFTIb9fSWJ7mmbEyrvWEtW15xVeg1k5+vAVNUuvyLfnp+fdMiRUwQLsQbcpH6fN8GzuwlX+e9B6z5q",
-	"vhfw41sY/yfLGHIz7v/2axbn8tD1Wlj5z54wj+MbxtVwgQhWkiHSwdpUqDEizFKElAP5sRxOA8yMLoaE",
-	"RZBAdI1g2N0KfA5NxZmuxOTZKrYAJ6kBxlIJNasZyVI6mcQhYYlkt1OWruLBPn+QbE8BEZ7JT5frZuZq",
-	"0CKc4jUa2ujvJWY7w/voGWCXdit4H3avPg/ytmLGn9oVB8TE3Z6FK5Wo9clonOijvgIDpZOjvjdqoE8a",
-	"n2CrwVr1aff6ja5nX7Pf7twgyswEpmF1FN24rTxgKqSLa2M89kpP6hIyaMHGmuajWpSYirfWie56iMLg",
-	"UXzyT4n/93BPu7D3sc/i+3809ubxd2y5t8imAFehGlS8sTbJw4Xhalo7bGRLtxtorl10joe49hiLFLF5",
-	"Ipbq+a8kRBWTi9PjViG2YLS5mYiQJlMhs9F2d7sP6rOew6qxvBdj2SGripWi//3k7VkRWDXYdQONmlDY",
-	"v0V0Kg2mEAH+LTehhXnt5HeASySxqAygHZA4G/nc5x8IYt2QD+Q1oxCL9IEYkF0rbH3w+Yd2u23/p94z",
-	"rZMPOmiaRR65pXFmsoOohkPqkA9KzsGXXCTcD2TPICbF0mKCGMjdwmsOoO8HACJj0S4RpYpr/y6C4X5d",
-	"qaYGNxqGgtnFNkVJsNKq6nTJpO7VYAWbLrFOmxQzhki4WJCPkqkSTUmi1CpIbKtgAo9sB8bZRCMsgZ8u",
-	"uDsHScYpo9cedEJScSs18rBTRBHMRMhflpuQio+AyuCddEvcyAygquhsHF8txKI0OYNB/AHYkQNyrLvS",
-	"KHs4IeAvSoY1e+JzwKkEjHU5yomhjWpJcaPtl4VtdJbXDKbjPoKFh/ARYHJmxDRV4+U06RCnOiIlYUrl",
-	"lEWGphI2UROZxhj/mgNy0SsacwDfyzPUdtWB1wmAalsxTLKtC/wjMjLUvFE7iojMIklIPfoxIE1P2K31",
-	"pdA5TbOW2qCKyxi8qRsWIMbneTSrTqQsEDXyhnrMZQ1mHZDmnF7FnGYsaqHLGsHDgUfMIOzRhDPf11wB",
-	"wllH9AO4YjVNxIDoLAxSiRvJqXZJYwJBXHIRF0jxq4vz/Q45BK8qFCPT7MTnODzF6Ex8NyJP305pBlul",
-	"RGDtYTFZYrDHiI4DgZLl4Cd1BH1uHb4dUkUAQuidhPJHQAH5vBYLiDwEBRRLNCILzaAgpBhXCyQGxdqL",
-	"AEFGoNc/a7Qg7eKHCexqb54iWa+MF+TzewCDcvhvhJdx9x7RPWpyhKqgU+vhDGpgv5GBKPQ0HpQW6Vwd",
-	"YxVc4IVkk0WC5esQ/M9vxJLMloAYqBhBzK/8BsoWuzmooM/V7zO6hJBZYpQYg3qt8bGqc31XgR8oBqEb",
-	"SD59BshcJBg/8BosZhhqneeGVnwE6DvQxbAgqFdubOA9jYH2H8gZiAiKBj5AUTca1F/PDtQEXrVQilyt",
-	"lD5eRoRQTD3QE3slxgfQZLMkQ7SI06rLxbHdScxj5L1qbubd/MFdg7RvgfuXtd3mneTXE/bAeFRu3l4a",
-	"9zaU3zIrG7LFBdO66gLqzocrgcIVf093laOOdyuepa8kdI8HAc9uhNBfIi2eYTg5GnETTjw4jnM4MNyx",
-	"i0I2kh2Gz10vk01VsaFCUuexKb4L9Qt08gBputkA46WRj1uaGE30emdjA5O53UAYsO6en5xpcAGs+/Dq",
-	"7O0bu1IYoO7zZvCHj158v+ERH7RH/CtP9Wt8xGD+KijBXt4rRB0o8cuYSvIofhtFpo57AahgYyMPcNjY",
-	"0HcOynIsQUXN5s2MiPbOIZUwuQIPACN5tCJm03dIM9hSHStK2thwE3g2NlqIEZfn32uR/t40fI0bWkr3",
-	"z8X/QtKOV83915FoMxopekqTGO8HuEmovJZ6m0/RCap2+WUh4MlEdZk0IjhASkTgmA4Ddf3EZIKi/xgj",
-	"RyK6HOHeFMENYkni2YxFMc2YLnVpvK+4TOvjKfi8BlCB1OApwIAroAq7xTQduBEEn8RXi5T53ITomWQp",
-	"tXO2/YQ6zRcTRrHWISeLuU370Ovn82iRql0eKUHaigCJkOBHpmjkSxUngkKSIkWxNk8fUY9vbNCMJEwN",
-	"QNHGxoaavxEdYRKKLG4U6amNEBPUEDY2RmRNlA2Na01njADkRZ5/Dq0Z7BC0NKL6oRqzhxjqnIyX2mBx",
-	"ZaqzaCrby6PrmCI1l2XdQgqSQ3WQgqOYk6b8OuSJJhc+14FI6tsxy24Z4y03enOXBDowMiBjpkRGuEMS",
-	"ybR+UQYDI1L1cTtddny+lweBVpmropKYX+1qVzDR8oqJ0YfPSudA+Q1jSqGMp16OM8xxUCvxkyM4A46w",
-	"WupSznLTzXrydH1QdSTVOVJSB177hPICT3SgNNzsJzepqXAWQspJKjCMNesUmX4O4ZHdChLziM3Vvcqz",
-	"PD9c7ppsLBarQwTmhl7HJTiLMxGMSHIPFofPCXkMHoeBrr4vR/x2KhJWD8kB3a2C5cCsK0wX1+VYW536",
-	"XH5j3rNgF9iwvn9aFu9C85COz/sdUs24bwZ5kjykvJVz490v7fIHCI0tMxFeQ7/VhmF7Ygi3Ful1vjRA",
-	"Ig6N6dUZ4TZUe4LwlHsS/9VETXW9T5Dvb8qEBDCee1P/SSHzvz7j311dBGeQONFV8ENSlLg96LU62jkT",
-	"Au27un6e4sVQtUkqFkoTaLqMmuCeGboagCCHG/D5vpjNdQlfWGpAVchxl5YQ+2S1k4g0x2wiIBkY62Eb",
-	"c1vLg7JX6maPuc9DocQdpanFM2ZEGsBesTuzFv4KaaKy7fN5KjIUlHZdFBOyEgLICJyHjuQnNzYQgmrM",
-	"bN4uaIR0CVKNlZR0Yq2nJPW5kkg8ksT8ug0mWijfjBc6F7yNibsma1edcq64HmanVrJ91a7G4JIEXRJT",
-	"wpHDo99LSQuR5fN6rrmYCHRz8OaMZGkcXls74JWiyFQseKQTthJFLzKT6v7kLFMnUxt3LWNmd+r+jrNk",
-	"adKKm0ZmQX9+cHa+d374+vDN+cHlu8MX3759+93l3vHx23dBy2Qg5wvg4cB18a+ZrqONGckgEGt1sZIa",
-	"a6+3anpsQZu2YSV1qDiOa5FFeWlJmlQR/oyhfkQS7XH1cn+IB6zU58VYEjAAZRINtHnsgI0/gaO6tDn2",
-	"ub2BFU0fxhXx8deP/z8AAP//",
+	"7L0Ld9u2si/+VfDXOXdF8qZkSpYSW15d6zq20zr1q340Tbd6TYiELMYUoBKUbbXJd/8vzAAgSFG27KRt",
+	"9jk59+7G4gPEYzCY52/+rIViMhWc8UzW+n/WxoxGLIU/dwXPGM/2YjkVMs5iwdXViMkwjaf4s7Yn7ngi",
+	"aERGccIIpxPWJwHNMhqOJ4xn23BdXf5uUBvMfH8j/CCGV3EEf7NWKG8HtYCI9CkvfZCCD2pBq+bV2D2d",
+	"TBNW69eWvL4xehl26BZrbg7bUbMbvqLNLdYZNXu0O9wIO1Gb+SPsRc2rpez3WZyyqNbP0hnzajIcswlV",
+	"g87mU/URmaUxv659+uTVDiI2mQo1P2dsmtC5eqs8OYFqJiB3Y8ZJNo4loVzesZSov0gKrxExIpQTRtMk",
+	"ZilRPWAyI3dxNibZmBFJJ4wE9mPhvPkjmwfbhA4l4xkR2Zild7FkhclY0vuhEAmjHLr/VgwPRUirF/Xy",
+	"7JBMaTZWnVOdCFNGMxaRD2JI6sE6ncbrt+31D2Io1//ElfkUNIrLUXholUV44vSfsSyd74wyli52/5yF",
+	"gkeSZILc0TgjQzYSKSOpeiXm14WObvgPfXcS83gym9T6bc/0IeYZu2ZpqRMn8G2aPLkznqEORtRzsMsU",
+	"fWRqwVOazhd6u3Lv3r17tzPLxoxncUgztti1sze75OWrnk/CMU0Sxq/V3n3NaAqESJPJd4OazGjG1K6K",
+	"1D61fTV0OqaScEHwpQEPUxap79FEkjoXJFAdEGn8BxBaQJC5eGq/C86Q9oGECYyKNbYH/KEeeISlqUi/",
+	"G9RifkuTOLrKxA3j9saVM8DvBrVWq6V6PRIpoWRCk5FIJyzyBnzGb7i446ofKbsVNywiN2y+TVb9tpyN",
+	"RnEYM55dyVBM2aDmDfjSHngEHvpuUFO7oX+XxhlT/aqrmRRTlsLsvJD4mGyYDsdSxvwar7YGvLC/vtwk",
+	"HeBDZOf0QE1C68mc8B0bjoW4eTo7ucMXCePRVMQ8c3iLviXX/3yAt9iHNtmr6GXYGza7dGOr2e1stptb",
+	"I58121En3Bh2aW/r5eYTB/XLGc3YYTyJM/hPxebBHSAJTRJxxyIyZSl56Tcl7HdyF/NI3MFKqiHTMBQz",
+	"nr2QZJpQXhjOy9U4kF+5x0vdXM6GVuruNpmmDM4VtdHZLSt0XrEl2DYL3X9Gd8/YhMZczfbyriZslJFY",
+	"M8dZmkLHoKOFHvRefZEJtD1aYRKX9+w5U6gG8KwOS1ZBmJc8vidsKsIxkfrsoao3cTiu6K/afLLQm/ar",
+	"7kZ3q7fxMF0qVkoz7NvLbm2Vri6f12d0+Tnz7I7sqSPBlT+oEPIOIuRrsTSnYh87najz4YUkwS9N/Xrz",
+	"INJnaAxdbDfbnU11+qY0zFgqiRgNePDvneavtPmH39xqXfWbvwVeLuURSji7I5eXB3stcsamyEdjToIJ",
+	"y2hLf/8qjgLVJ8ZvWaJOlPLh0Rv6bDNss2Zn1I2aXfpy2NwKN6PmK/ZyZGSyB/nlhN4fMn6djWv9dmfT",
+	"UzRrf3sL3PSTV5vSlE5YZhQLPACWiG8nPJkrUVPag4Jm6qSm6nGc6CyeMFJX8svGxsZW6Xjo+J1e099o",
+	"+u0L3+/D//+15tVi1fbvM5bOa15NaQe1fk1/4AqarlVSRUQz1lTfq3kVx4QeyWsQ6lYZino3zJK5kQNX",
+	"HU73KcPBtp81nlkqRdWaTOnvM9iIUqRklIoJ0Pg0ZbexmEkypddMkTpn99kVPhW0yMlE0XlmT8FRnMoM",
+	"nm2RS8lInA14UdMZxQlsBCqxfXqtniIh3EvFpEzJbP72w8EHER992Jkfn/t3x7v+3dHPP92d7In74wvx",
+	"x9EbER/uvp3CM533nffzt1vLJg+HvoTMe+3OY2Tu1fbvpyLN3sBUnyqKX5zIN0pNxsUw4hCDtzwShPI2",
+	"IPWIjegsyRqgFCtVt6TohvJ2yQj0Grsj+O+UjWr92n+t50r+Ot6V625viyptOP+RzRf7fkRvGGquWRqz",
+	"iASnJ+cXAZF0xFrklKWG+3qw4J0uGYtZKpFacOlnkvXzxb5hc1B0B9xeMnoFKsfSoRo5C0Mm5WiWGC26",
+	"jtqEox1nTaOL9wmo3t6AK/1CSdF6b3hKXfl9JjIKfPeaRY3txR4RSqJ4NGJw6pg+XbNMDnjQ7XTIwd7+",
+	"0enJxf7x7vurH/ffX53tX57v7wXllsZqsfMhmIZiSWQWJ4li3NNUXKdMygFXzZOg628VWt89OX5zeLB7",
+	"EbTIvhLe9eAloSkjXGREZiJlEe4nSkYpk2OSUh6JCbmlyYwNeJ21rluEwqnRALkvEddxSJNc9yhvK3/Y",
+	"DjvRBmt2Rz3a7A5fhs3N6BVTUjVtDzvhRtRlhghxFXIqLNkqlm2oTq9X3lBTmmUsVW3+v38PBveddnMw",
+	"uH+1/9u//ruSV70Vw6rz+GLMFMt9IUkckXqA9omyCrGiRQIGqFSXfHjxwyej5bOzGTxZ2e3zjGYz+QZ4",
+	"3UOHRqzNRhKeL7EBof7IWLSEGeA7KzMD2yvo4xKd54jeK9GU8NlkyFLFv+KMTSQRPOfW9Xaz7fse0WyM",
+	"dPzi1Hf86v4m8Em3u7oFfGWCn671VeOP22XkLMnkyqPIUsolDdX9qsE4o2n7peFAd544HhyCM6DHR6R1",
+	"7GX0XtakgfiL9LKijvzlKf6TellOBZcMhL/XNNLisPoVoo1Z/Umn0yRGG8K6OvfUNd1/eFFbM3IRRc4m",
+	"E5rOa/3ajpFMsjEF/mqNPeoUHbJE8GswwaGxSUsZNa8GLBLnNKNxoqdTNxZL4LBoHkEZJpYkiWW2rbZk",
+	"mhF6TWMOJ4aYZYTqF2HiFbNW3PD4553Dg72rs/2fLvfPL2peTUnq6ou5sL6qRP7Jq4mbWn9EE8nUtOoJ",
+	"OTWydXlOrNBNhimjN9JYGTOlblQO/idFw857AyTjQY1MZjIjQ0aGLLtjjJM2oTxS2+HvGeynlYUa1ZV9",
+	"rfgg9ZVs8qVOBv2CQdPOVCztVJH6kEb5rHjEmA9HMUsizyG2OPKIehbpADiF40/5pWkV4qblTVWD0e+s",
+	"L7PuKI3UaatgS1mtvUVjx0Kb2riwanuugo9tWZ338Wasdg0L9lpE8wshDpV4tjqPWNjFdklFNFd7OVHt",
+	"AYswxypLb1FqZdNMuoT85uBw/+ri5OTqcOfs+/1ldPwqaoedUZc1e4qEu4qEt5g/arZpZ7gRdqMeezkq",
+	"0vGXo+JiD8tErEbM7kPGIkna5Ch+7cF92MxgGbhV+xweMxxTcTo64ODGm00TQaMWUbNoJkmLndZ9QSMl",
+	"VatWVTMoQH6j9SfT+huRDuMoYvzZhB5LY7onCQ01lwefASk6HAoEfnL2+mBvb//4y/HoL0jbpnOarJcN",
+	"Dzax1WGIFlFkieu+e/euWfaDPbRCZbdZiVi+EfNyYnZUv13BR0kcZs8k652yJzyWpKRYVqrRBWmkQo3+",
+	"Gsm9Ut3vg51lpWCAyonYRg8zkWORZsn8myTyuQT9I5ufsZnEMI/nMuoyCd9RSWiiDtM5UW0vNT4to+vc",
+	"+PS1U7ZjJkOuvkjHajZgFrRnLaEyy82ID03NN9J+OmnzjKWcJvtIVc/j0pzMOLufsjBjEQYXEBGCty7a",
+	"JtOEUakjXZQarj6gtCk5m05F6rA1axeNXDI/3z/7ef/sav/s7OTsayRut3+KXRfmYkTjZJYyFKG1vRq9",
+	"lHIs7iSJ9ezLbTBGs9I8kEyYafpG3s8kb7CNXIIm80RDk9KB9PtFk8qx0pHIkPIbYgNuKu0ob2KWRGQA",
+	"LQ1qfWt4YTzXtcwCs6jUonEP1SOWATX1ya8Hp4Sm4Ti+ZY0FPVUbNL6oaUnHHr2Jcce7U4CRnlOaZkvt",
+	"Z5NZksXqCbSQ2Ikg2kcepyz6j7MbuXOtjzCYiVgSNplmc08p1lw4y4rr6BHGw3Q+zdAYGYo0nU0zCP4a",
+	"8ADnLYDIWe3zTMUwYZPGNjgAq61V+QRbnpFJloxUZ+5Swa8HHMLvVAcDWCuPSMV+aAKdliUblmx8U+A/",
+	"j9FoA/3zLNtcZD9k2VQWt9ppQmNOxlk2JZdnhw/ymVmaKDZj3ACXZ4cSLbYzyaAF+XfZpKdpfEszthNF",
+	"Sgsp8w7enM6GSRwSqu+vMChF72MB7lMpklsGdnxK9IdMS6Te9lvq//Uano4cMowWA97+rgnQ+2r/Vq99",
+	"PvxLveOYugUb/sHhw2Py3/5vahLAktOKGHj8kJHiIeI2mc2n7H+IOR5MkxVeC7RjXp4dmhkIgLoDD6XL",
+	"mMtiELJICTjEIKCMEr5AgR5E39sVUc3qFYQoZSembMCNpjamknR862yT33jnM3nnWzE8FtmZmtRnaiBv",
+	"xZCs4stX6zpNRchArNlWvGSWZBhFQW9pnNBhwojgIdOheda9rqgg5iRltzG7c3fX25PXV8cnF1dn+zt7",
+	"779GBaXQQb2vPoihGl3w+4zNWBR4JMhnBdNwlOYCd6RQU6ED/BXhwxTpifumlTyL4I9F9kbMePRXU/sd",
+	"Re44Uh9ziVbRw5uTy+Ov0lxkOxf0UZAOx3Doz1K1LTmZi5mNMftGgM8iwFM6VwrxF/Cugu5jfIyKtaDT",
+	"MPcxdl522t2u75PhPGPP8K7+ox6oKu+qHqA7Zhn/Ybyq9U6PHMWvyXBO3AhOsOuIO/NQ2/N9X/3Pfa5E",
+	"y5BV1rTB0Q8tb0UC2jd31cqb4Zylt3HI/mpL6P8+o+Yic/7cNbrkVkr7DJ4lsTE3vzJO5mSWN16yWjve",
+	"M3cFD3b3ry6Pd37eOTjceX24/7UuZKmbmo2ZSQgph/hhlt4Wzc9pfD3OCBd3BCOH40ySiGZ0qOYF9KOU",
+	"0XCspqth3IyYmxE4rCswqTxfgrt942qr75gLIY4on5tctWduF9W3/Cx/6RvqkBBAPon5LDPHP4sMFcSc",
+	"tDvuuptNc7ZzsX91eHB0cPF1Oird/qltIgSZUD7PB13K9VtMnITc7q+a/r8k3X8Jev/CdH6SQtP7miSf",
+	"aIFNyu/mZrsjwbMxRuTrDQE+6tl0uftDv2G3T1sJfBDRr1N+IHqYpZAMDCwVW9xWGneqJgfsVZj51Stk",
+	"frm7Cgj2av+X3f39vf0v6/9JzVKVZ+NiYWvk/KByQv4TGMmXtGcWF0WfuWqdX0hLGDkpuWtf5B4xahg2",
+	"SWHATWrsjGdxgjfZfaamMRYRkpRskRN1DD+NnQ14mZ8tWDS/ca0vxLUuOdWQGE/mUTrcX6fmLfoVimAW",
+	"S7mTiaaMFRlgboNIwc43ZIybJtxNt3N58cNf6WVeGNGxIAXgEGJzzBaHdKRRMqpe2CaS8YgMaoWbfQ1X",
+	"QhBaSM8HYgsVo2Qvj9XQT84Ofv1auY3bw+AByBXMJnUXMiD1HBGFVACi6HlpfAun/WckeUslMO07EzHj",
+	"Fcls+/c0zEjEwnhCE0LhKUIloeTt+cmxOT5sqBVy/HD+Qpp3pNbygnan57d6fuANeNDc3Gpt+UGjRY5B",
+	"v0/FjEcsItk4FbPrMRklgmZq1yFuy3DuapbbZEpTyO62MXv4qQEHD2Ux1xQ/6zkJ6vhwnkmGY6h5tfvm",
+	"tWjqi/qp1p592t5txkq1h7mCRLZ+7TrOxrNhKxSTdTkWUzlNY369bj6U5/Gfqn6/FUPHi08jxGSiyWkq",
+	"pizNYsWMYSOXN+NRHvUi0okG9tKpFDWvNnXexxij6ly+cjBQnDBSpxmZCJmRRSMjWmPUZ1/IHISN1EFb",
+	"V396A56/3XPQJhpkyEJhwk4wZRYiRq7Ua0HeMJnQOQlpqvR8Ph/wQAPDNS/mUxaQeuCeXCLMWNaUWcro",
+	"JECks2shIttfHTmDIU6xIkMMchpwiyqgz0RwQXGhu8CimIKHG115MG1DFpExSzVJWQoaxpxCKuZi8m2e",
+	"xvhvXILf7FNi+IGFcL4jMSxGdDyBFnYWwY0yQVJ2HcuMpYvkUHi7TBXvxSwlijtzkTFCh2KWIXCAbrqY",
+	"6HmaimgGuaxk/+yU6M3gFcAMfH9hcjwdcFDBYmxwgcRBhCy+ZdtEKAE2v0BokjiBCMV05X9D/IKbs6x+",
+	"o69R/0APq1oQSCp+7GzUywOdU3SoRjCh9wf4LuaW6x95Si1NU6oIY8bj32dM387SGfvk1WZpBTKNDi+A",
+	"iAPBCSXl6AGT+zmTLCUF+DNMTBFp0yAujYUSvdVemkmGgQvltHT4Wn99HWCtWorwOUtbGZPZuuUIE5qF",
+	"Y5fcZ2lcXN6O3918HKzC3Qpq7FU7YU+b/XRq+OL0iBsHFM4aCXWymEcCx1YYlMAK+WyiPi1uYD3sY6of",
+	"+YTA3QVK3cM4GE0Ci93aFXwUq9lRm0DxYaIjZxZ2ZdVORApdaHQnuaNzSRDT0RmB+v3bAvhiGXLRq8UP",
+	"YAcx28HqPb1i8vbj4APuosMjZriVq1+YZiuHLjIIfUcxbjXvSjDQUx4LXjHFNHtU9C0t8adc+n7orSP1",
+	"jBa2H37y5OYinbGFOQF6g/7pD1bNC4jluyJiVdgC4TjmrGnjJdAVFIqI9Qd8wJukLLJ3/XYD3N3VgnsL",
+	"3ikJ7vhOVlTmHpTmsZk8sU61sdF4LL3OQScknLFIYjO5n141021Ue+vhJKdJwtIXMkeGEal9WAln2ODR",
+	"/sUPJ3sQrLJzeHjyTk9MT3cQsAMjwTCmwaQPQBwsy8ZCD64cSKZa8BvLs7vllIXxSIstpJ4jVHkQfeYN",
+	"OCkFyRYzvSG4DBO9IZwW04hh0Z04zIaeeTd42O0ZyocsKscSz7iNI64OIMZ2izE+quGtRt+R59w4JzV5",
+	"li7rEDxnD2SM/cEjONB9rsxLM5/4vOy0xQ846UGk3u10Gv2H2rSZQkuTgvJZz934pN5tbzQeduarLWPc",
+	"9dhIyaCnemfmeAWzHrZRMMjZFh4wpeJrBW8sqfeAahYdsttLvLC2jbIjUDUFE1F0giq6yAR6BD0CWqE9",
+	"0p0TWitw+vwu2UhKtiI3z9iNPVrc8TWvIl61lN9QDrlbkuG5NEFuIfBkwYJesi+X3PVVvt+CuOIOsXj4",
+	"Kv1UTVnzlqYQ6w9z5xoDPbBSmbwTNzPciRvzakfA8o5FtoNiZc2GoBtNxQOQsbwhN8qyOkd3SaIjNmRj",
+	"hTQskPWSeLUzx0uArnqWYhRFpeP+N3N2riBKWJAC5qBeVUlraAYst/PDbEK5cwrfq60KnH4b/Nl3IgX8",
+	"AtBsx5RfM9A2IwFc0tgvikLY86PvFlUtE2ryqPUPxIy/QPp5o7TWJeIPzqnp5UOCkIsg5yIcaZC6sqkK",
+	"zu1RjoDn6gH4Bti9f1uEu1uYwR8YTZRqU174w/iWcSatp02Hty5Sjlyi0hgxX9wEJTXlUcWkNJn6C1UT",
+	"h71fYRuMRWJxNhI9tOcJ1HrCvipB+q0YViwAbD81aHWeUh6RuzHNYFMljKacRY4JxGrFi5OiRc6KD2iM",
+	"2NwXq01t9YPXO8eANKqfQMtjw6BR5k9ex7dMkjjbJgGfJYnWgRGTv8g09vY3tzZe+V3f73b93kbHb2/4",
+	"vl/zauo9DGcqKIw5hQ8pv7lCCK7yCF5TfmOAW+QM7LJO77wcnxO32QtJciEWxqfTRhI6F7PSIDJjgswz",
+	"IUgd5YvrGZOSRSWbxR6bZYoYiOrVKgMLE6GW92pIE8pDGB5NkpNRrf/vh0ntWLesbeGffitzmF1smeiW",
+	"S4sGf8niaGNzmXDBwS6xpPvaCK26b2TmK1pBXO/MHCriBZGJRa6c7Vkp2422t51CeJ3lALCb/Xavv9H9",
+	"1VX2XUTXxyffIN4+1neAJgCVhkWP9cdf2p/F72sHRIUt5PyEdDvtV9ZHYTao3o3FhVPn6yLCc23/8qxi",
+	"FlxgyZ3mr7/9ufHpv599LL8VQ5RxPnk1ay1fHM6x0lz0CIpKHpUEgKu11wRxoh2DPRE8mXtkidG+OF5L",
+	"3U2Nety6nyRVQxvZQ/qhsZ2b5gwqLJhmr+JHYDafha35iLHKq4kp438NnzjBlv9aPoFxGVeMV0zeIZUZ",
+	"iei89OVQ3LJUrkToBuR6o13eeqtwAd03iBmpwihOv1T3/Gd1DznkVcqoFFxWMaq55VNgl9LpWdtoPSEz",
+	"nigRMEAJDEwQhuuqbq7kXziD58+gC6pPBQ/CJ8+RH1eEVfVqLszo1RLh5NiCkoISEhWxSeu+E/2jc7mq",
+	"M9WKfKLb8R6rK+AKb3rPezmIbM7ovBxmOpdQPCttORy+RGaFHbG4uxflgsoJWyCOXE1xjrbSKb1E9nyC",
+	"/C04zPfzRG8l5n5tcrdNdljcWRQoCyUTu9n1lnI8xe7m0mJMFV8sTleorearHLC56islvWZPUfKLzEgd",
+	"Vad7b0wuY8buMyX6QnxQSDkHWH7N5KSJix8iyGHrUTUPhpT38qH5rvYZlOe8P+CBY/69wv2G0T05uMQC",
+	"XAhYGxregKMPX5uJdZUhY12O6IReI6vI0hkP1YbJ37F25oDUp1TKO5FGzWkq0EOvXrJPwEtcXKnJvILJ",
+	"DEidwjQbl6i6pc2IFCbavuNsa90/95DBPO5C1qn7BrSSCXE1oXx+lYo71cYEQCnFnTTwnk7WFbxgPBNX",
+	"cMmdFTxAoIEJmwjEKuJMZqh3U24QBOxYIqaoNmVSxoKToZgMsU/xhIlZBnOHCmwmxA1JBLewo7oleNzY",
+	"aa+Af6nZ45W23aWwScD/o0bRHLtIOIZ7a4IwP+1Kqj3rrqP+7cy42gLufAMTdqdTPYCDBwRpd1xFq0n5",
+	"Qwsn/1sxPIxlVgWKriG5xQgiqT3C2R2TGULrL/Jl9QwETa5y1msGXT7inWIWFT5mxIjWEj5G4tJrZhmm",
+	"cDDMoOLFl6hb8YjktHiMq7Vyh7GEO6k5f8JpSAtL8exDEVb6azsYl4U6vBVDjcPft+nzpG40ZA8SQGJ+",
+	"3Sil1NeHDOLkQJhTN3NTwIDX8bJnFBGAnJaxzBjPGo6lwD6HvIqSsTr5SCLEzTaRjAF/c6WiIEc4MDxU",
+	"taePaXT+qTYx5U0yRgLkQiVuguPE9dVDcmUrK40ppoKxPL8tq1GwsNWP9KqXHOgso2qVHAeApr5FMnPj",
+	"cJdHVuinPMJ+n9GEZALRB4tFmQxCvfa6kzqU4OMktqVFdEkSBCCJbesija9jThPzmZJ+vmKlpYf3sTPO",
+	"KqItqbsVJvEbRgK8i8cMKwSNrhoo6mk3ow4GHfDqaNCGR4azbMGmmJ/w1pN/HevMQ4jqLseF+p2eXxkW",
+	"+rDm/ZeGiRq/yVKvAQQDAvNX01xyXeldBc+4+0RHEC6GDGlW9nAoEsalLZTHeUaEEoS/nia0IgTxVEs0",
+	"kLBUtMv1STBKGQOnMpwH6+AP90g7z/VZR6+24kE69UlxP0iG3yYvfc00A1Jv+3it48PF4UzGnEkJd/Qt",
+	"eKvEp1QHUF1NsZDXNBVKQdWvF7lS/tQCT7IOzQM+EtU2r7ySo82XtRlOiywqeULxyIrShp3HSoN4NXzr",
+	"SicHVWgXWDMvgVBAEnNbYa/+slTK5OXjZUhcrmQkv1IHqjjUGaDFazyw8kzoW4867EwowqORY8WYxZVN",
+	"NbYnTh2cCneel3fkwaE+0bmXmvda4HoErdqpHo3AU3W1LbZzw5u+2vM3GgNuX9M8iPLInOqkXhkG0sBn",
+	"DAQhTZktqkghRwyivZGL2VMY9t3Txb2cBD55z/Lau+UeSWmsi+r+knz1f8wZv7wuOKyhZ1fNrG1FPe+K",
+	"Kt5PFnDLRL7YNeiPc27r/UhCyjVWgGHqEN5rozuWhPemOuxk5saBuKtlHljkxa4BtlIfRGGX3Fn7CYMk",
+	"lZgXrL1PN0C5XzZLnsScVYlWnJE6hFmGIo0aRozS4Y86GHJkysDpDqdsxFJJMpEX/06BUrVroVAY9mHu",
+	"/9m2sbIrpN3z/Zbvk2kyk0Xbc6fjtzo9KFv6Cv5EOQ9dWEW/KzyzoZ75IuazhfV4wITmugP6Ax7oLl1N",
+	"YgmB8wEE5heG/K/iOP+/78rjQQPSjLv26isIJQWblyINJQ7gA7ZZK+aOhDrkK4pmCo5NA4OCdTLmLCkm",
+	"2pwlUuO3D8UsiYhjmtzWIbAwcVCWShLF6ICrSzqXA343ZlDwKlaKoLiDMGGdL2m7YxRFqMmeqHlE0F6o",
+	"7qbDLkYZETM0pNHJML6eiZm8imjGrkQagekvonOU+whcKfZWidDg/rRxCXHCyq2hmH01oekNVMFE5SQU",
+	"kwklt1Jnmq3YLMBFiuQqE5lqMl9785QOiYhYmNCURQQelB4GJlNJXu8cdMh1KmZTmE2AL+ZZqnTcFKZq",
+	"d+foggQX9/J8Npmk88AzsWPwJZjwgtGyNeDH7A4CwTEHZAjQpRCZ7bDLMrkqDbuK8EzORE41Na9WtTTF",
+	"y84cgx5fNUtF9lzRoQVOrUP9loVkqcMaAr+DiF2nNGKRc7zsnB7ktYVmGaIk6PmJGNTyXMgWMc2skiqi",
+	"+7bsuNO3ldqfZLhzTGCvEUhv2DwPYF88UHTw79UHMbxaIu2/VWNSEn5IE8YjmmLEMKlfXuw28u+BLiDL",
+	"1QULGoBfdQZMtcb20JGWq3Ya3CHv64MnYUEfWlmULhLEJ692y1JZmdr2M96wthrNQ7HoVPGkarf8lr9q",
+	"0F3+ST0/hVF7FatWdfAUiOeJAr2BWcprdz5daC4S71dlKS1HiizurJJ/yrOZnkV+/UJaZHynMrqNmKlT",
+	"FJ8AW33Ay+DqiCj/AdsF41XQ9X1SSLeAyF60JSoJYUzx5O2bgsug5UQswUBmcFs1PBLcJ/I+wH8BJzUa",
+	"qX8m2VbXN3901B8hnWR+z/lzA1Ko8e+uuixG9wGpn7z5BfjLT29+AdMGjeGd3+NRUDwDMOJVfR7/UaQT",
+	"jdRiqG/rfzuKf+OX7V8b9q9uzauJ0T346GP1wO/xqGSatW8ssMyL/Nxa5oeByITcoqckoIoATGuPXC1s",
+	"Z2m4znl8DVGfmNyuxHtjnQz6kHOpTtv6RHA2JzFvkKmQcRbfMkVyQ+eeEmEGnLNrqu62yA75g6XCtIti",
+	"WinS08oJwzhbx08RdXqqFYMYzS8dmnRWkiKdovdqlr0qg6qJRl0xfHHGM5ZOaZrNr1aNkcWyqfBOHiWr",
+	"o2N1l1QneDn21e+0O/6Gr/+v43f8XnulKEW3k4/H1zndW96bnd2jffL9ZPjDSh14RpjiZDFKcYnhW9K5",
+	"Ymy75z8Xa8die6FIZhPuqacaXzK6MdJoHaVYYiFuFMGpu0tiuDYqYrgWW38og918BEIv1knKJnGWoarI",
+	"sWUlBCwNsyZ1LRFCeFdpUs73T3fI7tn+3sEFuTjbOT5/s39GDo5/1hGRfrdDcOmPXv9Q1fFlwY2O+F4R",
+	"5PiS9obdcCNqdlh71OxSv9qx82iQY0rvqj+vbQdq0xNrYEBG4PQM9DOlB8ChWuwiwtscZ6nBtkG4m0lG",
+	"dsP5dwNFTQN8iGnsD3xifWeSuW/sRtneMDvgEV7cPdu70A+W7rRaLX0j/2jlmBkk64Wsys8wn6CzTT9C",
+	"6oxHzUw0GcfyujG/FUquQu7jkXAmMzFhaf5Ko2rv6VO/OEMFKlmFLeCFh1m8c3waXALwb11V77+f1T3Y",
+	"fQ/w9oWeP7g3nxYlgGngNIdvu9I/9PldiOhz++4uZBXLXnLW5Kem7hlugioh05lKTB6q0K3OT44Jw8wi",
+	"yPRXIp4RGiNxx5Uc6WGxDG6t2I3KgJFVw0Tc0JgK31xSqic/MtE6Hrhf7NKCfr5yPKorlS3EqiwGfpSi",
+	"Jx+b3tNKI6IbdEN13J/b6rIBLczsQxHkMDuFGcN67SQTf01c+V8b1nN78EHcH+293lqJn5RI6a+gBIzk",
+	"LcVzPRYTVCKNZ8UGuZ98nv5bJtCvSgMu8/lFuxfqC0GumnhWNdHSYkObxYbOY2KWecQoKea5QqYkNAvM",
+	"eIiGC0etM/cWSO2y2k8Alw25G3hbDSlZL9qrPHJ5sVvNOeWVDr5eYvwyYVLGMWI+sBBeI0FFtho9mgEk",
+	"YfdhMovKqWfdTu8x2xj0bYlZbhHY1bigE8oXzHArfSl1Eegq5gFy9sCTBogIQ0b0vJUnJsg7TprEneHA",
+	"hOEoLnlHSj783qtHp2TK0pDx7MrUsi0Rrfstsk6cfqyRtu8HXg4GJyAs3ljqEUau22n1yqtUhHcTM8UR",
+	"K3u5WvIMpqfEXGaUZ1ZBzuduZNNXXC6uSdgC6TYccQsEE4nIu1VyVhGCd+Vct1WybMwwDOktG8NC95fn",
+	"5D29n081IBfyMtAaVHG8u0e6NhnplDcc5QuJ1n4pyIgWjb299uaGG/wV8+xlt/akHJaHck+0RbjAuAq8",
+	"YmE7V4+5tJmqTgngr080Hc+kFiyefmIil/+qzkno0sU4ZVKNcY9WRX0GqpFA0XqAg8/M8wFCyslnHTvV",
+	"zNVue/sRo0WH41Ku6+aKfP9vOWGezxO/Ylb3BdmYXc4rvSuX2HXsqusV98imr+Swtu+Tun61wHbdFXQl",
+	"sU3fa/v+bwV6eZQvLfbyYUa0nI9VbTaNl7bHkviWpfPqGYj0XTVIdYJr0EY8zg0AHUIbgiObZhmbTKv2",
+	"oLlTCRqZzs2bZEIj5hGRRIWMjafgPJoR7WCLVekapjPLUiv1qxJ6U3XqtB/bgSum/tv5haBcFikSw/B4",
+	"RWaK14SUhyxx8+vuxlBVmXF1CvzT+f9IEGM6nTJwvGivuB2XGgKmBjy/p9Xwo89B/VxmW7DdjSOPmKjG",
+	"4Jem9qo2DUlBAgBEQmrctmYcgaLPXBoujTRsRz7bGjU36athsxu+jJpbrDdqdunG0Nxb2Rahv/DwmoAQ",
+	"a/ZTLEk0Y6QeaIIJIHSnkVsp3FC85xHKap7+0u4sx9zqfJTlGdx2jR7bH4URPcPAidTlZDQXO7jAPRaX",
+	"5qEE4/z1Vbiy4WGV9jazxAa2FN5YynkX22iTkS47hzqEfhDyVjjpeGTDI63WUr5XGWWo23iMbZiu32mE",
+	"iy/IHKIZwlBeTSrOmot4wjCoQOJ2KGA+6oQfxm3Oji5dVjfzhJmWDbBmTuIkid3CI1aN3XzsdGDLU6rd",
+	"2dGUXldDbYKxJxScM3TnpGw0g0yvlEVxysLMg5rFnft7HUjScC2ROuljMfzZgk7jUFlEev5Ga/VtfxVW",
+	"hln+cHFxqvtRAKC2nyljQ5ipRvkaYKKLR0bP31jaKWdq9UAfjqSu7BFRU6ckmZiTtk+qVnZJ+k2Ji5gN",
+	"V9oNed+Kc5fDErikuwJzqE5/3cnt8NwOEnKz4K2YPZoQmz+5sqG5LEz+HSmyjxKoPqOXehT+RgBlpyue",
+	"O7+Pm9cr1vxZJvb8o88zF1TR3ldlPKiWLxbZgJGD+lZZIWi8IfWgdJAHEBsNLKPRIoGV0bHcpeHS1yIj",
+	"dMCDzv190LKZs30MLCGzKanrCpFKg5wlzOC9eiTotn3yveAs8HJ2FMWQawvZ+oGVbnR1KPuUYpMGCByR",
+	"wJboE8WAMT14w4s0OKcF17efK6XBOc8u7DKL+Y09q2JIppjBSqjqq6kd7jzkzT8kRjzRRPB4mQUuMlY+",
+	"xTiDHlXEFC2rtfAoFzP08KiAXKQN/VZJa2QA3RutxD71sxVbyKauakCsyi+TuqFuJar3SKS2khgZGaoE",
+	"T7Ys0XSlShNuF7Ts8E/UlCifeI+dOxWxQl/m8FlSoeIdJA/hjEIKn+YW5X3zGaUlVlCvVNfsupbDRAzN",
+	"LZJ9Qad6gP8bPrS7zNy7o6SfZP4QU/Ly5PY8h1fG1zrgPEzZN771+XxL9wDgE9SaFM6Ez+BOKOdXN/uN",
+	"3/w1/EZvjivcHI+lw5v9VtxSpB7cjSULrwLyLzKkkr3sNrwc2l8tqIH5wPEMeBn2M69DIVJIDUqFYlgk",
+	"zlrkR8amAM6I+5ecMzy89MxKktFr9ZEBH4s7kgmipOXRHDpJM3ViGTN3CX6ihr0+Gv3401a6+f2P739P",
+	"L+4+XJ7ubR4cnv56IDqH9JCe39UK4bf4zr93mr/S5h9+c+tf69/99q///l/IyhdoZwXe/iQF6FFu/1n6",
+	"UPm4+RpVItPHJfaCJFmYElkC7lh0yBQnTL//ZHuBVRoeC06zH1hxmE90oy+M/4vQxFerI+/fVro8X4to",
+	"jsZkMx/LjcpPmQ71NXDmf47rRsk7MqOT6aPOKBFCcFpE6mdvdsnGxsYWRKNt50eJddiAYv7FbM+lFTF+",
+	"BL0o+QAeW5klgQ/6kbdiuAchEOpADJQosWYiHzwSLIZQ6AfLwRJq1IKzFRKRit+tffJWiCspBnF8+q00",
+	"wuooyFzG6uPATBwbqQO+v44MbHj6bl6RqO5CmM0hrzsXuPTr+MO8bPHSFoGBF+HQBnwx1qS+6ZP/Y2IB",
+	"/s/SIAATOVBCIXJGp+XBVYRFr1bqRtFMU25mmanGrORDsTUFunLLRN2wuYEZoAjpoAjbjB+eb5EzRqMB",
+	"D77fvyDrdBqv37bXAe7pzzj6pEXzJNHNVMHEPLugQVGvcYqbcZGROctsZunnFib4h7Hx/zmo9X8KzNpy",
+	"O8sUwA/vbPMvjGPtQlZXokuvZo+4YDJbHmNzMstCgdtH6eBKMH/o0NV3rlaIY8AwhpivHMbw10Qt/PPe",
+	"2Pbmxme6Y8uRB1/YH/u1OVo7fvcfd7QuM89UKsMlG8fl2eFfpQSv7lN05FET47CQpfTXexpRQXfZxhdz",
+	"Qiu+9kQtC7ibQI73WRqF+vYZSGlfpXqF3XtOLfB34zgcKx1lmjixloo5qu2UVsya1adWAxVY1KwWYAVy",
+	"KdyWvXL6s22qs5dl8NZju2PfqW6uKCGvCg7jy4S17qH76C/2zj+8eEBb1cnW7uJgqCCPEEzL7LMX8gEq",
+	"L8RWLMZ0MZ6lc0AAepiTmPolDioc1hLE9N+nGGEKEkqFWfmZKvsybTifgMUtpI4VFs7SOJufq4Zxlnam",
+	"8Y9svjNDxKghoylLDZZMTU5urlSLV5hPvtHRtuOOTSovmbt0CWMT5UkJNuhUZO+XCiz3yWt8pPQtmpGE",
+	"UZmRjY75Js/LL+H3gxb5kc3RRmtyDHRqizVU1wN7DEWERpOYQw/x8aDhQbVWPuDgbwXEtkyoYxQx2ADk",
+	"m8pxi+wrIoQ3aaomGIszS6gm/ZGcQ6Xmj+T7lPJMko/kxBRsluTjgH9sNpv2f+p5SO/qKyU4IB9BowOF",
+	"RosamHuHivJHsqDpBR5Zov0tu7GuWwuI8/W7NM6Y+jyaV8Gd45T8g0+fnpyXvq1bMDbD/oRyeu004wEC",
+	"nqfjJzBmGcoTL1hBy82bJsujcK/v7R/uX+wv3LKjr2xwXXXAdBxz1O3U62KYtj6zBDQQkSIa98dl84mt",
+	"mDbBcFBcTbgE6xnLLA4X1hHu6/frlM8JVIlVBNYgH8kPOQwaQJKFYxbelJswhV8+KhIE8syrhCMKYZxp",
+	"MgVV5b5pWEYTaTdokR0gaQN+EmfkmmVywIOuv0HyKuUtciw0InufBF2/TQrF07cJfbjqufpIH1ptk0IJ",
+	"dTRPAJsDWRQ4QX6iKNmy9kkxrljjQOsiHHA4TwC7tkan8f8tSpqtiN0q0R9MHA4A1pG6qajboM0pdpUx",
+	"OtHCXC7MLra3rhGvFrzAWNVGbxtocJZyiaUbndowccKgJLQgoRK3PZABiop4i1xiMWyavzjg9d3znz2y",
+	"fx+yxCOne288cnSx1fXX1X87HuAftvxeZ73l9zbUf7oeOXnzy/pPb37xED1RpOSngzcNj0xFkhesEumA",
+	"awUlN0nr4GTAMVlAA4BYt+Fcx7ylFtRBPTkpbZzWgF8YUMFECpIyNXeSzMUstWY82AIeXkPgPR4ByYJt",
+	"T3rwG9mLflN3c8BzV4Ki/YtxLEkkwhlMdSx1ghXP1GHRtyhwLMVNBuXjjIkatWF6TWMuYQOAwKFuDrjW",
+	"5UIB2DhSSVHgnxzw//ov8ppKprQhfIHfxqngULgIe1SkiTEcJOpnwkhdnXIN9x0P+weHl3NcgS6rJkRz",
+	"5QFPoCaF0tKD/qa/2QnUG1pmbLTITpLA56Y0G0sCqUp5sIUG4iPTlI3iexJoNqJ274AnNGOpUvWV9EGz",
+	"eJjkL9wB1uc1y7TLHxtokTdoqNSQQGtrAKO5tqamyZRxGHAUPqTRSIPbNuLAYbVFSSYzNe3XXKTMWD6z",
+	"MZsbFE/FSVrkzCId61BVyEIY8DHlkQenv1lYdXyncZgl877lQ8DJjVU1ZVU4daWK54FZZCWpKLElBK4K",
+	"fBboxk6epSB2H7JpVmTQYso4ncatOZ0kgZUbKCdaTALZIQiCAX9EIuqy3Y2tH34/nH94t0fTD9lF+49o",
+	"+ioKd9rDzu5G1NWtDDhIQ866B7aJQOOqIZG5wlVKeSQmWsZyKlyawyGWBRHJAQfUItd2CWdRpICUk8yB",
+	"dpdIT2treAatrQ143ZGGvIJw4i0KGl7xCPcKp29jW29sexIOOFR5xy7iUZhpl0T9lvFIpITdZ4wDpVcc",
+	"kZYpOUy/oadmwG2JLdu6Oj/JwvG5Y+F+i8JvYOqc2GP3OUer/Wj5dCWvRTYmXb9teJmE+Z+T4N27d02H",
+	"uJmluVarFaBv7+Wrnt/QkR03QFfAQ5syjti2xj6YziA6F8iEEwrWIb11zkwlF4P1k+8e2JCaucbSxQMy",
+	"O+KDVCv356Ambga1PgGDFRmAiUD9/nOgTcrqx6DWarUGtU/qgQmzD+TFWvAhWwEGn/5k9wwgyis6vWUk",
+	"EDd9ggGYHsy8khdYDt9tcPxDEaFoq0sAOU9oFP8lI0HDBBmgQQh79vbk9dXxycXV2f7O3vtBDQYKjejb",
+	"YqhWBfYhoFXkNYBa+PQDoy4P9nVKuRIUkY265k2nTIFBtlA7whQlqFdX62+0iDrr1G7PaQwcSIrTKg5u",
+	"lhZ5r632ZqQHSeoPi9heydVVYKpGU4hEKKFmkhKnYVQf7Vp9JEeMQiRUlSKmuP9HEpQPAPIRxmW4O2A9",
+	"S0R9M4IFqQ9ppI5mOmFweJrNCUeNR9RdTD3w8i0MheKI++UCRKr+bLFOcYxghTQvw1cULm17bdVegX2Q",
+	"j0pyr+Y5xdcKjEN3w2jzsXyYB9mWNmBAlu/pZlQTCQ1vXCacq+iK7wI/tq10VStqQ7w5uTw2YwBAcFPt",
+	"TjEbEAhNgfg65Yg96VaFMc9KlEEHNQSBn/FoUMsXoae+drR/8cPJHuzCncPDk3f7dg6UKEXYPahTw1kG",
+	"K6FFKjUtLBuLfPxbqq3CdjbNGMBbt5ii0TnnLCu2cLC3f3R6crF/vPv+avfk+M3hwS5Q5I6lRyvUQcRF",
+	"cGDge8J580c2D3JeESt5T1ynUNAEv9HesGR3cXJydbhz9v1+kfBAmGGRXq/4DwQ+NGUcTTudTrmvP+6/",
+	"vzrbvzzPZ2+xZ+CyTbBgCqRqwFAoieIRYNhlZoz2MzAlhwdHBxdX+7/s7u/vYfPvjdrwQlYEBsTSJIIU",
+	"2znbudi/gsZ0J4VQKobVBKTBqDAQTFgwSTfSwy17vn/28/7Z1f7Z2cmZauSyolqk41FDZmrraZq6jNI2",
+	"umEaLReG0bNoRCtdERWrf7jOvDS+HivSvNPgPyCvVFdeQcLXJzS+HUcyP5uNzqPFtGJ5Ns8oO5qjp2zK",
+	"KGhNSrRXx1ArP4CCFjlnPIKNOgCOUar1Vm83251NR+KE2Iid5q+ENv8gfnOLtMgV6ZNm0FA6RSjSlCVQ",
+	"40lcy22iVk3rAQCXiBDU04SGWsYFZeXy8mCvRX6aiaw4ZbHGH5mLWbmyp5VgbD0pmJ+8VlSq4Tt0vaic",
+	"CSUJSkqYHmiuy7E5+Yaz6JplDTVbo/geiJ9H4k5CrO1L66zzsDAcFJ8PUyGhPJVRYfXpby2Pp0pz/mhV",
+	"JOgREi35SB5GvK80TGINsY+krUi952sLl6kWRj6qfn7E4l/6HlQM+0g6sDmwcJi+k5cNs28QXT8MqdAV",
+	"QSNSklF/aVrY++ahrhabLi/YBZFE7jtnBjXIfQ9qaOg9rt9D0af4pmTqa5c8vidsKsLxgJtyXdbzim8T",
+	"xiOJUtAcKINiTThTJin3RmNJuIgE3c5WYMbqKakpymPm9CmGmzATcOg7LJ/mZsJcK3awi+1dpVR1/XbQ",
+	"gD4ZSHU1WfpUpFGkDgVPLSfVBOMZhIk4La2FGi9KDYq4BxwkPKTmbTKlaDkBvf2aZTBCUuS0mRAtcnKr",
+	"0XCQR6utd80ypfYsPI/a6xnL0nlzZwSUV9cr0GgRGwT0EONX5FBhvjYDg4+Wj5WKz0pmgyUMCUDpdzUJ",
+	"JpkW8Yxgj8hWtZEWVr7CAIyWMZRmkNfkClSmWDCynkzRhlKpgXo8EvR8Xzfa8zcUY87IRCiFPk+8VFQu",
+	"MprYmqgk6Pw/fTcwgxnweodIj3SJBBBEqMlZmABkro7an9D0WomPJ0CrOECI308SEI9QMyBK78EQUIL9",
+	"h9UI8pP2MSFGCtQklGinep9bHEh2F4esNeA71ctoTS2loYDNEALXsxIg3bYxOKmpgnCoOBvwmDcBUl+v",
+	"iNND0O4qqSta5tXQkWrqZFgcqyl32m52er0Bn6Yxz0BI3DnfPThwzshtpWVfHuyR2y5ItuRaiIiEYxGH",
+	"rOG4w0DMBsdvQVCmPFKrMmGTIQSLqJF2umQsZqm09SDiVGNWzCRq5E1cohs29/Avw5TqmDyitBRTPMKU",
+	"6SGcTphnSAqeA71/KKJ5Q5sDB5zA1/sOTsZCAU17rs/VtuZIXZH+NFKf7pVqGmyYySwCcykBSciWhl2Q",
+	"UBo5DeoFyFdGnQL4UbQ/BNuWEDm7g7ZzelSD5oL8PhMZhetjtUei7eLULci4fUW+HbJEhi68rVNM83my",
+	"goy0IJZQGFSLBxE4arZIpS6heq/zpilJ4ixLGAELcAO+CYzGWYd65/6+YRknUBf4SLc1wJktsWpXGi19",
+	"HCtkKTYWmT20RzOqaOVWHfuCSySvtbUjwdl8bc3Yg9zCuJ7jTl61Ri6MMNBw6opfNrudFqBmBm1fsU5F",
+	"+G9P3zda5ADmsFBSl1RX1NW+ZdW2Fsm3MaASCnRpPUajcEKIB0rjwWIRW9WP1/H1nvmlmgxKNXKDBkkp",
+	"sFgsWU+GMafpHPvUUrPmIDtqfFpcnbU1CZU61taeXJbDAt62cFku4gmTa2vQrA34jzm5vNgl9cCgn2+0",
+	"L9rdvt/r+1u/Bo1tsrYGThb9XvD+/fv3zaOj5h44/FSzB3vmpuJlskV2cQljbSbKizuIiEl46TA2sveU",
+	"qu1sDfiUEzGlv88YlCORIg36SiSRJHDQHwJkbsIAaWcCJBW9murB7dLzsVwKj0H28KwYzuIEoJKQCPBN",
+	"e36b1Df184DLjFEItZyKJIn5tWeTptQAfri4OD138ldBDFl2jEBwAHjudCR+jkhbChvyCiG8peB8OKqW",
+	"oDx6A44khF1xj5DFZF2b7Le2Zsa8tmYS/mzcjmdf02eQ4j7pLGHSip3W2A+BLuoYT5IhDW9AL8RB6g8E",
+	"FlwJOYWxGYA7OYlDxrE+rXYBn6ZimsYso+l8FVdvxtIJxlbHWfKIC7np+vmcclemTtYnr6YtlrV+baPl",
+	"tzYwVXEMwTeu8KB+X7PKuuHSuE7zNVBvFKFmSH04N9MUXdEs0N7cAE3lQQM1hjg1sStIPdrvAlT7Jk4U",
+	"QRovpJFbhzpcRvEZyEeo559BwQrOXAk8xd5C4IxgwAE0Wt1stMgpOHMB9XE2VbswSFCzUz3Zrtq3VNp9",
+	"XZQYB3wE3ZXOZs7BbVpkR29Ik8/g2jDZ/TROEeYsN0JpY4Jp1ThVKr2DNVhWNF8eRHqRlLYNq6tNwnJp",
+	"xGD+yDponEvzfpwHEcVnlSdtfgCu50qN46KBnPyE51/DGkOco3H5Ah13fN9Ea5gIyuk00W7U9Q86Y90G",
+	"HubxqbgR/v1nzVZEqu3tb25tvPK7vt/t+r2Njt/e8H2/kEOwmGOiK4de2cJQ7U63vdna6JXBI5elpLk5",
+	"KMuySfLiRLoikA51V8eGV1NCsOmeZTK6zMlG636SuJGUeRkwk3yyak6JrqLqjBQL9rsotbX8oC4jmTol",
+	"TNpQSUQdDjqXWK3Eb3lSSq2Q/lSRdtLtKEIoQFHV2Pzth4MPIj76sDM/Pvfvjnf9u6Off7o72RP3xxfi",
+	"j6M3Ij7cfTuFZzrvO+/nb7fcuONcWq/1cx9eZ9SNml36sqrYjw5EVjL7Jx1bRFfIqCkktkLM0fIaHIvM",
+	"t1XzatpAor61YLpa1gH9zvov9nnDD2qVpqzV28lfWWhLsuwp7ajHsQ1rvH38dXz0IMKp7CI/qHrF8o31",
+	"1zQygd3wSvvxVy451a4tzA7v+huPv/RGpMM4ihjkPHQ7W4+/cSHEEeVzY3BT7/VWGdGBNvWDixnfWqF/",
+	"WrS4dCp1Q+zubDJRAgyeNYVITbUf6bXaroC3XfvNqy1EMug8LDzua7998mpTUZWxfqlLPShRuSKIDc7j",
+	"ySzJ4ilNs3XFwJqY2FjHcsWBekqXtEeLGKED7vS2LIYUAj5aJnoq1/2VlkF2dJafIwN8EENT9mYmSYA4",
+	"uIH2ygeHIix4OwfcNf7E2badQHVIxXzGrOtHiZzXoAmSurSirZpYFGu1z1t9H1G8B9zEjxXi26xREga1",
+	"tnZeqpkpW2tr0FJeQnNpac61NX2Wrq0Z77x6ZMCV/sYh7RoL75FgFx9sXsynLOgb/Xr3/GelcfFIm5iL",
+	"dTb74E0x11J47veZUNO1TS4v3jQ3Pfin/RJU1Xfotmi2Oz2ILzw4P2lubva2mvfbpFgwGiV7MZOUR5JI",
+	"pkSITKRym0R03kS5VaSqTZi1pqm3kDH1iFJPoQld8THmQJZaNcH6fGBhuhP6l9w2lpwU/CrEmCjINGV0",
+	"MkyUYGjqMJNysWxQV7D7E5re4IpgbWuIfZqqaYcS1ARXiCaJqektzbpMMc5wxrYJNSXnaabodC6JrQEN",
+	"foNCiXxcJwj0VIp70ILCpzD8hF3TcI6XzIOne2/W1ozVAer5JXTOUlKXIeVqeuIJyNo2RAlwi3VQhuIB",
+	"Dd3Q+buDNxcYVErW4d/O2prR089PSMf3Ox0TZ7qRR5xCz/SPrn3j5M0vZJ389OaXtTVSP//+6JC0W/fw",
+	"6C9Hh6TTujeffb1zkH/np4M38DfufWA7YPULxTWPZWE/wF7R5UB1UF/99cEulEOB7W0K0qmevDnY8wYc",
+	"xyYZj1gKRm5cO4JxDAmdi1m2rdRwE9oAHcCKb4GVMvsEzAFmmemAX8+YlHpz745ZeCMNWqDiWYHZ3sZS",
+	"B6GO2g1sPHxAz8gyYfsqtcXSzIDHEjNRPKy7S8pldz3CeJjOoaSPSIkYQkH7ZA7O0tl0sSwvxJiV6vJi",
+	"NXYb6ZPHy01TMUzYRKlt+JfE8Ak0EGqkdBOaOqE3zPJlg9NoLTQ6GEdP1iE6OtbWyBuIi0ZVsNMjR/Fr",
+	"oBVwFoKb0K2xCIX484BX7LdJ9FA9mEOsbnw9S00tUnSpQMDeML6+1vvX6HbtDVKOg9ALGGvDqkjBdGkd",
+	"Tqm4Q6YP5k2YhyHThASx0XimoOHvdO9NwwP7FFgF/rABPWgNgjBmiXZNO2GQ1q4mDS2qEGgWZEJcTSif",
+	"Q4F5M4k/zURG1Ry+037slcIhPDcyIZba+baCH+y7ovuLlLxf6lRHOhtwUy0KQicrKktpJqSN5DAciBSo",
+	"9IwYLxA1lmQTpKLDKkBPg+hq6B5IGBX6OSqsb6Eg39MUdKdHP7K51nVhR78W0byk5lZIRuryaloI9hEq",
+	"/LwVQysLF5O9tF5TUrc7z1O3rZaNKqujUeOFBTVaXy6o0PrakxRmfOer0Jfx6666XLii1WS89qB6jBLo",
+	"Et3Y/yd02of02YsKDA3csbkw3XLlaJ1XgQAYl2eHLXLC1ZbNd/iA4xZ3Ue9dFx7LjfYP+Nlw9zrKdMWj",
+	"j+mf+Sv2jU9ezYzlsbffiqF9tKQ8f1PmV1TmDzjEoqA2+Xfq8/4K+rzD0ncFHyUxJil32yt87ZTO1ZAu",
+	"hDhUxxfaEDpP+uaPbH7GoFLZMw0QJyms5v69Bo7+h+0RNm2tbC/QrjFduG1lCwWYAmq/qY8shIUv9ZKc",
+	"MUy8UwK1FaIgAVKHCOS6tRadVW+9HITPlOjSB4P0BtwVPvVTeAIQfQJgPKSazSVWjdy3soNpdyNSClUG",
+	"ftv1uySPeLbxfySJb5iupQxCkK1cDxHJLbKjpN48tPyJPovvWfYcgeitGCpW8Fk2fwT1tfZkJSJZctoh",
+	"9gbBCsqgTlfKLd+8A/9J3oEvJQJ9sqj6JcLRGEKPUc3nSLv5jPQu/K3+ht/320tIwn3mIflX7YQI6q6K",
+	"q4zdZ1dgyQEsFInVgjHJeO+NySHI7T3bxNh7LBVJEygO0Tc0AvCQAr2FlLemUQFiCn9a8vKjLbY5ekWb",
+	"L4e9sNmNNlhzc9Smzc5wI+xGPfZy9Ir+pcK0Reh7kjDdZp1oI+wOmz36cqvZfbW52dxS5NQL1RA6ozb1",
+	"h2VK0vB/JUqyLNeFL/wiRNV+teG3Or3ldNW5aGPNxc5yurLPlFnN969PH2I1mFTVCuVtgb/AT7v4r2h7",
+	"2Ak3omYXQcleDpub4auoucX8UZsiCVTylp5fzVo6zc7mMtbSWcJa7KbQzV9NYmlwpPJ9cYJ9MIc2UV1o",
+	"+T6ZJrNiiXzS6ahZV6dt+xX86UE+D8SP4RLZRuAZWKQW+MJ1RyCLAlJ3wA4DkSYcaj27PToTd6T3aiHZ",
+	"B+OzWnBsWiK3VFVF5O325jIyV9xRMUfg9s2uWqpNxfwVeZt7RTL/wlrjN3fnf6q70+8+/saxyN6IGY/+",
+	"U/2j3wNUARoqnOxWNHA/y1lapYnoBNWlCsl5ljI6wdydAicCEGjA3JXGQ2SxNOrWfbcXSwzUFByKKdFw",
+	"rA53yHItqxpuQnyLHMY3JtcJEgw9jKiFPINYEjtreSoLuFLlgAcO6q9IrWtqO6/6iEHFxRTHFtEp1DRl",
+	"BDKEqU7yHnCbK6ZBAvKgYjtkTG/VRu0Az6TvQnkbrK2Rujb1eyRQIs96KG+3wW4sWfbdLBs1N4NGHwJT",
+	"u+1NH32Um9blNZxnDD17Sk1Kbzyye3b4hiiuDe43D5TF3F+oA+bUxVTcgSPP1QC1sxl1W2i2NeC76Hb0",
+	"0HkcS7zRJ0EMAZcRRRQDEBuuzC88DNRf5uSGZ3PygaznlEG0eAivYMJZOqVpNofDfOGiFkTUdX2QqT+z",
+	"+RT+Teld0CLHsyTR6XK4XIhzFrIkAZdspi+7Ibvbtr8YMmoax1jchKppAYfsgJvoa+OWDFpB0aFqAj0r",
+	"IrZJPWhubrW2/KBhXGy/zwQ6tgacJljKhVwoyRf6i+IZgpMg5AUlcqr2gBwzBtaHySyhpoa/TaEgwXdq",
+	"Qv4Fc9xUf/7fwCMZHSqSh8wReg1h67OUY/oUAp7kuaoaxwW6R4IX1kcx4O73Ie9WMQCdWcLuWTjDLMTJ",
+	"tnoF0jcyMx4dpphJloxM4ASaSl+onho3SMom4lYJK4pKE0YhH1/1Qfs08/Z0Ihq6MSGMFtxlJhlCPVja",
+	"dEpHh10XlDV3tcvAU+mEnO9rCCwDvDPgAeIyDGp90mq1PDIoyDXq8r9brdZvnwJSh1SblE6neVV4wyoa",
+	"VaYK/NhnWCseD2nETyD03am6/AXCGpUi+s1c8Z9rrnBvYFjqRAvnkFni1fKOguYBK7LIk2Hh/U6746vV",
+	"hv/r+B2/166VntczvLN7tE++nwx/qFoXxaXdkW4soDCe75/ukN2z/b2DC3JxtnN8/mb/jBwc/6zXy+92",
+	"CH7h6LX6AizQS9obgiLRYW2l8/lVNhivltK7Wr+GCI3HWTpHHEb8vTPJyG44/26gOjrAh5hOwcEn1ncm",
+	"mfvGbpTtDbMDHuHF3bO9C/1g6U6r1dI38o/CAusTstavFcaXQ8hh5JBR3K8WJw/KJ6ymGy0wP8Q61YJJ",
+	"YevX4shT3/Lyz3pIO55ZUM9ZNM+OxFugB6+KojxNeJ4appfSu0E64KusoZcP3f1TL5O3f3nmPYV8vMJ1",
+	"zxKuV03vnt4mvofr4g0epSVDTQ/TUxWBDGpqUtCU0WXN3uglbXaHr8LmZrTFmrkpo8fymeh6HkohMBMv",
+	"vmv/q0N2d85/IO8OLn7YO9t5t3PoeZ7Xbnfbfuul70GIWvVz6uM1l7RK/gottBLA99Mxdrksiv7TbWIC",
+	"EHOwFKcZmwWjg99aFWC8lSq81gYUVy+p8hXqx2Par37FfeOb1/R/tE1gFR/rWzE8FtkZo9H8P9WOsGdU",
+	"VGNMKKjxRcTLVa0Kjqq+zK6g1fZHPZ0QoldRz8PYF7wKjdXLUyAhpiqLJ6zCoFDyXZ4ZdNyU5RbNkvWA",
+	"LDEekDrN/8Zp1AMccERSwbfUfI5oqv6xIGEhKHfajbGtUXDjTJoGjWgXNFrkjYCYTBO64gEuicZJww65",
+	"IXZZMcS8wqihxr00W61YP8XEI7Z9PwdigBDGRlVK24C7OW2GhTuZaxeCjFgWjhETBHPOaQYhyB6ZSbas",
+	"+I+BTFvu69UL+dcpUfoDT05q+5IJZE/SOBaylW4PPoj7o73XW7Vv4v//BvHfy1cVJL/CooKUt2xRjXd4",
+	"YQH1jcdWrruwcrs7Z3vkdOf90f7xBTl58+Zgd5+cX56eHh7sn5uVWkWefc5KgdS70jrtvT549jrh1OjF",
+	"AeG5tDbqAVDJ/t5gSUe1U0x/1UTAAnz3N5/YN/n3f5T8C4UMjOxbIWl+pifNRXJdQdh1Md4h80NOWRiP",
+	"tExgyum4qOsGLb2hhMr3O0eHLXIsBkAvOai3B256C/W3RHY6mTK+c3pwPmVh7UmiihmcI6qYWgZ/DbrE",
+	"p+Umhx1O9DjIRsu3s+lYDWypmEqrgXnZfbHI8Z7NHVYicz0rJWp3ytpoE68lYCgMYHpdIBeHdHWrRdrM",
+	"CzEuoUqsZ+AAn7+QZJxX7TDY+cbhBfUNimWf0Z8j7rQmh3jwFtHTEiSpa0jGtu85OIwvfU8jL3aU1uFA",
+	"LSLQYurgQQ444vthUu5iemoeupoXIjHYv3UuIDEtDmcJTVE/bACCP6QVDThVahmdkjs6B5RO0NEoIBQC",
+	"SJoBElFqlrgJABEsiNh1SiNIEDNaJNSK0BBTw1mGFWh0bYGIIfpXHSrI661kS+7difSGpRBxM43DG8gQ",
+	"gosAk8OzZO5CBi7BRUU4P0cl7PkbpBKTVWdvLWEU56bC5ZdRZ/RiXSm1JkEpoq30B6+mKKrWr01TAdJe",
+	"xsz9P2v6D0UYNUSpvNK5W7X+S98pM4qF1yqYyt8rfOkdiFP3kOhl2OK4VB4n5uh7igX/JoV9A2L42wQk",
+	"SPq18MwOVdpsTOec2dF64xIpqXD8zDCYcIXTx+BUawzSehHo14Pi7KbGjhYlVL885K/aMVxMdTCynlcN",
+	"sapfTQ1Z4zZkqWK1kGWanycDru2JTokOOBWOyo3KvkEe7hWOOUwE1icdYgsXDztME4ZMiEUwM1tz7Bbh",
+	"K7AwSQi2T6gwjti7eAFLjU8xgz8WEQLbDjhe5+yOmLxWi3FbTpvFzNgg91YvM8VBGffalwRNujIFz/vd",
+	"Ts/DS86Boa+kOfvqveqB91wt2xUkI/W7nVav0tfeg2ABJ+C40uveXXgKjyi9mGU/OxJZrd9rb278/dmR",
+	"sAIPnTXwgBHZirvs2xnz7Yz5W4NZsdaE4pkvJJZNc84V5CXLdO+c8xYVHIMn+QjqIE2SisqNYlSAI/SI",
+	"SCILheUg8JIollhvVnAmSV0jUJir2n0TaECdIqykKXuCjbmnikUvLJeGWobLZ1ApvxjDzSfv338+FFxl",
+	"OWFxak9TEc0wpnT/7JTEE4gl8WqlebFZQliz19TtRoRObVdpuWFMOdan/qHzC37TpuMVy/sW8TEfr+sN",
+	"KRKLk9ButnsX7c6SScChLYy4WObb1jTvtn3yveCMCE6M/bzjX/iv+u1Ov9v7FcoYm2nSxZ9L86SPR2/l",
+	"WfNqJXnCzmM32gg7wzZt+qMt1uxGm2Fzc/iKNl+OeszcW5hHkUTFWVQTW/sHTN2mmLCe5Mdw73aWcQDH",
+	"lPHtQPx2IP696HcLFOkciJbdLzsTS+dGAQzPYA5Lh8/vmxrdf/63ARoeimj+X+uzNIGE9GokPbd0D9Y+",
+	"wOx0W3o+c3kdIGpAUSN7CQCjtEmK8vmAB537+8CU0mzbejHbecXWlN5pGPxblsajOUSrX3OazVKWo9lp",
+	"Qm14Ax6xZjTDQw+quwa/NPUKNE3ZclP5B/rx+ywOb5I5Kn0YYDHgVM55OE4FB/AphBLGQkiS1LngTei4",
+	"R1IWxSkLM+mROyjGD1BAiGanq1N6EJLSFDP1UCg4ZyGWcYRwZNnQMSiIBNQj0iM9Mom5RzZ8/LdDxura",
+	"2FMTpP7bVf/t+AQ1805X/THKWIoWPw1TglUxSB3DPNpK4/sQZxlLATqqiIQkOKEm0xhnZcAVBUxByLGx",
+	"HKZNxSOhbF4yb5HAnGSBkY1kkQx0nMf2gENZRH1VfU2JRiORkh6J6FxivcVU3AFInRGz6CwTE5rFiorn",
+	"uuqm7seA51UxRupEg4mWGZ1MEavRkomxWQOSv4HvJnGlxVMDkbsF6heDS0qCpbhjaUilIsN78sPRzm7z",
+	"/IedTu8lwHyj/zgnwgvTSe1hxvuGzHUZeI/csLnJzwBM92Vg5QTjIkkdM4WG84xJV2AN7saShVeBTkLI",
+	"43lfdtqdjU22Mdxsb7LOqLNJ/S6NuluMbYa9rVfhqDPcZMNOm/VC1t6Ihr2NbvjyJVPyVeiPonbNq8Vq",
+	"9Lj18urU+UjPzQLUynBP7sk+VcuZqpb+37/95hZtjn7782X3039XRH56C9CePL5HAO+YWzQvOMkB6FAv",
+	"tKaXbQ0cR3S20ERAESvKccPNMqYLhoAmECYivGm5M9Z+1d3obvU2NrqPjtyu8YMjt+kFMc9edvPxxjxj",
+	"1yxdMuDfZ4zEkZFXkPXaoQIPjqXdZ9skjtAzmOQlmXQNm0ss85AJ4rLMwpBrnbAd+Wxr1Nykr4bNbvgy",
+	"am5hCvXG0Nx7nBAcvrvahMxmcbTK+p9nlEc0jWxpAqLTlkkcbRP2+4wmEORWfQR8uaHqY7UZPzy+Z4zH",
+	"sjSPALHbA7JqcJbsgqcRrul+9leR7eK4LHOuy0afyCkNWVODqbKIBLdtD/kiFHHuukxVc0iAIBxwzV7z",
+	"BShw1YWBPYXnYgHpbjNioYhYBJC/mdl3JSaMmKyG17Y0ui+65+x5MwJvJPjwIyxHgccTKJ1QFKRAkLdt",
+	"b2O6u/6vu5NZNPyZyv3e+6307V56325zOf9l/exwN/zlort13bv4+fz6u8doU67Ejcsk+iA24GNwOB/E",
+	"cLcaEaessi6AUDyYPbZC8tdToyaflkXFUH5eGEa+gZZkrinBH5TwC6uDF+alrKBXzEzRNr5pLeEF2/iX",
+	"M3nbvlxp07r6pjMFiz2umoT25kV7o+93+u32r7UngDcUxLBVcCN/+WVRbdE8n0UtssPnpHN/b5LoFxQP",
+	"jX9NqDSZ3ZjmrdiEkkuxrj8C0HTb/uK3lCSMxj8r6hbE2Ux7Z/KSN4CqMZqlFsRa6TlMwid0HHZV4Iup",
+	"rKhHUs8lvo37+yV6CVQLRq2k4elYeaWYDLhICXWUE43VCvm8ugCsQVI0moquIaQWKpoljNChuGXegI+V",
+	"zgQSaUHHUMztocCW/aIcU4cCWVidyqqcpvSbmdlGpYr8qcLkc6YrE+nS7LmCqtrU66ALBS3CnlUYZQe8",
+	"SYJZmgR9EoA5LIDGxMgGy3c8v+tWgvVsDv9MIsgryGU0gZx9Qsl0NkziEPC9sZAlqY+F1D5RAwmMRUJt",
+	"FMk0jW+VlquWZiYZ9gXL4hQQkkk1gloOggCg1QFOQNB3BEt1HEhnkraJAPTdzJ04miT6WJyQOlSmzsZC",
+	"QkVOddARXYkNP+JiAvRxPcUdV7TJPJ2T0PN9Z+bKAPr1oANlQG354aK2aXzVy/SlAa8H+soVXgk8c3C3",
+	"Wi2szKtNDflu3Nb4yVaL1Of+CNdElwS2thvFaGxUVEg51uLXoNB+buPZJkM2F6Cd6gKOBRzjKtQ7smfL",
+	"T+l6d1rVVUOE6lOw13GahzYZfcAXalnBhuYPlqkaskTc6arHlVjGmdA42cgWJJF0xJajFese/LWIxY+5",
+	"PFbyXDzLJ/F0P8OTcJT17D0JRrn9PH/Q/zgXUHHLK7EYdvzR6MefttLN7398/3t6cffh8nRv8+Dw9NcD",
+	"0Tmkh/T87lnOo3/W/fEY2FVek49KW7JPyUYuMjIcTiO1oeNsERaZlFGRB/w/EhZZz9w3aOQvA41c5k//",
+	"cyCS1Snzj+Ij//OJE6a054Kj6vP8VBUBHOuKqy53Qp1jjQklhk0TI6em8fU4I/SOojxkwq6tKUfMslBM",
+	"IPqJ0XBsFY2KyL5l4r6+fhVHAUAQcVdOvhYoJoMcZ2bGg5skHmnhMY8dSS3uMZTenQ1RWLMuNGizbrCe",
+	"mYkc0ZWiGy1yqeu6KPGziL78QpI46muZ38Vgbi2Mgg6VllU1DLQT6zM6PzFK4f51LjiDTymtCnC3glxk",
+	"DsDS1XBUi8DUOYFvlCq7opjPZOZI3ViZGWsjFQCkUwb2bCY9Xc5fE4MSX3TxF10jFHSyAdf3P4hhCXFa",
+	"6cFKuUUXgSmLVAegS5BonYraMzmjCWn7TTQWDLjRn7Heq0bF0qkQ4o6m6L5q4rrH/Bpq4aCbLbcKSl0x",
+	"3xHVgw7Wwtf6jrZE9AnEgQCamMDq0UZRRyNAldytZjSXup8tNC8zeOXktKoo9lSxRg3gSRLvMyOgcqrT",
+	"Hj5cHxzZir6BaIYzfzWRtX57c6MEOYWrdIXgqx2/qxgsrKyRgp8qaj5v/suD2xrhi83esEub3Y2tTnOz",
+	"/covB/8UB4cpG3p4tYt4orbOzBjCHYOaMXtQYtapVStNhZ4dMxc62mmVYKPSBKwUxqSUx2py/qckd0Xi",
+	"j0nt5QMsczjl/Fu00v+aRN3nSav/eQInmpyQzFE24eLuy4uapgBHxBQLqHQdMCzGVRZ7W+SUcQwJduQV",
+	"MOujJSyDhEIAhKE8ZEnCom3CxYAbWz/aPFDG0fFThdTFZfIo2eEFkUwLgDZEBBISBWeEJimjEZgxFX/z",
+	"KgpzVIkMOObnmur0e59dT6N0NqMLEY/JJwkbfy9Hx7mLrEnmCaYYPchvvPwbEPlXDCDGENnqb7ACAP6T",
+	"K5U/mNbhRFoo5qvEJGSvmcAQVauTu0XOPRSmsDylGys24BMaMSIFIHjVlaLnkR8uLk5t8aWEgmXHQw0M",
+	"EtE9XUEUtf0pHg9enhDO2X024CaKMpYkmjE3DEsyRu7Gc1KOk5SKoQOL0AaEFikpygNeh3hcUjSiBA2n",
+	"Pm4oUkg6WQoB5nq7plTKAS+AfJFHML5WObdyF1lF3Sg4t6jhg2rVlpxYA75jRd8XkhQS8vWsB6Su59nk",
+	"dTY8goo0gyz9OuU2nvVaadM6Flk9ZmDV6mDmIbNpX4PPZ+k8d3inlBPQ/bPKBI88Lha86+7yQcXewEoF",
+	"ulxt1WGAVNrYNmM0+UVE0rkccEUsZiUSKjOS3YlHUob28g31GSf74zBo/xxeWkmRN2Tg/qj1217Nmnwe",
+	"BJouaL3dTUflrVz1nr+xoN72/I2ydgsYXaYvnRX6svXr366BqxUxk2eCnzrPqpQKE7nMgvQU+wqwI92n",
+	"qo/1/P7Gq1/daC7NDvLxul5INcICWh6O5lk2rX/EcGBCAR7NeMrhvRyqfSEL4UbfxM5vYudXnSHliEUF",
+	"0jXpHXFKLLP/bGk0EuHjeLWUkx8ujg5xd6VQjT/m1xiBX8TygsKhTEwT1iLHgiwB7BrwhxC79lSXHj0l",
+	"Abx9nJUwujRu4v8XiTCbTxlRD7iAiAu/GY3c34DshRcc/C4Njejc1FfKr+dR1jmgYn7NvGT7UHsoIrlS",
+	"k4ZlMCheOOUglX7teF4/zCaUNy0CsYtF9jCqF0Kz/LGURHe0BxRdSaiXAGwXZrgBVpROk1Lt8mvQblrk",
+	"wCnJishXLsTUgNchznAdDEt/BI2HqPlB+LkfoP9fLH/dxX/6209jHMtjxp7CzH/1hHmoVB/VXSCCpWSI",
+	"dLAyFWpF2ExFSDmQH8vB3cDp7SKaWTwzxHoLev5GoDQfxpXWjHVBPVOviAC4uYa7TSVJBdQnSuloFIeE",
+	"JZLdjVm6jAcP+KNkewb1iZSQ/MXUFT1Wg13mlFLUQJt/LzHbET5EzwACur2APmfX6usgbyt9fNaqOJB6",
+	"7vLMXGFFzU9G40Rv9SWIfK28BlGtAoiv9gWWWmuXX3Ktj8F6VLne7tgg58GkSaC5RDdu62DpaPRA3JhQ",
+	"Bq/0pC5oiPEUAcxVvxKzcCF20Mk1eIzC4FF88rO0gge4p53Yh9hn8f0/azvT+Ec235llYwBPUw0q3liZ",
+	"cuyCwtZtVEBkAmwsUOw2hmqGOPcYGR+xaSLm6vkXEnLcyOXZYaMQ6dpfX09ESJOxkFl/09/sgH1Gj2FZ",
+	"Xz6IoWyRZaXzMRoUjZQOzH+w7Ya914OO3wkaRCd2Y0I7VGPgJtHFlENokXeAkimxxCFgb5E46w/4gH8k",
+	"iLxIPpIjRiEy/iMxJR+ssPVxwD82m037P/WeaZ181Cl8LPLIHY0zk6tONThni3xUcg6+5NZl+Eh2DH5n",
+	"LC1CnSkAUXjNKS/xEWBxWbRNRKn+77+KpRm+W6jtCycaJibYyTYl8rDuv/ronEn9VVO5wnwSqwZLMWFY",
+	"lwHLQ1MyVqIpSYS4QZiFhQoVffsBE/pEo4jMph5JZ9wdgyTDlNEbDz5CUnEndR0Mp6Q3GH+Rv8zXARgK",
+	"y3tArJxbcFFmAJxKJ8P4eiZmpcEZ0+1HYEdOyQ39KY35jAMC/qJkWLMmAw6o6VDxR/ZzYmiiWlJcaHux",
+	"sIzO9JrOtNxHsAwmPgJMzvSYpqq/nCYt4tTqpiRMqRyzyNBUwkZqIOMYs7FyeFh6TWMOUNA5XsK22vAa",
+	"jkItKybtNBH1T1uOoQKjWlGsDyKShFTX4oC6JyN2Z+2KdErTDGzZCwGMENu3ZuEKBzzPrdKwHgWiRt5Q",
+	"XQFEl1YJSH1Kr2NOM20/N9VWgUdMIAnHJNc91FyhoIjOLwWo78WkZQPpODO4eW5ekVoljVAJWXJFlErF",
+	"ry4vdltkH5xKUBpXs5MBx+4pRmeyDbEOyt2YZrBUSgTW8T4GswDWGLEaIW2nHIqvtuCA2/DDFlnEo0Qg",
+	"yITyJwBTDnglMiV5DJgylhjSIDSDggQ3nC2QGBRrL8JVGoFe39bYldpiCQPY1pZtRbJeGb1ywB+Ar8wd",
+	"VQh26K49Ys1VZKwvQqCuhnqtYab7BjDb0+ikWqRzdYxl4NWXko1mCRZTRijqQS2WZDIH/GrFCGJ+Paih",
+	"bLGdQ1wPuLo/oXNI4CJGiTE1WDRa6+JY3y2AYRVTIg1AtN4DZCoSjGY9AosZJv7lSCULnj/0COrSrJBi",
+	"JtfW8JzGtM+P5BxEBEUDH6HEMA2qj2cH+AyPWjVtd2qm9PYyIoRi6oEe2Fsx3IMm6yUZokGcVl0uju2O",
+	"Yh4j71VjM+/mD26buk+2jNS88rP5R/LjCb/AeFRu3h4aDzaUnzJLG7KlrtOqWlfqzIcjgcIR/8DnFrY6",
+	"nq24l15I+DxuBNy7EQLRirS4h2HnaPx32PHgec/BaXHFLgu58bYbA+7GPNnEaRu4LjWqguK7UE1Lp7KS",
+	"upubOpwb+bihidE4UFprawgt5IZlg3X34vRcQ11hFbK35yfHdqYwXXLA68GfA3RwDWoeGYD2iH/lwBO1",
+	"T5haugiRlTuziXZQS2sqcRzmJqdBbfcCbNbaWu7sW1vTZw7KcixBRc1mcfeJjhVDKmFyCToVRjVoRcwm",
+	"k5N6sKE+rChpbc1NJ19bayBicY4GpUX6B0GhNIp9CXwqF/8LKeTeIhKVzouAWA1G0yTG8wFOEipvpF7m",
+	"MwzJU6v8phB+b3IMTFI7BoLco94X0wSqTIvRCEX/IXpRIzrv49oUobZiSeLJhEUxzZguvG5iAXGaVkf3",
+	"GvAKeC9Sge4FHV6A+NouJo3DiSD4KL6epWzATdiFiWRQK2fbhzAC03wRvgQrb3Mym9okZD1/Ax7NUrXK",
+	"fSVIWxEgERLiWiga+VLFiaCsuUhRrM2TmdXja2s0IwlTHVC0sbamxm9ERxiEIotbRXpqIcQINYS1tT5Z",
+	"EfNNV1mhE0YAgC1HQ4LWDJIdWhpR/VCN2U0MVfeGc22wuDa1AlsDjnJejjilZDTFck0MSn1Z2FBIuVGB",
+	"sKS5tpGA9LosFirQdL2TZ5cwRdwuk7yDFHyHziEFXbFDvdeqkNfqXAy4DgNQV4csu2OMN9zspW0S6MSg",
+	"gAyZElLh1Eok0xpNGQwXglXI3XjegsAdkwS1yM4VXcb8eltHvxAtIZkcVfittByUGDHKCsrY6+k4xxxf",
+	"NRPvHVEd6mioxS1h9tTdrH9P18dXTEDtXCXnoKBBKC9wYQdKzs3+d5P6C7tPrXAqMI0raxWPmRzCLrsT",
+	"JOYRm6qTnGc5PpLcNmgELFbbFgwc7ZZL4hZnLeiT5AEsugEn5Cl4dP8/a+fSoygQxPGv0kcwyGGP7sld",
+	"STZZVw6aeGEjqO3YAbsJMBk5+N0nVdUPEDBzmKsHsF/V/3rwK9O65RUj6eOqCj6OpMPXTWHpiDpAuCRW",
+	"Vvwi7n44zrIyAUULe6MH6xvPt7w3fdjCRP4I2ZA45aUOEoXIh2c2VPdHO/0ptYapG3XK8b3DB+PyCPzc",
+	"UFW5mxrcIp09pmdnQcswfBPWr70AX8FATXfpb+BdmTZ5Kf6fl+gr1iNfjROvurNLcLKaBjqF36zV0/2C",
+	"nrT+2q9RiiLKun80WH8sWazBaGcFPvqZGtY9M9k0gMvhthL5W91KTBFdOU41UsUcd7TF2n/rD52Zd+QX",
+	"hTCclqSgDvD5AbZ9BS0hZCJPCgQW+IZYOEpWDNmDdmW+xB9kHrn3iSwr1ZA0+9ml+LFJBKaRuFFHa9az",
+	"GSFYj9xya9AHzVrUUVababBMAL5BCddSwAoh8zkGhZmqEi0hpJJzAtcYag2ccglWj+gsA9oNrKrAJCh6",
+	"r4REIgtPmTbQJ2dr5/VYnTDFfbPabFlTiVNuI49vsCMr9Y73bshiWcB+qRssnZW8gZOpw8nWMPM7KAbR",
+	"FK3B6nhGJVEFQbrdLXfRv2izWx320a8/cfz3sFyv433qGwKPm4CA/rgux7yBvyOkJvKgBNcO6gANY6+3",
+	"IR6m57/bQpYxKmQnmcnPrrV6VgwJ1yY1sGCFzvEGLgMToClNZL96xciZa79awVa84FFtXa2xjXDwfrDF",
+	"JD8e/x+fAQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -20,17 +20,18 @@ func TestRequiredScopesFollowTheProductMapping(t *testing.T) {
 	require.NoError(t, err)
 	// Keyed by operation id as the embedded spec spells it (oapi-codegen capitalises them).
 	want := map[string][]account.Scope{
-		"CreateJob":     {account.ScopeJobsWrite},
-		"ListJobs":      {account.ScopeJobsRead},
-		"GetJob":        {account.ScopeJobsRead},
-		"GetJobResults": {account.ScopeJobsRead},
-		"ExportJob":     {account.ScopeExportRead},
-		"GetUsage":      {account.ScopeUsageRead},
-		"GetStatus":     {},
-		"CreateWebhook": {account.ScopeWebhooksManage},
-		"ListWebhooks":  {account.ScopeWebhooksManage},
-		"DeleteWebhook": {account.ScopeWebhooksManage},
-		"TestWebhook":   {account.ScopeWebhooksManage},
+		"CreateJob":             {account.ScopeJobsWrite},
+		"ListJobs":              {account.ScopeJobsRead},
+		"GetJob":                {account.ScopeJobsRead},
+		"GetJobResults":         {account.ScopeJobsRead},
+		"ExportJob":             {account.ScopeExportRead},
+		"GetUsage":              {account.ScopeUsageRead},
+		"GetStatus":             {},
+		"CreateWebhook":         {account.ScopeWebhooksManage},
+		"ListWebhooks":          {account.ScopeWebhooksManage},
+		"ListWebhookDeliveries": {account.ScopeWebhooksManage},
+		"DeleteWebhook":         {account.ScopeWebhooksManage},
+		"TestWebhook":           {account.ScopeWebhooksManage},
 	}
 	require.Equal(t, want, got)
 }

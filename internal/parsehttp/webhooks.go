@@ -18,6 +18,7 @@ type Webhooks interface {
 	List(ctx context.Context, accountID uuid.UUID) ([]webhook.Endpoint, error)
 	Delete(ctx context.Context, accountID, id uuid.UUID) error
 	Test(ctx context.Context, accountID uuid.UUID, webhookID *uuid.UUID, event webhook.EventType) ([]webhook.TestDelivery, error)
+	ListDeliveries(ctx context.Context, accountID, endpointID uuid.UUID, cursor string, limit int) (webhook.DeliveryPage, error)
 }
 
 var _ Webhooks = (*webhook.Service)(nil)
@@ -146,6 +147,61 @@ func (s *Server) TestWebhook(ctx context.Context, req parseapi.TestWebhookReques
 		out.Deliveries[i] = td
 	}
 	return parseapi.TestWebhook200JSONResponse{Body: parseapi.WebhookTestEnvelope{Ok: true, Data: out, Meta: meta(ctx)}}, nil
+}
+
+// ListWebhookDeliveries lists a page of one endpoint's deliveries with their attempts.
+func (s *Server) ListWebhookDeliveries(ctx context.Context, req parseapi.ListWebhookDeliveriesRequestObject) (parseapi.ListWebhookDeliveriesResponseObject, error) {
+	caller, ok := CallerFrom(ctx)
+	if !ok {
+		return nil, errors.New("list webhook deliveries: no authenticated caller")
+	}
+	var cur string
+	if req.Params.Cursor != nil {
+		cur = *req.Params.Cursor
+	}
+	limit := 20
+	if req.Params.Limit != nil {
+		limit = *req.Params.Limit
+	}
+	page, err := s.webhooks.ListDeliveries(ctx, caller.AccountID, req.Id, cur, limit)
+	switch {
+	case errors.Is(err, webhook.ErrNotFound):
+		return parseapi.ListWebhookDeliveries404JSONResponse{NotFoundJSONResponse: webhookNotFound(ctx, req.Id)}, nil
+	case errors.Is(err, webhook.ErrBadCursor):
+		return parseapi.ListWebhookDeliveries400JSONResponse{BadRequestJSONResponse: badCursor(ctx, err)}, nil
+	case err != nil:
+		return nil, err
+	}
+	list := parseapi.WebhookDeliveryList{WebhookId: req.Id, NextCursor: cursor(page.NextCursor),
+		Deliveries: make([]parseapi.WebhookDelivery, len(page.Deliveries))}
+	for i, d := range page.Deliveries {
+		list.Deliveries[i] = apiDelivery(d)
+	}
+	return parseapi.ListWebhookDeliveries200JSONResponse{Body: parseapi.WebhookDeliveryListEnvelope{Ok: true, Data: list, Meta: meta(ctx)}}, nil
+}
+
+func apiDelivery(d webhook.Delivery) parseapi.WebhookDelivery {
+	out := parseapi.WebhookDelivery{Id: d.ID, Event: parseapi.WebhookEventType(d.Event), Status: parseapi.WebhookDeliveryStatus(d.Status),
+		StatusReason: text(d.Reason), AttemptsCount: d.AttemptsCount, CreatedAt: d.CreatedAt.UTC(),
+		Attempts: make([]parseapi.WebhookDeliveryAttempt, len(d.Attempts))}
+	if d.Status == webhook.DeliveryPending && !d.NextAttemptAt.IsZero() {
+		next := d.NextAttemptAt.UTC()
+		out.NextAttemptAt = &next
+	}
+	if d.CompletedAt != nil {
+		done := d.CompletedAt.UTC()
+		out.CompletedAt = &done
+	}
+	for i, a := range d.Attempts {
+		at := parseapi.WebhookDeliveryAttempt{Attempt: a.Number, AttemptedAt: a.At.UTC(), Success: a.Success,
+			Error: text(a.Error), DurationMs: int(a.Duration.Milliseconds())}
+		if a.StatusCode != 0 {
+			code := a.StatusCode
+			at.StatusCode = &code
+		}
+		out.Attempts[i] = at
+	}
+	return out
 }
 
 func webhookNotFound(ctx context.Context, id uuid.UUID) parseapi.NotFoundJSONResponse {

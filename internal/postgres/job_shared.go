@@ -81,24 +81,32 @@ func quotaUsed(ctx context.Context, db *sqlx.DB, accountID uuid.UUID, scope stri
 	return used, err
 }
 
-// chargeAndRecordKey ends the transaction that creates a job: it charges the quota (a
-// *job.QuotaError when the period's count has reached q.Limit) and, when k.Key is set, marks the
-// idempotency key done with k.ResourceID (job.ErrIdempotencyConflict when the request no longer holds
-// it pending). The quota is charged last: its row lock serialises an account's concurrent
-// creates, so it is held only for the end of the transaction, not while the files are written.
+// chargeAndRecordKey ends the transaction that creates a job: it charges the quota (see charge)
+// and records the idempotency key (see recordKey).
 func chargeAndRecordKey(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, q job.Charge, k job.Key) error {
+	if _, err := charge(ctx, tx, accountID, q); err != nil {
+		return err
+	}
+	return recordKey(ctx, tx, k)
+}
+
+// charge counts one more job in the account's quota period and returns the new count; a
+// *job.QuotaError when the count has reached q.Limit already. The quota is charged at the end of
+// the transaction that creates a job: its row lock serialises an account's concurrent creates,
+// so it is held only for the end of the transaction, not while the files are written.
+func charge(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, q job.Charge) (int, error) {
 	var used int
 	err := tx.QueryRowContext(ctx, `
 INSERT INTO job_quota (account_id, scope, period, used) VALUES ($1, $2, $3, 1)
 ON CONFLICT (account_id, scope, period) DO UPDATE SET used = job_quota.used + 1 WHERE job_quota.used < $4
 RETURNING used`, accountID, q.Scope, q.Period, q.Limit).Scan(&used)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && used > q.Limit) {
-		return &job.QuotaError{Limit: q.Limit, ResetAt: q.ResetAt}
+		return 0, &job.QuotaError{Limit: q.Limit, ResetAt: q.ResetAt}
 	}
 	if err != nil {
-		return fmt.Errorf("charge quota: %w", err)
+		return 0, fmt.Errorf("charge quota: %w", err)
 	}
-	return recordKey(ctx, tx, k)
+	return used, nil
 }
 
 // recordKey marks the idempotency key done with k.ResourceID, in the transaction that creates

@@ -17,6 +17,7 @@ import (
 	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/webhook"
 )
 
 // ParseJobStore keeps parsing jobs (the Parsing API), their files and transactions, and queues
@@ -53,8 +54,9 @@ func (s *ParseJobStore) QuotaUsed(ctx context.Context, accountID uuid.UUID, scop
 	return quotaUsed(ctx, s.DB, accountID, scope, period)
 }
 
-// Create implements parsejob.Store: file, job row, queued work, quota charge and idempotency
-// record in one transaction. A job refused by the quota rolls everything back.
+// Create implements parsejob.Store: file, job row, queued work, quota charge, webhook events
+// (job.created, and usage.threshold when the charge reached one) and idempotency record in one
+// transaction. A job refused by the quota rolls everything back.
 func (s *ParseJobStore) Create(ctx context.Context, j parsejob.Job, f parsejob.File, q job.Charge, k job.Key) error {
 	return inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
 		upload, err := storeFile(ctx, tx, j.AccountID, f, j.CreatedAt)
@@ -72,8 +74,28 @@ VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8)`,
 		if err != nil {
 			return fmt.Errorf("insert parse job: %w", err)
 		}
-		return chargeAndRecordKey(ctx, tx, j.AccountID, q, k)
+		used, err := charge(ctx, tx, j.AccountID, q)
+		if err != nil {
+			return err
+		}
+		if err := s.Queue.emitUsageThresholds(ctx, tx, j.AccountID, q, used, j.CreatedAt); err != nil {
+			return err
+		}
+		if err := s.Queue.emitEvent(ctx, tx, j.AccountID, webhook.EventJobCreated,
+			jobData(j.ID, parsejob.StatusQueued, "", 0, j.CreatedAt), j.CreatedAt); err != nil {
+			return err
+		}
+		return recordKey(ctx, tx, k)
 	})
+}
+
+// jobData is the data of a job.* webhook event.
+func jobData(id uuid.UUID, status parsejob.Status, bankName string, count int, createdAt time.Time) webhook.JobData {
+	d := webhook.JobData{JobID: id, Status: string(status), TransactionsCount: count, CreatedAt: createdAt.UTC()}
+	if bankName != "" {
+		d.BankName = &bankName
+	}
+	return d
 }
 
 const parseJobColumns = `id, account_id, status, file_name, format, bank_name, account, currency, period_start, period_end,
@@ -308,22 +330,33 @@ func (s *ParseJobStore) Complete(ctx context.Context, id uuid.UUID, attempt int,
 	if err != nil {
 		return fmt.Errorf("complete parse job %s: %w", id, err)
 	}
+	event := webhook.EventJobCompleted
+	if out.Status == parsejob.StatusReview {
+		event = webhook.EventJobReview
+	}
 	err = inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `
+		var accountID uuid.UUID
+		var createdAt time.Time
+		err := tx.QueryRowContext(ctx, `
 UPDATE parse_jobs
    SET status = $3, bank_name = $4, account = $5, currency = $6, period_start = $7, period_end = $8,
        opening_balance = $9, closing_balance = $10, transactions_count = $11, review_reasons = $12, completed_at = $13
- WHERE id = $1 AND attempt = $2 AND status = 'processing'`,
+ WHERE id = $1 AND attempt = $2 AND status = 'processing'
+RETURNING account_id, created_at`,
 			id, attempt, string(out.Status), nullText(out.BankName), nullText(out.Account), nullText(out.Currency),
 			dateValue(out.PeriodStart), dateValue(out.PeriodEnd), decimalValue(out.OpeningBalance), decimalValue(out.ClosingBalance),
-			len(txs), reasons, *out.CompletedAt)
+			len(txs), reasons, *out.CompletedAt).Scan(&accountID, &createdAt)
+		if errors.Is(err, sql.ErrNoRows) {
+			return parsejob.ErrStale
+		}
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			return parsejob.ErrStale
+		if err := copyTransactions(ctx, tx, id, txs); err != nil {
+			return err
 		}
-		return copyTransactions(ctx, tx, id, txs)
+		return s.Queue.emitEvent(ctx, tx, accountID, event,
+			jobData(id, out.Status, cleanText(out.BankName), len(txs), createdAt), *out.CompletedAt)
 	})
 	if err != nil && !errors.Is(err, parsejob.ErrStale) {
 		return fmt.Errorf("complete parse job %s: %w", id, err)
@@ -357,18 +390,27 @@ func copyTransactions(ctx context.Context, tx *sqlx.Tx, jobID uuid.UUID, txs []s
 	return nil
 }
 
-// Fail implements parsejob.Store.
+// Fail implements parsejob.Store, with the job.failed webhook event in the same transaction.
 func (s *ParseJobStore) Fail(ctx context.Context, id uuid.UUID, attempt int, f parsejob.Failure, now time.Time) error {
-	res, err := s.DB.ExecContext(ctx, `
+	err := inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		var accountID uuid.UUID
+		var createdAt time.Time
+		err := tx.QueryRowContext(ctx, `
 UPDATE parse_jobs SET status = 'failed', error_code = $3, error_message = $4, completed_at = $5, attempt = $2
- WHERE id = $1 AND attempt <= $2 AND status IN ('queued', 'processing')`, id, attempt, string(f.Code), cleanText(f.Message), now)
-	if err != nil {
+ WHERE id = $1 AND attempt <= $2 AND status IN ('queued', 'processing')
+RETURNING account_id, created_at`, id, attempt, string(f.Code), cleanText(f.Message), now).Scan(&accountID, &createdAt)
+		if errors.Is(err, sql.ErrNoRows) {
+			return parsejob.ErrStale
+		}
+		if err != nil {
+			return err
+		}
+		return s.Queue.emitEvent(ctx, tx, accountID, webhook.EventJobFailed, jobData(id, parsejob.StatusFailed, "", 0, createdAt), now)
+	})
+	if err != nil && !errors.Is(err, parsejob.ErrStale) {
 		return fmt.Errorf("fail parse job: %w", err)
 	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return parsejob.ErrStale
-	}
-	return nil
+	return err
 }
 
 // reviewReasonsJSON is the review_reasons document of reasons: a JSON array, [] when there are

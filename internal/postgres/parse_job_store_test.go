@@ -860,12 +860,14 @@ func TestNewQueueWithWorkersNeedsEveryProcessor(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	noop := func(context.Context, uuid.UUID, int, bool) error { return nil }
+	deliver := func(context.Context, uuid.UUID) (time.Time, error) { return time.Time{}, nil }
 	for _, tc := range []struct {
 		name string
 		cfg  postgres.QueueConfig
 	}{
-		{"no reconcile processor", postgres.QueueConfig{Workers: 1, Parse: noop}},
-		{"no parse processor", postgres.QueueConfig{Workers: 1, Reconcile: noop}},
+		{"no reconcile processor", postgres.QueueConfig{Workers: 1, Parse: noop, Deliver: deliver}},
+		{"no parse processor", postgres.QueueConfig{Workers: 1, Reconcile: noop, Deliver: deliver}},
+		{"no webhook deliverer", postgres.QueueConfig{Workers: 1, Reconcile: noop, Parse: noop}},
 	} {
 		_, err := postgres.NewQueue(db, tc.cfg)
 		require.Error(t, err, tc.name)

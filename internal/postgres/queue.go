@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -13,6 +14,9 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/statementmatch/service/internal/parsejob"
+	"github.com/statementmatch/service/internal/webhook"
 )
 
 // The job queue is River (riverqueue/river) over database/sql and lib/pq: jobs are rows in
@@ -24,6 +28,7 @@ import (
 const (
 	queueReconcile = "reconcile"
 	queueParse     = "parse"
+	queueWebhooks  = "webhooks"
 )
 
 // Defaults of QueueConfig.
@@ -42,7 +47,18 @@ const (
 	MaxAttempts = 5
 	// sweepInterval is how often the leader looks for jobs the queue gave up on.
 	sweepInterval = 10 * time.Second
+	// DefaultDeliveryWorkers is how many webhook deliveries a process makes at once: they mostly
+	// wait on the network (up to 10 s each), so more than jobs.
+	DefaultDeliveryWorkers = 10
+	// deliveryMaxAttempts is how often the queue runs a delivery's work when it errs (the
+	// database is unreachable, say); failed attempts at the endpoint are not errors and follow
+	// the webhook retry schedule instead.
+	deliveryMaxAttempts = 25
 )
+
+// Deliverer makes the due attempt of a webhook delivery; webhook.Service.Deliver is one. It
+// returns when the next attempt is due, or the zero time when the delivery is finished.
+type Deliverer func(ctx context.Context, id uuid.UUID) (time.Time, error)
 
 // Processor works one attempt of a job; job.Service.Process and parsejob.Service.Process are.
 type Processor func(ctx context.Context, id uuid.UUID, attempt int, final bool) error
@@ -56,6 +72,11 @@ type QueueConfig struct {
 	Reconcile Processor
 	// Parse works parsing jobs; required when Workers > 0.
 	Parse Processor
+	// Deliver makes webhook deliveries; required when Workers > 0.
+	Deliver Deliverer
+	// DeliveryWorkers is how many deliveries this process makes at once when Workers > 0;
+	// DefaultDeliveryWorkers when 0.
+	DeliveryWorkers int
 	// PollInterval, JobTimeout and RescueAfter default to the Default constants.
 	PollInterval time.Duration
 	JobTimeout   time.Duration
@@ -110,6 +131,35 @@ func (w *processWorker[T]) Work(ctx context.Context, j *river.Job[T]) error {
 	return w.process(ctx, j.Args.jobID(), j.Attempt, j.Attempt >= j.MaxAttempts)
 }
 
+// deliverArgs is the work of one webhook delivery (webhook_deliveries): each run makes the
+// attempt that is due and snoozes until the next one.
+type deliverArgs struct {
+	DeliveryID uuid.UUID `json:"delivery_id"`
+}
+
+func (deliverArgs) Kind() string { return "webhook_delivery" }
+
+func (deliverArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueWebhooks, MaxAttempts: deliveryMaxAttempts}
+}
+
+type deliverWorker struct {
+	river.WorkerDefaults[deliverArgs]
+	deliver Deliverer
+}
+
+func (w *deliverWorker) Work(ctx context.Context, j *river.Job[deliverArgs]) error {
+	next, err := w.deliver(ctx, j.Args.DeliveryID)
+	if err != nil {
+		return err
+	}
+	if next.IsZero() {
+		return nil
+	}
+	// A snooze does not count as an attempt of the work: the retries are the delivery's own.
+	return river.JobSnooze(max(time.Until(next), 0))
+}
+
 // sweepArgs is the periodic job that fails the jobs whose queued work the queue gave up on, so
 // that no job stays queued or processing forever.
 type sweepArgs struct{}
@@ -119,6 +169,7 @@ func (sweepArgs) Kind() string { return "sweep_abandoned_jobs" }
 type sweepWorker struct {
 	river.WorkerDefaults[sweepArgs]
 	db          *sqlx.DB
+	queue       *Queue
 	rescueAfter time.Duration
 }
 
@@ -127,31 +178,64 @@ var abandoned = []struct {
 	// table and unfinished are SQL: the job table and its unfinished statuses.
 	table, unfinished string
 	code, message     string
+	// events: the table's jobs announce their failure to webhooks (job.failed).
+	events bool
 }{
-	{"recon_jobs", "'processing'", "SERVER_ERROR", "the job could not be processed; create it again"},
-	{"parse_jobs", "'queued', 'processing'", "internal_error", "the job could not be processed; upload the file again"},
+	{"recon_jobs", "'processing'", "SERVER_ERROR", "the job could not be processed; create it again", false},
+	{"parse_jobs", "'queued', 'processing'", string(parsejob.CodeInternalError), parsejob.MessageAbandoned, true},
 }
 
 // Work fails the unfinished jobs whose queue row was discarded (attempts exhausted, for instance
 // by a file that kills its worker every time) or cancelled, or was completed long ago by an
-// attempt that lost its claim while the newer attempt vanished. Each table is swept even when
-// another one's sweep fails.
+// attempt that lost its claim while the newer attempt vanished; and the pending webhook
+// deliveries whose work was discarded. Each table is swept even when another one's sweep fails.
 func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
 	var errs []error
 	for _, a := range abandoned {
-		_, err := w.db.ExecContext(ctx, `
-UPDATE `+a.table+` j
-   SET status = 'failed', error_code = $2, error_message = $3, completed_at = now()
-  FROM river_job r
- WHERE r.id = j.queue_job_id AND j.status IN (`+a.unfinished+`)
-   AND (r.state IN ('discarded', 'cancelled')
-        OR (r.state = 'completed' AND r.finalized_at < now() - make_interval(secs => $1)))`,
-			w.rescueAfter.Seconds(), a.code, a.message)
-		if err != nil {
+		if err := w.sweepJobs(ctx, a.table, a.unfinished, a.code, a.message, a.events); err != nil {
 			errs = append(errs, fmt.Errorf("sweep %s: %w", a.table, err))
 		}
 	}
+	_, err := w.db.ExecContext(ctx, `
+UPDATE webhook_deliveries d
+   SET status = 'failed', status_reason = 'The delivery could not be made.', next_attempt_at = NULL, completed_at = now()
+  FROM river_job r
+ WHERE r.kind = $1 AND r.state IN ('discarded', 'cancelled') AND d.id = (r.args ->> 'delivery_id')::uuid AND d.status = 'pending'`,
+		deliverArgs{}.Kind())
+	if err != nil {
+		errs = append(errs, fmt.Errorf("sweep webhook deliveries: %w", err))
+	}
 	return errors.Join(errs...)
+}
+
+// sweepJobs fails a job table's abandoned jobs, with their job.failed events when events is set.
+func (w *sweepWorker) sweepJobs(ctx context.Context, table, unfinished, code, message string, events bool) error {
+	return inTx(ctx, w.db, func(tx *sqlx.Tx) error {
+		var failed []struct {
+			ID          uuid.UUID `db:"id"`
+			AccountID   uuid.UUID `db:"account_id"`
+			CreatedAt   time.Time `db:"created_at"`
+			CompletedAt time.Time `db:"completed_at"`
+		}
+		err := tx.SelectContext(ctx, &failed, `
+UPDATE `+table+` j
+   SET status = 'failed', error_code = $2, error_message = $3, completed_at = now()
+  FROM river_job r
+ WHERE r.id = j.queue_job_id AND j.status IN (`+unfinished+`)
+   AND (r.state IN ('discarded', 'cancelled')
+        OR (r.state = 'completed' AND r.finalized_at < now() - make_interval(secs => $1)))
+RETURNING j.id, j.account_id, j.created_at, j.completed_at`, w.rescueAfter.Seconds(), code, message)
+		if err != nil || !events {
+			return err
+		}
+		for _, j := range failed {
+			if err := w.queue.emitEvent(ctx, tx, j.AccountID, webhook.EventJobFailed,
+				jobData(j.ID, parsejob.StatusFailed, "", 0, j.CreatedAt), j.CompletedAt); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // NewQueue returns the queue of db. Start it to work jobs.
@@ -168,6 +252,7 @@ func NewQueue(db *sqlx.DB, cfg QueueConfig) (*Queue, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	q := &Queue{} // the sweep worker emits events through it
 	rc := &river.Config{
 		// River reports job counts at INFO every few seconds; its warnings and errors are what an
 		// operator needs, and the job outcomes are logged by the job rules.
@@ -188,11 +273,16 @@ func NewQueue(db *sqlx.DB, cfg QueueConfig) (*Queue, error) {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &processWorker[reconcileArgs]{process: cfg.Reconcile})
 		river.AddWorker(workers, &processWorker[parseArgs]{process: cfg.Parse})
-		river.AddWorker(workers, &sweepWorker{db: db, rescueAfter: cfg.RescueAfter})
+		if cfg.Deliver == nil {
+			return nil, errors.New("queue: workers without a webhook deliverer")
+		}
+		river.AddWorker(workers, &deliverWorker{deliver: cfg.Deliver})
+		river.AddWorker(workers, &sweepWorker{db: db, queue: q, rescueAfter: cfg.RescueAfter})
 		rc.Workers = workers
 		rc.Queues = map[string]river.QueueConfig{
 			queueReconcile:     {MaxWorkers: cfg.Workers},
 			queueParse:         {MaxWorkers: cfg.Workers},
+			queueWebhooks:      {MaxWorkers: cmp.Or(cfg.DeliveryWorkers, DefaultDeliveryWorkers)},
 			river.QueueDefault: {MaxWorkers: 1},
 		}
 		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(sweepInterval),
@@ -202,7 +292,8 @@ func NewQueue(db *sqlx.DB, cfg QueueConfig) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("queue: %w", err)
 	}
-	return &Queue{client: client, working: cfg.Workers > 0}, nil
+	q.client, q.working = client, cfg.Workers > 0
+	return q, nil
 }
 
 // Start starts working jobs, when the queue has workers.

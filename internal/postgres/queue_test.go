@@ -57,6 +57,7 @@ func setupQueue(t *testing.T, fail func(call) error) *queueBundle {
 		Logger:       slog.New(slog.DiscardHandler),
 		Reconcile:    recorder(calls),
 		Parse:        recorder(parseCalls),
+		Deliver:      func(context.Context, uuid.UUID) (time.Time, error) { return time.Time{}, nil },
 	})
 	require.NoError(t, err)
 	b.store = postgres.NewJobStore(b.db, q)

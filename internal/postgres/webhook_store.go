@@ -78,7 +78,7 @@ func eventsArray(events []webhook.EventType) any {
 	return out
 }
 
-const endpointColumns = `id, account_id, url, events, description, enabled, disabled_reason, created_at`
+const endpointColumns = `id, account_id, url, events, description, enabled, disabled_reason, failing_since, created_at`
 
 type endpointRow struct {
 	ID             uuid.UUID      `db:"id"`
@@ -88,12 +88,16 @@ type endpointRow struct {
 	Description    sql.NullString `db:"description"`
 	Enabled        bool           `db:"enabled"`
 	DisabledReason sql.NullString `db:"disabled_reason"`
+	FailingSince   sql.NullTime   `db:"failing_since"`
 	CreatedAt      time.Time      `db:"created_at"`
 }
 
 func (r endpointRow) endpoint() webhook.Endpoint {
 	e := webhook.Endpoint{ID: r.ID, AccountID: r.AccountID, URL: r.URL, Description: r.Description.String,
 		Enabled: r.Enabled, DisabledReason: r.DisabledReason.String, CreatedAt: r.CreatedAt.UTC()}
+	if r.FailingSince.Valid {
+		e.FailingSince = r.FailingSince.Time.UTC()
+	}
 	if r.Events != nil {
 		e.Events = make([]webhook.EventType, len(r.Events))
 		for i, ev := range r.Events {
@@ -132,15 +136,18 @@ func (s *WebhookStore) Endpoints(ctx context.Context, accountID uuid.UUID) ([]we
 	return out, nil
 }
 
-// DeleteEndpoint implements webhook.Store.
+// DeleteEndpoint implements webhook.Store. The endpoint's pending deliveries are cancelled in
+// the same transaction.
 func (s *WebhookStore) DeleteEndpoint(ctx context.Context, accountID, id uuid.UUID, now time.Time) error {
-	res, err := s.DB.ExecContext(ctx, `
+	return inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `
 UPDATE webhook_endpoints SET deleted_at = $3 WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, id, accountID, now)
-	if err != nil {
-		return fmt.Errorf("delete webhook endpoint: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return webhook.ErrNotFound
-	}
-	return nil
+		if err != nil {
+			return fmt.Errorf("delete webhook endpoint: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return webhook.ErrNotFound
+		}
+		return endPendingDeliveries(ctx, tx, id, webhook.DeliveryCancelled, "The endpoint was deleted.", now)
+	})
 }

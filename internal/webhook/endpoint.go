@@ -35,7 +35,10 @@ type Endpoint struct {
 	// DisabledReason says which, and when.
 	Enabled        bool
 	DisabledReason string
-	CreatedAt      time.Time
+	// FailingSince is when the endpoint's current run of failed delivery attempts began; zero
+	// when its last attempt succeeded (or none was made). Test deliveries do not count.
+	FailingSince time.Time
+	CreatedAt    time.Time
 }
 
 // EventTypes returns the event types the endpoint receives.
@@ -86,8 +89,18 @@ type Service struct {
 	Secrets Secrets
 	// Policy decides which URLs may be registered and reached.
 	Policy Policy
-	// Sender makes the test deliveries.
+	// Sender makes the deliveries.
 	Sender *Sender
+	// Deliveries keeps the deliveries of events and their attempts.
+	Deliveries DeliveryStore
+	// Schedule is when failed deliveries are retried; DefaultSchedule when empty.
+	Schedule Schedule
+	// DisableAfter is how long an endpoint may fail every delivery before it is disabled;
+	// DefaultDisableAfter when 0.
+	DisableAfter time.Duration
+	// Jitter returns a number from 0 to 1 that postpones each retry by up to MaxJitter of its
+	// offset; random when nil.
+	Jitter func() float64
 	// Now is the clock; time.Now when nil.
 	Now    func() time.Time
 	Logger *slog.Logger

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/statementmatch/service/internal/webhook"
 )
 
 // Role says which parts of the service a process runs.
@@ -62,6 +64,9 @@ type Serve struct {
 	// WebhookAllow lists the hosts and CIDRs webhook deliveries may reach although they are not
 	// public (and then over plain http): "127.0.0.0/8,hooks.internal".
 	WebhookAllow string
+	// WebhookRetrySchedule is when failed webhook deliveries are retried, as offsets from the
+	// first attempt.
+	WebhookRetrySchedule webhook.Schedule
 	// SecretKey is the base64 of the 32-byte key that encrypts webhook signing secrets. Empty
 	// means the key generated once into the data dir. It is a secret: never log it.
 	SecretKey string
@@ -173,6 +178,12 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 		return nil
 	}, "max-rows", "STATEMENTD_MAX_ROWS", "1000000", "most transactions (rows) a statement file may hold")
 	s.str(&c.WebhookAllow, "webhook-allow", "STATEMENTD_WEBHOOK_ALLOW", "", "hosts and CIDRs (comma-separated) webhooks may reach although not public; plain http is then allowed for them")
+	s.value(func(v string) error {
+		sched, err := webhook.ParseSchedule(v)
+		c.WebhookRetrySchedule = sched
+		return err
+	}, "webhook-retry-schedule", "STATEMENTD_WEBHOOK_RETRY_SCHEDULE", webhook.DefaultSchedule.String(),
+		"when failed webhook deliveries are retried: offsets from the first attempt, comma-separated")
 	s.value(func(v string) error {
 		b, err := strconv.ParseBool(v)
 		if err != nil {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/internal/webhook"
 )
 
 func TestParseServe(t *testing.T) {
@@ -31,6 +33,7 @@ func TestParseServe(t *testing.T) {
 					ShutdownTimeout: 30 * time.Second, LogLevel: slog.LevelInfo, TokenTTL: time.Hour,
 					Workers: runtime.NumCPU(), JobPollInterval: 50 * time.Millisecond,
 					JobTimeout: 2 * time.Minute, JobRescueAfter: 3 * time.Minute,
+					WebhookRetrySchedule: webhook.DefaultSchedule,
 				}, c)
 			},
 		},
@@ -63,6 +66,12 @@ func TestParseServe(t *testing.T) {
 		{name: "an unknown role is refused", args: []string{"--role=boss"}, wantErr: "must be all, api or worker"},
 		{name: "a bad environment value names its variable", env: map[string]string{"STATEMENTD_MAX_UPLOAD_BYTES": "lots"}, wantErr: `STATEMENTD_MAX_UPLOAD_BYTES="lots"`},
 		{name: "a zero upload limit is refused", args: []string{"--max-upload-bytes=0"}, wantErr: "positive number of bytes"},
+		{name: "a retry schedule is read", args: []string{"--webhook-retry-schedule=1s, 2s,1m"},
+			check: func(t *testing.T, c Serve) {
+				require.Equal(t, webhook.Schedule{time.Second, 2 * time.Second, time.Minute}, c.WebhookRetrySchedule)
+			}},
+		{name: "a retry schedule out of order is refused", env: map[string]string{"STATEMENTD_WEBHOOK_RETRY_SCHEDULE": "5m,1m"},
+			wantErr: "STATEMENTD_WEBHOOK_RETRY_SCHEDULE"},
 		{name: "a zero row limit is refused", env: map[string]string{"STATEMENTD_MAX_ROWS": "0"}, wantErr: "STATEMENTD_MAX_ROWS"},
 		{name: "a row limit is read", args: []string{"--max-rows=20"},
 			check: func(t *testing.T, c Serve) { require.Equal(t, 20, c.MaxRows) }},
