@@ -1,0 +1,214 @@
+package contracttests
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/gen/reconclient"
+)
+
+// These tests use the SDK the way an integrator does: reconclient.New and parseclient.New, with
+// only the transport swapped for one that checks every answer against the spec.
+
+// countingDoer counts the requests to one path.
+type countingDoer struct {
+	next  reconclient.HttpRequestDoer
+	path  string
+	count atomic.Int32
+}
+
+func (d *countingDoer) Do(req *http.Request) (*http.Response, error) {
+	if req.URL.Path == d.path {
+		d.count.Add(1)
+	}
+	return d.next.Do(req)
+}
+
+// TestSDKReconciliationClientGetsAndRenewsItsOwnTokens runs a reconciliation through
+// reconclient.New, which asks for a token once and reuses it; then, on a server whose tokens
+// live 2 s and with a token source whose clock runs 10 s late (so it believes an expired token
+// is still good), the API's 401 makes the client get a new token and repeat the request once.
+func TestSDKReconciliationClientGetsAndRenewsItsOwnTokens(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ten := s.newTenant(t, "A")
+	ctx := context.Background()
+	doer := &countingDoer{next: recon(t).client(t), path: "/api/v1/token"}
+	c, err := reconclient.New(s.ReconURL, ten.ClientID, ten.ClientSecret, reconclient.UseHTTPClient(doer))
+	require.NoError(t, err)
+
+	ct, body := jobUpload(t, "bank.csv", bankCSV(reconBankLines), "open invoices.csv", []byte(reconExpectedCSV))
+	created, err := c.CreateJobWithBodyWithResponse(ctx, nil, ct, bytes.NewReader(body))
+	require.NoError(t, err)
+	require.NoError(t, reconclient.Check(created.HTTPResponse, created.Body))
+	job, err := c.WaitForJob(ctx, created.JSON202.JobId, 50*time.Millisecond, nil)
+	require.NoError(t, err)
+	require.Equal(t, reconclient.JobStatusCompleted, job.Status)
+	res, err := c.GetJobResultsWithResponse(ctx, job.JobId)
+	require.NoError(t, err)
+	require.NoError(t, reconclient.Check(res.HTTPResponse, res.Body))
+	sum := res.JSON200.Summary
+	require.Equal(t, []int{2, 2, 1}, []int{sum.MatchedCount, sum.PartialCount, sum.UnmatchedCount})
+	require.EqualValues(t, 1, doer.count.Load(), "one token served the upload, the polls and the results")
+
+	missing, err := c.GetJobWithResponse(ctx, uuid.New())
+	require.NoError(t, err)
+	var apiErr *reconclient.APIError
+	require.ErrorAs(t, reconclient.Check(missing.HTTPResponse, missing.Body), &apiErr)
+	require.Equal(t, http.StatusNotFound, apiErr.StatusCode)
+	require.Equal(t, reconclient.ErrorCodeNotFound, apiErr.Code)
+	require.NotEmpty(t, apiErr.RequestID)
+
+	t.Run("an expired token the client still trusted is replaced after the 401", func(t *testing.T) {
+		s := startServer(t, "STATEMENTD_TOKEN_TTL=2s")
+		ten := s.newTenant(t, "A")
+		late := &countingDoer{next: recon(t).client(t), path: "/api/v1/token"}
+		ts, err := reconclient.NewTokenSource(s.ReconURL, ten.ClientID, ten.ClientSecret, late)
+		require.NoError(t, err)
+		ts.Now = func() time.Time { return time.Now().Add(-10 * time.Second) }
+		c, err := reconclient.New(s.ReconURL, ten.ClientID, ten.ClientSecret, reconclient.UseHTTPClient(late), reconclient.UseTokenSource(ts))
+		require.NoError(t, err)
+		r, err := c.GetLimitsWithResponse(ctx)
+		require.NoError(t, err)
+		require.NoError(t, reconclient.Check(r.HTTPResponse, r.Body))
+		time.Sleep(2500 * time.Millisecond) // the token expires; the source's clock says it has 8 s left
+		r, err = c.GetLimitsWithResponse(ctx)
+		require.NoError(t, err)
+		require.NoError(t, reconclient.Check(r.HTTPResponse, r.Body), "the request is repeated with a new token")
+		require.EqualValues(t, 2, late.count.Load())
+	})
+}
+
+// TestSDKParsingClientPagesThroughEverything reads 1,234 transactions with AllTransactions in
+// pages of 100 and three jobs with AllJobs in pages of 2.
+func TestSDKParsingClientPagesThroughEverything(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ten := s.newTenant(t, "A")
+	ctx := context.Background()
+	c, err := parseclient.New(s.ParseURL, ten.APIKey, parseclient.UseHTTPClient(parse(t).client(t)))
+	require.NoError(t, err)
+
+	var ids []uuid.UUID
+	for _, n := range []int{1234, 2, 3} {
+		ct, body := fileUpload(t, "s.csv", simpleCSV(n))
+		r, err := c.CreateJobWithBodyWithResponse(ctx, nil, ct, bytes.NewReader(body))
+		require.NoError(t, err)
+		require.NoError(t, parseclient.Check(r.HTTPResponse, r.Body))
+		seen := 0
+		j, err := c.WaitForJob(ctx, r.JSON202.Data.JobId, 20*time.Millisecond, func(parseclient.Job) { seen++ })
+		require.NoError(t, err)
+		require.Equal(t, parseclient.JobStatusCompleted, j.Status)
+		require.Equal(t, n, j.TransactionsCount)
+		require.Positive(t, seen)
+		ids = append(ids, j.JobId)
+	}
+
+	var amounts []string
+	for tx, err := range c.AllTransactions(ctx, ids[0], 100) {
+		require.NoError(t, err)
+		amounts = append(amounts, tx.Amount.String())
+	}
+	require.Len(t, amounts, 1234, "13 pages, the last one short")
+
+	limit := 2
+	var listed []uuid.UUID
+	for j, err := range c.AllJobs(ctx, parseclient.ListJobsParams{Limit: &limit}) {
+		require.NoError(t, err)
+		listed = append(listed, j.JobId)
+	}
+	require.Equal(t, []uuid.UUID{ids[2], ids[1], ids[0]}, listed, "newest first, across pages")
+
+	for _, err := range c.AllTransactions(ctx, uuid.New(), 0) {
+		var apiErr *parseclient.APIError
+		require.ErrorAs(t, err, &apiErr, "an unknown job ends the iteration with the API's error")
+		require.Equal(t, parseclient.ErrorCodeNotFound, apiErr.Code)
+	}
+}
+
+// TestSDKRetriesAnUploadThroughTwo503s puts a proxy in front of the server that answers the
+// first two uploads 503: the SDK sends the same upload three times with one Idempotency-Key,
+// waiting 2 and 4 units (scaled to 100 ms), and the account ends up with exactly one job.
+func TestSDKRetriesAnUploadThroughTwo503s(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ten := s.newTenant(t, "A")
+	ctx := context.Background()
+	target, err := url.Parse(s.ParseURL)
+	require.NoError(t, err)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var (
+		mu       sync.Mutex
+		arrivals []time.Time
+		keys     []string
+		sizes    []int
+	)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/api/v1/jobs" {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			mu.Lock()
+			arrivals, keys, sizes = append(arrivals, time.Now()), append(keys, r.Header.Get("Idempotency-Key")), append(sizes, len(body))
+			n := len(arrivals)
+			mu.Unlock()
+			if n <= 2 {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = io.WriteString(w, `{"ok":false,"error":"SERVICE_UNAVAILABLE","detail":"Try again.","meta":{"request_id":"x"}}`)
+				return
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+
+	unit := 50 * time.Millisecond
+	c, err := parseclient.New(front.URL, ten.APIKey, parseclient.UseRetryPolicy(parseclient.RetryPolicy{Attempts: 3,
+		Backoff: func(n int) time.Duration { return time.Duration(1<<n) * unit }}))
+	require.NoError(t, err)
+	ct, body := fileUpload(t, "s.csv", simpleCSV(2))
+	r, err := c.CreateJobWithBodyWithResponse(ctx, nil, ct, bytes.NewReader(body))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusAccepted, r.StatusCode(), string(r.Body))
+
+	mu.Lock()
+	require.Len(t, arrivals, 3)
+	require.GreaterOrEqual(t, arrivals[1].Sub(arrivals[0]), 2*unit)
+	require.GreaterOrEqual(t, arrivals[2].Sub(arrivals[1]), 4*unit)
+	require.NotEmpty(t, keys[0], "the SDK gave the upload an Idempotency-Key")
+	require.Equal(t, []string{keys[0], keys[0], keys[0]}, keys)
+	require.Equal(t, []int{len(body), len(body), len(body)}, sizes, "the body was replayed whole")
+	mu.Unlock()
+
+	var jobs int
+	for _, err := range c.AllJobs(ctx, parseclient.ListJobsParams{}) {
+		require.NoError(t, err)
+		jobs++
+	}
+	require.Equal(t, 1, jobs)
+
+	t.Run("a 400 is not retried", func(t *testing.T) {
+		mu.Lock()
+		before := len(arrivals)
+		mu.Unlock()
+		r, err := c.CreateJobWithBodyWithResponse(ctx, nil, "text/plain", bytes.NewReader([]byte("not a form")))
+		require.NoError(t, err)
+		require.Equal(t, http.StatusBadRequest, r.StatusCode())
+		mu.Lock()
+		defer mu.Unlock()
+		require.Equal(t, before+1, len(arrivals))
+	})
+}

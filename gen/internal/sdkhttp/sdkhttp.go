@@ -1,0 +1,174 @@
+// Package sdkhttp is the HTTP plumbing the two client packages (reconclient, parseclient) share:
+// the documented retry rule and replayable request bodies. It is handwritten; nothing in gen/
+// generates it.
+package sdkhttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Doer sends one HTTP request; *http.Client is one, and so are the generated clients'
+// HttpRequestDoer values.
+type Doer interface {
+	Do(req *http.Request) (*http.Response, error)
+}
+
+// Policy is when and how long a request is retried. The API reference's rule is Default: up to 3
+// attempts, waiting 2^retry seconds (2 s, then 4 s) before each retry, only after a 429, 500 or
+// 503 answer (or a connection that failed before any answer), and never earlier than the
+// answer's Retry-After.
+type Policy struct {
+	// Attempts is how many times a request is sent at the most; 1 turns retries off.
+	Attempts int
+	// Backoff is the wait before retry n (1 for the first retry); 2^n seconds when nil.
+	Backoff func(n int) time.Duration
+	// MaxWait is the longest wait the client accepts: an answer whose Retry-After asks for
+	// more (a monthly job limit, say, resets in days) is returned at once. 2 minutes when 0.
+	MaxWait time.Duration
+}
+
+// Default is the API reference's retry rule.
+var Default = Policy{Attempts: 3}
+
+func (p Policy) backoff(n int) time.Duration {
+	if p.Backoff != nil {
+		return p.Backoff(n)
+	}
+	return time.Duration(1<<n) * time.Second
+}
+
+func (p Policy) maxWait() time.Duration {
+	if p.MaxWait <= 0 {
+		return 2 * time.Minute
+	}
+	return p.MaxWait
+}
+
+// Retrying returns a Doer that sends each request through next and retries it by p. A request
+// body is made replayable first (read into memory when it cannot be reopened), so every attempt
+// sends the same bytes. A POST to a path that creates a resource (…/jobs, …/webhooks) without an
+// Idempotency-Key gets one, so a retried upload never creates two jobs. Waits end early when
+// the request's context does.
+func Retrying(next Doer, p Policy) Doer {
+	if p.Attempts < 1 {
+		p.Attempts = 1
+	}
+	return &retrying{next: next, policy: p}
+}
+
+type retrying struct {
+	next   Doer
+	policy Policy
+}
+
+func (r *retrying) Do(req *http.Request) (*http.Response, error) {
+	if r.policy.Attempts > 1 {
+		if err := Replayable(req); err != nil {
+			return nil, err
+		}
+		if req.Method == http.MethodPost && req.Header.Get("Idempotency-Key") == "" && createsResource(req.URL.Path) {
+			req.Header.Set("Idempotency-Key", uuid.NewString())
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		resp, err := r.next.Do(req)
+		if attempt >= r.policy.Attempts || !retryable(resp, err) || req.Context().Err() != nil {
+			return resp, err
+		}
+		wait := r.policy.backoff(attempt)
+		if resp != nil {
+			if after, ok := RetryAfter(resp.Header, time.Now()); ok {
+				if after > r.policy.maxWait() {
+					return resp, nil
+				}
+				wait = max(wait, after)
+			}
+			// The answer is dropped for the next one: read a little so the connection is reused.
+			_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
+			_ = resp.Body.Close()
+		}
+		if err := sleep(req.Context(), wait); err != nil {
+			return nil, err
+		}
+		if req.GetBody != nil {
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, fmt.Errorf("replay request body: %w", err)
+			}
+			req.Body = body
+		}
+	}
+}
+
+// retryable reports whether an attempt's outcome may be retried: 429, 500 and 503 answers, and
+// failures to get any answer that are not the caller's own cancellation.
+func retryable(resp *http.Response, err error) bool {
+	if err != nil {
+		return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusServiceUnavailable:
+		return true
+	}
+	return false
+}
+
+// createsResource reports whether a POST to path creates a job or a webhook endpoint, the
+// operations that take an Idempotency-Key.
+func createsResource(path string) bool {
+	path = strings.TrimSuffix(path, "/")
+	return strings.HasSuffix(path, "/api/v1/jobs") || strings.HasSuffix(path, "/api/v1/webhooks")
+}
+
+// Replayable makes req's body readable again for another attempt: it keeps a GetBody that
+// http.NewRequest set, and otherwise reads the body into memory once.
+func Replayable(req *http.Request) error {
+	if req.Body == nil || req.Body == http.NoBody || req.GetBody != nil {
+		return nil
+	}
+	data, err := io.ReadAll(req.Body)
+	_ = req.Body.Close()
+	if err != nil {
+		return fmt.Errorf("read request body: %w", err)
+	}
+	req.ContentLength = int64(len(data))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	req.Body, _ = req.GetBody()
+	return nil
+}
+
+// RetryAfter reads a Retry-After header: seconds or an HTTP date, relative to now.
+func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil && secs >= 0 {
+		return time.Duration(min(secs, 1<<32)) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,189 @@
+package sdkhttp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// scripted is a server that answers the n-th request (from 1) with answers[n-1], the last one
+// again after that, and records what it received.
+type scripted struct {
+	*httptest.Server
+	mu       sync.Mutex
+	bodies   []string
+	keys     []string
+	arrivals []time.Time
+}
+
+type answer struct {
+	status     int
+	retryAfter string
+}
+
+func newScripted(t *testing.T, answers ...answer) *scripted {
+	t.Helper()
+	s := &scripted{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.bodies = append(s.bodies, string(body))
+		s.keys = append(s.keys, r.Header.Get("Idempotency-Key"))
+		s.arrivals = append(s.arrivals, time.Now())
+		a := answers[min(len(s.bodies), len(answers))-1]
+		s.mu.Unlock()
+		if a.retryAfter != "" {
+			w.Header().Set("Retry-After", a.retryAfter)
+		}
+		w.WriteHeader(a.status)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// fast is the default rule scaled from seconds to 10 ms units: waits of 20 ms and 40 ms.
+var fast = Policy{Attempts: 3, Backoff: func(n int) time.Duration { return time.Duration(1<<n) * 10 * time.Millisecond }}
+
+// nonRewindable hides a reader's type, so http.NewRequest sets no GetBody.
+type nonRewindable struct{ io.Reader }
+
+func TestRetrying(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		answers    []answer
+		policy     Policy
+		wantStatus int
+		wantSent   int
+		// minGaps are the least waits between consecutive attempts.
+		minGaps []time.Duration
+	}{
+		{name: "503 twice then 200: three attempts, waiting 2 and 4 units", answers: []answer{{status: 503}, {status: 503}, {status: 200}},
+			policy: fast, wantStatus: 200, wantSent: 3, minGaps: []time.Duration{20 * time.Millisecond, 40 * time.Millisecond}},
+		{name: "500 three times: the third answer is returned", answers: []answer{{status: 500}},
+			policy: fast, wantStatus: 500, wantSent: 3},
+		{name: "429 with Retry-After waits at least that long", answers: []answer{{status: 429, retryAfter: "1"}, {status: 201}},
+			policy: fast, wantStatus: 201, wantSent: 2, minGaps: []time.Duration{time.Second}},
+		{name: "a Retry-After longer than MaxWait is returned at once", answers: []answer{{status: 429, retryAfter: "86400"}, {status: 200}},
+			policy: fast, wantStatus: 429, wantSent: 1},
+		{name: "400 is not retried", answers: []answer{{status: 400}, {status: 200}}, policy: fast, wantStatus: 400, wantSent: 1},
+		{name: "502 is not retried", answers: []answer{{status: 502}, {status: 200}}, policy: fast, wantStatus: 502, wantSent: 1},
+		{name: "one attempt turns retries off", answers: []answer{{status: 503}, {status: 200}},
+			policy: Policy{Attempts: 1}, wantStatus: 503, wantSent: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newScripted(t, tt.answers...)
+			req, err := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/jobs", nonRewindable{strings.NewReader("the upload")})
+			require.NoError(t, err)
+			resp, err := Retrying(http.DefaultClient, tt.policy).Do(req)
+			require.NoError(t, err)
+			_ = resp.Body.Close()
+			require.Equal(t, tt.wantStatus, resp.StatusCode)
+			srv.mu.Lock()
+			defer srv.mu.Unlock()
+			require.Len(t, srv.bodies, tt.wantSent)
+			for i := range srv.bodies {
+				require.Equal(t, "the upload", srv.bodies[i], "attempt %d sends the same body", i+1)
+				require.Equal(t, srv.keys[0], srv.keys[i], "and the same Idempotency-Key")
+			}
+			if tt.policy.Attempts > 1 {
+				require.NotEmpty(t, srv.keys[0], "an upload gets an Idempotency-Key when retries are on")
+			}
+			for i, gap := range tt.minGaps {
+				require.GreaterOrEqual(t, srv.arrivals[i+1].Sub(srv.arrivals[i]), gap, "wait before attempt %d", i+2)
+			}
+		})
+	}
+}
+
+func TestRetryingKeepsTheCallersIdempotencyKeyAndLeavesOtherPostsAlone(t *testing.T) {
+	t.Parallel()
+	srv := newScripted(t, answer{status: 503}, answer{status: 200})
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/jobs", strings.NewReader("x"))
+	require.NoError(t, err)
+	req.Header.Set("Idempotency-Key", "mine")
+	resp, err := Retrying(http.DefaultClient, fast).Do(req)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	req, err = http.NewRequest(http.MethodPost, srv.URL+"/api/v1/webhooks/test", strings.NewReader("{}"))
+	require.NoError(t, err)
+	resp, err = Retrying(http.DefaultClient, fast).Do(req)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	require.Equal(t, []string{"mine", "mine", ""}, srv.keys)
+}
+
+func TestRetryingStopsWaitingWhenTheContextEnds(t *testing.T) {
+	t.Parallel()
+	srv := newScripted(t, answer{status: 503})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/api/v1/jobs/x", nil)
+	require.NoError(t, err)
+	start := time.Now()
+	_, err = Retrying(http.DefaultClient, Default).Do(req)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Less(t, time.Since(start), time.Second, "the 2 s wait ended with the context")
+}
+
+// failing is a Doer whose first n calls fail without an answer.
+type failing struct {
+	n     int
+	calls int
+}
+
+func (f *failing) Do(req *http.Request) (*http.Response, error) {
+	f.calls++
+	if f.calls <= f.n {
+		return nil, errors.New("connection refused")
+	}
+	return &http.Response{StatusCode: 200, Body: http.NoBody, Header: http.Header{}, Request: req}, nil
+}
+
+func TestRetryingRetriesAFailedConnection(t *testing.T) {
+	t.Parallel()
+	f := &failing{n: 2}
+	req, err := http.NewRequest(http.MethodGet, "http://example.invalid/api/v1/status", nil)
+	require.NoError(t, err)
+	resp, err := Retrying(f, fast).Do(req)
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode)
+	require.Equal(t, 3, f.calls)
+}
+
+func TestRetryAfter(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2025, 4, 1, 8, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		value string
+		want  time.Duration
+		ok    bool
+	}{
+		{"", 0, false},
+		{"7", 7 * time.Second, true},
+		{"Tue, 01 Apr 2025 08:01:00 GMT", time.Minute, true},
+		{"Tue, 01 Apr 2025 07:00:00 GMT", 0, true},
+		{"soon", 0, false},
+		{"-3", 0, false},
+	} {
+		h := http.Header{}
+		if tt.value != "" {
+			h.Set("Retry-After", tt.value)
+		}
+		got, ok := RetryAfter(h, now)
+		require.Equal(t, tt.ok, ok, tt.value)
+		require.Equal(t, tt.want, got, tt.value)
+	}
+}
