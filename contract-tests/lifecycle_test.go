@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -101,11 +102,36 @@ func TestEmbeddedDefault(t *testing.T) {
 	require.FileExists(t, filepath.Join(dataDir, "pgdata", "PG_VERSION"))
 	require.Contains(t, s.logs.String(), "using embedded PostgreSQL", "the log says which database is used")
 
+	// The new database comes with a demo account whose credentials are printed once, as the
+	// environment statementctl and the SDK examples read, and work.
+	demo := map[string]string{}
+	for _, m := range regexp.MustCompile(`export (STATEMENT_[A-Z_]+)=(\S+)`).FindAllStringSubmatch(s.logs.String(), -1) {
+		demo[m[1]] = m[2]
+	}
+	require.Equal(t, s.ReconURL, demo["STATEMENT_BASE_URL"])
+	require.Equal(t, s.ParseURL, demo["STATEMENT_PARSE_BASE_URL"])
+	ctx := context.Background()
+	rc, err := reconclient.New(demo["STATEMENT_BASE_URL"], demo["STATEMENT_CLIENT_ID"], demo["STATEMENT_CLIENT_SECRET"],
+		reconclient.UseHTTPClient(recon(t).client(t)))
+	require.NoError(t, err)
+	limits, err := rc.GetLimitsWithResponse(ctx)
+	require.NoError(t, err)
+	require.NoError(t, reconclient.Check(limits.HTTPResponse, limits.Body), "the demo API client gets a token and reads its limits")
+	pc, err := parseclient.New(demo["STATEMENT_PARSE_BASE_URL"], demo["STATEMENT_API_KEY"], parseclient.UseHTTPClient(parse(t).client(t)))
+	require.NoError(t, err)
+	usage, err := pc.GetUsageWithResponse(ctx)
+	require.NoError(t, err)
+	require.NoError(t, parseclient.Check(usage.HTTPResponse, usage.Body), "the demo API key reads the usage")
+
 	require.NoError(t, s.stop(t), "statementd exits 0 on SIGTERM")
 	require.Eventually(t, func() bool {
 		_, err := os.Stat(filepath.Join(dataDir, "pgdata", "postmaster.pid"))
 		return os.IsNotExist(err)
 	}, 30*time.Second, 100*time.Millisecond, "the embedded cluster stops with statementd")
+
+	again := startServer(t, "DATABASE_URL=", "STATEMENTD_DATA_DIR="+dataDir)
+	require.NotContains(t, again.logs.String(), "STATEMENT_API_KEY", "the credentials are shown only when the database is created")
+	require.NoError(t, again.stop(t))
 }
 
 // TestMigrateCommand runs `statementd migrate` on an empty database and requires the schema.

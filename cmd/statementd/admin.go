@@ -151,7 +151,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		sealer = box
 	}
-	db, closeDB, err := openDatabase(ctx, env.db, logger)
+	db, closeDB, _, err := openDatabase(ctx, env.db, logger)
 	if err != nil {
 		return err
 	}

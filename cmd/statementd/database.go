@@ -18,51 +18,53 @@ import (
 const embeddedDatabase = "statementd"
 
 // openDatabase connects to the configured database or, with no URL, starts the embedded cluster
-// of the data dir. The returned close function closes the pool and stops the cluster.
-func openDatabase(ctx context.Context, cfg config.Database, logger *slog.Logger) (*sqlx.DB, func(), error) {
+// of the data dir. The returned close function closes the pool and stops the cluster; created
+// is true when the embedded database was created just now.
+func openDatabase(ctx context.Context, cfg config.Database, logger *slog.Logger) (db *sqlx.DB, closeDB func(), created bool, err error) {
 	url := cfg.URL
 	stop := func() {}
 	if url == "" {
 		cluster, err := pgembed.Start(ctx, pgembed.Options{Dir: cfg.DataDir, Logger: logger})
 		if err != nil {
-			return nil, nil, fmt.Errorf("no DATABASE_URL given, and the embedded PostgreSQL did not start: %w", err)
+			return nil, nil, false, fmt.Errorf("no DATABASE_URL given, and the embedded PostgreSQL did not start: %w", err)
 		}
 		stop = func() {
 			if err := cluster.Stop(); err != nil {
 				logger.Error("stopping embedded PostgreSQL", slog.String("error", err.Error()))
 			}
 		}
-		if err := createDatabase(ctx, cluster.URL("postgres"), embeddedDatabase); err != nil {
+		if created, err = createDatabase(ctx, cluster.URL("postgres"), embeddedDatabase); err != nil {
 			stop()
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		url = cluster.URL(embeddedDatabase)
 		logger.Info("using embedded PostgreSQL; set DATABASE_URL to use another server", slog.String("data_dir", cfg.DataDir))
 	}
-	db, err := postgres.Open(ctx, url)
+	db, err = postgres.Open(ctx, url)
 	if err != nil {
 		stop()
-		return nil, nil, err
+		return nil, nil, false, err
 	}
-	return db, func() { _ = db.Close(); stop() }, nil
+	return db, func() { _ = db.Close(); stop() }, created, nil
 }
 
-// createDatabase creates name on the server of adminURL unless it exists.
-func createDatabase(ctx context.Context, adminURL, name string) error {
+// createDatabase creates name on the server of adminURL unless it exists, and says whether it
+// did.
+func createDatabase(ctx context.Context, adminURL, name string) (bool, error) {
 	admin, err := sql.Open("postgres", adminURL)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer admin.Close()
 	var exists bool
 	if err := admin.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
-		return fmt.Errorf("look up database %s: %w", name, err)
+		return false, fmt.Errorf("look up database %s: %w", name, err)
 	}
 	if exists {
-		return nil
+		return false, nil
 	}
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(name)); err != nil {
-		return fmt.Errorf("create database %s: %w", name, err)
+		return false, fmt.Errorf("create database %s: %w", name, err)
 	}
-	return nil
+	return true, nil
 }

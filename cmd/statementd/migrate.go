@@ -17,7 +17,7 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	logger := newLogger(stderr, slog.LevelInfo)
 	slog.SetDefault(logger)
-	db, closeDB, err := openDatabase(ctx, cfg, logger)
+	db, closeDB, _, err := openDatabase(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}

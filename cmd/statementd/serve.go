@@ -27,14 +27,14 @@ import (
 
 // serve runs the listeners of the process's role until ctx ends (SIGTERM or SIGINT), then stops
 // accepting, lets in-flight requests finish within the shutdown timeout and closes the database.
-func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, err := config.ParseServe(args, getenv, stderr)
 	if err != nil {
 		return err
 	}
 	logger := newLogger(stderr, cfg.LogLevel)
 	slog.SetDefault(logger)
-	db, closeDB, err := openDatabase(ctx, cfg.Database, logger)
+	db, closeDB, createdDB, err := openDatabase(ctx, cfg.Database, logger)
 	if err != nil {
 		return err
 	}
@@ -54,6 +54,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return fmt.Errorf("secret key: %w", err)
 	}
 	accounts := &account.Service{Store: postgres.NewAccountStore(db), Sealer: box, Now: time.Now, TokenTTL: cfg.TokenTTL}
+	if createdDB && cfg.Migrate {
+		if err := createDemo(ctx, accounts, cfg, stdout); err != nil {
+			return fmt.Errorf("demo account: %w", err)
+		}
+	}
 
 	// One limiter for every listener of the process; the count itself is in the database,
 	// shared with every other process.
