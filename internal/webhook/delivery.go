@@ -217,7 +217,8 @@ func (s *Service) outcome(t Task, res Result, now time.Time) Outcome {
 			days(s.disableAfter()), since.UTC().Format(time.RFC3339), stamp)
 		return o
 	}
-	next, ok := s.schedule().Next(o.FirstAttemptAt, o.Attempt.Number, s.jitter(), now, min(res.RetryAfter, maxRetryAfter))
+	// Retry-After counts from the answer, which came res.Duration after the attempt began.
+	next, ok := s.schedule().Next(o.FirstAttemptAt, o.Attempt.Number, s.jitter(), now.Add(res.Duration), min(res.RetryAfter, maxRetryAfter))
 	if !ok {
 		o.Status = DeliveryFailed
 		o.Reason = fmt.Sprintf("Given up after %d attempts; the last one failed: %s", o.Attempt.Number, res.Error)

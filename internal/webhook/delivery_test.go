@@ -203,12 +203,15 @@ func TestDeliverDecidesWhatComesNextAfterAnAttempt(t *testing.T) {
 	schedule := webhook.DefaultSchedule
 	earlier := deliveryNow.Add(-10 * time.Minute)
 	tests := []struct {
-		name        string
-		status      int
-		retryAfter  string
-		prepare     func(*webhook.Task)
-		wantStatus  webhook.DeliveryStatus
-		wantNext    time.Time
+		name       string
+		status     int
+		retryAfter string
+		prepare    func(*webhook.Task)
+		wantStatus webhook.DeliveryStatus
+		wantNext   time.Time
+		// fromAnswer: wantNext counts from the answer (Retry-After), which came the attempt's
+		// duration after deliveryNow.
+		fromAnswer  bool
 		wantReason  string // prefix
 		wantDisable string // exact, "" for none
 	}{
@@ -220,13 +223,13 @@ func TestDeliverDecidesWhatComesNextAfterAnAttempt(t *testing.T) {
 				t.AttemptsCount, t.FirstAttemptAt, t.Endpoint.FailingSince = 2, earlier, earlier
 			}, wantStatus: webhook.DeliveryPending, wantNext: due(earlier, schedule[2])},
 		{name: "a Retry-After later than the offset is honoured",
-			status: 503, retryAfter: "120", wantStatus: webhook.DeliveryPending, wantNext: deliveryNow.Add(120 * time.Second)},
+			status: 503, retryAfter: "120", wantStatus: webhook.DeliveryPending, wantNext: deliveryNow.Add(120 * time.Second), fromAnswer: true},
 		{name: "a Retry-After sooner than the offset changes nothing",
 			status: 503, retryAfter: "2", wantStatus: webhook.DeliveryPending, wantNext: due(deliveryNow, schedule[0])},
 		{name: "a Retry-After of ten days is capped at a day",
-			status: 503, retryAfter: "864000", wantStatus: webhook.DeliveryPending, wantNext: deliveryNow.Add(24 * time.Hour)},
+			status: 503, retryAfter: "864000", wantStatus: webhook.DeliveryPending, wantNext: deliveryNow.Add(24 * time.Hour), fromAnswer: true},
 		{name: "a Retry-After beyond any duration is capped at a day",
-			status: 429, retryAfter: "99999999999999999999999", wantStatus: webhook.DeliveryPending, wantNext: deliveryNow.Add(24 * time.Hour)},
+			status: 429, retryAfter: "99999999999999999999999", wantStatus: webhook.DeliveryPending, wantNext: deliveryNow.Add(24 * time.Hour), fromAnswer: true},
 		{name: "a failure of the last scheduled attempt gives up",
 			status: 500, prepare: func(t *webhook.Task) {
 				t.AttemptsCount, t.FirstAttemptAt, t.Endpoint.FailingSince = len(schedule), deliveryNow.Add(-25*time.Hour), deliveryNow.Add(-25*time.Hour)
@@ -257,13 +260,18 @@ func TestDeliverDecidesWhatComesNextAfterAnAttempt(t *testing.T) {
 			next, err := b.svc.Deliver(context.Background(), b.task.ID)
 
 			require.NoError(t, err)
-			require.Equal(t, tt.wantNext, next)
 			require.EqualValues(t, 1, b.rcv.hits.Load())
 			require.Empty(t, b.store.finished)
 			require.Len(t, b.store.recorded, 1)
 			o := b.store.recorded[0]
+			want := tt.wantNext
+			if tt.fromAnswer {
+				require.Positive(t, o.Attempt.Duration)
+				want = want.Add(o.Attempt.Duration)
+			}
+			require.Equal(t, want, next)
 			require.Equal(t, tt.wantStatus, o.Status)
-			require.Equal(t, tt.wantNext, o.NextAttemptAt)
+			require.Equal(t, want, o.NextAttemptAt)
 			require.Equal(t, tt.wantReason, o.Reason)
 			require.Equal(t, tt.wantDisable, o.DisableEndpoint)
 			require.Equal(t, b.task.AttemptsCount+1, o.Attempt.Number)
