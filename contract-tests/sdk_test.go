@@ -132,6 +132,16 @@ func TestSDKParsingClientPagesThroughEverything(t *testing.T) {
 	}
 	require.Equal(t, []uuid.UUID{ids[2], ids[1], ids[0]}, listed, "newest first, across pages")
 
+	var csv bytes.Buffer
+	n, err := c.ExportTo(ctx, ids[1], parseclient.ExportFormatCsv, &csv)
+	require.NoError(t, err)
+	require.EqualValues(t, csv.Len(), n)
+	require.Equal(t, 3, bytes.Count(csv.Bytes(), []byte("\r\n")), "a header and two records")
+	_, err = c.ExportTo(ctx, uuid.New(), parseclient.ExportFormatJson, io.Discard)
+	var notFound *parseclient.APIError
+	require.ErrorAs(t, err, &notFound)
+	require.Equal(t, http.StatusNotFound, notFound.StatusCode)
+
 	for _, err := range c.AllTransactions(ctx, uuid.New(), 0) {
 		var apiErr *parseclient.APIError
 		require.ErrorAs(t, err, &apiErr, "an unknown job ends the iteration with the API's error")

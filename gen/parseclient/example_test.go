@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"log"
 	"mime/multipart"
 	"os"
@@ -76,33 +75,25 @@ func ExampleClientWithResponses_AllJobs() {
 }
 
 // Download a job's transactions as CSV, streamed straight into a file whatever its size.
-func ExampleClient_ExportJob() {
+func ExampleClientWithResponses_ExportTo() {
 	ctx := context.Background()
 	c, err := parseclient.New(os.Getenv("STATEMENT_PARSE_BASE_URL"), os.Getenv("STATEMENT_API_KEY"))
 	if err != nil {
 		log.Fatal(err)
 	}
 	var id parseclient.JobId // from an upload
-	format := parseclient.ExportFormatCsv
-	resp, err := c.ExportJob(ctx, id, &parseclient.ExportJobParams{Format: &format})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		body, _ := io.ReadAll(resp.Body)
-		log.Fatal(parseclient.Check(resp, body)) // 409 JOB_NOT_READY until the job is finished
-	}
 	f, err := os.Create("transactions.csv")
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		log.Fatal(err)
+	n, err := c.ExportTo(ctx, id, parseclient.ExportFormatCsv, f)
+	if err != nil {
+		log.Fatal(err) // 409 JOB_NOT_READY until the job is finished
 	}
 	if err := f.Close(); err != nil {
 		log.Fatal(err)
 	}
+	fmt.Println(n, "bytes")
 }
 
 // Register an endpoint for finished jobs and keep the signing secret its answer carries; verify

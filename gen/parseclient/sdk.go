@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"time"
@@ -42,8 +43,12 @@ func UseRetryPolicy(p RetryPolicy) Option { return func(s *settings) { s.retry =
 // authenticates every request with apiKey and retries by DefaultRetryPolicy. Request bodies
 // are replayed on retries, and uploads and endpoint registrations without an Idempotency-Key
 // get one, so a retry never creates a second job.
+//
+// Amounts are shopspring/decimal values. The API writes them as JSON numbers with the
+// currency's decimals (1250.50); to marshal SDK values the same way, set
+// decimal.MarshalJSONWithoutQuotes = true and decimal.TrimTrailingZeros = false once at start.
 func New(baseURL, apiKey string, opts ...Option) (*ClientWithResponses, error) {
-	s := settings{doer: &http.Client{Timeout: 5 * time.Minute}, retry: DefaultRetryPolicy}
+	s := settings{doer: sdkhttp.DefaultClient(), retry: DefaultRetryPolicy}
 	for _, o := range opts {
 		o(&s)
 	}
@@ -111,14 +116,13 @@ func (s JobStatus) Finished() bool {
 	return s == JobStatusCompleted || s == JobStatusReview || s == JobStatusFailed
 }
 
-// WaitForJob polls job id every interval (1 s when 0) until it is finished and returns it;
+// WaitForJob polls job id, first after interval (1 s when 0) and then ever less often (the
+// wait doubles up to 10 s, so a long job does not use up the plan's requests a minute), until it is finished and returns it;
 // progress, when not nil, sees every state read. It ends early with ctx.
 func (c *ClientWithResponses) WaitForJob(ctx context.Context, id JobId, interval time.Duration, progress func(Job)) (Job, error) {
 	if interval <= 0 {
 		interval = time.Second
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
 	for {
 		r, err := c.GetJobWithResponse(ctx, id)
 		if err != nil {
@@ -134,12 +138,31 @@ func (c *ClientWithResponses) WaitForJob(ctx context.Context, id JobId, interval
 		if j.Status.Finished() {
 			return j, nil
 		}
-		select {
-		case <-ctx.Done():
-			return j, ctx.Err()
-		case <-t.C:
+		if err := sdkhttp.Sleep(ctx, interval); err != nil {
+			return j, err
 		}
+		interval = sdkhttp.NextPoll(interval)
 	}
+}
+
+// ExportTo streams job id's transactions in format (csv or json) into w, whatever their number,
+// and returns the bytes written. A refusal is an *APIError (409 JOB_NOT_READY until the job is
+// finished); an error after the download began means w holds a partial export.
+func (c *ClientWithResponses) ExportTo(ctx context.Context, id JobId, format ExportFormat, w io.Writer) (int64, error) {
+	resp, err := c.ExportJob(ctx, id, &ExportJobParams{Format: &format})
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		return 0, Check(resp, body)
+	}
+	n, err := io.Copy(w, resp.Body)
+	if err != nil {
+		return n, fmt.Errorf("export of job %s broke off after %d bytes: %w", id, n, err)
+	}
+	return n, nil
 }
 
 // AllJobs iterates over the jobs that params select, newest first, fetching page after page.

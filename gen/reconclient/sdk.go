@@ -54,7 +54,7 @@ func UseTokenSource(ts *TokenSource) Option { return func(s *settings) { s.token
 // The token endpoint is standard OAuth 2.0 client credentials, so
 // golang.org/x/oauth2/clientcredentials works too (see the example).
 func New(baseURL, clientID, clientSecret string, opts ...Option) (*ClientWithResponses, error) {
-	s := settings{doer: &http.Client{Timeout: 5 * time.Minute}, retry: DefaultRetryPolicy}
+	s := settings{doer: sdkhttp.DefaultClient(), retry: DefaultRetryPolicy}
 	for _, o := range opts {
 		o(&s)
 	}
@@ -212,14 +212,13 @@ func Check(resp *http.Response, body []byte) error {
 	return e
 }
 
-// WaitForJob polls job id every interval (1 s when 0) until it is completed or failed and
+// WaitForJob polls job id, first after interval (1 s when 0) and then ever less often (the
+// wait doubles up to 10 s, so a long job does not use up the plan's requests a minute), until it is completed or failed and
 // returns it; progress, when not nil, sees every state read. It ends early with ctx.
 func (c *ClientWithResponses) WaitForJob(ctx context.Context, id JobId, interval time.Duration, progress func(Job)) (Job, error) {
 	if interval <= 0 {
 		interval = time.Second
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
 	for {
 		r, err := c.GetJobWithResponse(ctx, id)
 		if err != nil {
@@ -235,10 +234,9 @@ func (c *ClientWithResponses) WaitForJob(ctx context.Context, id JobId, interval
 		if j.Status != JobStatusProcessing {
 			return j, nil
 		}
-		select {
-		case <-ctx.Done():
-			return j, ctx.Err()
-		case <-t.C:
+		if err := sdkhttp.Sleep(ctx, interval); err != nil {
+			return j, err
 		}
+		interval = sdkhttp.NextPoll(interval)
 	}
 }

@@ -162,6 +162,30 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
+// DefaultClient is the HTTP client of the SDK's New: no overall time limit, which would cut a
+// long export download, but at most 2 minutes to wait for an answer's headers; contexts bound
+// the rest.
+func DefaultClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ResponseHeaderTimeout = 2 * time.Minute
+	return &http.Client{Transport: t}
+}
+
+// maxPoll is the longest wait between two polls of NextPoll.
+const maxPoll = 10 * time.Second
+
+// NextPoll is the wait after one of d when polling: twice as long, up to 10 s (or d when it is
+// longer already).
+func NextPoll(d time.Duration) time.Duration {
+	if d >= maxPoll {
+		return d
+	}
+	return min(2*d, maxPoll)
+}
+
+// Sleep waits d, or until ctx ends (its error).
+func Sleep(ctx context.Context, d time.Duration) error { return sleep(ctx, d) }
+
 func sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -187,3 +187,17 @@ func TestRetryAfter(t *testing.T) {
 		require.Equal(t, tt.want, got, tt.value)
 	}
 }
+
+func TestNextPollDoublesUpToTenSeconds(t *testing.T) {
+	t.Parallel()
+	d, got := 20*time.Millisecond, []time.Duration{}
+	for range 12 {
+		got = append(got, d)
+		d = NextPoll(d)
+	}
+	require.Equal(t, 10*time.Second, got[len(got)-1])
+	for i := 1; i < len(got); i++ {
+		require.Equal(t, min(2*got[i-1], 10*time.Second), got[i])
+	}
+	require.Equal(t, time.Minute, NextPoll(time.Minute), "a longer interval is kept")
+}
