@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/statementmatch/service/gen/reconclient"
+)
+
+// cmdReconcile uploads a bank statement and an expected-references file as one reconciliation
+// job, waits for it with a progress display, and prints the results.
+func (a *app) cmdReconcile(ctx context.Context, cmd command, args []string) error {
+	fs := newFlags(cmd)
+	addReconFlags(fs)
+	asJSON := fs.Bool("json", false, "print the results as JSON (the API's job results object)")
+	key := fs.String("idempotency-key", "", "send this `key` (a UUID, say), so that running the same command again within 24 hours gives the same job instead of a new one")
+	timeout := fs.Duration("timeout", 0, "stop waiting after this `duration` (the job keeps running); 0 waits until the job ends")
+	pos, err := a.parseArgs(fs, cmd, args, 2, 2)
+	if err != nil {
+		return err
+	}
+	if *timeout < 0 {
+		return &usageError{msg: "--timeout must not be negative", cmd: cmd.name}
+	}
+	cfg, err := reconSettingsOf(fs, a.getenv)
+	if err != nil {
+		return err
+	}
+	contentType, body, err := reconUpload(pos[0], pos[1], cfg.Sandbox)
+	if err != nil {
+		return err
+	}
+	c, err := a.reconClient(cfg)
+	if err != nil {
+		return err
+	}
+
+	var params reconclient.CreateJobParams
+	if *key != "" {
+		params.IdempotencyKey = key
+	}
+	created, err := c.CreateJobWithBodyWithResponse(ctx, &params, contentType, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	if err := reconclient.Check(created.HTTPResponse, created.Body); err != nil {
+		return err
+	}
+	if created.JSON202 == nil {
+		return unexpectedAnswer("reconciliation", created.HTTPResponse)
+	}
+	id := created.JSON202.JobId
+
+	job, err := a.waitRecon(ctx, c, id, *timeout)
+	if err != nil {
+		return err
+	}
+	if job.Status == reconclient.JobStatusFailed {
+		msg := fmt.Sprintf("job %s failed", id)
+		if job.Error != nil {
+			msg += fmt.Sprintf(": %s: %s", job.Error.Code, job.Error.Message)
+		}
+		return &outcomeError{msg: msg}
+	}
+
+	results, err := c.GetJobResultsWithResponse(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := reconclient.Check(results.HTTPResponse, results.Body); err != nil {
+		return err
+	}
+	if results.JSON200 == nil {
+		return unexpectedAnswer("reconciliation", results.HTTPResponse)
+	}
+	if *asJSON {
+		return printJSON(a.stdout, results.JSON200)
+	}
+	return printReconResults(a.stdout, *results.JSON200)
+}
+
+// waitRecon waits for a reconciliation job to finish, showing its progress.
+func (a *app) waitRecon(ctx context.Context, c *reconclient.ClientWithResponses, id reconclient.JobId, timeout time.Duration) (reconclient.Job, error) {
+	waitCtx, cancel := withOptionalTimeout(ctx, timeout)
+	defer cancel()
+	p := a.startProgress("job " + id.String())
+	job, err := c.WaitForJob(waitCtx, id, a.pollInterval, func(j reconclient.Job) {
+		if j.Status == reconclient.JobStatusProcessing {
+			p.update(string(j.Status))
+		}
+	})
+	if err != nil {
+		p.end()
+		return job, waitError(ctx, err, id.String(), timeout)
+	}
+	p.finish(string(job.Status))
+	return job, nil
+}
+
+// withOptionalTimeout is context.WithTimeout, or no time limit for a timeout of 0.
+func withOptionalTimeout(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, timeout)
+}
+
+// waitError explains why waiting for job id ended early: an interrupt, --timeout, or err.
+func waitError(ctx context.Context, err error, id string, timeout time.Duration) error {
+	switch {
+	case ctx.Err() != nil:
+		return &interruptedError{note: "job " + id + " keeps running on the server"}
+	case timeout > 0 && errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("job %s did not finish within %s (--timeout); it keeps running on the server", id, timeout)
+	}
+	return err
+}
+
+// reconUpload builds the multipart body of a reconciliation job: the two files as the parts
+// bank and expected, named by their base names, and env=sandbox for the sandbox.
+func reconUpload(bankPath, expectedPath string, sandbox bool) (contentType string, body []byte, err error) {
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	if err := addFilePart(w, "bank", "bank statement", bankPath); err != nil {
+		return "", nil, err
+	}
+	if err := addFilePart(w, "expected", "expected-references file", expectedPath); err != nil {
+		return "", nil, err
+	}
+	if sandbox {
+		if err := w.WriteField("env", "sandbox"); err != nil {
+			return "", nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return "", nil, err
+	}
+	return w.FormDataContentType(), buf.Bytes(), nil
+}
+
+// addFilePart adds the file at path as the part field; what names the file in errors. The
+// service finds the format from the content, so the part is sent as application/octet-stream.
+func addFilePart(w *multipart.Writer, field, what, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return usagef("cannot read the %s: %v", what, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return usagef("the %s %s is a directory", what, path)
+	}
+	part, err := w.CreateFormFile(field, filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(part, f); err != nil {
+		return usagef("cannot read the %s: %v", what, err)
+	}
+	return nil
+}
+
+// cmdLimits prints the monthly job quota of the environment the base URL serves.
+func (a *app) cmdLimits(ctx context.Context, cmd command, args []string) error {
+	fs := newFlags(cmd)
+	addReconFlags(fs)
+	asJSON := fs.Bool("json", false, "print the quota as JSON")
+	if _, err := a.parseArgs(fs, cmd, args, 0, 0); err != nil {
+		return err
+	}
+	c, err := a.reconClientOf(fs)
+	if err != nil {
+		return err
+	}
+	r, err := c.GetLimitsWithResponse(ctx)
+	if err != nil {
+		return err
+	}
+	if err := reconclient.Check(r.HTTPResponse, r.Body); err != nil {
+		return err
+	}
+	if r.JSON200 == nil {
+		return unexpectedAnswer("reconciliation", r.HTTPResponse)
+	}
+	q := r.JSON200
+	if *asJSON {
+		return printJSON(a.stdout, q)
+	}
+	return printFields(a.stdout, [][2]string{
+		{"environment", string(q.Env)},
+		{"plan", string(q.Plan)},
+		{"jobs used", fmt.Sprintf("%d of %d this month", q.JobsUsed, q.JobsLimit)},
+		{"jobs remaining", fmt.Sprint(q.JobsRemaining)},
+		{"resets", timeOrDash(&q.ResetDate)},
+	})
+}
+
+// reconClientOf resolves the settings of fs and returns a client of the Reconciliation API.
+func (a *app) reconClientOf(fs *flag.FlagSet) (*reconclient.ClientWithResponses, error) {
+	cfg, err := reconSettingsOf(fs, a.getenv)
+	if err != nil {
+		return nil, err
+	}
+	return a.reconClient(cfg)
+}
+
+// reconClient returns a client of the Reconciliation API that gets its own access tokens and
+// retries by the API's rule, and points error hints at it.
+func (a *app) reconClient(cfg reconSettings) (*reconclient.ClientWithResponses, error) {
+	a.target = reconTarget
+	a.target.baseURL = cfg.BaseURL
+	return reconclient.New(cfg.BaseURL, cfg.ClientID, cfg.ClientSecret, reconclient.UseHTTPClient(httpClient()))
+}
+
+// unexpectedAnswer is a success status whose body the SDK could not read as the spec says.
+func unexpectedAnswer(api string, resp *http.Response) error {
+	return fmt.Errorf("the %s API answered %d with an unexpected body (Content-Type %q)", api, resp.StatusCode, resp.Header.Get("Content-Type"))
+}
