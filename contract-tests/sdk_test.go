@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/statementmatch/service/gen/parseclient"
 	"github.com/statementmatch/service/gen/reconclient"
@@ -90,6 +92,22 @@ func TestSDKReconciliationClientGetsAndRenewsItsOwnTokens(t *testing.T) {
 		require.NoError(t, reconclient.Check(r.HTTPResponse, r.Body), "the request is repeated with a new token")
 		require.EqualValues(t, 2, late.count.Load())
 	})
+}
+
+// TestSDKGeneratedClientWorksWithOAuth2ClientCredentials: the token endpoint is standard OAuth
+// 2.0, so golang.org/x/oauth2/clientcredentials gets the token for the plain generated client.
+func TestSDKGeneratedClientWorksWithOAuth2ClientCredentials(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ten := s.newTenant(t, "A")
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, recon(t).client(t))
+	cfg := clientcredentials.Config{ClientID: ten.ClientID, ClientSecret: ten.ClientSecret, TokenURL: s.ReconURL + "/api/v1/token"}
+	c, err := reconclient.NewClientWithResponses(s.ReconURL, reconclient.WithHTTPClient(cfg.Client(ctx)))
+	require.NoError(t, err)
+	r, err := c.GetLimitsWithResponse(ctx)
+	require.NoError(t, err)
+	require.NoError(t, reconclient.Check(r.HTTPResponse, r.Body))
+	require.NotEmpty(t, r.JSON200.Plan)
 }
 
 // TestSDKParsingClientPagesThroughEverything reads 1,234 transactions with AllTransactions in
