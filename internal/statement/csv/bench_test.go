@@ -1,14 +1,18 @@
 package csv
 
 import (
+	"bytes"
+	stdcsv "encoding/csv"
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/statementtest"
 )
 
 // generateCSV writes a German-style statement of about size bytes: a preamble, a header,
@@ -52,26 +56,83 @@ func german(d decimal.Decimal) string {
 	return out
 }
 
-func BenchmarkParse(b *testing.B) {
+// csvBench is the input of BenchmarkCSVvsLimits, generated once: about 25 MiB, and the number
+// of transactions Parse reads from it.
+var csvBench = sync.OnceValues(func() ([]byte, int) {
 	data := generateCSV(25 << 20)
+	st, err := Parse(data, statement.Options{})
+	if err != nil {
+		panic(err)
+	}
+	return data, len(st.Transactions)
+})
+
+// BenchmarkCSVvsLimits sets Parse beside the raw limits on the same bytes, a generated German
+// statement of about 25 MiB (see generateCSV), so one run shows them side by side:
+//
+//   - parse: this package's Parse, from bytes to a Statement (Finish not included).
+//   - encoding-csv: encoding/csv reading the same bytes into [][]string (ReadAll, ';'
+//     separated, variable field counts): the yardstick. The target is that parse stays within
+//     3x of its time, that is at least a third of its MB/s.
+//   - bytes-count: bytes.Count of the newlines, the memory-speed floor nothing can beat.
+//
+// Each reports MB/s, tx/s and cpu-MB/s; tx/s counts the transactions Parse finds in the file
+// for every sub-benchmark, so a limit's tx/s is the rate a parser as fast as it would reach.
+// Run it on one core: go test -run '^$' -bench 'CSVvsLimits' -benchmem -cpu 1.
+func BenchmarkCSVvsLimits(b *testing.B) {
+	b.Run("parse", func(b *testing.B) {
+		data, tx := csvBench()
+		measure(b, data, tx, func() error {
+			st, err := Parse(data, statement.Options{})
+			if err == nil && len(st.Transactions) != tx {
+				err = fmt.Errorf("%d transactions, want %d", len(st.Transactions), tx)
+			}
+			return err
+		})
+	})
+	b.Run("encoding-csv", func(b *testing.B) {
+		data, tx := csvBench()
+		measure(b, data, tx, func() error {
+			r := stdcsv.NewReader(bytes.NewReader(data))
+			r.Comma = ';'
+			r.FieldsPerRecord = -1
+			records, err := r.ReadAll()
+			if err == nil && len(records) < tx {
+				err = fmt.Errorf("%d records for %d transactions", len(records), tx)
+			}
+			return err
+		})
+	})
+	b.Run("bytes-count", func(b *testing.B) {
+		data, tx := csvBench()
+		measure(b, data, tx, func() error {
+			if n := bytes.Count(data, newline); n < tx {
+				return fmt.Errorf("%d lines for %d transactions", n, tx)
+			}
+			return nil
+		})
+	})
+}
+
+var newline = []byte{'\n'}
+
+// measure runs pass b.N times over data and reports, beside ns/op and the MB/s of SetBytes,
+// tx/s (tx transactions a pass) and cpu-MB/s: MB per CPU-second of the whole process, all
+// threads and garbage collection included, the figure that does not depend on what else the
+// machine runs.
+func measure(b *testing.B, data []byte, tx int, pass func() error) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	start := cpuTime()
-	n := 0
+	runtime.GC() // the setup's garbage is not the loop's to collect
+	cpu0 := statementtest.CPUTime()
 	for b.Loop() {
-		st, err := Parse(data, statement.Options{})
-		if err != nil {
+		if err := pass(); err != nil {
 			b.Fatal(err)
 		}
-		if len(st.Transactions) == 0 {
-			b.Fatal("no transactions")
-		}
-		n++
 	}
-	// Throughput per CPU second (all threads, garbage collection included): the figure that
-	// does not depend on what else the machine runs.
-	if cpu := cpuTime() - start; cpu > 0 {
-		b.ReportMetric(float64(len(data))*float64(n)/cpu.Seconds()/1e6, "MB/cpu-s")
+	b.ReportMetric(float64(tx)*float64(b.N)/b.Elapsed().Seconds(), "tx/s")
+	if used := statementtest.CPUTime() - cpu0; cpu0 > 0 && used > 0 {
+		b.ReportMetric(float64(len(data))*float64(b.N)/1e6/used.Seconds(), "cpu-MB/s")
 	}
 }
 

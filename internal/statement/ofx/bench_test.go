@@ -5,12 +5,13 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/statementtest"
 )
 
 // benchSize is the size of the generated benchmark files.
@@ -89,52 +90,95 @@ func benchFiles() ([]byte, []byte) {
 	return benchXML, benchSGML
 }
 
-func benchParse(b *testing.B, data []byte) {
+// benchTx is the number of transactions Parse reads from data.
+func benchTx(data []byte) int {
+	st, err := Parse(data, statement.Options{})
+	if err != nil {
+		panic(err)
+	}
+	return len(st.Transactions)
+}
+
+var benchTxXML = sync.OnceValue(func() int { x, _ := benchFiles(); return benchTx(x) })
+
+// benchParse measures Parse over data, which holds tx transactions.
+func benchParse(b *testing.B, data []byte, tx int) {
+	measure(b, data, tx, func() error {
+		st, err := Parse(data, statement.Options{})
+		if err == nil && len(st.Transactions) != tx {
+			err = fmt.Errorf("%d transactions, want %d", len(st.Transactions), tx)
+		}
+		return err
+	})
+}
+
+// BenchmarkOFXvsLimits sets Parse beside the raw limits on the same bytes, a generated OFX 2
+// XML statement of about 20 MiB (genOFX), so one run shows them side by side:
+//
+//   - parse: this package's Parse, from bytes to a Statement (Finish not included).
+//   - xml-token-scan: encoding/xml's Decoder.Token loop over the file, reading nothing: the
+//     yardstick of an XML reader (BenchmarkEncodingXMLRawToken is the cheaper RawToken loop,
+//     BenchmarkScan this package's own tokenizer).
+//   - bytes-count: bytes.Count of the newlines, the memory-speed floor nothing can beat.
+//
+// Each reports MB/s, tx/s and cpu-MB/s; tx/s counts the transactions Parse finds in the file
+// for every sub-benchmark, so a limit's tx/s is the rate a parser as fast as it would reach.
+// Run it on one core: go test -run '^$' -bench 'OFXvsLimits' -benchmem -cpu 1.
+func BenchmarkOFXvsLimits(b *testing.B) {
+	b.Run("parse", func(b *testing.B) {
+		x, _ := benchFiles()
+		benchParse(b, x, benchTxXML())
+	})
+	b.Run("xml-token-scan", func(b *testing.B) {
+		x, _ := benchFiles()
+		measure(b, x, benchTxXML(), func() error {
+			d := xml.NewDecoder(bytes.NewReader(x))
+			for {
+				if _, err := d.Token(); err != nil {
+					if err == io.EOF {
+						return nil
+					}
+					return err
+				}
+			}
+		})
+	})
+	b.Run("bytes-count", func(b *testing.B) {
+		x, _ := benchFiles()
+		tx := benchTxXML()
+		measure(b, x, tx, func() error {
+			if n := bytes.Count(x, newline); n < tx {
+				return fmt.Errorf("%d lines for %d transactions", n, tx)
+			}
+			return nil
+		})
+	})
+}
+
+var newline = []byte{'\n'}
+
+// BenchmarkParseSGML parses the same records as OFX 1.02 SGML with unclosed leaves (about
+// 20 MiB); it reports MB/s, tx/s and cpu-MB/s as BenchmarkOFXvsLimits/parse does, to set the
+// two syntaxes side by side.
+func BenchmarkParseSGML(b *testing.B) {
+	_, s := benchFiles()
+	benchParse(b, s, benchTx(s))
+}
+
+// measure runs pass b.N times over data and reports, beside ns/op and the MB/s of SetBytes,
+// tx/s (tx transactions a pass) and cpu-MB/s.
+func measure(b *testing.B, data []byte, tx int, pass func() error) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	b.ResetTimer()
-	start := cpuTime()
+	runtime.GC() // the setup's garbage is not the loop's to collect
+	start := statementtest.CPUTime()
 	for b.Loop() {
-		st, err := Parse(data, statement.Options{})
-		if err != nil || len(st.Transactions) == 0 {
+		if err := pass(); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(tx)*float64(b.N)/b.Elapsed().Seconds(), "tx/s")
 	reportCPU(b, start, len(data))
-}
-
-// BenchmarkParseXML parses a generated ~20 MB OFX 2 XML file into a statement.
-func BenchmarkParseXML(b *testing.B) {
-	x, _ := benchFiles()
-	benchParse(b, x)
-}
-
-// BenchmarkParseSGML parses the same records as OFX 1.02 SGML with unclosed leaves.
-func BenchmarkParseSGML(b *testing.B) {
-	_, s := benchFiles()
-	benchParse(b, s)
-}
-
-// BenchmarkEncodingXMLToken is the yardstick: encoding/xml's Token loop over the OFX 2 XML
-// file, reading nothing.
-func BenchmarkEncodingXMLToken(b *testing.B) {
-	x, _ := benchFiles()
-	b.SetBytes(int64(len(x)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := cpuTime()
-	for b.Loop() {
-		d := xml.NewDecoder(bytes.NewReader(x))
-		for {
-			if _, err := d.Token(); err != nil {
-				if err != io.EOF {
-					b.Fatal(err)
-				}
-				break
-			}
-		}
-	}
-	reportCPU(b, start, len(x))
 }
 
 // BenchmarkEncodingXMLRawToken is encoding/xml's cheaper RawToken loop over the same file.
@@ -143,7 +187,7 @@ func BenchmarkEncodingXMLRawToken(b *testing.B) {
 	b.SetBytes(int64(len(x)))
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
+	start := statementtest.CPUTime()
 	for b.Loop() {
 		d := xml.NewDecoder(bytes.NewReader(x))
 		for {
@@ -160,18 +204,10 @@ func BenchmarkEncodingXMLRawToken(b *testing.B) {
 
 // cpuTime returns the CPU time this process has used. The benchmarks report throughput per
 // CPU second ("cpu-MB/s") beside the wall-clock MB/s, because on a shared machine the wall
-// clock measures the neighbours too.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // reportCPU reports the throughput per CPU second of n runs over size bytes since start.
 func reportCPU(b *testing.B, start time.Duration, size int) {
-	if d := cpuTime() - start; d > 0 {
+	if d := statementtest.CPUTime() - start; d > 0 {
 		b.ReportMetric(float64(size)*float64(b.N)/d.Seconds()/1e6, "cpu-MB/s")
 	}
 }
@@ -183,7 +219,7 @@ func BenchmarkScan(b *testing.B) {
 	b.SetBytes(int64(len(x)))
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
+	start := statementtest.CPUTime()
 	for b.Loop() {
 		s := scanner{b: x}
 		var t token
