@@ -9,7 +9,7 @@ FUZZTIME    ?= 30s
 BENCHTIME   ?= 1s
 TEST_FLAGS  ?=
 
-.PHONY: help gen verify build run test test-race lint bench fuzz contract-test
+.PHONY: help gen verify build run test test-race lint bench load fuzz contract-test
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -48,6 +48,9 @@ lint: $(SPECTRAL) ## go vet, staticcheck, gofmt, and spectral on both specs.
 
 bench: ## Run the Go benchmarks.
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./...
+
+load: ## Load-test GET job status and results (1,000 req/s, then the maximum) against pgbench -S on the same cluster.
+	$(GO) test ./contract-tests/ -run '^$$' -bench BenchmarkAPILoad -benchtime 1x -timeout 30m
 
 fuzz: ## Run every fuzz target for FUZZTIME each (seed corpora also run in `make test`).
 	@set -e; for pkg in $$($(GO) list ./...); do \

@@ -92,7 +92,7 @@ func (s *server) newClient(t testing.TB, accountID string, permissions ...string
 }
 
 // newKey creates a Parsing API key with the scopes given (all when none).
-func (s *server) newKey(t *testing.T, accountID string, scopes ...string) (id, key string) {
+func (s *server) newKey(t testing.TB, accountID string, scopes ...string) (id, key string) {
 	t.Helper()
 	args := []string{"key", "create", "--json", "--account", accountID}
 	if len(scopes) > 0 {
@@ -151,7 +151,7 @@ type fullTenant struct {
 	KeyID, APIKey          string
 }
 
-func (s *server) newTenant(t *testing.T, name string) fullTenant {
+func (s *server) newTenant(t testing.TB, name string) fullTenant {
 	t.Helper()
 	ten := fullTenant{AccountID: s.newAccount(t, name)}
 	ten.ClientID, ten.ClientSecret = s.newClient(t, ten.AccountID)

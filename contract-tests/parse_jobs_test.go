@@ -36,7 +36,7 @@ type parseCaller struct {
 }
 
 // parseCaller creates a key of the account with the scopes given (all when none).
-func (s *server) parseCaller(t *testing.T, accountID string, scopes ...string) parseCaller {
+func (s *server) parseCaller(t testing.TB, accountID string, scopes ...string) parseCaller {
 	t.Helper()
 	_, key := s.newKey(t, accountID, scopes...)
 	return parseCaller{pc: parseClient(t, s.ParseURL), key: key}

@@ -1,0 +1,208 @@
+package contracttests
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/statementmatch/service/gen/parseclient"
+)
+
+// Issue 9's job figures, each against a running statementd on loopback. Run them one at a time
+// with -benchtime 1x (make bench runs them too); they report with b.ReportMetric.
+
+// BenchmarkParseJobThroughput measures sustained small-job throughput with 2 workers: 500
+// parsing jobs of a 20-line CSV are uploaded by 8 clients as fast as the API takes them, and the
+// process (STATEMENTD_WORKERS=2) works them. It reports jobs/s (jobs over the time from the
+// first job's creation to the last one's completion, by the server's clock) and the end-to-end
+// p50/p99 from upload (created_at) to completed (completed_at).
+func BenchmarkParseJobThroughput(b *testing.B) {
+	const jobs = 500
+	s := startServer(b, "STATEMENTD_WORKERS=2")
+	acct := s.newAccount(b, "Bench", "--parse-plan", "business")
+	c := s.parseCaller(b, acct)
+	ct, body := fileUpload(b, "s.csv", simpleCSV(20))
+	ctx := context.Background()
+	for b.Loop() {
+		ids := make(chan uuid.UUID, jobs)
+		var wg sync.WaitGroup
+		var failed sync.Map
+		for w := range 8 {
+			wg.Go(func() {
+				for i := w; i < jobs; i += 8 {
+					r, err := c.pc.CreateJobWithBodyWithResponse(ctx, nil, ct, bytes.NewReader(body), bearer(c.key))
+					if err != nil || r.StatusCode() != http.StatusAccepted {
+						failed.Store(i, fmt.Sprint(err, r))
+						continue
+					}
+					ids <- r.JSON202.Data.JobId
+				}
+			})
+		}
+		wg.Wait()
+		close(ids)
+		failed.Range(func(k, v any) bool { b.Fatalf("upload %v: %v", k, v); return false })
+		created := map[uuid.UUID]bool{}
+		for id := range ids {
+			created[id] = true
+		}
+		done := waitAllFinished(b, c, len(created), 2*time.Minute)
+		var first, last time.Time
+		var took []time.Duration
+		for _, j := range done {
+			if !created[j.JobId] {
+				continue
+			}
+			if j.Status != parseclient.JobStatusCompleted {
+				b.Fatalf("job %s is %s", j.JobId, j.Status)
+			}
+			if first.IsZero() || j.CreatedAt.Before(first) {
+				first = j.CreatedAt
+			}
+			if j.CompletedAt.After(last) {
+				last = *j.CompletedAt
+			}
+			took = append(took, j.CompletedAt.Sub(j.CreatedAt))
+		}
+		slices.Sort(took)
+		b.ReportMetric(float64(len(took))/last.Sub(first).Seconds(), "jobs/s")
+		b.ReportMetric(ms(took[len(took)/2]), "e2e-p50-ms")
+		b.ReportMetric(ms(took[len(took)*99/100]), "e2e-p99-ms")
+		b.ReportMetric(ms(took[len(took)-1]), "e2e-max-ms")
+	}
+}
+
+// BenchmarkConcurrentUploads sends 100 uploads of a 5 MiB statement at once and requires every
+// one accepted; it reports the time until the last answer, the server's peak resident memory
+// growth during the uploads (sampled every 5 ms), and then, once the two workers parsed them
+// all, the peak growth over the whole run.
+func BenchmarkConcurrentUploads(b *testing.B) {
+	const uploads = 100
+	s := startServer(b, "STATEMENTD_WORKERS=2")
+	acct := s.newAccount(b, "Bench", "--parse-plan", "business")
+	c := s.parseCaller(b, acct)
+	data := compactCSV(300_000) // about 7 MiB, cut to 5 MiB at a line end
+	data = data[:bytes.LastIndexByte(data[:5<<20], '\n')+1]
+	ct, body := fileUpload(b, "big.csv", data)
+	ctx := context.Background()
+	pid := s.cmd.Process.Pid
+	for b.Loop() {
+		runtimeSettle()
+		base, _ := procMemKiB(b, pid)
+		stop, peak := sampleRSS(pid, 5*time.Millisecond)
+		start := time.Now()
+		var wg sync.WaitGroup
+		statuses := make([]int, uploads)
+		for i := range uploads {
+			wg.Go(func() {
+				r, err := c.pc.CreateJobWithBodyWithResponse(ctx, nil, ct, bytes.NewReader(body), bearer(c.key))
+				if err == nil {
+					statuses[i] = r.StatusCode()
+				}
+			})
+		}
+		wg.Wait()
+		took := time.Since(start)
+		close(stop)
+		uploadPeak := <-peak
+		for i, st := range statuses {
+			if st != http.StatusAccepted {
+				b.Fatalf("upload %d answered %d", i, st)
+			}
+		}
+		stop, peak = sampleRSS(pid, 5*time.Millisecond)
+		done := waitAllFinished(b, c, uploads, 10*time.Minute)
+		close(stop)
+		parsePeak := <-peak
+		for _, j := range done {
+			if j.Status != parseclient.JobStatusCompleted {
+				b.Fatalf("job %s is %s", j.JobId, j.Status)
+			}
+		}
+		b.ReportMetric(float64(len(data))/(1<<20), "MiB-per-upload")
+		b.ReportMetric(took.Seconds(), "all-accepted-s")
+		b.ReportMetric(float64(uploadPeak-base)/1024, "upload-peak-rss-growth-MiB")
+		b.ReportMetric(float64(max(uploadPeak, parsePeak)-base)/1024, "run-peak-rss-growth-MiB")
+	}
+}
+
+// BenchmarkLargestCSVMemory measures statementd's peak resident memory while it parses the
+// largest CSV it accepts: 1,000,000 rows (the default row limit) within the 25 MiB upload limit.
+// It reports the peak growth over the level before the upload (sampled every 5 ms) and the time
+// from upload to completed.
+func BenchmarkLargestCSVMemory(b *testing.B) {
+	s := startServer(b)
+	acct := s.newAccount(b, "Bench", "--parse-plan", "business")
+	c := s.parseCaller(b, acct)
+	data := compactCSV(1_000_000)
+	if len(data) > 25<<20 {
+		b.Fatalf("the 1,000,000-row CSV is %d bytes, over the upload limit", len(data))
+	}
+	ct, body := fileUpload(b, "largest.csv", data)
+	ctx := context.Background()
+	pid := s.cmd.Process.Pid
+	for b.Loop() {
+		runtimeSettle()
+		base, _ := procMemKiB(b, pid)
+		stop, peak := sampleRSS(pid, 5*time.Millisecond)
+		start := time.Now()
+		r, err := c.pc.CreateJobWithBodyWithResponse(ctx, nil, ct, bytes.NewReader(body), bearer(c.key))
+		if err != nil || r.StatusCode() != http.StatusAccepted {
+			b.Fatalf("upload: %v %v", err, r)
+		}
+		j := c.wait(b, r.JSON202.Data.JobId)
+		took := time.Since(start)
+		close(stop)
+		if j.Status != parseclient.JobStatusCompleted || j.TransactionsCount != 1_000_000 {
+			b.Fatalf("job %s: %s with %d transactions", j.JobId, j.Status, j.TransactionsCount)
+		}
+		b.ReportMetric(float64(len(data))/(1<<20), "file-MiB")
+		b.ReportMetric(float64(<-peak-base)/1024, "peak-rss-growth-MiB")
+		b.ReportMetric(took.Seconds(), "upload-to-completed-s")
+	}
+}
+
+// waitAllFinished polls the account's job list until n jobs are finished, and returns them.
+func waitAllFinished(b *testing.B, c parseCaller, n int, timeout time.Duration) []parseclient.Job {
+	b.Helper()
+	deadline := time.Now().Add(timeout)
+	limit := 100
+	for {
+		var all []parseclient.Job
+		unfinished := 0
+		params := &parseclient.ListJobsParams{Limit: &limit}
+		for {
+			r, err := c.pc.ListJobsWithResponse(context.Background(), params, bearer(c.key))
+			if err != nil || r.StatusCode() != http.StatusOK {
+				b.Fatalf("list jobs: %v %v", err, r)
+			}
+			for _, j := range r.JSON200.Data.Jobs {
+				if j.Status.Finished() {
+					all = append(all, j)
+				} else {
+					unfinished++
+				}
+			}
+			if r.JSON200.Data.NextCursor == nil {
+				break
+			}
+			params.Cursor = r.JSON200.Data.NextCursor
+		}
+		if unfinished == 0 && len(all) >= n {
+			return all
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("after %s: %d jobs finished, %d not", timeout, len(all), unfinished)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
