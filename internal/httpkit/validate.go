@@ -3,6 +3,7 @@ package httpkit
 import (
 	"context"
 	"errors"
+	"io"
 	"mime"
 	"net/http"
 	"net/http/httptest"
@@ -101,11 +102,22 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 			applyAuthenticated(c)
 			return next(c)
 		}
-		inner, streaming := validate(handler), validateStreaming(handler)
+		// kin-openapi's pass over the security requirements reads the whole body into memory
+		// (in case an AuthenticationFunc wants it), ExcludeRequestBody or not: an upload's body
+		// is hidden from the validator and given back to the handler, which streams it.
+		streamingHandler := func(c echo.Context) error {
+			if body, ok := c.Get(hiddenBodyKey).(io.ReadCloser); ok {
+				c.Request().Body = body
+			}
+			return handler(c)
+		}
+		inner, streaming := validate(handler), validateStreaming(streamingHandler)
 		return func(c echo.Context) error {
 			err := authenticateFirst(c, router, opts.Authenticate)
 			if err == nil {
-				if opts.StreamUploads && isUpload(c.Request(), router) {
+				if req := c.Request(); opts.StreamUploads && isUpload(req, router) {
+					c.Set(hiddenBodyKey, req.Body)
+					req.Body = http.NoBody
 					err = streaming(c)
 				} else {
 					err = inner(c)
@@ -133,6 +145,9 @@ func isUpload(req *http.Request, router routers.Router) bool {
 	}
 	return route.Operation.RequestBody.Value.Content.Get(echo.MIMEMultipartForm) != nil
 }
+
+// hiddenBodyKey holds, on the echo context, an upload's body while the validator runs.
+const hiddenBodyKey = "httpkit/hidden-body"
 
 // authCheckedKey marks, on the echo context, a request whose credentials authenticateFirst
 // accepted.
