@@ -122,7 +122,7 @@ func TestJobStoreCreateStoresTheJobItsFilesAndItsQueuedWork(t *testing.T) {
 		want   []byte
 		chunks int
 	}{
-		{"bank", bank, 3},
+		{"bank", bank, 10},
 		{"expected", exp, 1},
 	} {
 		data, err := b.store.ReadFile(ctx, j.ID, tc.field)
@@ -132,7 +132,7 @@ func TestJobStoreCreateStoresTheJobItsFilesAndItsQueuedWork(t *testing.T) {
 		require.Equal(t, sha256.Sum256(tc.want), sha256.Sum256(data), tc.field)
 		column := tc.field + "_upload"
 		require.Equal(t, tc.chunks, b.count(t, `SELECT count(*) FROM upload_chunks c JOIN recon_jobs j ON c.upload_id = j.`+column+` WHERE j.id = $1`, j.ID),
-			"the %s file is stored in chunks of at most 1 MiB", tc.field)
+			"the %s file is stored in pieces of at most 256 KiB", tc.field)
 	}
 	var digest []byte
 	require.NoError(t, b.db.GetContext(ctx, &digest, `SELECT u.sha256 FROM uploads u JOIN recon_jobs j ON u.id = j.bank_upload WHERE j.id = $1`, j.ID))

@@ -157,7 +157,7 @@ func TestParseJobStoreCreateStoresTheQueuedJobItsFileAndItsWork(t *testing.T) {
 	file, err := b.store.ReadFile(ctx, j.ID)
 	require.NoError(t, err)
 	require.True(t, bytes.Equal(data, file), "the file comes back byte for byte")
-	require.Equal(t, 3, b.count(t, `SELECT count(*) FROM upload_chunks c JOIN parse_jobs j ON c.upload_id = j.upload_id WHERE j.id = $1`, j.ID))
+	require.Equal(t, 10, b.count(t, `SELECT count(*) FROM upload_chunks c JOIN parse_jobs j ON c.upload_id = j.upload_id WHERE j.id = $1`, j.ID)) // pieces of 256 KiB
 
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'parse' AND queue = 'parse'`))
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM river_job r JOIN parse_jobs j ON j.queue_job_id = r.id WHERE j.id = $1 AND r.args->>'job_id' = $2`,
