@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/pprof"
 	"sync"
 	"time"
 
@@ -182,7 +183,9 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 func uploadBodyLimit(maxUpload int64) int64 { return 2*maxUpload + 1<<20 }
 
 // opsHandler serves the operator endpoints: process liveness and database readiness, for load
-// balancers and orchestrators that should not need to know the API listeners.
+// balancers and orchestrators that should not need to know the API listeners, and Go's
+// profiles under /debug/pprof/ (CPU, heap, goroutines), for measuring a live process. The
+// operator listener is never the public one: keep it on a private address.
 func opsHandler(db httpkit.Pinger) http.Handler {
 	svc := httpkit.Service{DB: db}
 	mux := http.NewServeMux()
@@ -199,5 +202,10 @@ func opsHandler(db httpkit.Pinger) http.Handler {
 		}
 		_, _ = io.WriteString(w, `{"status":"ready","database":"ok"}`+"\n")
 	})
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	return mux
 }
