@@ -120,29 +120,19 @@ func (s JobStatus) Finished() bool {
 // wait doubles up to 10 s, so a long job does not use up the plan's requests a minute), until it is finished and returns it;
 // progress, when not nil, sees every state read. It ends early with ctx.
 func (c *ClientWithResponses) WaitForJob(ctx context.Context, id JobId, interval time.Duration, progress func(Job)) (Job, error) {
-	if interval <= 0 {
-		interval = time.Second
-	}
-	for {
+	return sdkhttp.Poll(ctx, interval, func() (Job, bool, error) {
 		r, err := c.GetJobWithResponse(ctx, id)
+		if err == nil {
+			err = Check(r.HTTPResponse, r.Body)
+		}
 		if err != nil {
-			return Job{}, err
+			return Job{}, false, err
 		}
-		if err := Check(r.HTTPResponse, r.Body); err != nil {
-			return Job{}, err
-		}
-		j := r.JSON200.Data
 		if progress != nil {
-			progress(j)
+			progress(r.JSON200.Data)
 		}
-		if j.Status.Finished() {
-			return j, nil
-		}
-		if err := sdkhttp.Sleep(ctx, interval); err != nil {
-			return j, err
-		}
-		interval = sdkhttp.NextPoll(interval)
-	}
+		return r.JSON200.Data, r.JSON200.Data.Status.Finished(), nil
+	})
 }
 
 // ExportTo streams job id's transactions in format (csv or json) into w, whatever their number,
@@ -169,83 +159,49 @@ func (c *ClientWithResponses) ExportTo(ctx context.Context, id JobId, format Exp
 // params.Cursor is where it starts (nil: the first page). Iteration stops at the first error,
 // which is yielded.
 func (c *ClientWithResponses) AllJobs(ctx context.Context, params ListJobsParams) iter.Seq2[Job, error] {
-	return func(yield func(Job, error) bool) {
-		for {
-			r, err := c.ListJobsWithResponse(ctx, &params)
-			if err == nil {
-				err = Check(r.HTTPResponse, r.Body)
-			}
-			if err != nil {
-				yield(Job{}, err)
-				return
-			}
-			for _, j := range r.JSON200.Data.Jobs {
-				if !yield(j, nil) {
-					return
-				}
-			}
-			if r.JSON200.Data.NextCursor == nil {
-				return
-			}
-			params.Cursor = r.JSON200.Data.NextCursor
+	return sdkhttp.Pages(params.Cursor, func(cursor *string) ([]Job, *string, error) {
+		params.Cursor = cursor
+		r, err := c.ListJobsWithResponse(ctx, &params)
+		if err == nil {
+			err = Check(r.HTTPResponse, r.Body)
 		}
-	}
+		if err != nil {
+			return nil, nil, err
+		}
+		return r.JSON200.Data.Jobs, r.JSON200.Data.NextCursor, nil
+	})
 }
 
 // AllTransactions iterates over every transaction of a finished job, in statement order, a page
-// of pageSize (1-1000; 0 is 1000) at a time. For very large jobs ExportJob streams the same in
+// of pageSize (1-1000; 0 is 1000) at a time. For very large jobs ExportTo streams the same in
 // one download.
 func (c *ClientWithResponses) AllTransactions(ctx context.Context, id JobId, pageSize int) iter.Seq2[Transaction, error] {
 	if pageSize <= 0 {
 		pageSize = 1000
 	}
-	params := GetJobResultsParams{Limit: &pageSize}
-	return func(yield func(Transaction, error) bool) {
-		for {
-			r, err := c.GetJobResultsWithResponse(ctx, id, &params)
-			if err == nil {
-				err = Check(r.HTTPResponse, r.Body)
-			}
-			if err != nil {
-				yield(Transaction{}, err)
-				return
-			}
-			for _, t := range r.JSON200.Data.Transactions {
-				if !yield(t, nil) {
-					return
-				}
-			}
-			if r.JSON200.Data.NextCursor == nil {
-				return
-			}
-			params.Cursor = r.JSON200.Data.NextCursor
+	return sdkhttp.Pages(nil, func(cursor *string) ([]Transaction, *string, error) {
+		r, err := c.GetJobResultsWithResponse(ctx, id, &GetJobResultsParams{Limit: &pageSize, Cursor: cursor})
+		if err == nil {
+			err = Check(r.HTTPResponse, r.Body)
 		}
-	}
+		if err != nil {
+			return nil, nil, err
+		}
+		return r.JSON200.Data.Transactions, r.JSON200.Data.NextCursor, nil
+	})
 }
 
 // AllWebhookDeliveries iterates over the deliveries to a webhook endpoint, newest first.
 func (c *ClientWithResponses) AllWebhookDeliveries(ctx context.Context, id WebhookId) iter.Seq2[WebhookDelivery, error] {
 	limit := 100
-	params := ListWebhookDeliveriesParams{Limit: &limit}
-	return func(yield func(WebhookDelivery, error) bool) {
-		for {
-			r, err := c.ListWebhookDeliveriesWithResponse(ctx, id, &params)
-			if err == nil {
-				err = Check(r.HTTPResponse, r.Body)
-			}
-			if err != nil {
-				yield(WebhookDelivery{}, err)
-				return
-			}
-			for _, d := range r.JSON200.Data.Deliveries {
-				if !yield(d, nil) {
-					return
-				}
-			}
-			if r.JSON200.Data.NextCursor == nil {
-				return
-			}
-			params.Cursor = r.JSON200.Data.NextCursor
+	return sdkhttp.Pages(nil, func(cursor *string) ([]WebhookDelivery, *string, error) {
+		r, err := c.ListWebhookDeliveriesWithResponse(ctx, id, &ListWebhookDeliveriesParams{Limit: &limit, Cursor: cursor})
+		if err == nil {
+			err = Check(r.HTTPResponse, r.Body)
 		}
-	}
+		if err != nil {
+			return nil, nil, err
+		}
+		return r.JSON200.Data.Deliveries, r.JSON200.Data.NextCursor, nil
+	})
 }

@@ -216,27 +216,17 @@ func Check(resp *http.Response, body []byte) error {
 // wait doubles up to 10 s, so a long job does not use up the plan's requests a minute), until it is completed or failed and
 // returns it; progress, when not nil, sees every state read. It ends early with ctx.
 func (c *ClientWithResponses) WaitForJob(ctx context.Context, id JobId, interval time.Duration, progress func(Job)) (Job, error) {
-	if interval <= 0 {
-		interval = time.Second
-	}
-	for {
+	return sdkhttp.Poll(ctx, interval, func() (Job, bool, error) {
 		r, err := c.GetJobWithResponse(ctx, id)
+		if err == nil {
+			err = Check(r.HTTPResponse, r.Body)
+		}
 		if err != nil {
-			return Job{}, err
+			return Job{}, false, err
 		}
-		if err := Check(r.HTTPResponse, r.Body); err != nil {
-			return Job{}, err
-		}
-		j := *r.JSON200
 		if progress != nil {
-			progress(j)
+			progress(*r.JSON200)
 		}
-		if j.Status != JobStatusProcessing {
-			return j, nil
-		}
-		if err := sdkhttp.Sleep(ctx, interval); err != nil {
-			return j, err
-		}
-		interval = sdkhttp.NextPoll(interval)
-	}
+		return *r.JSON200, r.JSON200.Status != JobStatusProcessing, nil
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"strconv"
 	"strings"
@@ -183,8 +184,50 @@ func NextPoll(d time.Duration) time.Duration {
 	return min(2*d, maxPoll)
 }
 
-// Sleep waits d, or until ctx ends (its error).
-func Sleep(ctx context.Context, d time.Duration) error { return sleep(ctx, d) }
+// Poll calls get until it reports done: at once, then after interval (1 s when 0), the wait
+// doubling up to 10 s (NextPoll). It ends early with get's error or ctx's, returning the last
+// value read.
+func Poll[T any](ctx context.Context, interval time.Duration, get func() (T, bool, error)) (T, error) {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	for {
+		v, done, err := get()
+		if err != nil || done {
+			return v, err
+		}
+		if err := sleep(ctx, interval); err != nil {
+			return v, err
+		}
+		interval = NextPoll(interval)
+	}
+}
+
+// Pages iterates over the items of a paginated list from cursor start (nil: the first page):
+// page returns a page's items and the next page's cursor (nil after the last). Iteration stops
+// at the first error, which is yielded.
+func Pages[T any](start *string, page func(cursor *string) ([]T, *string, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		cursor := start
+		for {
+			items, next, err := page(cursor)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, item := range items {
+				if !yield(item, nil) {
+					return
+				}
+			}
+			if next == nil {
+				return
+			}
+			cursor = next
+		}
+	}
+}
 
 func sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)

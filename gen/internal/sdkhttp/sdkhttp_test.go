@@ -201,3 +201,57 @@ func TestNextPollDoublesUpToTenSeconds(t *testing.T) {
 	}
 	require.Equal(t, time.Minute, NextPoll(time.Minute), "a longer interval is kept")
 }
+
+func TestPagesFollowsTheCursorsAndStopsAtTheFirstError(t *testing.T) {
+	t.Parallel()
+	pages := map[string][]int{"": {1, 2}, "b": {3, 4}, "c": {5}}
+	next := map[string]*string{"": ptr("b"), "b": ptr("c"), "c": nil}
+	var got []int
+	for v, err := range Pages(nil, func(cursor *string) ([]int, *string, error) {
+		key := ""
+		if cursor != nil {
+			key = *cursor
+		}
+		return pages[key], next[key], nil
+	}) {
+		require.NoError(t, err)
+		got = append(got, v)
+	}
+	require.Equal(t, []int{1, 2, 3, 4, 5}, got)
+
+	calls := 0
+	var errs []error
+	for _, err := range Pages(nil, func(*string) ([]int, *string, error) {
+		calls++
+		return nil, nil, errors.New("refused")
+	}) {
+		errs = append(errs, err)
+	}
+	require.Equal(t, 1, calls)
+	require.Len(t, errs, 1)
+
+	got = nil
+	for v := range Pages(ptr("b"), func(cursor *string) ([]int, *string, error) { return pages[*cursor], next[*cursor], nil }) {
+		got = append(got, v)
+		if v == 3 {
+			break
+		}
+	}
+	require.Equal(t, []int{3}, got, "a break stops the iteration")
+}
+
+func TestPollStopsWhenDoneOrFailed(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	v, err := Poll(context.Background(), time.Millisecond, func() (int, bool, error) { calls++; return calls, calls == 3, nil })
+	require.NoError(t, err)
+	require.Equal(t, 3, v)
+	_, err = Poll(context.Background(), time.Millisecond, func() (int, bool, error) { return 0, false, errors.New("gone") })
+	require.EqualError(t, err, "gone")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = Poll(ctx, time.Hour, func() (int, bool, error) { return 0, false, nil })
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func ptr(s string) *string { return &s }
