@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"time"
 
@@ -170,4 +171,24 @@ func retryHint(after time.Duration, now time.Time) string {
 		return fmt.Sprintf("retry in %s (after %s)", after.Round(time.Second), at.Format("15:04:05 UTC"))
 	}
 	return fmt.Sprintf("the limit resets at %s; retry then", at.Format(time.RFC3339))
+}
+
+// reconOK is nil for a Reconciliation API success whose body the SDK read (decoded); otherwise
+// the API's refusal (*reconclient.APIError) or an unexpected-body error.
+func reconOK(resp *http.Response, body []byte, decoded bool) error {
+	return answerOK("reconciliation", reconclient.Check(resp, body), resp, decoded)
+}
+
+// parseOK is reconOK for the Parsing API.
+func parseOK(resp *http.Response, body []byte, decoded bool) error {
+	return answerOK("parsing", parseclient.Check(resp, body), resp, decoded)
+}
+
+// answerOK is the API's refusal, or, for a success status whose body the SDK could not read as
+// the spec says, an error that says so.
+func answerOK(api string, refused error, resp *http.Response, decoded bool) error {
+	if refused != nil || decoded {
+		return refused
+	}
+	return fmt.Errorf("the %s API answered %d with an unexpected body (Content-Type %q)", api, resp.StatusCode, resp.Header.Get("Content-Type"))
 }

@@ -49,11 +49,8 @@ func (a *app) cmdParse(ctx context.Context, cmd command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := parseclient.Check(created.HTTPResponse, created.Body); err != nil {
+	if err := parseOK(created.HTTPResponse, created.Body, created.JSON202 != nil); err != nil {
 		return err
-	}
-	if created.JSON202 == nil {
-		return unexpectedAnswer("parsing", created.HTTPResponse)
 	}
 	job, err := a.waitParse(ctx, c, created.JSON202.Data.JobId, *timeout)
 	if err != nil {
@@ -202,11 +199,8 @@ func (a *app) cmdJobsGet(ctx context.Context, cmd command, args []string) error 
 	if err != nil {
 		return err
 	}
-	if err := parseclient.Check(r.HTTPResponse, r.Body); err != nil {
+	if err := parseOK(r.HTTPResponse, r.Body, r.JSON200 != nil); err != nil {
 		return err
-	}
-	if r.JSON200 == nil {
-		return unexpectedAnswer("parsing", r.HTTPResponse)
 	}
 	if *asJSON {
 		return printJSON(a.stdout, r.JSON200.Data)
@@ -315,11 +309,8 @@ func (a *app) cmdUsage(ctx context.Context, cmd command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := parseclient.Check(r.HTTPResponse, r.Body); err != nil {
+	if err := parseOK(r.HTTPResponse, r.Body, r.JSON200 != nil); err != nil {
 		return err
-	}
-	if r.JSON200 == nil {
-		return unexpectedAnswer("parsing", r.HTTPResponse)
 	}
 	u := r.JSON200.Data
 	if *asJSON {
@@ -350,11 +341,8 @@ func (a *app) cmdStatus(ctx context.Context, cmd command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := parseclient.Check(r.HTTPResponse, r.Body); err != nil {
+	if err := parseOK(r.HTTPResponse, r.Body, r.JSON200 != nil); err != nil {
 		return err
-	}
-	if r.JSON200 == nil {
-		return unexpectedAnswer("parsing", r.HTTPResponse)
 	}
 	s := r.JSON200.Data
 	if *asJSON {

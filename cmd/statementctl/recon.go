@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -52,11 +51,8 @@ func (a *app) cmdReconcile(ctx context.Context, cmd command, args []string) erro
 	if err != nil {
 		return err
 	}
-	if err := reconclient.Check(created.HTTPResponse, created.Body); err != nil {
+	if err := reconOK(created.HTTPResponse, created.Body, created.JSON202 != nil); err != nil {
 		return err
-	}
-	if created.JSON202 == nil {
-		return unexpectedAnswer("reconciliation", created.HTTPResponse)
 	}
 	id := created.JSON202.JobId
 
@@ -76,11 +72,8 @@ func (a *app) cmdReconcile(ctx context.Context, cmd command, args []string) erro
 	if err != nil {
 		return err
 	}
-	if err := reconclient.Check(results.HTTPResponse, results.Body); err != nil {
+	if err := reconOK(results.HTTPResponse, results.Body, results.JSON200 != nil); err != nil {
 		return err
-	}
-	if results.JSON200 == nil {
-		return unexpectedAnswer("reconciliation", results.HTTPResponse)
 	}
 	if *asJSON {
 		return printJSON(a.stdout, results.JSON200)
@@ -184,11 +177,8 @@ func (a *app) cmdLimits(ctx context.Context, cmd command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := reconclient.Check(r.HTTPResponse, r.Body); err != nil {
+	if err := reconOK(r.HTTPResponse, r.Body, r.JSON200 != nil); err != nil {
 		return err
-	}
-	if r.JSON200 == nil {
-		return unexpectedAnswer("reconciliation", r.HTTPResponse)
 	}
 	q := r.JSON200
 	if *asJSON {
@@ -218,9 +208,4 @@ func (a *app) reconClient(cfg reconSettings) (*reconclient.ClientWithResponses, 
 	a.target = reconTarget
 	a.target.baseURL = cfg.BaseURL
 	return reconclient.New(cfg.BaseURL, cfg.ClientID, cfg.ClientSecret, reconclient.UseHTTPClient(httpClient()))
-}
-
-// unexpectedAnswer is a success status whose body the SDK could not read as the spec says.
-func unexpectedAnswer(api string, resp *http.Response) error {
-	return fmt.Errorf("the %s API answered %d with an unexpected body (Content-Type %q)", api, resp.StatusCode, resp.Header.Get("Content-Type"))
 }

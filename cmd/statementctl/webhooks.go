@@ -41,11 +41,8 @@ func (a *app) cmdWebhooksAdd(ctx context.Context, cmd command, args []string) er
 	if err != nil {
 		return err
 	}
-	if err := parseclient.Check(r.HTTPResponse, r.Body); err != nil {
+	if err := parseOK(r.HTTPResponse, r.Body, r.JSON201 != nil); err != nil {
 		return err
-	}
-	if r.JSON201 == nil {
-		return unexpectedAnswer("parsing", r.HTTPResponse)
 	}
 	w := r.JSON201.Data
 	if *asJSON {
@@ -113,11 +110,8 @@ func (a *app) cmdWebhooksList(ctx context.Context, cmd command, args []string) e
 	if err != nil {
 		return err
 	}
-	if err := parseclient.Check(r.HTTPResponse, r.Body); err != nil {
+	if err := parseOK(r.HTTPResponse, r.Body, r.JSON200 != nil); err != nil {
 		return err
-	}
-	if r.JSON200 == nil {
-		return unexpectedAnswer("parsing", r.HTTPResponse)
 	}
 	hooks := r.JSON200.Data.Webhooks
 	if *asJSON {
@@ -188,11 +182,8 @@ func (a *app) cmdWebhooksTest(ctx context.Context, cmd command, args []string) e
 	if err != nil {
 		return err
 	}
-	if err := parseclient.Check(r.HTTPResponse, r.Body); err != nil {
+	if err := parseOK(r.HTTPResponse, r.Body, r.JSON200 != nil); err != nil {
 		return err
-	}
-	if r.JSON200 == nil {
-		return unexpectedAnswer("parsing", r.HTTPResponse)
 	}
 	res := r.JSON200.Data
 	if *asJSON {
