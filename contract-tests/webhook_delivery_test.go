@@ -27,6 +27,7 @@ type hookReceiver struct {
 
 	mu   sync.Mutex
 	byID map[string][]hookRequest
+	log  []hookRequest // every request, in the order of arrival
 }
 
 type hookRequest struct {
@@ -42,7 +43,9 @@ func newHookReceiver(t *testing.T, respond func(attempt int, w http.ResponseWrit
 		body, _ := io.ReadAll(req.Body)
 		id := req.Header.Get("X-Service-Delivery-Id")
 		r.mu.Lock()
-		r.byID[id] = append(r.byID[id], hookRequest{at: time.Now(), header: req.Header.Clone(), body: body})
+		got := hookRequest{at: time.Now(), header: req.Header.Clone(), body: body}
+		r.byID[id] = append(r.byID[id], got)
+		r.log = append(r.log, got)
 		attempt := len(r.byID[id])
 		r.mu.Unlock()
 		r.respond(attempt, w)
@@ -54,6 +57,13 @@ func newHookReceiver(t *testing.T, respond func(attempt int, w http.ResponseWrit
 // answer responds with status to every request.
 func answer(status int) func(int, http.ResponseWriter) {
 	return func(_ int, w http.ResponseWriter) { w.WriteHeader(status) }
+}
+
+// received returns a copy of the requests received, in the order they arrived.
+func (r *hookReceiver) received() []hookRequest {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]hookRequest(nil), r.log...)
 }
 
 // deliveries returns a copy of the requests received, by delivery id.

@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,39 +15,10 @@ import (
 	"github.com/statementmatch/service/gen/parseclient"
 )
 
-// receiver is a webhook endpoint on loopback that records what it is sent and answers with
-// status.
-type receiver struct {
-	*httptest.Server
-	mu       sync.Mutex
-	status   int
-	requests []receivedDelivery
-}
-
-type receivedDelivery struct {
-	header http.Header
-	body   []byte
-}
-
-func newReceiver(t *testing.T, status int) *receiver {
+// newReceiver is a webhook endpoint on loopback that answers every request with status.
+func newReceiver(t *testing.T, status int) *hookReceiver {
 	t.Helper()
-	r := &receiver{status: status}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		r.requests = append(r.requests, receivedDelivery{header: req.Header.Clone(), body: body})
-		code := r.status
-		r.mu.Unlock()
-		w.WriteHeader(code)
-	}))
-	t.Cleanup(r.Close)
-	return r
-}
-
-func (r *receiver) received() []receivedDelivery {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]receivedDelivery(nil), r.requests...)
+	return newHookReceiver(t, answer(status))
 }
 
 // webhookCaller calls the webhook operations with one API key.
