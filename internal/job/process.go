@@ -67,11 +67,15 @@ func (s *Service) Process(ctx context.Context, id uuid.UUID, attempt int, final 
 	return nil
 }
 
+// MessageAbandoned is the failure message of a job whose attempts all ended in errors of the
+// service (or whose work the queue gave up on): the files themselves may be fine.
+const MessageAbandoned = "the job could not be processed; create it again"
+
 // retryOrFail returns err for the queue to retry, after failing the job on the final attempt.
 func (s *Service) retryOrFail(ctx context.Context, log *slog.Logger, id uuid.UUID, attempt int, final bool, err error) error {
 	log.ErrorContext(ctx, "job attempt failed", slog.String("error", err.Error()), slog.Bool("final", final))
 	if final {
-		f := Failure{Code: CodeServerError, Message: "the job could not be processed; create it again"}
+		f := Failure{Code: CodeServerError, Message: MessageAbandoned}
 		if ferr := s.Store.Fail(context.WithoutCancel(ctx), id, attempt, f, s.now()); ferr != nil && !errors.Is(ferr, ErrStale) {
 			log.ErrorContext(ctx, "fail job", slog.String("error", ferr.Error()))
 		}

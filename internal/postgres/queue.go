@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/rivermigrate"
 
+	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/webhook"
 )
@@ -181,7 +182,7 @@ var abandoned = []struct {
 	// events: the table's jobs announce their failure to webhooks (job.failed).
 	events bool
 }{
-	{"recon_jobs", "'processing'", "SERVER_ERROR", "the job could not be processed; create it again", false},
+	{"recon_jobs", "'processing'", string(job.CodeServerError), job.MessageAbandoned, false},
 	{"parse_jobs", "'queued', 'processing'", string(parsejob.CodeInternalError), parsejob.MessageAbandoned, true},
 }
 
