@@ -3,6 +3,7 @@ package contracttests
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -236,6 +237,38 @@ func saveProfile(b *testing.B, s *server, profile, name string) {
 	_, err = io.Copy(f, resp.Body)
 	require.NoError(b, err)
 	require.NoError(b, f.Close())
+}
+
+// profileCPU saves, when BENCH_PROFILE_DIR is set, a CPU profile of the server over the d that
+// follows skip into $BENCH_PROFILE_DIR/name. It returns at once; the channel gets the outcome.
+func profileCPU(s *server, skip, d time.Duration, name string) <-chan error {
+	done := make(chan error, 1)
+	dir := os.Getenv("BENCH_PROFILE_DIR")
+	if dir == "" {
+		done <- nil
+		return done
+	}
+	go func() {
+		time.Sleep(skip)
+		resp, err := http.Get(fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", s.OpsURL, max(int(d.Seconds()), 1)))
+		if err != nil {
+			done <- err
+			return
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			done <- fmt.Errorf("GET /debug/pprof/profile: %s", resp.Status)
+			return
+		}
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			done <- err
+			return
+		}
+		_, err = io.Copy(f, resp.Body)
+		done <- errors.Join(err, f.Close())
+	}()
+	return done
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -17,7 +17,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/lib/pq"
+	"github.com/jackc/pgx/v5"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/gen/parseclient"
@@ -42,11 +43,11 @@ func TestReadinessFollowsTheDatabase(t *testing.T) {
 	s := startServer(t)
 	ctx := context.Background()
 	adminDSN, name := adminURL(t, s.DatabaseURL)
-	admin, err := sql.Open("postgres", adminDSN)
+	admin, err := sql.Open("pgx", adminDSN)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = admin.Close() }) // registered first, so it runs after the re-enabling below
 	setConnections := func(allow bool) {
-		_, err := admin.ExecContext(ctx, "ALTER DATABASE "+pq.QuoteIdentifier(name)+" WITH ALLOW_CONNECTIONS "+map[bool]string{true: "true", false: "false"}[allow])
+		_, err := admin.ExecContext(ctx, "ALTER DATABASE "+pgx.Identifier{name}.Sanitize()+" WITH ALLOW_CONNECTIONS "+map[bool]string{true: "true", false: "false"}[allow])
 		require.NoError(t, err)
 		if !allow {
 			_, err = admin.ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, name)
@@ -139,7 +140,7 @@ func TestMigrateCommand(t *testing.T) {
 	t.Parallel()
 	_, dbURL := pgtest.NewURL(t)
 	adminDSN, _ := adminURL(t, dbURL)
-	admin, err := sql.Open("postgres", adminDSN)
+	admin, err := sql.Open("pgx", adminDSN)
 	require.NoError(t, err)
 	defer admin.Close()
 	name := "migrate_" + strings.ReplaceAll(uuid.NewString(), "-", "")
@@ -156,7 +157,7 @@ func TestMigrateCommand(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s", out)
 	}
-	db, err := sql.Open("postgres", u.String())
+	db, err := sql.Open("pgx", u.String())
 	require.NoError(t, err)
 	defer db.Close()
 	var exists bool

@@ -23,7 +23,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/lib/pq"
+	"github.com/jackc/pgx/v5"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/gen/parseclient"
@@ -143,7 +144,7 @@ func BenchmarkAPILoad(b *testing.B) {
 	fmt.Printf("BenchmarkAPILoad: set up %d accounts, each with an API key and a completed job of 10 transactions, in %s\n",
 		len(tenants), time.Since(start).Round(100*time.Millisecond))
 
-	db, err := sql.Open("postgres", s.DatabaseURL)
+	db, err := sql.Open("pgx", s.DatabaseURL)
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = db.Close() })
 	db.SetMaxOpenConns(1)
@@ -181,7 +182,11 @@ func BenchmarkAPILoad(b *testing.B) {
 			cfg.Targets, cfg.Duration, cfg.Warmup = targets, ls.seconds, ls.warmup
 			sess0 := pgSessions(b, db)
 			before := sampleCPU(pid)
+			profiled := profileCPU(s, ls.warmup, ls.seconds, "load-"+ep.name+"-"+strings.NewReplacer(" ", "-", "/", "per").Replace(name)+".cpu")
 			res, err := loadgen.Run(b.Context(), cfg)
+			if err := <-profiled; err != nil {
+				b.Errorf("CPU profile of statementd: %v", err)
+			}
 			require.NoError(b, err)
 			p := phase{endpoint: ep.name, name: name, res: res, cpu: sampleCPU(pid).since(before)}
 			p.sessions = pgSessions(b, db) - sess0
@@ -480,10 +485,10 @@ func newPgbench(b *testing.B, db *sql.DB, databaseURL string, scale int) *pgbenc
 	require.NoError(b, err, "pgbench (PostgreSQL's client tools) is needed for the ceiling")
 
 	name := "loadbench_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
-	_, err = db.ExecContext(b.Context(), "CREATE DATABASE "+pq.QuoteIdentifier(name))
+	_, err = db.ExecContext(b.Context(), "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
 	require.NoError(b, err)
 	b.Cleanup(func() {
-		_, err := db.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+pq.QuoteIdentifier(name)+" WITH (FORCE)")
+		_, err := db.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
 		if err != nil {
 			b.Errorf("drop the pgbench database: %v", err)
 		}

@@ -18,7 +18,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/lib/pq"
+	"github.com/jackc/pgx/v5"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
 	"github.com/xuri/excelize/v2"
@@ -1404,7 +1405,7 @@ func TestParseMonthlyJobLimit(t *testing.T) {
 	thresholds := []parseclient.WebhookEventType{"usage.threshold"}
 	hook := webhookCaller(c).create(t, "", parseclient.CreateWebhookJSONRequestBody{Url: rcv.URL, Events: &thresholds})
 	require.Equal(t, http.StatusCreated, hook.StatusCode(), string(hook.Body))
-	db, err := sql.Open("postgres", s.DatabaseURL)
+	db, err := sql.Open("pgx", s.DatabaseURL)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	freshWindow := func() {
@@ -1491,11 +1492,11 @@ func TestParseOperationsWithoutTheDatabase(t *testing.T) {
 	require.Equal(t, parseclient.JobStatusCompleted, job.Status)
 
 	adminDSN, name := adminURL(t, s.DatabaseURL)
-	admin, err := sql.Open("postgres", adminDSN)
+	admin, err := sql.Open("pgx", adminDSN)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = admin.Close() }) // registered first, so it runs after the re-enabling below
 	setConnections := func(allow bool) {
-		_, err := admin.Exec("ALTER DATABASE " + pq.QuoteIdentifier(name) + " WITH ALLOW_CONNECTIONS " + strconv.FormatBool(allow))
+		_, err := admin.Exec("ALTER DATABASE " + pgx.Identifier{name}.Sanitize() + " WITH ALLOW_CONNECTIONS " + strconv.FormatBool(allow))
 		require.NoError(t, err)
 		if !allow {
 			_, err = admin.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, name)

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/jackc/pgx/v5"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 
 	"github.com/statementmatch/service/internal/platform/config"
 	"github.com/statementmatch/service/internal/platform/pgembed"
@@ -51,7 +52,7 @@ func openDatabase(ctx context.Context, cfg config.Database, logger *slog.Logger)
 // createDatabase creates name on the server of adminURL unless it exists, and says whether it
 // did.
 func createDatabase(ctx context.Context, adminURL, name string) (bool, error) {
-	admin, err := sql.Open("postgres", adminURL)
+	admin, err := sql.Open("pgx", adminURL)
 	if err != nil {
 		return false, err
 	}
@@ -63,7 +64,7 @@ func createDatabase(ctx context.Context, adminURL, name string) (bool, error) {
 	if exists {
 		return false, nil
 	}
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(name)); err != nil {
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
 		return false, fmt.Errorf("create database %s: %w", name, err)
 	}
 	return true, nil

@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
-	"github.com/lib/pq/pqerror"
 
 	"github.com/statementmatch/service/internal/account"
 )
@@ -38,14 +39,17 @@ func translate(op string, err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%s: %w", op, account.ErrNotFound)
 	}
-	if pqErr := pq.As(err, pqerror.ForeignKeyViolation); pqErr != nil {
-		return fmt.Errorf("%s: %w (%s)", op, account.ErrNotFound, pqErr.Constraint)
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return fmt.Errorf("%s: %w", op, err)
 	}
-	if pqErr := pq.As(err, pqerror.UniqueViolation); pqErr != nil {
-		return fmt.Errorf("%s: %w (%s)", op, account.ErrConflict, pqErr.Constraint)
-	}
-	if pq.As(err, pqerror.CheckViolation, pqerror.NotNullViolation, pqerror.InvalidTextRepresentation,
-		pqerror.StringDataRightTruncation) != nil {
+	switch pgErr.Code {
+	case pgerrcode.ForeignKeyViolation:
+		return fmt.Errorf("%s: %w (%s)", op, account.ErrNotFound, pgErr.ConstraintName)
+	case pgerrcode.UniqueViolation:
+		return fmt.Errorf("%s: %w (%s)", op, account.ErrConflict, pgErr.ConstraintName)
+	case pgerrcode.CheckViolation, pgerrcode.NotNullViolation, pgerrcode.InvalidTextRepresentation,
+		pgerrcode.StringDataRightTruncationDataException:
 		return fmt.Errorf("%s: %w: %w", op, account.ErrInvalid, err)
 	}
 	return fmt.Errorf("%s: %w", op, err)

@@ -21,10 +21,10 @@ import (
 // What both job stores share (JobStore for reconciliation jobs, ParseJobStore for parsing jobs):
 // the idempotency_keys, job_quota, uploads and upload_chunks tables, and their transactions.
 
-// chunkSize is the size of the pieces an uploaded file is stored in. lib/pq sends a bytea
-// parameter hex-encoded and copies it into its message buffer, so a piece costs about four
-// times its size in memory while it is sent; 256 KiB keeps 100 concurrent uploads near 100 MiB
-// (1 MiB pieces held about 400 MiB).
+// chunkSize is the size of the pieces an uploaded file is stored in. A piece is held in memory
+// while it is read and again in the driver's message buffer while it is sent; 256 KiB keeps 100
+// concurrent uploads near 100 MiB. (With lib/pq, which hex-encoded bytea, 1 MiB pieces held
+// about 400 MiB.)
 const chunkSize = 256 << 10
 
 // claimKey is job.Store's ClaimKey. The insert either takes the key, or (on conflict) takes it
@@ -209,11 +209,21 @@ func readUpload(ctx context.Context, db *sqlx.DB, lookup string, args ...any) ([
 
 // inTx runs fn in a transaction, committing when it returns nil.
 func inTx(ctx context.Context, db *sqlx.DB, fn func(*sqlx.Tx) error) error {
-	tx, err := db.BeginTxx(ctx, nil)
+	return inConnTx(ctx, db, func(_ *sqlx.Conn, tx *sqlx.Tx) error { return fn(tx) })
+}
+
+// inConnTx is inTx for work that also needs the transaction's connection (a COPY through pgx).
+func inConnTx(ctx context.Context, db *sqlx.DB, fn func(*sqlx.Conn, *sqlx.Tx) error) error {
+	conn, err := db.Connx(ctx)
 	if err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
+	defer conn.Close()
+	tx, err := conn.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(conn, tx); err != nil {
 		_ = tx.Rollback()
 		return err
 	}

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/jmoiron/sqlx"
 	"github.com/shopspring/decimal"
 
@@ -304,12 +307,9 @@ func (s *ParseJobStore) ReadFile(ctx context.Context, id uuid.UUID) ([]byte, err
 	return data, nil
 }
 
-// parseTransactionsCopy streams a job's transactions into parse_transactions: COPY FROM STDIN
-// sends rows in 64 KiB messages as they are given, so a statement of a million lines is never
-// one giant statement nor one buffer. (pq.CopyIn builds this text, but lib/pq deprecates it in
-// favour of writing the statement.)
-const parseTransactionsCopy = `COPY parse_transactions (job_id, seq, id, booking_date, value_date, amount, currency,
-description, reference, counterparty_name, counterparty_account, balance, type, raw) FROM STDIN`
+// parseTransactionColumns are the columns copyTransactions fills, in the order of its rows.
+var parseTransactionColumns = []string{"job_id", "seq", "id", "booking_date", "value_date", "amount", "currency",
+	"description", "reference", "counterparty_name", "counterparty_account", "balance", "type", "raw"}
 
 // Complete implements parsejob.Store. It stores transactions_count as len(txs), the rows it
 // wrote, whatever out.TransactionsCount says.
@@ -334,7 +334,7 @@ func (s *ParseJobStore) Complete(ctx context.Context, id uuid.UUID, attempt int,
 	if out.Status == parsejob.StatusReview {
 		event = webhook.EventJobReview
 	}
-	err = inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+	err = inConnTx(ctx, s.DB, func(conn *sqlx.Conn, tx *sqlx.Tx) error {
 		var accountID uuid.UUID
 		var createdAt time.Time
 		err := tx.QueryRowContext(ctx, `
@@ -352,7 +352,7 @@ RETURNING account_id, created_at`,
 		if err != nil {
 			return err
 		}
-		if err := copyTransactions(ctx, tx, id, txs); err != nil {
+		if err := copyTransactions(ctx, conn, id, txs); err != nil {
 			return err
 		}
 		return s.Queue.emitEvent(ctx, tx, accountID, event,
@@ -364,27 +364,37 @@ RETURNING account_id, created_at`,
 	return err
 }
 
-// copyTransactions writes the job's transactions with COPY, in tx.
-func copyTransactions(ctx context.Context, tx *sqlx.Tx, jobID uuid.UUID, txs []statement.Transaction) error {
+// copyTransactions writes the job's transactions with COPY FROM STDIN in PostgreSQL's binary
+// format, inside the transaction open on conn. pgx sends the rows in messages of about 64 KiB
+// as it encodes them, so a statement of a million lines is never one giant statement nor one
+// buffer.
+func copyTransactions(ctx context.Context, conn *sqlx.Conn, jobID uuid.UUID, txs []statement.Transaction) error {
 	if len(txs) == 0 {
 		return nil
 	}
-	stmt, err := tx.PrepareContext(ctx, parseTransactionsCopy)
-	if err != nil {
-		return fmt.Errorf("start copy of transactions: %w", err)
-	}
-	defer stmt.Close()
-	jobText := jobID.String()
-	for i, t := range txs {
-		_, err := stmt.ExecContext(ctx, jobText, int64(i), uuid.New().String(), t.Date.String(), dateValue(t.ValueDate),
-			decimalText(t.Amount), nullText(t.Currency), cleanText(t.Description), nullText(t.Reference),
-			nullText(t.CounterpartyName), nullText(t.CounterpartyAccount), decimalValue(t.Balance), string(t.Type), cleanText(t.Raw))
-		if err != nil {
-			return fmt.Errorf("copy transaction %d: %w", i, err)
+	row := make([]any, len(parseTransactionColumns))
+	src := pgx.CopyFromSlice(len(txs), func(i int) ([]any, error) {
+		t := txs[i]
+		row[0], row[1], row[2] = jobID, int32(i), uuid.New()
+		row[3], row[4] = t.Date.Time(), dateParam(t.ValueDate)
+		row[5], row[6] = numericParam(t.Amount), nullText(t.Currency)
+		row[7], row[8] = cleanText(t.Description), nullText(t.Reference)
+		row[9], row[10] = nullText(t.CounterpartyName), nullText(t.CounterpartyAccount)
+		row[11], row[12], row[13] = nullNumericParam(t.Balance), string(t.Type), cleanText(t.Raw)
+		return row, nil
+	})
+	err := conn.Raw(func(driverConn any) error {
+		pc, ok := driverConn.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("the database driver is %T, not pgx's", driverConn)
 		}
-	}
-	// The call without values ends the COPY and returns the server's verdict on every row.
-	if _, err := stmt.ExecContext(ctx); err != nil {
+		n, err := pc.Conn().CopyFrom(ctx, pgx.Identifier{"parse_transactions"}, parseTransactionColumns, src)
+		if err == nil && n != int64(len(txs)) {
+			err = fmt.Errorf("copied %d of %d rows", n, len(txs))
+		}
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("copy transactions: %w", err)
 	}
 	return nil
@@ -445,6 +455,14 @@ func dateValue(d statement.Date) any {
 	return d.String()
 }
 
+// dateParam is d as a date value for pgx's binary COPY, or NULL for the zero date.
+func dateParam(d statement.Date) any {
+	if d.IsZero() {
+		return nil
+	}
+	return d.Time()
+}
+
 // dateOf is the date of a date column; the zero date for NULL.
 func dateOf(t sql.NullTime) statement.Date {
 	if !t.Valid {
@@ -465,6 +483,20 @@ func decimalValue(d *decimal.Decimal) any {
 		return nil
 	}
 	return decimalText(*d)
+}
+
+// numericParam is d as a numeric value for pgx's binary COPY, with the decimals it has, as
+// decimalText writes it.
+func numericParam(d decimal.Decimal) pgtype.Numeric {
+	return pgtype.Numeric{Int: d.Coefficient(), Exp: d.Exponent(), Valid: true}
+}
+
+// nullNumericParam is numericParam of *d, or NULL for nil.
+func nullNumericParam(d *decimal.Decimal) any {
+	if d == nil {
+		return nil
+	}
+	return numericParam(*d)
 }
 
 // decimalOf is the value of a numeric column, nil for NULL; it keeps the column's scale.

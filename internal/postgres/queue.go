@@ -20,7 +20,7 @@ import (
 	"github.com/statementmatch/service/internal/webhook"
 )
 
-// The job queue is River (riverqueue/river) over database/sql and lib/pq: jobs are rows in
+// The job queue is River (riverqueue/river) over database/sql (riverdatabasesql): jobs are rows in
 // river_job, inserted in the transaction that creates the business row, fetched by workers with
 // FOR UPDATE SKIP LOCKED, retried with backoff, and rescued when a worker dies.
 
@@ -34,8 +34,8 @@ const (
 
 // Defaults of QueueConfig.
 const (
-	// DefaultPollInterval is how often an idle worker looks for new jobs. lib/pq gives River no
-	// LISTEN/NOTIFY, so the poll decides pickup latency: 50 ms is a small job's worst wait, at
+	// DefaultPollInterval is how often an idle worker looks for new jobs. River's database/sql
+	// driver has no LISTEN/NOTIFY listener, so the poll decides pickup latency: 50 ms is a small job's worst wait, at
 	// 20 cheap index scans a second per process.
 	DefaultPollInterval = 50 * time.Millisecond
 	// DefaultJobTimeout bounds one attempt; the largest allowed file parses in seconds.

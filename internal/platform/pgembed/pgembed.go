@@ -42,7 +42,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lib/pq" // the readiness probe speaks to postgres through lib/pq
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // the readiness probe speaks to postgres through pgx's database/sql driver
 )
 
 // Timeouts of the cluster's life cycle. They are variables only so that the
@@ -264,7 +265,7 @@ func (c *Cluster) attach(ctx context.Context) bool {
 		return false // a stale pid file of a server that is gone
 	}
 	c.port = port
-	db, err := sql.Open("postgres", c.URL("postgres")+"&connect_timeout=5")
+	db, err := sql.Open("pgx", c.URL("postgres")+"&connect_timeout=5")
 	if err != nil {
 		return false
 	}
@@ -606,7 +607,7 @@ func (c *Cluster) launch(ctx context.Context, binDir string, port int, id *ident
 func (c *Cluster) waitReady(ctx context.Context, logStart int64) error {
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	db, err := sql.Open("postgres", c.URL("postgres")+"&connect_timeout=5")
+	db, err := sql.Open("pgx", c.URL("postgres")+"&connect_timeout=5")
 	if err != nil {
 		return fmt.Errorf("pgembed: %w", err)
 	}
@@ -623,11 +624,11 @@ func (c *Cluster) waitReady(ctx context.Context, logStart int64) error {
 		}
 		// Class 28 (invalid authorization): the password file does not
 		// belong to this cluster. Retrying would not help.
-		var pqErr *pq.Error
-		if errors.As(lastErr, &pqErr) && strings.HasPrefix(string(pqErr.Code), "28") {
+		var pgErr *pgconn.PgError
+		if errors.As(lastErr, &pgErr) && strings.HasPrefix(pgErr.Code, "28") {
 			return fmt.Errorf("pgembed: the cluster in %s refused the superuser password in %s (%s): "+
 				"put back the password file that belongs to this cluster, or delete %s to start an empty one (development clusters only: this deletes all its data)",
-				c.dataDir, c.pwPath, pqErr.Message, c.dataDir)
+				c.dataDir, c.pwPath, pgErr.Message, c.dataDir)
 		}
 		select {
 		case <-c.exited:

@@ -14,7 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lib/pq"
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"github.com/stretchr/testify/require"
 )
 
@@ -47,7 +48,7 @@ func start(t *testing.T, opts Options) *Cluster {
 
 func open(t *testing.T, c *Cluster) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("postgres", c.URL("postgres"))
+	db, err := sql.Open("pgx", c.URL("postgres"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	return db
@@ -145,7 +146,7 @@ func TestRestartKeepsData(t *testing.T) {
 // connectErr tries one query on dsn and returns its error.
 func connectErr(t *testing.T, dsn string) error {
 	t.Helper()
-	db, err := sql.Open("postgres", dsn)
+	db, err := sql.Open("pgx", dsn)
 	require.NoError(t, err)
 	defer db.Close()
 	var one int
@@ -153,7 +154,7 @@ func connectErr(t *testing.T, dsn string) error {
 }
 
 // TestPasswordIsRequired is not parallel because it clears the libpq password
-// variables, so that lib/pq cannot find a password elsewhere.
+// variables, so that the driver cannot find a password elsewhere.
 func TestPasswordIsRequired(t *testing.T) {
 	t.Setenv("PGPASSWORD", "")
 	require.NoError(t, os.Unsetenv("PGPASSWORD"))
@@ -194,9 +195,9 @@ func TestPasswordIsRequired(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			err := connectErr(t, dsn)
 			require.Error(t, err)
-			var pqErr *pq.Error
-			require.ErrorAs(t, err, &pqErr)
-			require.Equal(t, "28", string(pqErr.Code)[:2], "refused for authentication: %v", err)
+			var pgErr *pgconn.PgError
+			require.ErrorAs(t, err, &pgErr)
+			require.Equal(t, "28", pgErr.Code[:2], "refused for authentication: %v", err)
 		})
 	}
 

@@ -41,8 +41,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 
 	"github.com/statementmatch/service/internal/platform/pgembed"
 	"github.com/statementmatch/service/internal/postgres"
@@ -122,7 +123,7 @@ func NewURL(t testing.TB) (db *sqlx.DB, url string) {
 
 	name := databaseName(t.Name())
 	ctx := t.Context()
-	create := "CREATE DATABASE " + pq.QuoteIdentifier(name) + " TEMPLATE " + pq.QuoteIdentifier(s.template)
+	create := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize() + " TEMPLATE " + pgx.Identifier{s.template}.Sanitize()
 	if _, err := s.admin.ExecContext(ctx, create); err != nil {
 		t.Fatalf("pgtest: create test database: %v", err)
 	}
@@ -172,7 +173,7 @@ func (s *server) urlFor(database string) string {
 func (s *server) drop(name string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_, err := s.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+pq.QuoteIdentifier(name)+" WITH (FORCE)")
+	_, err := s.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
 	return err
 }
 
@@ -200,7 +201,7 @@ func setup() (_ *server, err error) {
 		}
 	}
 
-	s.admin, err = sql.Open("postgres", s.base.String())
+	s.admin, err = sql.Open("pgx", s.base.String())
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: %w", err)
 	}
@@ -298,8 +299,8 @@ func (s *server) ensureTemplate(ctx context.Context) error {
 	// killed mid-migration never leaves a half-migrated template behind.
 	wip := s.template + "_wip"
 	for _, stmt := range []string{
-		"DROP DATABASE IF EXISTS " + pq.QuoteIdentifier(wip) + " WITH (FORCE)",
-		"CREATE DATABASE " + pq.QuoteIdentifier(wip),
+		"DROP DATABASE IF EXISTS " + pgx.Identifier{wip}.Sanitize() + " WITH (FORCE)",
+		"CREATE DATABASE " + pgx.Identifier{wip}.Sanitize(),
 	} {
 		if _, err := conn.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("pgtest: template database: %w", err)
@@ -317,7 +318,7 @@ func (s *server) ensureTemplate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("pgtest: migrate template database: %w", err)
 	}
-	rename := "ALTER DATABASE " + pq.QuoteIdentifier(wip) + " RENAME TO " + pq.QuoteIdentifier(s.template)
+	rename := "ALTER DATABASE " + pgx.Identifier{wip}.Sanitize() + " RENAME TO " + pgx.Identifier{s.template}.Sanitize()
 	if _, err := conn.ExecContext(ctx, rename); err != nil {
 		return fmt.Errorf("pgtest: template database: %w", err)
 	}
