@@ -18,6 +18,7 @@ import (
 
 	"github.com/statementmatch/service/gen/parseclient"
 	"github.com/statementmatch/service/gen/reconclient"
+	"github.com/statementmatch/service/internal/account"
 )
 
 // admin runs `statementd admin ARGS --json` against the server's database and data dir and
@@ -409,14 +410,16 @@ func TestBearerTokens(t *testing.T) {
 		require.Equal(t, http.StatusOK, limits(bearer(doomedToken)).StatusCode())
 
 		s.admin(t, "client", "revoke", "--json", doomedID)
-		r := limits(bearer(doomedToken))
-		requireChallenge(t, r.HTTPResponse, 401, invalid)
-		require.Equal(t, reconclient.ErrorCodeAuthInvalid, r.JSON401.Error)
-
 		tr, err := rc.CreateTokenWithResponse(ctx, reconclient.CreateTokenJSONRequestBody{ClientId: doomedID, ClientSecret: doomedSecret})
 		require.NoError(t, err)
-		require.Equal(t, http.StatusUnauthorized, tr.StatusCode())
+		require.Equal(t, http.StatusUnauthorized, tr.StatusCode(), "a revoked client gets no new token, at once")
 		require.Equal(t, reconclient.ErrorCodeAuthInvalid, tr.JSON401.Error)
+
+		// The server trusted the token it had just seen for the auth cache's TTL.
+		r := awaitRefusal(t, func() *reconclient.GetLimitsResponse { return limits(bearer(doomedToken)) },
+			func(r *reconclient.GetLimitsResponse) int { return r.StatusCode() })
+		requireChallenge(t, r.HTTPResponse, 401, invalid)
+		require.Equal(t, reconclient.ErrorCodeAuthInvalid, r.JSON401.Error)
 	})
 	s.requireNoSecretsInLogs(t)
 }
@@ -502,6 +505,20 @@ func TestAPIKeys(t *testing.T) {
 		requireChallenge(t, r.HTTPResponse, 401, invalid)
 		requireEnvelope(t, r.JSON401, parseclient.ErrorCodeAuthInvalid)
 	})
+	t.Run("a key revoked after use is refused within the auth cache's TTL", func(t *testing.T) {
+		id, doomed := s.newKey(t, acct)
+		first, err := pc.ListJobsWithResponse(ctx, nil, bearer(doomed))
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, first.StatusCode(), "%s", first.Body)
+		s.admin(t, "key", "revoke", "--json", id)
+		r := awaitRefusal(t, func() *parseclient.ListJobsResponse {
+			r, err := pc.ListJobsWithResponse(ctx, nil, bearer(doomed))
+			require.NoError(t, err)
+			return r
+		}, func(r *parseclient.ListJobsResponse) int { return r.StatusCode() })
+		requireChallenge(t, r.HTTPResponse, 401, invalid)
+		requireEnvelope(t, r.JSON401, parseclient.ErrorCodeAuthInvalid)
+	})
 	t.Run("a key with only jobs:read lists jobs, and is 403 FORBIDDEN on POST /jobs, webhooks and usage", func(t *testing.T) {
 		r := createJob(bearer(readKey))
 		requireChallenge(t, r.HTTPResponse, 403, `Bearer realm="statementd", error="insufficient_scope", error_description="This API key lacks the scope \"jobs:write\".", scope="jobs:write"`)
@@ -537,4 +554,29 @@ func TestAPIKeys(t *testing.T) {
 		require.Equal(t, http.StatusOK, r.StatusCode())
 	})
 	s.requireNoSecretsInLogs(t)
+}
+
+// authCacheTTL is statementd's default STATEMENTD_AUTH_CACHE_TTL: how long a process may still
+// accept a credential revoked by another one (here, by statementd admin).
+const authCacheTTL = account.DefaultCredentialCacheTTL
+
+// awaitRefusal calls do until its answer is 401 and returns that answer. The first 401 must come
+// within authCacheTTL (and a second of slack) of the call, and every answer before it must be
+// 200: a revoked credential goes on working until the server's cache forgets it, then stops.
+func awaitRefusal[R any](t *testing.T, do func() R, status func(R) int) R {
+	t.Helper()
+	start := time.Now()
+	for {
+		r := do()
+		switch code := status(r); code {
+		case http.StatusUnauthorized:
+			t.Logf("refused %s after the revocation", time.Since(start).Round(10*time.Millisecond))
+			return r
+		case http.StatusOK:
+		default:
+			t.Fatalf("while waiting for the revocation to reach the server: %d", code)
+		}
+		require.Less(t, time.Since(start), authCacheTTL+time.Second, "the revoked credential still works after the auth cache's TTL")
+		time.Sleep(100 * time.Millisecond)
+	}
 }

@@ -54,7 +54,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("secret key: %w", err)
 	}
-	accounts := &account.Service{Store: postgres.NewAccountStore(db), Sealer: box, Now: time.Now, TokenTTL: cfg.TokenTTL}
+	accounts := &account.Service{Store: postgres.NewAccountStore(db), Sealer: box, Now: time.Now, TokenTTL: cfg.TokenTTL,
+		CacheTTL: cfg.AuthCacheTTL}
 	if createdDB && cfg.Migrate {
 		if err := createDemo(ctx, accounts, cfg, stdout); err != nil {
 			return fmt.Errorf("demo account: %w", err)

@@ -48,6 +48,20 @@ type Service struct {
 	Now func() time.Time
 	// TokenTTL is the access token lifetime.
 	TokenTTL time.Duration
+	// CacheTTL is how long AuthenticateToken and AuthenticateAPIKey reuse what the Store said of
+	// a known credential instead of asking again, and so how long a revocation made elsewhere
+	// may take to reach this process. Zero asks every time. Expiry is always checked against
+	// Now, cached or not.
+	CacheTTL time.Duration
+
+	tokens credentialCache[tokenLookup]
+	keys   credentialCache[APIKey]
+}
+
+// tokenLookup is what the Store says of an access token: the token and its client's revocation.
+type tokenLookup struct {
+	token           AccessToken
+	clientRevokedAt *time.Time
 }
 
 func (s *Service) now() time.Time {
@@ -218,17 +232,24 @@ func (s *Service) AuthenticateToken(ctx context.Context, token string, env Envir
 	if !LooksLikeAccessToken(token) {
 		return AccessToken{}, ErrInvalidCredentials
 	}
-	t, clientRevokedAt, err := s.Store.AccessToken(ctx, Hash(token))
-	switch {
-	case errors.Is(err, ErrNotFound):
-		return AccessToken{}, ErrInvalidCredentials
-	case err != nil:
-		return AccessToken{}, fmt.Errorf("authenticate token: %w", err)
+	hash, now := Hash(token), s.now()
+	found, ok := s.tokens.get(hash, now)
+	if !ok {
+		t, clientRevokedAt, err := s.Store.AccessToken(ctx, hash)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			return AccessToken{}, ErrInvalidCredentials
+		case err != nil:
+			return AccessToken{}, fmt.Errorf("authenticate token: %w", err)
+		}
+		found = tokenLookup{token: t, clientRevokedAt: clientRevokedAt}
+		s.tokens.put(hash, found, now, s.CacheTTL)
 	}
-	if clientRevokedAt != nil || t.Env != env {
+	t := found.token
+	if found.clientRevokedAt != nil || t.Env != env {
 		return AccessToken{}, ErrInvalidCredentials
 	}
-	if !s.now().Before(t.ExpiresAt) {
+	if !now.Before(t.ExpiresAt) {
 		return AccessToken{}, ErrTokenExpired
 	}
 	return t, nil
@@ -278,12 +299,18 @@ func (s *Service) AuthenticateAPIKey(ctx context.Context, key string) (APIKey, e
 	if !LooksLikeAPIKey(key) {
 		return APIKey{}, ErrInvalidCredentials
 	}
-	k, err := s.Store.APIKeyByHash(ctx, Hash(key))
-	switch {
-	case errors.Is(err, ErrNotFound):
-		return APIKey{}, ErrInvalidCredentials
-	case err != nil:
-		return APIKey{}, fmt.Errorf("authenticate API key: %w", err)
+	hash, now := Hash(key), s.now()
+	k, ok := s.keys.get(hash, now)
+	if !ok {
+		var err error
+		k, err = s.Store.APIKeyByHash(ctx, hash)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			return APIKey{}, ErrInvalidCredentials
+		case err != nil:
+			return APIKey{}, fmt.Errorf("authenticate API key: %w", err)
+		}
+		s.keys.put(hash, k, now, s.CacheTTL)
 	}
 	if k.RevokedAt != nil {
 		return APIKey{}, ErrInvalidCredentials

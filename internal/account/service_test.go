@@ -491,3 +491,87 @@ func TestParsers(t *testing.T) {
 		}
 	}
 }
+
+// TestCredentialCache: with CacheTTL, a known token or key is looked up once per TTL, a
+// revocation made elsewhere takes effect when the TTL runs out, expiry is still checked on every
+// call, and unknown credentials are never remembered.
+func TestCredentialCache(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := t.Context()
+	const ttl = 5 * time.Second
+	cached := &account.Service{Store: b.store, Now: b.clock.Now, TokenTTL: 8 * time.Second, CacheTTL: ttl}
+	// The other process: it revokes, and its cache is not the one under test.
+	admin := b.svc
+
+	key, plain, err := admin.CreateAPIKey(ctx, b.account.ID, nil)
+	require.NoError(t, err)
+	client, secret, err := admin.CreateClient(ctx, b.account.ID, nil)
+	require.NoError(t, err)
+	token, _, err := cached.IssueToken(ctx, client.ID, secret, account.Production, nil)
+	require.NoError(t, err)
+	unknown, _, _ := account.NewAPIKey()
+
+	lookups := func(f func()) int {
+		t.Helper()
+		before := b.store.Lookups()
+		f()
+		return b.store.Lookups() - before
+	}
+	authKey := func() error { _, err := cached.AuthenticateAPIKey(ctx, plain); return err }
+	authToken := func() error { _, err := cached.AuthenticateToken(ctx, token, account.Production); return err }
+
+	require.Equal(t, 2, lookups(func() {
+		for range 3 {
+			require.NoError(t, authKey())
+			require.NoError(t, authToken())
+		}
+	}), "three uses of each within the TTL: one lookup each")
+	require.Equal(t, 2, lookups(func() {
+		_, err := cached.AuthenticateAPIKey(ctx, unknown)
+		require.ErrorIs(t, err, account.ErrInvalidCredentials)
+		_, err = cached.AuthenticateAPIKey(ctx, unknown)
+		require.ErrorIs(t, err, account.ErrInvalidCredentials)
+	}), "an unknown key is looked up every time")
+	_, err = cached.AuthenticateToken(ctx, token, account.Sandbox)
+	require.ErrorIs(t, err, account.ErrInvalidCredentials, "a cached token is still bound to its environment")
+
+	require.NoError(t, admin.RevokeAPIKey(ctx, key.ID))
+	require.NoError(t, admin.RevokeClient(ctx, client.ID))
+	b.clock.Advance(ttl - time.Second)
+	require.NoError(t, authKey(), "within the TTL the process has not heard of the revocation")
+	require.NoError(t, authToken())
+
+	b.clock.Advance(time.Second)
+	require.Equal(t, 2, lookups(func() {
+		require.ErrorIs(t, authKey(), account.ErrInvalidCredentials, "once the TTL is over the revoked key is refused")
+		require.ErrorIs(t, authToken(), account.ErrInvalidCredentials, "and so is the revoked client's token")
+	}))
+	require.Equal(t, 0, lookups(func() {
+		require.ErrorIs(t, authKey(), account.ErrInvalidCredentials)
+	}), "the revocation is cached too")
+
+	// Expiry is checked against the clock, not the cache.
+	client2, secret2, err := admin.CreateClient(ctx, b.account.ID, nil)
+	require.NoError(t, err)
+	token2, _, err := cached.IssueToken(ctx, client2.ID, secret2, account.Production, nil)
+	require.NoError(t, err)
+	b.clock.Advance(4 * time.Second)
+	_, err = cached.AuthenticateToken(ctx, token2, account.Production)
+	require.NoError(t, err)
+	b.clock.Advance(4 * time.Second)
+	require.Equal(t, 0, lookups(func() {
+		_, err = cached.AuthenticateToken(ctx, token2, account.Production)
+	}), "still cached")
+	require.ErrorIs(t, err, account.ErrTokenExpired, "but expired: the token lived 8 s")
+
+	uncached := &account.Service{Store: b.store, Now: b.clock.Now}
+	_, plain3, err := admin.CreateAPIKey(ctx, b.account.ID, nil)
+	require.NoError(t, err)
+	require.Equal(t, 3, lookups(func() {
+		for range 3 {
+			_, err := uncached.AuthenticateAPIKey(ctx, plain3)
+			require.NoError(t, err)
+		}
+	}), "without a CacheTTL every call looks up")
+}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/webhook"
 )
 
@@ -52,6 +53,9 @@ type Serve struct {
 	LogLevel        slog.Level
 	// TokenTTL is the lifetime of Reconciliation API access tokens.
 	TokenTTL time.Duration
+	// AuthCacheTTL is how long a process reuses what the database said of an access token or
+	// API key; a revocation takes up to this long to reach it. Zero looks every request up.
+	AuthCacheTTL time.Duration
 	// Workers is how many jobs of each API (reconciliation, parsing) the process works at once
 	// (roles all and worker).
 	Workers int
@@ -212,6 +216,14 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 		c.TokenTTL = d
 		return nil
 	}, "token-ttl", "STATEMENTD_TOKEN_TTL", "1h", "lifetime of Reconciliation API access tokens")
+	s.value(func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > time.Minute {
+			return errors.New("must be a duration from 0s to 1m, such as 5s")
+		}
+		c.AuthCacheTTL = d
+		return nil
+	}, "auth-cache-ttl", "STATEMENTD_AUTH_CACHE_TTL", account.DefaultCredentialCacheTTL.String(), "how long a known token or API key is trusted before the database is asked again (a revocation takes up to this long); 0s asks every request")
 	s.value(func(v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > 1000 {

@@ -31,7 +31,7 @@ func TestParseServe(t *testing.T) {
 					ReconAddr: ":8080", ReconSandboxAddr: ":8081", ParseAddr: ":8082", OpsAddr: ":9090",
 					Role: RoleAll, MaxUploadBytes: 26214400, MaxRows: 1_000_000, Migrate: true,
 					ShutdownTimeout: 30 * time.Second, LogLevel: slog.LevelInfo, TokenTTL: time.Hour,
-					Workers: runtime.NumCPU(), JobPollInterval: 50 * time.Millisecond,
+					AuthCacheTTL: 5 * time.Second, Workers: runtime.NumCPU(), JobPollInterval: 50 * time.Millisecond,
 					JobTimeout: 2 * time.Minute, JobRescueAfter: 3 * time.Minute,
 					WebhookRetrySchedule: webhook.DefaultSchedule,
 				}, c)
@@ -80,6 +80,10 @@ func TestParseServe(t *testing.T) {
 		{name: "a token lifetime with a fraction of a second is refused", env: map[string]string{"STATEMENTD_TOKEN_TTL": "1.5s"}, wantErr: "STATEMENTD_TOKEN_TTL"},
 		{name: "a flag token lifetime wins", args: []string{"--token-ttl=90s"}, env: map[string]string{"STATEMENTD_TOKEN_TTL": "2s"},
 			check: func(t *testing.T, c Serve) { require.Equal(t, 90*time.Second, c.TokenTTL) }},
+		{name: "an auth cache of 0s looks every request up", env: map[string]string{"STATEMENTD_AUTH_CACHE_TTL": "0s"},
+			check: func(t *testing.T, c Serve) { require.Zero(t, c.AuthCacheTTL) }},
+		{name: "an auth cache over a minute is refused", args: []string{"--auth-cache-ttl=2m"}, wantErr: "from 0s to 1m"},
+		{name: "a negative auth cache is refused", args: []string{"--auth-cache-ttl=-1s"}, wantErr: "from 0s to 1m"},
 		{name: "a worker count sets the job concurrency", env: map[string]string{"STATEMENTD_WORKERS": "7", "STATEMENTD_JOB_POLL_INTERVAL": "10ms"},
 			check: func(t *testing.T, c Serve) {
 				require.Equal(t, 7, c.Workers)
