@@ -10,14 +10,19 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+	"github.com/xuri/excelize/v2"
 
 	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/pdf/pdftest"
 )
 
 // Issue 9's job figures, each against a running statementd on loopback. Run them one at a time
@@ -152,15 +157,54 @@ func BenchmarkConcurrentUploads(b *testing.B) {
 // It reports the peak growth over the level before the upload (sampled every 5 ms) and the time
 // from upload to completed.
 func BenchmarkLargestCSVMemory(b *testing.B) {
-	s := startServer(b)
-	acct := s.newAccount(b, "Bench", "--parse-plan", "business")
-	c := s.parseCaller(b, acct)
 	// 1,000,000 compact rows are 27 MB; the largest file accepted is 25 MiB, which holds about
 	// 970,000 of them.
 	data := compactCSV(1_000_000)
-	data = data[:bytes.LastIndexByte(data[:25<<20], '\n')+1]
-	rows := bytes.Count(data, []byte("\n")) - 1
-	ct, body := fileUpload(b, "largest.csv", data)
+	data = data[:bytes.LastIndexByte(data[:maxUploadBytes], '\n')+1]
+	benchLargestFile(b, "largest.csv", data, bytes.Count(data, []byte("\n"))-1)
+}
+
+// BenchmarkLargestXLSXMemory is BenchmarkLargestCSVMemory for the largest workbook statementd
+// accepts: one sheet of a header row (Date, Description, Amount) and 999,999 rows of the
+// compact CSV's transactions, dates as date-formatted serial numbers and amounts as numbers
+// formatted 0.00. The row limit (1,000,000) counts every non-empty sheet row, the header too,
+// and it is the bound here (with one more data row the parser refuses the workbook: too many
+// rows): that workbook is 16.3 MiB, under the 25 MiB upload limit, and expands to 146 MiB,
+// under the 256 MiB decompression limit.
+func BenchmarkLargestXLSXMemory(b *testing.B) {
+	const rows = statement.DefaultMaxRows - 1 // the header is a sheet row
+	data := compactXLSX(b, rows)
+	benchLargestFile(b, "largest.xlsx", data, rows)
+}
+
+// BenchmarkLargestPDFMemory is BenchmarkLargestCSVMemory for the largest PDF statement
+// statementd accepts: package pdf reads at most 2,000 pages, so a generated statement of 2,000
+// pages of 30 transactions (60,000; every fourth with a wrapped second line, Flate-compressed
+// content in Helvetica) from package pdftest, 3.4 MiB, far under the 25 MiB upload limit.
+// With a 2,001st page the parser refuses the file (a resource limit).
+func BenchmarkLargestPDFMemory(b *testing.B) {
+	data, txs := pdftest.Statement(b, pdftest.Spec{Pages: 2000, RowsPerPage: 30})
+	benchLargestFile(b, "largest.pdf", data, len(txs))
+}
+
+// maxUploadBytes is statementd's default upload limit (STATEMENTD_MAX_UPLOAD_BYTES).
+const maxUploadBytes = 25 << 20
+
+// benchLargestFile uploads data as one statement file named name to a fresh statementd, waits
+// until the job is completed with wantRows transactions, and reports the file's size, the
+// server's peak resident memory growth over its level before the upload (sampled every 5 ms)
+// and the time from upload to completed. With BENCH_PROFILE_DIR set it saves the server's heap
+// profile after the job (alloc_space shows what the job allocated) as, e.g.,
+// largest-pdf-heap.pprof.
+func benchLargestFile(b *testing.B, name string, data []byte, wantRows int) {
+	b.Helper()
+	if len(data) > maxUploadBytes {
+		b.Fatalf("%s is %d bytes, more than the upload limit", name, len(data))
+	}
+	s := startServer(b)
+	acct := s.newAccount(b, "Bench", "--parse-plan", "business")
+	c := s.parseCaller(b, acct)
+	ct, body := fileUpload(b, name, data)
 	ctx := context.Background()
 	pid := s.cmd.Process.Pid
 	for b.Loop() {
@@ -172,16 +216,55 @@ func BenchmarkLargestCSVMemory(b *testing.B) {
 		if err != nil || r.StatusCode() != http.StatusAccepted {
 			b.Fatalf("upload: %v %v", err, r)
 		}
-		j := c.wait(b, r.JSON202.Data.JobId)
+		j := c.waitFor(b, r.JSON202.Data.JobId, 5*time.Minute)
 		took := time.Since(start)
 		close(stop)
-		if j.Status != parseclient.JobStatusCompleted || j.TransactionsCount != rows {
-			b.Fatalf("job %s: %s with %d transactions", j.JobId, j.Status, j.TransactionsCount)
+		saveProfile(b, s, "heap", strings.ReplaceAll(name, ".", "-")+"-heap.pprof")
+		if j.Status != parseclient.JobStatusCompleted || j.TransactionsCount != wantRows {
+			b.Fatalf("job %s: %s with %d transactions, want completed with %d (error %+v, review %+v)",
+				j.JobId, j.Status, j.TransactionsCount, wantRows, j.Error, j.ReviewReasons)
 		}
 		b.ReportMetric(float64(len(data))/(1<<20), "file-MiB")
 		b.ReportMetric(float64(<-peak-base)/1024, "peak-rss-growth-MiB")
 		b.ReportMetric(took.Seconds(), "upload-to-completed-s")
 	}
+}
+
+// compactXLSX is compactCSV's statement of n transactions as an .xlsx workbook: a header row
+// Date, Description, Amount, then n rows of a date (a serial number formatted yyyy-mm-dd), a
+// text P<i> and an amount (a number formatted 0.00, a third of them negative). It is written
+// with excelize's StreamWriter, which keeps little in memory and writes text as inline strings.
+func compactXLSX(b *testing.B, n int) []byte {
+	b.Helper()
+	f := excelize.NewFile()
+	defer func() { require.NoError(b, f.Close()) }()
+	sheet := f.GetSheetName(0)
+	dateFmt, amountFmt := "yyyy-mm-dd", "0.00"
+	dateStyle, err := f.NewStyle(&excelize.Style{CustomNumFmt: &dateFmt})
+	require.NoError(b, err)
+	amountStyle, err := f.NewStyle(&excelize.Style{CustomNumFmt: &amountFmt})
+	require.NoError(b, err)
+	sw, err := f.NewStreamWriter(sheet)
+	require.NoError(b, err)
+	require.NoError(b, sw.SetRow("A1", []any{"Date", "Description", "Amount"}))
+	day := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	row := make([]any, 3)
+	for i := range n {
+		cents := int64(1+i%5000)*100 + int64(i%100)
+		if i%3 == 0 {
+			cents = -cents
+		}
+		row[0] = excelize.Cell{StyleID: dateStyle, Value: day.AddDate(0, 0, i*365/n)}
+		row[1] = "P" + strconv.Itoa(i)
+		row[2] = excelize.Cell{StyleID: amountStyle, Value: float64(cents) / 100}
+		cell, err := excelize.CoordinatesToCellName(1, i+2)
+		require.NoError(b, err)
+		require.NoError(b, sw.SetRow(cell, row))
+	}
+	require.NoError(b, sw.Flush())
+	var buf bytes.Buffer
+	require.NoError(b, f.Write(&buf))
+	return buf.Bytes()
 }
 
 // waitAllFinished polls the account's job list until n jobs are finished, and returns them.

@@ -88,7 +88,13 @@ func (c parseCaller) job(t testing.TB, id uuid.UUID) parseclient.Job {
 // wait polls the job until it reaches a final status.
 func (c parseCaller) wait(t testing.TB, id uuid.UUID) parseclient.Job {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	return c.waitFor(t, id, 30*time.Second)
+}
+
+// waitFor polls the job until it is finished, for at most timeout.
+func (c parseCaller) waitFor(t testing.TB, id uuid.UUID, timeout time.Duration) parseclient.Job {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		j := c.job(t, id)
 		if j.Status != parseclient.JobStatusQueued && j.Status != parseclient.JobStatusProcessing {
@@ -96,7 +102,7 @@ func (c parseCaller) wait(t testing.TB, id uuid.UUID) parseclient.Job {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("job %s not finished after 30 s", id)
+	t.Fatalf("job %s not finished after %s", id, timeout)
 	return parseclient.Job{}
 }
 

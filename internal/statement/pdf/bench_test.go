@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/pdf/pdftest"
 )
 
 // BenchmarkParse200Pages parses a generated 200-page statement (30 transactions a page) and
@@ -11,7 +12,7 @@ import (
 // other formats' benchmarks report it. Run it on one core: -cpu 1.
 func BenchmarkParse200Pages(b *testing.B) {
 	const pages = 200
-	data, txs := genStatement(b, spec{pages: pages, rowsPerPage: 30})
+	data, txs := pdftest.Statement(b, pdftest.Spec{Pages: pages, RowsPerPage: 30})
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/pdf/pdftest"
 )
 
 // lineTexts extracts data and returns each line as "p<page>: cell | cell".
@@ -250,25 +251,25 @@ endcmap CMapName currentdict /CMap defineresource pop end end`))
 
 func TestGeneratedStatementLines(t *testing.T) {
 	t.Parallel()
-	data, txs := genStatement(t, spec{pages: 3, rowsPerPage: 10})
+	data, txs := pdftest.Statement(t, pdftest.Spec{Pages: 3, RowsPerPage: 10})
 	lines := lineTexts(t, data)
 	require.Contains(t, lines, "p1: Date | Description | Debit | Credit | Balance")
 	require.Contains(t, lines, "p2: Date | Description | Debit | Credit | Balance")
 	require.Contains(t, lines, "p1: Page 1 of 3")
-	require.Contains(t, lines, "p3: Closing balance | "+money(txs[len(txs)-1].balance))
+	require.Contains(t, lines, "p3: Closing balance | "+pdftest.Money(txs[len(txs)-1].Balance))
 	first := txs[0]
-	require.Contains(t, lines, fmt.Sprintf("p1: %s | %s | %s | %s", first.date.Format("02/01/2006"), first.desc,
-		money(-first.amount), money(first.balance)))
-	require.Contains(t, lines, "p1: "+txs[2].wrap)
+	require.Contains(t, lines, fmt.Sprintf("p1: %s | %s | %s | %s", first.Date.Format("02/01/2006"), first.Desc,
+		pdftest.Money(-first.Amount), pdftest.Money(first.Balance)))
+	require.Contains(t, lines, "p1: "+txs[2].Wrap)
 }
 
 func TestUTF8FontStatementLines(t *testing.T) {
 	t.Parallel()
-	ttf := dejaVu()
+	ttf := pdftest.DejaVu()
 	if ttf == "" {
 		t.Skip("no DejaVuSans.ttf on this machine")
 	}
-	data, _ := genStatement(t, spec{pages: 1, rowsPerPage: 4, utf8Font: ttf})
+	data, _ := pdftest.Statement(t, pdftest.Spec{Pages: 1, RowsPerPage: 4, UTF8Font: ttf})
 	ex, err := extract(data, statement.Options{}.WithDefaults())
 	require.NoError(t, err)
 	require.Contains(t, ex.dialect(), "type0-identity+tounicode")
@@ -283,7 +284,7 @@ func TestUTF8FontStatementLines(t *testing.T) {
 
 func TestCP1250DifferencesStatementLines(t *testing.T) {
 	t.Parallel()
-	data, _ := genStatement(t, spec{pages: 1, rowsPerPage: 4, cp1250: true})
+	data, _ := pdftest.Statement(t, pdftest.Spec{Pages: 1, RowsPerPage: 4, CP1250: true})
 	joined := strings.Join(lineTexts(t, data), "\n")
 	require.Contains(t, joined, "Account holder: Zażółć Gęślą Jaźń")
 	require.Contains(t, joined, "PRZELEW ŁÓDŹ ŻABKA")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/pdf/pdftest"
 )
 
 // parseForTest is the entry point the hostile tests drive.
@@ -18,18 +19,18 @@ func parseForTest(data []byte, opts statement.Options) (*statement.Statement, er
 // must be consistent once finished. (A truncated statement whose table has a header and no
 // rows parses to no transactions: the table reader's call, see testdata/fuzz.)
 func FuzzPDFExtract(f *testing.F) {
-	for _, s := range []spec{
-		{pages: 1, rowsPerPage: 4},
-		{pages: 1, rowsPerPage: 4, noCompress: true},
-		{pages: 2, rowsPerPage: 3, signed: true, headerOnce: true},
-		{pages: 1, rowsPerPage: 3, protect: true},
-		{pages: 1, rowsPerPage: 3, cp1250: true},
+	for _, s := range []pdftest.Spec{
+		{Pages: 1, RowsPerPage: 4},
+		{Pages: 1, RowsPerPage: 4, NoCompress: true},
+		{Pages: 2, RowsPerPage: 3, Signed: true, HeaderOnce: true},
+		{Pages: 1, RowsPerPage: 3, Protect: true},
+		{Pages: 1, RowsPerPage: 3, CP1250: true},
 	} {
-		data, _ := genStatement(f, s)
+		data, _ := pdftest.Statement(f, s)
 		f.Add(data)
 	}
-	if ttf := dejaVu(); ttf != "" {
-		data, _ := genStatement(f, spec{pages: 1, rowsPerPage: 3, utf8Font: ttf})
+	if ttf := pdftest.DejaVu(); ttf != "" {
+		data, _ := pdftest.Statement(f, pdftest.Spec{Pages: 1, RowsPerPage: 3, UTF8Font: ttf})
 		f.Add(data)
 	}
 	f.Add(onePage(tableContent(func(x, y float64, s string) string { return fmt.Sprintf("1 0 0 1 %g %g Tm (%s) Tj\n", x, y, s) })))

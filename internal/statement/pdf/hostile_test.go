@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/pdf/pdftest"
 )
 
 // hostileKinds are the failures a damaged or hostile PDF may end in.
@@ -217,8 +218,8 @@ func TestTruncatedAndFlipped(t *testing.T) {
 		_, err := parseForTest(small[:n], statement.Options{})
 		requireContained(t, err)
 	}
-	for _, s := range []spec{{pages: 2, rowsPerPage: 8}, {pages: 2, rowsPerPage: 8, noCompress: true}} {
-		data, _ := genStatement(t, s)
+	for _, s := range []pdftest.Spec{{Pages: 2, RowsPerPage: 8}, {Pages: 2, RowsPerPage: 8, NoCompress: true}} {
+		data, _ := pdftest.Statement(t, s)
 		step := max(1, len(data)/300)
 		for n := 0; n < len(data); n += step {
 			_, err := parseForTest(data[:n], statement.Options{})
@@ -261,13 +262,13 @@ func TestNoTextLayer(t *testing.T) {
 
 func TestEncrypted(t *testing.T) {
 	t.Parallel()
-	open, _ := genStatement(t, spec{pages: 1, rowsPerPage: 5, protect: true})
+	open, _ := pdftest.Statement(t, pdftest.Spec{Pages: 1, RowsPerPage: 5, Protect: true})
 	ex, err := extract(open, statement.Options{}.WithDefaults())
 	require.NoError(t, err, "an empty user password opens the file")
 	require.Contains(t, ex.dialect(), "encrypted")
 	require.Contains(t, ex.pages[0][6].text(), "Date | Description")
 
-	locked, _ := genStatement(t, spec{pages: 1, rowsPerPage: 5, protect: true, userPass: "secret"})
+	locked, _ := pdftest.Statement(t, pdftest.Spec{Pages: 1, RowsPerPage: 5, Protect: true, UserPass: "secret"})
 	_, err = parseForTest(locked, statement.Options{})
 	require.ErrorIs(t, err, statement.ErrEncrypted)
 }

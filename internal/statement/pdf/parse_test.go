@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/pdf/pdftest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -23,23 +24,23 @@ func init() { decimal.MarshalJSONWithoutQuotes = true }
 func cents(c int64) decimal.Decimal { return decimal.New(c, -2) }
 
 // requireTransactions compares parsed transactions with what the generator wrote.
-func requireTransactions(t *testing.T, st *statement.Statement, txs []genTx) {
+func requireTransactions(t *testing.T, st *statement.Statement, txs []pdftest.Tx) {
 	t.Helper()
 	require.Len(t, st.Transactions, len(txs))
 	for i, want := range txs {
 		got := st.Transactions[i]
-		desc := want.desc
-		if want.wrap != "" {
-			desc += " " + want.wrap
+		desc := want.Desc
+		if want.Wrap != "" {
+			desc += " " + want.Wrap
 		}
-		require.Equal(t, statement.DateOf(want.date), got.Date, "transaction %d", i)
-		require.True(t, cents(want.amount).Equal(got.Amount), "transaction %d: amount %s, want %s", i, got.Amount, cents(want.amount))
+		require.Equal(t, statement.DateOf(want.Date), got.Date, "transaction %d", i)
+		require.True(t, cents(want.Amount).Equal(got.Amount), "transaction %d: amount %s, want %s", i, got.Amount, cents(want.Amount))
 		require.NotNil(t, got.Balance, "transaction %d", i)
-		require.True(t, cents(want.balance).Equal(*got.Balance), "transaction %d: balance %s", i, got.Balance)
+		require.True(t, cents(want.Balance).Equal(*got.Balance), "transaction %d: balance %s", i, got.Balance)
 		require.Equal(t, desc, got.Description, "transaction %d", i)
 		require.NotZero(t, got.Pos.Page, "transaction %d", i)
 		require.NotZero(t, got.Pos.Line, "transaction %d", i)
-		require.Contains(t, got.Raw, money(want.balance), "transaction %d", i)
+		require.Contains(t, got.Raw, pdftest.Money(want.Balance), "transaction %d", i)
 	}
 }
 
@@ -47,22 +48,22 @@ func TestParseGeneratedStatements(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name  string
-		spec  spec
+		spec  pdftest.Spec
 		skip  string
 		check func(t *testing.T, st *statement.Statement)
 	}{
-		{name: "three pages with debit and credit columns and a header on each page", spec: spec{pages: 3, rowsPerPage: 20}},
+		{name: "three pages with debit and credit columns and a header on each page", spec: pdftest.Spec{Pages: 3, RowsPerPage: 20}},
 		{name: "a signed amount column and the header on the first page only",
-			spec: spec{pages: 3, rowsPerPage: 15, signed: true, headerOnce: true, dateFormat: "2006-01-02"}},
-		{name: "uncompressed content streams", spec: spec{pages: 2, rowsPerPage: 10, noCompress: true}},
-		{name: "encrypted, opened with the empty user password", spec: spec{pages: 2, rowsPerPage: 10, protect: true},
+			spec: pdftest.Spec{Pages: 3, RowsPerPage: 15, Signed: true, HeaderOnce: true, DateFormat: "2006-01-02"}},
+		{name: "uncompressed content streams", spec: pdftest.Spec{Pages: 2, RowsPerPage: 10, NoCompress: true}},
+		{name: "encrypted, opened with the empty user password", spec: pdftest.Spec{Pages: 2, RowsPerPage: 10, Protect: true},
 			check: func(t *testing.T, st *statement.Statement) { require.Contains(t, st.Dialect, ";encrypted") }},
-		{name: "a font with a Windows-1250 /Differences encoding", spec: spec{pages: 1, rowsPerPage: 12, cp1250: true},
+		{name: "a font with a Windows-1250 /Differences encoding", spec: pdftest.Spec{Pages: 1, RowsPerPage: 12, CP1250: true},
 			check: func(t *testing.T, st *statement.Statement) {
 				require.Contains(t, st.Dialect, "truetype-winansi+differences")
 			}},
-		{name: "an embedded TrueType font as Type0 Identity-H with ToUnicode", spec: spec{pages: 2, rowsPerPage: 12, utf8Font: dejaVu()},
-			skip: map[bool]string{true: "no DejaVuSans.ttf on this machine"}[dejaVu() == ""],
+		{name: "an embedded TrueType font as Type0 Identity-H with ToUnicode", spec: pdftest.Spec{Pages: 2, RowsPerPage: 12, UTF8Font: pdftest.DejaVu()},
+			skip: map[bool]string{true: "no DejaVuSans.ttf on this machine"}[pdftest.DejaVu() == ""],
 			check: func(t *testing.T, st *statement.Statement) {
 				require.Contains(t, st.Dialect, "type0-identity+tounicode")
 			}},
@@ -73,7 +74,7 @@ func TestParseGeneratedStatements(t *testing.T) {
 			if tc.skip != "" {
 				t.Skip(tc.skip)
 			}
-			data, txs := genStatement(t, tc.spec)
+			data, txs := pdftest.Statement(t, tc.spec)
 			st, err := Parse(data, statement.Options{})
 			require.NoError(t, err)
 			statement.Finish(st)
@@ -85,7 +86,7 @@ func TestParseGeneratedStatements(t *testing.T) {
 			require.NotNil(t, st.OpeningBalance)
 			require.NotNil(t, st.ClosingBalance)
 			require.True(t, cents(100000).Equal(*st.OpeningBalance), "opening %s", st.OpeningBalance)
-			require.True(t, cents(txs[len(txs)-1].balance).Equal(*st.ClosingBalance), "closing %s", st.ClosingBalance)
+			require.True(t, cents(txs[len(txs)-1].Balance).Equal(*st.ClosingBalance), "closing %s", st.ClosingBalance)
 			for _, r := range st.Review {
 				require.NotEqual(t, statement.ReviewBalanceMismatch, r.Code, r.Message)
 				require.NotEqual(t, statement.ReviewRunningBalanceBreak, r.Code, r.Message)
@@ -102,7 +103,7 @@ func TestParseGeneratedStatements(t *testing.T) {
 // reviewed golden file; go test -update rewrites it.
 func TestGolden(t *testing.T) {
 	t.Parallel()
-	data, _ := genStatement(t, spec{pages: 3, rowsPerPage: 8})
+	data, _ := pdftest.Statement(t, pdftest.Spec{Pages: 3, RowsPerPage: 8})
 	st, err := Parse(data, statement.Options{})
 	require.NoError(t, err)
 	statement.Finish(st)

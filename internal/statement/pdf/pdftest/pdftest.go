@@ -1,7 +1,12 @@
-package pdf
+// Package pdftest generates bank statement PDFs for tests and benchmarks: a bank's layout of a
+// transaction table over any number of pages, with the fonts, encodings and encryption the PDF
+// reader must handle, and the transactions it wrote to compare a parse with. It does not import
+// package pdf, whose tests use it.
+package pdftest
 
 import (
 	"bytes"
+	"compress/zlib"
 	"fmt"
 	"os"
 	"strings"
@@ -12,32 +17,32 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// spec describes a generated statement PDF. Amounts are in cents so the generator's
-// balances are exact.
-type spec struct {
-	pages       int    // pages of transactions
-	rowsPerPage int    // transactions per page
-	utf8Font    string // path of a TTF: text in a Type0/Identity-H font with ToUnicode
-	userPass    string // encrypt with this user password ("" with protect: empty password)
-	protect     bool
-	noCompress  bool
-	cp1250      bool // a core font with a /Differences encoding (Polish text)
-	opening     int64
-	dateFormat  string // Go layout of the date column; 02/01/2006 by default
-	signed      bool   // one signed Amount column instead of Debit and Credit
-	headerOnce  bool   // the table header only on the first page
+// Spec describes a generated statement PDF. Amounts are in cents so the generator's balances
+// are exact. The zero value of a field means its default, where one is given.
+type Spec struct {
+	Pages       int    // pages of transactions; 3 by default
+	RowsPerPage int    // transactions per page; 20 by default
+	UTF8Font    string // path of a TTF: text in a Type0/Identity-H font with ToUnicode
+	UserPass    string // encrypt with this user password ("" with Protect: empty password)
+	Protect     bool
+	NoCompress  bool
+	CP1250      bool   // a core font with a /Differences encoding (Polish text)
+	Opening     int64  // the opening balance in cents; 100000 by default
+	DateFormat  string // Go layout of the date column; 02/01/2006 by default
+	Signed      bool   // one signed Amount column instead of Debit and Credit
+	HeaderOnce  bool   // the table header only on the first page
 }
 
-// genTx is one generated transaction.
-type genTx struct {
-	date    time.Time
-	desc    string
-	wrap    string // second line of the description, "" when it fits one line
-	amount  int64  // cents, credit positive
-	balance int64
+// Tx is one generated transaction.
+type Tx struct {
+	Date    time.Time
+	Desc    string
+	Wrap    string // second line of the description, "" when it fits one line
+	Amount  int64  // cents, credit positive
+	Balance int64  // cents, the running balance after the transaction
 }
 
-var genDescriptions = []string{
+var descriptions = []string{
 	"CARD PAYMENT TESCO STORES 2041",
 	"SALARY ACME LTD MARCH",
 	"DIRECT DEBIT BRITISH GAS",
@@ -48,8 +53,11 @@ var genDescriptions = []string{
 	"REFUND AMAZON MARKETPLACE",
 }
 
-func genTransactions(n int, opening int64) []genTx {
-	txs := make([]genTx, n)
+// Transactions returns n transactions from 1 March 2024, four a day, after an opening balance
+// (cents): two debits to one credit, some over a thousand, every fourth with a wrapped
+// description.
+func Transactions(n int, opening int64) []Tx {
+	txs := make([]Tx, n)
 	bal := opening
 	start := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
 	for i := range txs {
@@ -61,22 +69,23 @@ func genTransactions(n int, opening int64) []genTx {
 			amt *= 11 // some amounts over a thousand, with a thousands separator
 		}
 		bal += amt
-		tx := genTx{
-			date:    start.AddDate(0, 0, i/4),
-			desc:    genDescriptions[i%len(genDescriptions)],
-			amount:  amt,
-			balance: bal,
+		tx := Tx{
+			Date:    start.AddDate(0, 0, i/4),
+			Desc:    descriptions[i%len(descriptions)],
+			Amount:  amt,
+			Balance: bal,
 		}
 		if i%4 == 2 {
-			tx.wrap = fmt.Sprintf("REF %06d CONTINUED TEXT", i)
+			tx.Wrap = fmt.Sprintf("REF %06d CONTINUED TEXT", i)
 		}
 		txs[i] = tx
 	}
 	return txs
 }
 
-// money formats cents as 1,234.56 (negative with a leading minus).
-func money(c int64) string {
+// Money formats cents as 1,234.56 (negative with a leading minus), as the statements show
+// amounts.
+func Money(c int64) string {
 	neg := c < 0
 	if neg {
 		c = -c
@@ -96,42 +105,43 @@ func money(c int64) string {
 	return out
 }
 
-// genStatement writes a statement PDF the way many banks lay one out: a preamble with the
+// Statement writes a statement PDF the way many banks lay one out: a preamble with the
 // account, a table (date, description, debit, credit, balance) with its header repeated on
 // each page, wrapped descriptions on a second line, an opening and a closing balance line,
-// "continued" notes and page numbers in the footer.
-func genStatement(t testing.TB, s spec) ([]byte, []genTx) {
+// "continued" notes and page numbers in the footer. It returns the file and the transactions
+// in it, Spec.Pages × Spec.RowsPerPage of them.
+func Statement(t testing.TB, s Spec) ([]byte, []Tx) {
 	t.Helper()
-	if s.pages == 0 {
-		s.pages = 3
+	if s.Pages == 0 {
+		s.Pages = 3
 	}
-	if s.rowsPerPage == 0 {
-		s.rowsPerPage = 20
+	if s.RowsPerPage == 0 {
+		s.RowsPerPage = 20
 	}
-	if s.opening == 0 {
-		s.opening = 100000
+	if s.Opening == 0 {
+		s.Opening = 100000
 	}
-	if s.dateFormat == "" {
-		s.dateFormat = "02/01/2006"
+	if s.DateFormat == "" {
+		s.DateFormat = "02/01/2006"
 	}
-	txs := genTransactions(s.pages*s.rowsPerPage, s.opening)
+	txs := Transactions(s.Pages*s.RowsPerPage, s.Opening)
 	pdf := fpdf.New("P", "mm", "A4", "")
 	pdf.SetCreationDate(time.Date(2024, 4, 1, 0, 0, 0, 0, time.UTC))
 	pdf.SetCatalogSort(true)
-	pdf.SetCompression(!s.noCompress)
+	pdf.SetCompression(!s.NoCompress)
 	pdf.SetAutoPageBreak(false, 15)
-	if s.protect {
-		pdf.SetProtection(fpdf.CnProtectPrint, s.userPass, "owner-secret")
+	if s.Protect {
+		pdf.SetProtection(fpdf.CnProtectPrint, s.UserPass, "owner-secret")
 	}
 	family, tr := "Helvetica", func(s string) string { return s }
-	if s.utf8Font != "" {
-		ttf, err := os.ReadFile(s.utf8Font)
+	if s.UTF8Font != "" {
+		ttf, err := os.ReadFile(s.UTF8Font)
 		require.NoError(t, err)
 		pdf.AddUTF8FontFromBytes("DejaVu", "", ttf)
 		pdf.AddUTF8FontFromBytes("DejaVu", "B", ttf)
 		family = "DejaVu"
 	}
-	if s.cp1250 {
+	if s.CP1250 {
 		// A TrueType font with a Windows-1250 /Differences encoding, as fpdf writes for
 		// fonts made with its makefont tool. The font program is a stand-in: only the
 		// encoding and widths matter for text extraction.
@@ -153,17 +163,17 @@ func genStatement(t testing.TB, s spec) ([]byte, []genTx) {
 		align string
 	}
 	cols := []col{{25, "Date", "L"}, {85, "Description", "L"}, {22, "Debit", "R"}, {22, "Credit", "R"}, {26, "Balance", "R"}}
-	if s.signed {
+	if s.Signed {
 		cols = []col{{28, "Date", "L"}, {100, "Description", "L"}, {26, "Amount", "R"}, {26, "Balance", "R"}}
 	}
 	amounts := func(amount int64) []string {
-		if s.signed {
-			return []string{money(amount)}
+		if s.Signed {
+			return []string{Money(amount)}
 		}
 		if amount < 0 {
-			return []string{money(-amount), ""}
+			return []string{Money(-amount), ""}
 		}
-		return []string{"", money(amount)}
+		return []string{"", Money(amount)}
 	}
 	blank := make([]string, len(cols)-3)
 	row := func(cells ...string) {
@@ -182,14 +192,14 @@ func genStatement(t testing.TB, s spec) ([]byte, []genTx) {
 		pdf.SetFont(family, "", 9)
 	}
 	k := 0
-	for pg := 0; pg < s.pages; pg++ {
+	for pg := 0; pg < s.Pages; pg++ {
 		pdf.AddPage()
 		pdf.SetFont(family, "B", 14)
 		if pg == 0 {
 			pdf.CellFormat(0, 8, "Example Bank plc", "", 1, "L", false, 0, "")
 			pdf.SetFont(family, "", 10)
 			holder := "Jane Doe"
-			if s.cp1250 {
+			if s.CP1250 {
 				holder = "Zażółć Gęślą Jaźń"
 			}
 			for _, l := range []string{
@@ -206,29 +216,29 @@ func genStatement(t testing.TB, s spec) ([]byte, []genTx) {
 			pdf.CellFormat(0, 8, "Example Bank plc - Statement of account (continued)", "", 1, "L", false, 0, "")
 			pdf.Ln(2)
 		}
-		if pg == 0 || !s.headerOnce {
+		if pg == 0 || !s.HeaderOnce {
 			header()
 		} else {
 			pdf.SetFont(family, "", 9)
 		}
 		if pg == 0 {
-			row(append(append([]string{"", "Opening balance"}, blank...), money(s.opening))...)
+			row(append(append([]string{"", "Opening balance"}, blank...), Money(s.Opening))...)
 		}
-		for r := 0; r < s.rowsPerPage; r++ {
+		for r := 0; r < s.RowsPerPage; r++ {
 			tx := txs[k]
 			k++
-			desc := tx.desc
-			if s.cp1250 && k%2 == 0 {
+			desc := tx.Desc
+			if s.CP1250 && k%2 == 0 {
 				desc = "PRZELEW ŁÓDŹ ŻABKA"
-				txs[k-1].desc = desc
+				txs[k-1].Desc = desc
 			}
-			row(append(append([]string{tx.date.Format(s.dateFormat), desc}, amounts(tx.amount)...), money(tx.balance))...)
-			if tx.wrap != "" {
-				row("", tx.wrap)
+			row(append(append([]string{tx.Date.Format(s.DateFormat), desc}, amounts(tx.Amount)...), Money(tx.Balance))...)
+			if tx.Wrap != "" {
+				row("", tx.Wrap)
 			}
 		}
-		if pg == s.pages-1 {
-			row(append(append([]string{"", "Closing balance"}, blank...), money(txs[len(txs)-1].balance))...)
+		if pg == s.Pages-1 {
+			row(append(append([]string{"", "Closing balance"}, blank...), Money(txs[len(txs)-1].Balance))...)
 		} else {
 			pdf.Ln(3)
 			pdf.SetFont(family, "", 8)
@@ -240,8 +250,9 @@ func genStatement(t testing.TB, s spec) ([]byte, []genTx) {
 	return buf.Bytes(), txs
 }
 
-// dejaVu is a TrueType font of this machine for the Type0 test; "" when absent.
-func dejaVu() string {
+// DejaVu is the path of a TrueType font of this machine (DejaVu Sans) for Spec.UTF8Font; ""
+// when there is none.
+func DejaVu() string {
 	for _, p := range []string{
 		"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
 		"/usr/share/fonts/TTF/DejaVuSans.ttf",
@@ -268,4 +279,13 @@ func cp1250Font() (def, prog []byte) {
 		`179 /lslash 185 /aogonek 191 /zdotaccent 198 /Cacute 202 /Eogonek 209 /Nacute 230 /cacute 234 /eogonek 241 /nacute",` +
 		`"File":"arialce.z","Size1":0,"Size2":0,"OriginalSize":4,"I":0,"N":0,"DiffN":0}`)
 	return def, deflate([]byte("font"))
+}
+
+// deflate is data zlib-compressed, as a PDF's FlateDecode streams and fpdf's font files are.
+func deflate(data []byte) []byte {
+	var b bytes.Buffer
+	w := zlib.NewWriter(&b)
+	_, _ = w.Write(data)
+	_ = w.Close()
+	return b.Bytes()
 }
