@@ -3,16 +3,16 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/jmoiron/sqlx"
 	"github.com/shopspring/decimal"
@@ -307,9 +307,9 @@ func (s *ParseJobStore) ReadFile(ctx context.Context, id uuid.UUID) ([]byte, err
 	return data, nil
 }
 
-// parseTransactionColumns are the columns copyTransactions fills, in the order of its rows.
-var parseTransactionColumns = []string{"job_id", "seq", "id", "booking_date", "value_date", "amount", "currency",
-	"description", "reference", "counterparty_name", "counterparty_account", "balance", "type", "raw"}
+// parseTransactionsCopy is the COPY that copyTransactions feeds, in PostgreSQL's text format.
+const parseTransactionsCopy = `COPY parse_transactions (job_id, seq, id, booking_date, value_date, amount, currency,
+description, reference, counterparty_name, counterparty_account, balance, type, raw) FROM STDIN`
 
 // Complete implements parsejob.Store. It stores transactions_count as len(txs), the rows it
 // wrote, whatever out.TransactionsCount says.
@@ -364,33 +364,23 @@ RETURNING account_id, created_at`,
 	return err
 }
 
-// copyTransactions writes the job's transactions with COPY FROM STDIN in PostgreSQL's binary
-// format, inside the transaction open on conn. pgx sends the rows in messages of about 64 KiB
-// as it encodes them, so a statement of a million lines is never one giant statement nor one
-// buffer.
+// copyTransactions writes the job's transactions with COPY FROM STDIN, inside the transaction
+// open on conn. The rows are written as COPY text a 64 KiB message at a time as PostgreSQL takes
+// them, so a statement of a million lines is never one giant statement nor one buffer, and a row
+// costs about one allocation (its new id's randomness is read in bulk). (pgx's own CopyFrom
+// encodes numeric in binary with several big.Int operations a value: twice as slow.)
 func copyTransactions(ctx context.Context, conn *sqlx.Conn, jobID uuid.UUID, txs []statement.Transaction) error {
 	if len(txs) == 0 {
 		return nil
 	}
-	row := make([]any, len(parseTransactionColumns))
-	src := pgx.CopyFromSlice(len(txs), func(i int) ([]any, error) {
-		t := txs[i]
-		row[0], row[1], row[2] = jobID, int32(i), uuid.New()
-		row[3], row[4] = t.Date.Time(), dateParam(t.ValueDate)
-		row[5], row[6] = numericParam(t.Amount), nullText(t.Currency)
-		row[7], row[8] = cleanText(t.Description), nullText(t.Reference)
-		row[9], row[10] = nullText(t.CounterpartyName), nullText(t.CounterpartyAccount)
-		row[11], row[12], row[13] = nullNumericParam(t.Balance), string(t.Type), cleanText(t.Raw)
-		return row, nil
-	})
 	err := conn.Raw(func(driverConn any) error {
 		pc, ok := driverConn.(*stdlib.Conn)
 		if !ok {
 			return fmt.Errorf("the database driver is %T, not pgx's", driverConn)
 		}
-		n, err := pc.Conn().CopyFrom(ctx, pgx.Identifier{"parse_transactions"}, parseTransactionColumns, src)
-		if err == nil && n != int64(len(txs)) {
-			err = fmt.Errorf("copied %d of %d rows", n, len(txs))
+		tag, err := pc.Conn().PgConn().CopyFrom(ctx, &copyText{job: jobID, txs: txs}, parseTransactionsCopy)
+		if err == nil && tag.RowsAffected() != int64(len(txs)) {
+			err = fmt.Errorf("copied %d of %d rows", tag.RowsAffected(), len(txs))
 		}
 		return err
 	})
@@ -398,6 +388,147 @@ func copyTransactions(ctx context.Context, conn *sqlx.Conn, jobID uuid.UUID, txs
 		return fmt.Errorf("copy transactions: %w", err)
 	}
 	return nil
+}
+
+// copyText is an io.Reader of the COPY text of a job's transactions, made a batch of rows at a
+// time.
+type copyText struct {
+	job  uuid.UUID
+	txs  []statement.Transaction
+	next int    // the next transaction to write
+	buf  []byte // written, not yet read from off
+	off  int
+}
+
+func (c *copyText) Read(p []byte) (int, error) {
+	if c.off == len(c.buf) {
+		if c.next == len(c.txs) {
+			return 0, io.EOF
+		}
+		c.buf, c.off = c.buf[:0], 0
+		for c.next < len(c.txs) && len(c.buf) < 64<<10 {
+			c.buf = c.appendRow(c.buf, c.next)
+			c.next++
+		}
+	}
+	n := copy(p, c.buf[c.off:])
+	c.off += n
+	return n, nil
+}
+
+// appendRow appends transaction i's row, in parseTransactionsCopy's column order.
+func (c *copyText) appendRow(b []byte, i int) []byte {
+	t := &c.txs[i]
+	b = appendUUID(b, c.job)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, int64(i), 10)
+	b = append(b, '\t')
+	b = appendUUID(b, uuid.New())
+	b = append(b, '\t')
+	b = appendCopyDate(b, t.Date)
+	b = append(b, '\t')
+	b = appendCopyDate(b, t.ValueDate)
+	b = append(b, '\t')
+	b = appendDecimal(b, t.Amount)
+	b = append(b, '\t')
+	b = appendCopyText(b, t.Currency, true)
+	b = append(b, '\t')
+	b = appendCopyText(b, t.Description, false)
+	b = append(b, '\t')
+	b = appendCopyText(b, t.Reference, true)
+	b = append(b, '\t')
+	b = appendCopyText(b, t.CounterpartyName, true)
+	b = append(b, '\t')
+	b = appendCopyText(b, t.CounterpartyAccount, true)
+	b = append(b, '\t')
+	if t.Balance == nil {
+		b = append(b, copyNull...)
+	} else {
+		b = appendDecimal(b, *t.Balance)
+	}
+	b = append(b, '\t')
+	b = appendCopyText(b, string(t.Type), false)
+	b = append(b, '\t')
+	b = appendCopyText(b, t.Raw, false)
+	return append(b, '\n')
+}
+
+// copyNull is NULL in COPY text.
+const copyNull = `\N`
+
+func appendUUID(b []byte, id uuid.UUID) []byte {
+	var text [36]byte
+	hex.Encode(text[0:8], id[0:4])
+	text[8] = '-'
+	hex.Encode(text[9:13], id[4:6])
+	text[13] = '-'
+	hex.Encode(text[14:18], id[6:8])
+	text[18] = '-'
+	hex.Encode(text[19:23], id[8:10])
+	text[23] = '-'
+	hex.Encode(text[24:], id[10:])
+	return append(b, text[:]...)
+}
+
+// appendCopyDate appends d as YYYY-MM-DD, or NULL for the zero date.
+func appendCopyDate(b []byte, d statement.Date) []byte {
+	if d.IsZero() {
+		return append(b, copyNull...)
+	}
+	return d.Time().AppendFormat(b, time.DateOnly)
+}
+
+// appendDecimal appends d with the decimals it has, as decimalText writes it.
+func appendDecimal(b []byte, d decimal.Decimal) []byte {
+	exp := d.Exponent()
+	if !d.Coefficient().IsInt64() || exp > 0 {
+		return append(b, decimalText(d)...)
+	}
+	coef := d.CoefficientInt64()
+	if coef < 0 {
+		b = append(b, '-')
+		coef = -coef
+	}
+	var digits [20]byte
+	text := strconv.AppendUint(digits[:0], uint64(coef), 10)
+	scale := int(-exp)
+	if len(text) <= scale {
+		b = append(b, '0', '.')
+		for range scale - len(text) {
+			b = append(b, '0')
+		}
+		return append(b, text...)
+	}
+	b = append(b, text[:len(text)-scale]...)
+	if scale > 0 {
+		b = append(b, '.')
+		b = append(b, text[len(text)-scale:]...)
+	}
+	return b
+}
+
+// appendCopyText appends s made storable (cleanText) with COPY text's escapes; an empty s is
+// NULL when null is set.
+func appendCopyText(b []byte, s string, null bool) []byte {
+	if s == "" && null {
+		return append(b, copyNull...)
+	}
+	s = cleanText(s)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
 }
 
 // Fail implements parsejob.Store, with the job.failed webhook event in the same transaction.
@@ -455,14 +586,6 @@ func dateValue(d statement.Date) any {
 	return d.String()
 }
 
-// dateParam is d as a date value for pgx's binary COPY, or NULL for the zero date.
-func dateParam(d statement.Date) any {
-	if d.IsZero() {
-		return nil
-	}
-	return d.Time()
-}
-
 // dateOf is the date of a date column; the zero date for NULL.
 func dateOf(t sql.NullTime) statement.Date {
 	if !t.Valid {
@@ -483,20 +606,6 @@ func decimalValue(d *decimal.Decimal) any {
 		return nil
 	}
 	return decimalText(*d)
-}
-
-// numericParam is d as a numeric value for pgx's binary COPY, with the decimals it has, as
-// decimalText writes it.
-func numericParam(d decimal.Decimal) pgtype.Numeric {
-	return pgtype.Numeric{Int: d.Coefficient(), Exp: d.Exponent(), Valid: true}
-}
-
-// nullNumericParam is numericParam of *d, or NULL for nil.
-func nullNumericParam(d *decimal.Decimal) any {
-	if d == nil {
-		return nil
-	}
-	return numericParam(*d)
 }
 
 // decimalOf is the value of a numeric column, nil for NULL; it keeps the column's scale.
