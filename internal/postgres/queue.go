@@ -38,6 +38,11 @@ const (
 	// driver has no LISTEN/NOTIFY listener, so the poll decides pickup latency: 50 ms is a small job's worst wait, at
 	// 20 cheap index scans a second per process.
 	DefaultPollInterval = 50 * time.Millisecond
+	// fetchCooldown is the least time between two fetches of one queue's jobs. A worker that
+	// finishes a job with more waiting fetches at once, but not sooner than this after the
+	// previous fetch: at River's 100 ms (or the 50 ms poll), 2 workers took at most 2 jobs a
+	// fetch, 40 jobs a second however small the jobs were.
+	fetchCooldown = 2 * time.Millisecond
 	// DefaultJobTimeout bounds one attempt; the largest allowed file parses in seconds.
 	DefaultJobTimeout = 2 * time.Minute
 	// DefaultRescueAfter is when a job whose worker vanished (killed, machine lost) is run
@@ -259,7 +264,7 @@ func NewQueue(db *sqlx.DB, cfg QueueConfig) (*Queue, error) {
 		// operator needs, and the job outcomes are logged by the job rules.
 		Logger:               slog.New(minLevel{cfg.Logger.Handler(), slog.LevelWarn}).With(slog.String("component", "queue")),
 		FetchPollInterval:    cfg.PollInterval,
-		FetchCooldown:        min(cfg.PollInterval, river.FetchCooldownDefault),
+		FetchCooldown:        min(cfg.PollInterval, fetchCooldown),
 		JobTimeout:           cfg.JobTimeout,
 		RescueStuckJobsAfter: cfg.RescueAfter,
 		PollOnly:             true,
