@@ -314,7 +314,7 @@ func TestDamagedContentIsReported(t *testing.T) {
 		fmt.Fprintf(&content, "(line %d of the page) ' ", i)
 	}
 	content.WriteString("ET")
-	z := deflate([]byte(content.String()))
+	z := pdftest.Deflate([]byte(content.String()))
 	data := rawPDF(
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",

@@ -73,11 +73,11 @@ func TestHostileStructures(t *testing.T) {
 		// An xref stream claiming two billion entries.
 		body := onePage(string(text))
 		i := bytes.Index(body, []byte("xref\n"))
-		xs := fmt.Sprintf("6 0 obj\n<< /Type /XRef /Size 2147483647 /Index [0 2147483647] /W [1 4 2] /Root 1 0 R /Length %d /Filter /FlateDecode >>\nstream\n", len(deflate(make([]byte, 70))))
+		xs := fmt.Sprintf("6 0 obj\n<< /Type /XRef /Size 2147483647 /Index [0 2147483647] /W [1 4 2] /Root 1 0 R /Length %d /Filter /FlateDecode >>\nstream\n", len(pdftest.Deflate(make([]byte, 70))))
 		out := append([]byte(nil), body[:i]...)
 		start := len(out)
 		out = append(out, xs...)
-		out = append(out, deflate(make([]byte, 70))...)
+		out = append(out, pdftest.Deflate(make([]byte, 70))...)
 		out = append(out, fmt.Sprintf("\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", start)...)
 		return out
 	}()
@@ -161,7 +161,7 @@ func TestHostileContent(t *testing.T) {
 		return rawPDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 			"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
 			"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-			streamObj("/Filter /FlateDecode", deflate([]byte(c))))
+			streamObj("/Filter /FlateDecode", pdftest.Deflate([]byte(c))))
 	}
 	flood := func(op string, n int) []byte { return content("BT /F1 10 Tf (x) Tj ET " + strings.Repeat(op, n)) }
 	bombPage := rawPDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -169,7 +169,7 @@ func TestHostileContent(t *testing.T) {
 	bombForm := rawPDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /Resources << /XObject << /X 5 0 R >> >> /Contents 4 0 R >>",
 		streamObj("", []byte("/X Do /X Do /X Do")),
-		streamObj("/Type /XObject /Subtype /Form /BBox [0 0 1 1] /Filter /FlateDecode", deflate(bytes.Repeat([]byte(" "), 4<<20))))
+		streamObj("/Type /XObject /Subtype /Form /BBox [0 0 1 1] /Filter /FlateDecode", pdftest.Deflate(bytes.Repeat([]byte(" "), 4<<20))))
 	hugeRange := rawPDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
 		"<< /Type /Font /Subtype /Type0 /BaseFont /X /Encoding /Identity-H /DescendantFonts [7 0 R] /ToUnicode 6 0 R >>",

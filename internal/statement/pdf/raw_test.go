@@ -3,7 +3,6 @@ package pdf
 import (
 	"bytes"
 	"compress/flate"
-	"compress/zlib"
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -38,14 +37,6 @@ func rawPDFTrailer(trailer string, objs ...string) []byte {
 // streamObj is a stream object body with a correct /Length.
 func streamObj(dict string, data []byte) string {
 	return fmt.Sprintf("<< %s /Length %d >>\nstream\n%s\nendstream", dict, len(data), data)
-}
-
-func deflate(data []byte) []byte {
-	var b bytes.Buffer
-	w := zlib.NewWriter(&b)
-	_, _ = w.Write(data)
-	_ = w.Close()
-	return b.Bytes()
 }
 
 // onePage is a valid one-page PDF showing content with Helvetica as /F1.

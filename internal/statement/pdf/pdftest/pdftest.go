@@ -278,11 +278,11 @@ func cp1250Font() (def, prog []byte) {
 		`"Diff":"140 /Sacute 143 /Zacute 156 /sacute 159 /zacute 163 /Lslash 165 /Aogonek 175 /Zdotaccent ` +
 		`179 /lslash 185 /aogonek 191 /zdotaccent 198 /Cacute 202 /Eogonek 209 /Nacute 230 /cacute 234 /eogonek 241 /nacute",` +
 		`"File":"arialce.z","Size1":0,"Size2":0,"OriginalSize":4,"I":0,"N":0,"DiffN":0}`)
-	return def, deflate([]byte("font"))
+	return def, Deflate([]byte("font"))
 }
 
-// deflate is data zlib-compressed, as a PDF's FlateDecode streams and fpdf's font files are.
-func deflate(data []byte) []byte {
+// Deflate is data zlib-compressed, as a PDF's FlateDecode streams and fpdf's font files are.
+func Deflate(data []byte) []byte {
 	var b bytes.Buffer
 	w := zlib.NewWriter(&b)
 	_, _ = w.Write(data)
