@@ -295,13 +295,7 @@ func writeFile(path string, r io.Reader) (int64, error) {
 
 // cmdUsage prints this month's usage of the Parsing API.
 func (a *app) cmdUsage(ctx context.Context, cmd command, args []string) error {
-	fs := newFlags(cmd)
-	addParseFlags(fs)
-	asJSON := fs.Bool("json", false, "print the usage as JSON")
-	if _, err := a.parseArgs(fs, cmd, args, 0, 0); err != nil {
-		return err
-	}
-	c, err := a.parseClientOf(fs)
+	c, asJSON, err := a.jsonOnlyParseCommand(cmd, args, "print the usage as JSON")
 	if err != nil {
 		return err
 	}
@@ -313,7 +307,7 @@ func (a *app) cmdUsage(ctx context.Context, cmd command, args []string) error {
 		return err
 	}
 	u := r.JSON200.Data
-	if *asJSON {
+	if asJSON {
 		return printJSON(a.stdout, u)
 	}
 	return printFields(a.stdout, [][2]string{
@@ -327,13 +321,7 @@ func (a *app) cmdUsage(ctx context.Context, cmd command, args []string) error {
 
 // cmdStatus prints the Parsing API's status, the plan and the rate limit.
 func (a *app) cmdStatus(ctx context.Context, cmd command, args []string) error {
-	fs := newFlags(cmd)
-	addParseFlags(fs)
-	asJSON := fs.Bool("json", false, "print the status as JSON")
-	if _, err := a.parseArgs(fs, cmd, args, 0, 0); err != nil {
-		return err
-	}
-	c, err := a.parseClientOf(fs)
+	c, asJSON, err := a.jsonOnlyParseCommand(cmd, args, "print the status as JSON")
 	if err != nil {
 		return err
 	}
@@ -345,7 +333,7 @@ func (a *app) cmdStatus(ctx context.Context, cmd command, args []string) error {
 		return err
 	}
 	s := r.JSON200.Data
-	if *asJSON {
+	if asJSON {
 		return printJSON(a.stdout, s)
 	}
 	return printFields(a.stdout, [][2]string{
@@ -376,6 +364,20 @@ func parseID(cmd command, s string) (uuid.UUID, error) {
 }
 
 // parseClientOf resolves the settings of fs and returns a client of the Parsing API.
+// jsonOnlyParseCommand sets up a Parsing API command that takes no arguments and only --json
+// (described by jsonUsage) besides the connection flags: it parses args and returns the client
+// and whether JSON was asked for.
+func (a *app) jsonOnlyParseCommand(cmd command, args []string, jsonUsage string) (*parseclient.ClientWithResponses, bool, error) {
+	fs := newFlags(cmd)
+	addParseFlags(fs)
+	asJSON := fs.Bool("json", false, jsonUsage)
+	if _, err := a.parseArgs(fs, cmd, args, 0, 0); err != nil {
+		return nil, false, err
+	}
+	c, err := a.parseClientOf(fs)
+	return c, *asJSON, err
+}
+
 func (a *app) parseClientOf(fs *flag.FlagSet) (*parseclient.ClientWithResponses, error) {
 	cfg, err := parseSettingsOf(fs, a.getenv)
 	if err != nil {

@@ -96,13 +96,7 @@ func enabled(on bool, reason *string) string {
 
 // cmdWebhooksList prints the account's webhook endpoints, oldest first.
 func (a *app) cmdWebhooksList(ctx context.Context, cmd command, args []string) error {
-	fs := newFlags(cmd)
-	addParseFlags(fs)
-	asJSON := fs.Bool("json", false, "print the endpoints as a JSON array")
-	if _, err := a.parseArgs(fs, cmd, args, 0, 0); err != nil {
-		return err
-	}
-	c, err := a.parseClientOf(fs)
+	c, asJSON, err := a.jsonOnlyParseCommand(cmd, args, "print the endpoints as a JSON array")
 	if err != nil {
 		return err
 	}
@@ -114,7 +108,7 @@ func (a *app) cmdWebhooksList(ctx context.Context, cmd command, args []string) e
 		return err
 	}
 	hooks := r.JSON200.Data.Webhooks
-	if *asJSON {
+	if asJSON {
 		if hooks == nil {
 			hooks = []parseclient.WebhookEndpoint{}
 		}
