@@ -128,17 +128,18 @@ func Recover(logger *slog.Logger) echo.MiddlewareFunc {
 
 // ErrorHandler returns the echo error handler of one API: every error, whether a handler, a
 // middleware, the validator or echo's router raised it, is written with render. Server errors are
-// logged with their cause; the client only ever sees the fixed message. An unexpected error while
-// db does not answer a ping is the database being unreachable, not a bug: the answer is 503
-// SERVICE_UNAVAILABLE with Retry-After, which a client may retry, rather than 500. A nil db
-// pings nothing.
+// logged with their cause; the client only ever sees the fixed message. An unexpected error that
+// says the database is unreachable (DatabaseUnreachable), or any while db does not answer a
+// ping, is not a bug: the answer is 503 SERVICE_UNAVAILABLE with Retry-After, which a client may
+// retry, rather than 500. A nil db pings nothing.
 func ErrorHandler(logger *slog.Logger, render Renderer, db Pinger) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
 		if c.Response().Committed {
 			return
 		}
 		ce := toClientError(err)
-		if ce.Status == http.StatusInternalServerError && db != nil && !(Service{DB: db}).Ready(c.Request().Context()) {
+		if ce.Status == http.StatusInternalServerError &&
+			(DatabaseUnreachable(err) || db != nil && !(Service{DB: db}).Ready(c.Request().Context())) {
 			ce = Unavailable(err).Internal.(*Error)
 		}
 		if ce.Status >= 500 {
