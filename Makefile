@@ -9,7 +9,7 @@ FUZZTIME    ?= 30s
 BENCHTIME   ?= 1s
 TEST_FLAGS  ?=
 
-.PHONY: help gen verify build run test test-race lint bench load fuzz contract-test
+.PHONY: help gen verify build run test test-chaos test-race lint bench load fuzz contract-test
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -31,6 +31,9 @@ run: ## Start statementd on the embedded PostgreSQL default (or DATABASE_URL).
 
 test: ## Run unit, database and contract tests (PostgreSQL server binaries needed, no server).
 	$(GO) test $(TEST_FLAGS) ./...
+
+test-chaos: ## Run the slow reliability tests (TestChaos*: workers killed, database stopped, hostile uploads).
+	STATEMENTD_CHAOS=1 $(GO) test $(TEST_FLAGS) -count=1 -timeout 20m -run '^TestChaos' ./contract-tests/
 
 test-race: ## Run all tests with the race detector.
 	$(GO) test -race $(TEST_FLAGS) ./...

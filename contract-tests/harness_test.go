@@ -126,16 +126,16 @@ func freeAddr(t testing.TB) string {
 
 // startServer runs `statementd serve` on a fresh database and free ports, waits until every
 // listener is ready, and on cleanup sends SIGTERM and requires a clean exit. extraEnv entries
-// (KEY=VALUE) are added to the environment; one that sets DATABASE_URL= to empty makes the server
-// use its embedded cluster instead of the test database.
+// (KEY=VALUE) are added to the environment; one that sets DATABASE_URL makes the server use that
+// database instead of a fresh test database, and DATABASE_URL= (empty) its embedded cluster.
 func startServer(t testing.TB, extraEnv ...string) *server {
 	t.Helper()
 	s := &server{logs: &lockedBuffer{}, done: make(chan error, 1)}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	useTestDB, worker := true, false
 	for _, e := range extraEnv {
-		if e == "DATABASE_URL=" {
-			useTestDB = false
+		if url, ok := strings.CutPrefix(e, "DATABASE_URL="); ok {
+			useTestDB, s.DatabaseURL = false, url
 		}
 		if e == "STATEMENTD_ROLE=worker" {
 			worker = true // a worker serves the operator listener only

@@ -1,0 +1,646 @@
+package contracttests
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/gen/reconclient"
+	"github.com/statementmatch/service/internal/platform/pgembed"
+)
+
+// chaosEnv is set by `make test-chaos`, which runs the slow reliability tests: processes
+// killed and paused, the database stopped, hostile uploads with their memory measured.
+const chaosEnv = "STATEMENTD_CHAOS"
+
+// chaos skips a TestChaos* test unless `make test-chaos` runs it (`make test` stays fast);
+// the tests are black-box like every other here and run in parallel with each other.
+func chaos(t *testing.T) {
+	t.Helper()
+	if os.Getenv(chaosEnv) == "" {
+		t.Skipf("a slow reliability test: run by `make test-chaos` (%s=1)", chaosEnv)
+	}
+	t.Parallel()
+}
+
+// jobCluster is one API process and any number of worker processes sharing its database and
+// data dir, as a deployment runs them, with a connection of the test's own to the database to
+// count what the API cannot show (the queue's rows).
+type jobCluster struct {
+	api *server
+	env []string
+	db  *sql.DB
+}
+
+// newJobCluster starts the API process; env applies to it and to every worker.
+func newJobCluster(t *testing.T, env ...string) *jobCluster {
+	t.Helper()
+	c := &jobCluster{api: startServer(t, append(env, "STATEMENTD_ROLE=api")...)}
+	c.env = append(env, "STATEMENTD_ROLE=worker", "DATABASE_URL="+c.api.DatabaseURL, "STATEMENTD_DATA_DIR="+c.api.DataDir)
+	db, err := sql.Open("pgx", c.api.DatabaseURL)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	c.db = db
+	return c
+}
+
+// worker starts a worker process; extra env entries come after the cluster's.
+func (c *jobCluster) worker(t *testing.T, extra ...string) *server {
+	t.Helper()
+	return startServer(t, append(append([]string(nil), c.env...), extra...)...)
+}
+
+// count runs a query that returns one number.
+func (c *jobCluster) count(t *testing.T, query string, args ...any) int {
+	t.Helper()
+	var n int
+	require.NoError(t, c.db.QueryRow(query, args...).Scan(&n))
+	return n
+}
+
+// parseStatuses counts the account's parsing jobs by status.
+func (c *jobCluster) parseStatuses(t *testing.T) map[string]int {
+	t.Helper()
+	rows, err := c.db.Query(`SELECT status, count(*) FROM parse_jobs GROUP BY status`)
+	require.NoError(t, err)
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var status string
+		var n int
+		require.NoError(t, rows.Scan(&status, &n))
+		out[status] = n
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// unfinished is how many parsing jobs are queued or processing.
+func (c *jobCluster) unfinished(t *testing.T) int {
+	t.Helper()
+	return c.count(t, `SELECT count(*) FROM parse_jobs WHERE status IN ('queued', 'processing')`)
+}
+
+// drain waits until no parsing job is queued or processing.
+func (c *jobCluster) drain(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for c.unfinished(t) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s, jobs are still unfinished: %v", timeout, c.parseStatuses(t))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// runningQueueJobs is how many of the queue's rows say a worker is running them.
+func (c *jobCluster) runningQueueJobs(t *testing.T, kind string) int {
+	t.Helper()
+	return c.count(t, `SELECT count(*) FROM river_job WHERE state = 'running' AND kind = $1`, kind)
+}
+
+// uploadAll uploads n copies of a multipart body as a client that must not lose one would: each with its
+// own Idempotency-Key, retried with that key after a 429 or 503 (waiting Retry-After) or a
+// broken connection. It returns the accepted jobs' ids; any other answer is an error.
+func uploadAll(pc parseCaller, n, concurrency int, ct string, body []byte) ([]uuid.UUID, error) {
+	var (
+		mu       sync.Mutex
+		accepted []uuid.UUID
+		errs     []error
+		wg       sync.WaitGroup
+	)
+	for w := range concurrency {
+		wg.Go(func() {
+			for i := w; i < n; i += concurrency {
+				key := uuid.NewString()
+				id, err := uploadUntilAccepted(pc, key, ct, body)
+				mu.Lock()
+				if err != nil {
+					errs = append(errs, fmt.Errorf("upload %d: %w", i, err))
+				} else {
+					accepted = append(accepted, id)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return accepted, errors.Join(errs...)
+}
+
+func uploadUntilAccepted(pc parseCaller, key, ct string, body []byte) (uuid.UUID, error) {
+	params := &parseclient.CreateJobParams{IdempotencyKey: &key}
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		r, err := pc.pc.CreateJobWithBodyWithResponse(context.Background(), params, ct, bytes.NewReader(body), bearer(pc.key))
+		switch {
+		case err == nil && r.StatusCode() == http.StatusAccepted:
+			return r.JSON202.Data.JobId, nil
+		case err == nil && r.StatusCode() != http.StatusTooManyRequests && r.StatusCode() != http.StatusServiceUnavailable:
+			return uuid.Nil, fmt.Errorf("%d %s", r.StatusCode(), r.Body)
+		case time.Now().After(deadline):
+			return uuid.Nil, fmt.Errorf("not accepted within 3 minutes: %v", err)
+		}
+		wait := time.Second
+		if err == nil {
+			if s, perr := strconv.Atoi(r.HTTPResponse.Header.Get("Retry-After")); perr == nil {
+				wait = time.Duration(s) * time.Second
+			}
+		}
+		time.Sleep(wait)
+	}
+}
+
+// TestChaosJobsSurviveWorkerSIGKILL (J1, W7): an API process accepts 1,000 parsing jobs while
+// two worker processes parse them and deliver their 2,000 webhook events; every 1 to 5 seconds
+// one worker is killed with SIGKILL and a new one started, until the uploads are done and at
+// least 12 kills have landed (or nothing is left to kill). Then the queue drains: completed +
+// failed = accepted, no job is left queued or processing, no queue row is left running, and
+// the receiver has every delivery id, each signed, and after deduplication by id exactly one
+// job.created and one job.completed per job.
+func TestChaosJobsSurviveWorkerSIGKILL(t *testing.T) {
+	chaos(t)
+	const jobs, minKills = 1000, 12
+	c := newJobCluster(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8", "STATEMENTD_WEBHOOK_RETRY_SCHEDULE=1s,2s,4s,8s,16s",
+		// A killed worker's running job is run again 15 s after it started (River looks every 30 s).
+		"STATEMENTD_JOB_TIMEOUT=10s", "STATEMENTD_JOB_RESCUE_AFTER=15s")
+	acct := c.api.newAccount(t, "Crashy", "--parse-plan", "business")
+	pc := c.api.parseCaller(t, acct)
+	wc := webhookCaller(pc)
+	rcv := newHookReceiver(t, answer(http.StatusOK))
+	created := wc.create(t, "", parseclient.CreateWebhookJSONRequestBody{Url: rcv.URL})
+	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+	secret, endpoint := created.JSON201.Data.SigningSecret, created.JSON201.Data.Id
+
+	workers := []*server{c.worker(t), c.worker(t)}
+	type uploadResult struct {
+		ids []uuid.UUID
+		err error
+	}
+	uploads := make(chan uploadResult, 1)
+	// 400 rows a file: a job takes tens of milliseconds, so kills land on running jobs.
+	ct, body := fileUpload(t, "s.csv", simpleCSV(400))
+	go func() {
+		ids, err := uploadAll(pc, jobs, 8, ct, body)
+		uploads <- uploadResult{ids, err}
+	}()
+	var accepted []uuid.UUID
+	kills, uploadsDone := 0, false
+	for !uploadsDone || (kills < minKills && c.unfinished(t) > 0) {
+		time.Sleep(time.Duration(1000+rand.IntN(4000)) * time.Millisecond)
+		i := rand.IntN(len(workers))
+		workers[i].kill(t)
+		kills++
+		workers[i] = c.worker(t)
+		select {
+		case r := <-uploads:
+			require.NoError(t, r.err)
+			accepted, uploadsDone = r.ids, true
+		default:
+		}
+	}
+	require.Len(t, accepted, jobs)
+	t.Logf("%d workers killed; %d jobs unfinished after the last kill", kills, c.unfinished(t))
+
+	c.drain(t, 3*time.Minute)
+	statuses := c.parseStatuses(t)
+	require.Equal(t, jobs, statuses["completed"]+statuses["failed"], "every accepted job finished: %v", statuses)
+	require.Equal(t, jobs, statuses["completed"], "the files are good, so none failed: %v", statuses)
+	for _, id := range accepted[:20] {
+		j := pc.job(t, id)
+		require.Equal(t, parseclient.JobStatusCompleted, j.Status)
+		require.Equal(t, 400, j.TransactionsCount)
+	}
+	require.Zero(t, c.runningQueueJobs(t, "parse"), "no queue row is left running")
+	rerun := c.count(t, `SELECT count(*) FROM parse_jobs WHERE attempt > 1`)
+	t.Logf("%d jobs were run again after a kill", rerun)
+	require.Positive(t, rerun, "the kills landed on running jobs")
+
+	got := rcv.waitFor(t, 2*jobs, 1, 3*time.Minute)
+	require.Len(t, got, 2*jobs)
+	perEvent, repeats := map[string]int{}, 0
+	for id, reqs := range got {
+		ev := requireSigned(t, secret, id, reqs[0])
+		for _, r := range reqs[1:] {
+			require.Equal(t, reqs[0].body, r.body, "a repeated delivery sends the same bytes")
+		}
+		perEvent[ev.Event]++
+		repeats += len(reqs) - 1
+	}
+	require.Equal(t, map[string]int{"job.created": jobs, "job.completed": jobs}, perEvent)
+	for _, d := range wc.settledDeliveries(t, endpoint, 2*jobs, time.Minute) {
+		require.Equal(t, parseclient.WebhookDeliveryStatusSucceeded, d.Status, "delivery %s", d.Id)
+	}
+	require.Zero(t, c.runningQueueJobs(t, "webhook_delivery"), "no delivery row is left running")
+	t.Logf("%d deliveries, %d of them repeated after a kill", len(got), repeats)
+}
+
+// signal sends sig to the server's process.
+func (s *server) signal(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	require.NoError(t, s.cmd.Process.Signal(sig))
+}
+
+// awaitStatus polls the parsing job's row until its status is want (the database, not the API,
+// so that polling fast spends no rate limit).
+func (c *jobCluster) awaitStatus(t *testing.T, id uuid.UUID, want string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		var status string
+		require.NoError(t, c.db.QueryRow(`SELECT status FROM parse_jobs WHERE id = $1`, id).Scan(&status))
+		if status == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s is %s after %s, not %s", id, status, timeout, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestChaosPausedWorkerCannotOverwriteRescuedJob (J2): worker A takes a large job and is
+// paused (SIGSTOP) while it parses; past the rescue time the queue's rescuer gives the job to
+// worker B, which completes it as attempt 2. When A wakes (SIGCONT) its attempt has run out of
+// time, and the outcome it then writes (a timeout failure) is refused by the attempt fence: the
+// job keeps B's status, completion time and transactions (no duplicate rows), and the endpoint
+// gets one job.completed event and no job.failed.
+func TestChaosPausedWorkerCannotOverwriteRescuedJob(t *testing.T) {
+	chaos(t)
+	// An XLSX: a few megabytes to read, seconds of parsing.
+	const rows = 200_000
+	c := newJobCluster(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8",
+		// The attempt's limit outlasts B's parse on a busy machine; A's pause outlasts the rescue.
+		"STATEMENTD_JOB_TIMEOUT=20s", "STATEMENTD_JOB_RESCUE_AFTER=21s")
+	acct := c.api.newAccount(t, "Paused", "--parse-plan", "business")
+	pc := c.api.parseCaller(t, acct)
+	rcv := newHookReceiver(t, answer(http.StatusOK))
+	created := webhookCaller(pc).create(t, "", parseclient.CreateWebhookJSONRequestBody{Url: rcv.URL})
+	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+
+	a := c.worker(t, "STATEMENTD_WORKERS=1")
+	id := pc.create(t, "big.xlsx", statementXLSX(t, rows)).JobId
+	c.awaitStatus(t, id, "processing", 30*time.Second)
+	// A second in, A has read the file and is parsing it, holding no database lock.
+	time.Sleep(time.Second)
+	a.signal(t, syscall.SIGSTOP)
+	paused := true
+	t.Cleanup(func() {
+		if paused {
+			_ = a.cmd.Process.Signal(syscall.SIGCONT)
+		}
+	})
+	require.Equal(t, 1, c.count(t, `SELECT attempt FROM parse_jobs WHERE id = $1`, id), "A holds attempt 1")
+
+	c.worker(t, "STATEMENTD_WORKERS=1")
+	c.awaitStatus(t, id, "completed", 2*time.Minute)
+	done := pc.job(t, id)
+	require.Equal(t, rows, done.TransactionsCount)
+	require.Equal(t, 2, c.count(t, `SELECT attempt FROM parse_jobs WHERE id = $1`, id), "B completed attempt 2")
+
+	a.signal(t, syscall.SIGCONT)
+	paused = false
+	deadline := time.Now().Add(time.Minute)
+	for !bytes.Contains([]byte(a.logs.String()), []byte("a newer attempt holds the job")) {
+		require.True(t, time.Now().Before(deadline), "worker A did not finish its stale attempt within a minute:\n%s", a.logs.String())
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	after := pc.job(t, id)
+	require.Equal(t, parseclient.JobStatusCompleted, after.Status)
+	require.Equal(t, done.CompletedAt, after.CompletedAt, "the completion is B's")
+	require.Equal(t, rows, after.TransactionsCount)
+	require.Equal(t, rows, c.count(t, `SELECT count(*) FROM parse_transactions WHERE job_id = $1`, id), "no duplicate rows")
+	// Let any event A's attempt could have caused arrive before counting.
+	time.Sleep(3 * time.Second)
+	completed := 0
+	for _, reqs := range rcv.deliveries() {
+		var ev deliveredEvent
+		require.NoError(t, json.Unmarshal(reqs[0].body, &ev))
+		if ev.Event == "job.completed" {
+			completed++
+		}
+		require.NotEqual(t, "job.failed", ev.Event, "A's stale attempt failed nothing")
+	}
+	require.Equal(t, 1, completed, "one job.completed event")
+}
+
+// TestChaosSIGTERMWithJobsInFlight (J5): a worker running 50 jobs at once gets SIGTERM. It
+// stops taking jobs, lets running ones finish within its 3 s shutdown timeout, hands the rest
+// back to the queue, and exits cleanly; no queue row is left running. A new worker then
+// completes all 50, each exactly once (no duplicate transactions).
+func TestChaosSIGTERMWithJobsInFlight(t *testing.T) {
+	chaos(t)
+	const jobs, rows = 50, 10_000
+	c := newJobCluster(t)
+	acct := c.api.newAccount(t, "Draining", "--parse-plan", "business")
+	pc := c.api.parseCaller(t, acct)
+	ct, body := fileUpload(t, "s.csv", simpleCSV(rows))
+	ids, err := uploadAll(pc, jobs, 8, ct, body)
+	require.NoError(t, err)
+	require.Len(t, ids, jobs)
+
+	w := c.worker(t, "STATEMENTD_WORKERS=50", "STATEMENTD_SHUTDOWN_TIMEOUT=3s")
+	deadline := time.Now().Add(time.Minute)
+	for c.count(t, `SELECT count(*) FROM parse_jobs WHERE status = 'processing'`) < jobs {
+		require.True(t, time.Now().Before(deadline), "50 jobs were not processing at once within a minute: %v", c.parseStatuses(t))
+		time.Sleep(5 * time.Millisecond)
+	}
+	inFlight := c.parseStatuses(t)
+	began := time.Now()
+	require.NoError(t, w.stop(t), "the worker exits cleanly after SIGTERM")
+	took := time.Since(began)
+	released := c.parseStatuses(t)
+	t.Logf("at SIGTERM: %v; after the exit (%s): %v", inFlight, took.Round(time.Millisecond), released)
+	// The shutdown timeout, then at most 10 s for cancelled jobs to hand themselves back.
+	require.Less(t, took, 15*time.Second)
+	require.Zero(t, c.runningQueueJobs(t, "parse"), "no queue row is left running")
+
+	c.worker(t)
+	c.drain(t, 2*time.Minute)
+	require.Equal(t, map[string]int{"completed": jobs}, c.parseStatuses(t))
+	require.Equal(t, jobs*rows, c.count(t, `SELECT count(*) FROM parse_transactions`), "each job's rows stored once")
+}
+
+// privateCluster starts a PostgreSQL cluster of the test's own, which it may stop and start
+// again (the shared test cluster serves every other test).
+type privateCluster struct {
+	dir     string
+	port    int
+	cluster *pgembed.Cluster
+}
+
+func startPrivateCluster(t *testing.T) *privateCluster {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "statementd-chaos-pg-")
+	require.NoError(t, err)
+	// The cluster runs as the postgres user when the tests run as root: it must traverse dir.
+	require.NoError(t, os.Chmod(dir, 0o711))
+	p := &privateCluster{dir: dir}
+	p.start(t)
+	u, err := url.Parse(p.cluster.URL("postgres"))
+	require.NoError(t, err)
+	p.port, err = strconv.Atoi(u.Port())
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = p.cluster.Stop()
+		_ = os.RemoveAll(dir)
+	})
+	return p
+}
+
+// start starts the cluster, on the port it had before if it ran before.
+func (p *privateCluster) start(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := pgembed.Start(ctx, pgembed.Options{Dir: p.dir, Port: p.port, Fast: true,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	require.NoError(t, err)
+	p.cluster = c
+}
+
+// outageLoad is a client mix sent without pause while the database goes away and comes back:
+// every answer is checked against the specs (by the validating clients) and counted by status,
+// and any 5xx other than 503 SERVICE_UNAVAILABLE with Retry-After is recorded as a failure.
+type outageLoad struct {
+	mu       sync.Mutex
+	statuses map[string]map[int]int // operation -> status -> count
+	failures []string
+	lastOK   map[string]time.Time // operation -> when it last succeeded
+	accepted []uuid.UUID
+}
+
+func (l *outageLoad) record(op string, status int, header http.Header, body []byte, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case err != nil:
+		l.failures = append(l.failures, fmt.Sprintf("%s: %v", op, err))
+		return
+	case status == http.StatusServiceUnavailable:
+		if header.Get("Retry-After") == "" || !bytes.Contains(body, []byte("SERVICE_UNAVAILABLE")) {
+			l.failures = append(l.failures, fmt.Sprintf("%s: 503 without Retry-After or SERVICE_UNAVAILABLE: %s", op, body))
+		}
+	case status >= 500:
+		l.failures = append(l.failures, fmt.Sprintf("%s: %d %s", op, status, body))
+	case status < 300:
+		l.lastOK[op] = time.Now()
+	}
+	if l.statuses[op] == nil {
+		l.statuses[op] = map[int]int{}
+	}
+	l.statuses[op][status]++
+}
+
+// recoveredSince reports whether every operation has succeeded after t.
+func (l *outageLoad) recoveredSince(t time.Time, ops int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, at := range l.lastOK {
+		if at.After(t) {
+			n++
+		}
+	}
+	return n == ops
+}
+
+// TestChaosDatabaseOutage (J3): statementd runs on a PostgreSQL cluster of the test's own, under
+// a steady mix of parsing and reconciliation requests from 4 clients. The test terminates every
+// connection of the server (pg_terminate_backend), then stops the database for 30 s and starts
+// it again. Throughout, every answer conforms to the specs and no answer is a 5xx other than
+// 503 SERVICE_UNAVAILABLE with Retry-After (never 500, and the process never dies); readiness
+// says 503 while the database is away; every operation succeeds again within 60 s of the
+// restart; every job accepted before, during and after the outage completes; and the server
+// holds no more connections afterwards than its pool allows.
+func TestChaosDatabaseOutage(t *testing.T) {
+	chaos(t)
+	const outage, recoverWithin, poolSize = 30 * time.Second, 60 * time.Second, 20
+	pg := startPrivateCluster(t)
+	s := startServer(t, "DATABASE_URL="+pg.cluster.URL("postgres"))
+	admin, err := sql.Open("pgx", pg.cluster.URL("postgres"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = admin.Close() })
+	serverConns := func() int {
+		var n int
+		require.NoError(t, admin.QueryRow(`SELECT count(*) FROM pg_stat_activity
+			WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND datname = 'postgres'`).Scan(&n))
+		return n
+	}
+
+	acct := s.newAccount(t, "Outage", "--parse-plan", "business", "--recon-plan", "pro")
+	pc := s.parseCaller(t, acct)
+	done := pc.wait(t, pc.create(t, "first.csv", simpleCSV(3)).JobId)
+	clientID, secret := s.newClient(t, acct)
+	rc := s.reconCaller(t, s.ReconURL, clientID, secret)
+	ct, body := fileUpload(t, "s.csv", simpleCSV(5))
+
+	load := &outageLoad{statuses: map[string]map[int]int{}, lastOK: map[string]time.Time{}}
+	ops := map[string]func() (int, http.Header, []byte, error){
+		"parse GET /jobs/{id}": func() (int, http.Header, []byte, error) {
+			r, err := pc.pc.GetJobWithResponse(context.Background(), done.JobId, bearer(pc.key))
+			if err != nil {
+				return 0, nil, nil, err
+			}
+			return r.StatusCode(), r.HTTPResponse.Header, r.Body, nil
+		},
+		"parse GET /jobs/{id}/results": func() (int, http.Header, []byte, error) {
+			r, err := pc.pc.GetJobResultsWithResponse(context.Background(), done.JobId, nil, bearer(pc.key))
+			if err != nil {
+				return 0, nil, nil, err
+			}
+			return r.StatusCode(), r.HTTPResponse.Header, r.Body, nil
+		},
+		"parse GET /usage": func() (int, http.Header, []byte, error) {
+			r, err := pc.pc.GetUsageWithResponse(context.Background(), bearer(pc.key))
+			if err != nil {
+				return 0, nil, nil, err
+			}
+			return r.StatusCode(), r.HTTPResponse.Header, r.Body, nil
+		},
+		"parse GET /webhooks": func() (int, http.Header, []byte, error) {
+			r, err := pc.pc.ListWebhooksWithResponse(context.Background(), bearer(pc.key))
+			if err != nil {
+				return 0, nil, nil, err
+			}
+			return r.StatusCode(), r.HTTPResponse.Header, r.Body, nil
+		},
+		"parse POST /jobs": func() (int, http.Header, []byte, error) {
+			key := uuid.NewString()
+			r, err := pc.pc.CreateJobWithBodyWithResponse(context.Background(), &parseclient.CreateJobParams{IdempotencyKey: &key},
+				ct, bytes.NewReader(body), bearer(pc.key))
+			if err != nil {
+				return 0, nil, nil, err
+			}
+			if r.StatusCode() == http.StatusAccepted {
+				load.mu.Lock()
+				load.accepted = append(load.accepted, r.JSON202.Data.JobId)
+				load.mu.Unlock()
+			}
+			return r.StatusCode(), r.HTTPResponse.Header, r.Body, nil
+		},
+		"recon POST /oauth/token": func() (int, http.Header, []byte, error) {
+			r, err := rc.rc.CreateTokenWithResponse(context.Background(),
+				reconclient.CreateTokenJSONRequestBody{ClientId: clientID, ClientSecret: secret})
+			if err != nil {
+				return 0, nil, nil, err
+			}
+			if r.JSON200 != nil {
+				s.remember(r.JSON200.AccessToken)
+			}
+			return r.StatusCode(), r.HTTPResponse.Header, r.Body, nil
+		},
+		"recon GET /limits": func() (int, http.Header, []byte, error) {
+			r, err := rc.rc.GetLimitsWithResponse(context.Background(), bearer(rc.token))
+			if err != nil {
+				return 0, nil, nil, err
+			}
+			return r.StatusCode(), r.HTTPResponse.Header, r.Body, nil
+		},
+	}
+	names := make([]string, 0, len(ops))
+	for name := range ops {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	ctx, stopLoad := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := w; ctx.Err() == nil; i++ {
+				name := names[i%len(names)]
+				status, header, body, err := ops[name]()
+				load.record(name, status, header, body, err)
+				// 4 clients at up to 5 requests a second each stay inside the plans' limits
+				// (1,000 a minute on the Parsing API), so every answer but a 503 is a success.
+				time.Sleep(200 * time.Millisecond)
+			}
+		})
+	}
+	defer func() { stopLoad(); wg.Wait() }()
+
+	time.Sleep(3 * time.Second)
+	baseline := serverConns()
+	var terminated int
+	require.NoError(t, admin.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND datname = 'postgres'`).Scan(&terminated))
+	t.Logf("%d connections before; %d terminated", baseline, terminated)
+	time.Sleep(3 * time.Second)
+
+	require.NoError(t, pg.cluster.Stop())
+	stoppedAt := time.Now()
+	time.Sleep(outage / 2)
+	ready, err := http.Get(s.OpsURL + "/readyz")
+	require.NoError(t, err)
+	_ = ready.Body.Close()
+	require.Equal(t, http.StatusServiceUnavailable, ready.StatusCode, "not ready without the database")
+	time.Sleep(outage - time.Since(stoppedAt))
+	pg.start(t)
+	restartedAt := time.Now()
+	for !load.recoveredSince(restartedAt, len(ops)) {
+		require.Less(t, time.Since(restartedAt), recoverWithin, "every operation succeeds again within 60 s: %v", load.lastOK)
+		time.Sleep(100 * time.Millisecond)
+	}
+	recovered := time.Since(restartedAt)
+	time.Sleep(5 * time.Second)
+	stopLoad()
+	wg.Wait()
+
+	load.mu.Lock()
+	t.Logf("answers by operation and status: %v", load.statuses)
+	require.Empty(t, load.failures, "every answer is a success or a 503")
+	for op, byStatus := range load.statuses {
+		for status := range byStatus {
+			require.True(t, status < 300 || status == http.StatusServiceUnavailable, "%s answered %d", op, status)
+		}
+	}
+	unavailable := 0
+	for _, byStatus := range load.statuses {
+		unavailable += byStatus[http.StatusServiceUnavailable]
+	}
+	require.Positive(t, unavailable, "the outage was seen")
+	accepted := slices.Clone(load.accepted)
+	load.mu.Unlock()
+	t.Logf("recovered %s after the restart; %d jobs accepted", recovered.Round(time.Millisecond), len(accepted))
+
+	ids := make([]string, len(accepted))
+	for i, id := range accepted {
+		ids[i] = id.String()
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		var completed int
+		require.NoError(t, admin.QueryRow(`SELECT count(*) FROM parse_jobs WHERE id::text = ANY($1) AND status = 'completed'`,
+			ids).Scan(&completed))
+		if completed == len(ids) {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "%d of %d accepted jobs completed after 3 minutes", completed, len(ids))
+		time.Sleep(500 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second)
+	after := serverConns()
+	t.Logf("connections: %d before the outage, %d after", baseline, after)
+	require.LessOrEqual(t, after, poolSize, "no connection leaked beyond the pool")
+	require.Positive(t, after)
+}
