@@ -15,6 +15,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -643,4 +644,88 @@ func TestChaosDatabaseOutage(t *testing.T) {
 	t.Logf("connections: %d before the outage, %d after", baseline, after)
 	require.LessOrEqual(t, after, poolSize, "no connection leaked beyond the pool")
 	require.Positive(t, after)
+}
+
+// deliveryLatencies uploads n jobs and returns, for each of the 2n events they cause (created
+// and completed), how long after the event its delivery reached rcv.
+func deliveryLatencies(t *testing.T, pc parseCaller, rcv *hookReceiver, n int) []time.Duration {
+	t.Helper()
+	before := rcv.deliveries()
+	ct, body := fileUpload(t, "s.csv", simpleCSV(2))
+	_, err := uploadAll(pc, n, 4, ct, body)
+	require.NoError(t, err)
+	var out []time.Duration
+	for id, reqs := range rcv.waitFor(t, len(before)+2*n, 1, 2*time.Minute) {
+		if _, old := before[id]; old {
+			continue
+		}
+		var ev deliveredEvent
+		require.NoError(t, json.Unmarshal(reqs[0].body, &ev))
+		out = append(out, reqs[0].at.Sub(ev.Timestamp))
+	}
+	require.Len(t, out, 2*n)
+	slices.Sort(out)
+	return out
+}
+
+// p99 of sorted durations.
+func p99(sorted []time.Duration) time.Duration {
+	return sorted[(len(sorted)*99+99)/100-1]
+}
+
+// TestChaosSlowEndpointDoesNotDelayOthers (W5): one account's endpoint never answers while
+// another account's 100 deliveries go out. The slow endpoint's attempts time out at the
+// documented 10 s and hold at most two of the process's ten delivery workers, so the other
+// deliveries arrive as fast as without it: p99 under twice the baseline (plus a second of
+// slack for a busy machine).
+func TestChaosSlowEndpointDoesNotDelayOthers(t *testing.T) {
+	chaos(t)
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8")
+	fast := s.parseCaller(t, s.newAccount(t, "Fast", "--parse-plan", "business"))
+	fastRcv := newHookReceiver(t, answer(http.StatusOK))
+	r := webhookCaller(fast).create(t, "", parseclient.CreateWebhookJSONRequestBody{Url: fastRcv.URL})
+	require.Equal(t, http.StatusCreated, r.StatusCode(), string(r.Body))
+
+	slow := s.parseCaller(t, s.newAccount(t, "Slow", "--parse-plan", "business"))
+	hang := make(chan struct{})
+	slowRcv := newHookReceiver(t, func(int, http.ResponseWriter) {
+		select {
+		case <-hang:
+		case <-time.After(60 * time.Second):
+		}
+	})
+	t.Cleanup(func() { close(hang) }) // before the receiver closes, which waits for its handlers
+	r = webhookCaller(slow).create(t, "", parseclient.CreateWebhookJSONRequestBody{Url: slowRcv.URL})
+	require.Equal(t, http.StatusCreated, r.StatusCode(), string(r.Body))
+	slowEndpoint := r.JSON201.Data.Id
+
+	baseline := deliveryLatencies(t, fast, fastRcv, 50)
+	// 20 jobs: 40 deliveries to the endpoint that never answers, more than the ten workers.
+	ct, body := fileUpload(t, "s.csv", simpleCSV(2))
+	_, err := uploadAll(slow, 20, 4, ct, body)
+	require.NoError(t, err)
+	time.Sleep(time.Second)
+	during := deliveryLatencies(t, fast, fastRcv, 50)
+	t.Logf("fast endpoint's deliveries: median %s, p99 %s alone; median %s, p99 %s beside the slow one",
+		baseline[len(baseline)/2], p99(baseline), during[len(during)/2], p99(during))
+	require.Less(t, p99(during), max(2*p99(baseline), p99(baseline)+time.Second))
+
+	// The slow endpoint's first attempts ended at the 10 s limit.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		timedOut := 0
+		for _, d := range webhookCaller(slow).deliveriesOf(t, slowEndpoint, 100) {
+			for _, a := range d.Attempts {
+				if a.Error != nil && strings.Contains(*a.Error, "Timed out after 10 seconds") {
+					require.InDelta(t, 10_000, a.DurationMs, 2_000, "the attempt took the time limit")
+					timedOut++
+				}
+			}
+		}
+		if timedOut >= 2 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "no attempt to the slow endpoint timed out within a minute")
+		time.Sleep(time.Second)
+	}
 }

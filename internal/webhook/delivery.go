@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -141,7 +142,9 @@ func (s *Service) disableAfter() time.Duration {
 // comes next. It returns when the delivery's next attempt is due, or the zero time when the
 // delivery is finished (succeeded, given up, cancelled, or there is nothing to do). An error
 // means the attempt could not be made or recorded; the caller runs Deliver again later, which
-// may send the event a second time with the same delivery id (at least once).
+// may send the event a second time with the same delivery id (at least once). While the
+// endpoint already has EndpointConcurrency attempts of this process in flight, no attempt is
+// made and the delivery is due again in a second or two.
 func (s *Service) Deliver(ctx context.Context, id uuid.UUID) (time.Time, error) {
 	t, err := s.Deliveries.DeliveryTask(ctx, id)
 	if errors.Is(err, ErrNotFound) {
@@ -168,6 +171,12 @@ func (s *Service) Deliver(ctx context.Context, id uuid.UUID) (time.Time, error) 
 		// A rerun after a crash between recording an attempt and rescheduling the work.
 		return t.NextAttemptAt, nil
 	}
+	if !s.slots.acquire(t.Endpoint.ID, cmp.Or(s.EndpointConcurrency, DefaultEndpointConcurrency)) {
+		// The endpoint is slow to answer this process's other attempts: wait for them rather
+		// than hold another worker that other endpoints' deliveries need.
+		return busyRetry(now), nil
+	}
+	defer s.slots.release(t.Endpoint.ID)
 	secret, err := s.Secrets.SigningSecret(ctx, t.AccountID)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("signing secret: %w", err)

@@ -466,3 +466,38 @@ func TestListDeliveries(t *testing.T) {
 		})
 	}
 }
+
+// An endpoint that is slow to answer holds at most EndpointConcurrency attempts of a process:
+// a further delivery to it makes no attempt and is due again a second or two later, so that
+// it does not hold a worker other endpoints' deliveries need.
+func TestDeliverWaitsWhileItsEndpointIsBusy(t *testing.T) {
+	t.Parallel()
+	arrived, release := make(chan struct{}, 2), make(chan struct{})
+	b := setupDelivery(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		arrived <- struct{}{}
+		<-release
+		w.WriteHeader(http.StatusOK)
+	}, nil)
+	b.svc.EndpointConcurrency = 1
+
+	first := make(chan error, 1)
+	go func() {
+		_, err := b.svc.Deliver(context.Background(), b.task.ID)
+		first <- err
+	}()
+	<-arrived
+	next, err := b.svc.Deliver(context.Background(), b.task.ID)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, next.Sub(deliveryNow), time.Second)
+	require.Less(t, next.Sub(deliveryNow), 2*time.Second)
+	require.EqualValues(t, 1, b.rcv.hits.Load(), "no second request while the first is unanswered")
+
+	close(release)
+	require.NoError(t, <-first)
+	require.Len(t, b.store.recorded, 1, "the wait counted no attempt")
+	next, err = b.svc.Deliver(context.Background(), b.task.ID)
+	require.NoError(t, err)
+	require.True(t, next.IsZero())
+	require.EqualValues(t, 2, b.rcv.hits.Load(), "the slot is free again once the first attempt ended")
+}

@@ -101,9 +101,14 @@ type Service struct {
 	// Jitter returns a number from 0 to 1 that postpones each retry by up to MaxJitter of its
 	// offset; random when nil.
 	Jitter func() float64
+	// EndpointConcurrency is how many attempts this process makes to one endpoint at once;
+	// DefaultEndpointConcurrency when 0.
+	EndpointConcurrency int
 	// Now is the clock; time.Now when nil.
 	Now    func() time.Time
 	Logger *slog.Logger
+
+	slots endpointSlots
 }
 
 func (s *Service) now() time.Time {
