@@ -144,7 +144,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *job.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, throttle, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*httpkit.Listener, error) {
 	var listeners []*httpkit.Listener
 	add := func(name, addr string, h http.Handler) {
-		listeners = append(listeners, &httpkit.Listener{Name: name, Addr: addr, Handler: h, Logger: logger})
+		listeners = append(listeners, &httpkit.Listener{Name: name, Addr: addr, Handler: h, Logger: logger,
+			Timeouts: httpkit.Timeouts{ReadHeader: cfg.ReadHeaderTimeout, Read: cfg.ReadTimeout, Idle: cfg.IdleTimeout}})
 	}
 	if cfg.Role != config.RoleWorker {
 		for _, env := range []struct {

@@ -72,17 +72,52 @@ func BodyLimit(uploadLimit int64) echo.MiddlewareFunc {
 	}
 }
 
+// tooLarge is the answer to a body over its limit. The rest of the body is never read, so the
+// connection is closed after the answer (see closesConnection).
 func tooLarge(err error) *Error {
 	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeFileTooLarge,
-		Message: "The request body is larger than this server accepts.", Err: err}
+		Message: "The request body is larger than this server accepts.", Err: err,
+		Header: http.Header{"Connection": {"close"}}}
+}
+
+// The default timeouts of a Listener: headers within 10 s, a whole request (an upload
+// included) within 5 minutes, and idle keep-alive connections are closed after 2 minutes.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 5 * time.Minute
+	DefaultIdleTimeout       = 2 * time.Minute
+)
+
+// Timeouts bound how long a client may hold a connection; a zero field means its default.
+type Timeouts struct {
+	// ReadHeader bounds reading a request's headers, Read reading the whole request, headers
+	// and body: a client that sends slower has its connection closed.
+	ReadHeader time.Duration
+	Read       time.Duration
+	// Idle bounds the wait for the next request on a keep-alive connection.
+	Idle time.Duration
+}
+
+func (t Timeouts) withDefaults() Timeouts {
+	if t.ReadHeader <= 0 {
+		t.ReadHeader = DefaultReadHeaderTimeout
+	}
+	if t.Read <= 0 {
+		t.Read = DefaultReadTimeout
+	}
+	if t.Idle <= 0 {
+		t.Idle = DefaultIdleTimeout
+	}
+	return t
 }
 
 // Listener is one HTTP listener of the process.
 type Listener struct {
-	Name    string
-	Addr    string
-	Handler http.Handler
-	Logger  *slog.Logger
+	Name     string
+	Addr     string
+	Handler  http.Handler
+	Logger   *slog.Logger
+	Timeouts Timeouts
 
 	server *http.Server
 	ln     net.Listener
@@ -96,14 +131,14 @@ func (l *Listener) Listen() error {
 		return fmt.Errorf("listen %s on %s: %w", l.Name, l.Addr, err)
 	}
 	l.ln = ln
+	t := l.Timeouts.withDefaults()
 	l.server = &http.Server{
 		Handler: l.Handler,
-		// Slow clients must not hold connections: headers within 10 s, a whole upload within
-		// 5 minutes, and idle keep-alive connections are closed after 2 minutes.
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       5 * time.Minute,
+		// Slow clients must not hold connections (see Timeouts).
+		ReadHeaderTimeout: t.ReadHeader,
+		ReadTimeout:       t.Read,
 		WriteTimeout:      5 * time.Minute,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       t.Idle,
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          slog.NewLogLogger(l.Logger.Handler(), slog.LevelWarn),
 	}

@@ -61,12 +61,17 @@ const maxFieldBytes = 1 << 10
 // while it arrives, so memory stays flat whatever the size. It answers (as *Error) 413
 // FILE_TOO_LARGE as soon as a file part passes MaxFileBytes, without reading further, and 400
 // INVALID_REQUEST for a body that is not well-formed multipart, an unknown or repeated part, a
-// text part that is too long, or a missing required file. On error nothing is left on disk.
+// text part that is too long, or a missing required file. An answer given before the body's end
+// closes the connection (see closesConnection). On error nothing is left on disk.
 func ReadUpload(r *multipart.Reader, spec FormSpec) (_ *Form, err error) {
 	form := &Form{Files: map[string]*Upload{}, Fields: map[string]string{}}
+	readToEnd := false
 	defer func() {
 		if err != nil {
 			form.Remove()
+			if !readToEnd {
+				err = closesConnection(err)
+			}
 		}
 	}()
 	isFile := func(name string) bool { return slices.Contains(spec.Files, name) }
@@ -74,6 +79,7 @@ func ReadUpload(r *multipart.Reader, spec FormSpec) (_ *Form, err error) {
 	for {
 		p, err := r.NextPart()
 		if errors.Is(err, io.EOF) {
+			readToEnd = true
 			break
 		}
 		if err != nil {
@@ -115,6 +121,24 @@ func ReadUpload(r *multipart.Reader, spec FormSpec) (_ *Form, err error) {
 		}
 	}
 	return form, nil
+}
+
+// closesConnection makes a refusal that was decided before the end of the request body close
+// the connection after the answer. Otherwise net/http, to keep the connection, first reads what
+// is left of the body (up to 256 KiB when its length is unknown or close to its end): a client
+// that stops sending, waiting for the answer, would get it only when the read timeout ends.
+func closesConnection(err error) error {
+	var ce *Error
+	if !errors.As(err, &ce) {
+		return err // a server error: the client gets a 500 either way
+	}
+	h := ce.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("Connection", "close")
+	ce.Header = h
+	return err
 }
 
 // spool copies a file part into a new temporary file, hashing it on the way.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -12,7 +13,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 )
 
@@ -165,5 +168,98 @@ func TestCleanFileName(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			require.Equal(t, tt.want, cleanFileName(tt.in))
 		})
+	}
+}
+
+// TestReadUploadEarlyRefusalClosesTheConnection checks which refusals close the connection: the
+// ones decided before the body's end, whose rest is never read. A refusal after the whole body
+// was read keeps it.
+func TestReadUploadEarlyRefusalClosesTheConnection(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	spec := FormSpec{Files: []string{"bank", "expected"}, Required: []string{"bank", "expected"}, MaxFileBytes: 10}
+	for _, tt := range []struct {
+		name   string
+		parts  []part
+		status int
+		closes bool
+	}{
+		{"a file over the limit", []part{{"bank", "a", "0123456789X"}, {"expected", "b", "x"}}, 413, true},
+		{"an unknown part", []part{{"other", "a", "x"}, {"bank", "a", "x"}, {"expected", "b", "x"}}, 400, true},
+		{"a repeated part", []part{{"bank", "a", "x"}, {"bank", "a", "x"}, {"expected", "b", "x"}}, 400, true},
+		{"a missing file, known at the end", []part{{"bank", "a", "x"}}, 400, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			buf, boundary := multipartBody(t, tt.parts)
+			_, err := ReadUpload(multipart.NewReader(buf, boundary), spec)
+			var ce *Error
+			require.True(t, errors.As(err, &ce), "got %v", err)
+			require.Equal(t, tt.status, ce.Status)
+			if tt.closes {
+				require.Equal(t, "close", ce.Header.Get("Connection"))
+			} else {
+				require.Empty(t, ce.Header.Get("Connection"))
+			}
+		})
+	}
+	require.Equal(t, "close", tooLarge(nil).Header.Get("Connection"), "a body over the body limit is never read further")
+}
+
+// TestEarlyRefusalReachesAPausedClient runs a real server: a client streams an upload with no
+// declared length, sends more than the file limit and then waits for the answer without sending
+// the rest. Without Connection: close on the refusal, net/http would first try to read up to
+// 256 KiB more of the body, and the 413 would come only at the read timeout.
+func TestEarlyRefusalReachesAPausedClient(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	e := echo.New()
+	e.HTTPErrorHandler = ErrorHandler(slog.New(slog.DiscardHandler), func(c echo.Context, ce *Error) error {
+		return c.JSON(ce.Status, map[string]string{"error": ce.Code})
+	}, nil)
+	e.Use(BodyLimit(1 << 20))
+	e.POST("/upload", func(c echo.Context) error {
+		mr, err := c.Request().MultipartReader()
+		if err != nil {
+			return err
+		}
+		form, err := ReadUpload(mr, FormSpec{Files: []string{"file"}, MaxFileBytes: 1000})
+		if err != nil {
+			return err
+		}
+		form.Remove()
+		return c.NoContent(http.StatusNoContent)
+	})
+	srv := httptest.NewServer(e)
+	defer srv.Close()
+
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		p, err := mw.CreateFormFile("file", "a.csv")
+		if err == nil {
+			_, _ = p.Write(bytes.Repeat([]byte("x"), 64<<10)) // returns once the server has read it
+		}
+		// ...and then nothing more until the test ends.
+	}()
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/upload", pr)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	type result struct {
+		resp *http.Response
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := srv.Client().Do(req)
+		done <- result{resp, err}
+	}()
+	select {
+	case r := <-done:
+		require.NoError(t, r.err)
+		defer r.resp.Body.Close()
+		require.Equal(t, http.StatusRequestEntityTooLarge, r.resp.StatusCode)
+		require.True(t, r.resp.Close, "the server closes the connection after the answer")
+	case <-time.After(5 * time.Second):
+		_ = pw.CloseWithError(errors.New("test timed out")) // lets the transport return
+		t.Fatal("no answer while the client waited with the rest of the body unsent")
 	}
 }

@@ -219,6 +219,11 @@ func CheckStatement(f File, limits statement.Options) (statement.Format, error) 
 	st, err := engine.Parse(data, limits)
 	if err != nil {
 		var serr *statement.Error
+		if errors.As(err, &serr) && serr.Format != "" {
+			// The head alone does not always tell the format: a ZIP's directory is at its end,
+			// so a workbook larger than the head is only known as one by the parse.
+			format = serr.Format
+		}
 		switch {
 		case errors.Is(err, statement.ErrInternal):
 			return format, nil

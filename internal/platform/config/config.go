@@ -50,7 +50,13 @@ type Serve struct {
 	// Migrate applies pending migrations at start.
 	Migrate         bool
 	ShutdownTimeout time.Duration
-	LogLevel        slog.Level
+	// ReadHeaderTimeout bounds reading a request's headers, ReadTimeout reading a whole request
+	// (headers and body, so a whole upload), and IdleTimeout how long a keep-alive connection
+	// waits for its next request: slow clients cannot hold connections longer.
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	IdleTimeout       time.Duration
+	LogLevel          slog.Level
 	// TokenTTL is the lifetime of Reconciliation API access tokens.
 	TokenTTL time.Duration
 	// AuthCacheTTL is how long a process reuses what the database said of an access token or
@@ -248,6 +254,9 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 	duration(&c.JobPollInterval, "job-poll-interval", "STATEMENTD_JOB_POLL_INTERVAL", "50ms", "how often an idle worker looks for new jobs")
 	duration(&c.JobTimeout, "job-timeout", "STATEMENTD_JOB_TIMEOUT", "2m", "longest one attempt at a job may run")
 	duration(&c.JobRescueAfter, "job-rescue-after", "STATEMENTD_JOB_RESCUE_AFTER", "3m", "when a job whose worker vanished is run again; longer than --job-timeout")
+	duration(&c.ReadHeaderTimeout, "read-header-timeout", "STATEMENTD_READ_HEADER_TIMEOUT", "10s", "longest a client may take to send a request's headers; then the connection is closed")
+	duration(&c.ReadTimeout, "read-timeout", "STATEMENTD_READ_TIMEOUT", "5m", "longest a client may take to send a whole request, upload included; then the connection is closed")
+	duration(&c.IdleTimeout, "idle-timeout", "STATEMENTD_IDLE_TIMEOUT", "2m", "how long an idle keep-alive connection is kept open")
 	s.secret(&c.SecretKey, "secret-key", "STATEMENTD_SECRET_KEY",
 		"base64 of the 32-byte key that encrypts webhook signing secrets; empty: generated once into the data dir")
 	if err := s.parse(args); err != nil {
@@ -255,6 +264,9 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 	}
 	if c.JobRescueAfter <= c.JobTimeout {
 		return c, fmt.Errorf("--job-rescue-after (%s) must be longer than --job-timeout (%s), or running jobs would be run twice", c.JobRescueAfter, c.JobTimeout)
+	}
+	if c.ReadHeaderTimeout > c.ReadTimeout {
+		return c, fmt.Errorf("--read-header-timeout (%s) must not be longer than --read-timeout (%s), which includes the headers", c.ReadHeaderTimeout, c.ReadTimeout)
 	}
 	return c, nil
 }

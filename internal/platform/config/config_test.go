@@ -33,6 +33,7 @@ func TestParseServe(t *testing.T) {
 					ShutdownTimeout: 30 * time.Second, LogLevel: slog.LevelInfo, TokenTTL: time.Hour,
 					AuthCacheTTL: 5 * time.Second, Workers: runtime.NumCPU(), JobPollInterval: 50 * time.Millisecond,
 					JobTimeout: 2 * time.Minute, JobRescueAfter: 3 * time.Minute,
+					ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 5 * time.Minute, IdleTimeout: 2 * time.Minute,
 					WebhookRetrySchedule: webhook.DefaultSchedule,
 				}, c)
 			},
@@ -92,6 +93,25 @@ func TestParseServe(t *testing.T) {
 		{name: "a negative worker count is refused", args: []string{"--workers=-1"}, wantErr: "from 0 to 1000"},
 		{name: "a rescue delay not longer than the job timeout is refused", args: []string{"--job-timeout=5m", "--job-rescue-after=5m"},
 			wantErr: "must be longer than --job-timeout"},
+		{name: "the HTTP timeouts are read from the environment",
+			env: map[string]string{"STATEMENTD_READ_HEADER_TIMEOUT": "1s", "STATEMENTD_READ_TIMEOUT": "2s", "STATEMENTD_IDLE_TIMEOUT": "30s"},
+			check: func(t *testing.T, c Serve) {
+				require.Equal(t, time.Second, c.ReadHeaderTimeout)
+				require.Equal(t, 2*time.Second, c.ReadTimeout)
+				require.Equal(t, 30*time.Second, c.IdleTimeout)
+			}},
+		{name: "a flag read timeout wins", args: []string{"--read-timeout=90s", "--read-header-timeout=500ms"},
+			env: map[string]string{"STATEMENTD_READ_TIMEOUT": "2s"},
+			check: func(t *testing.T, c Serve) {
+				require.Equal(t, 90*time.Second, c.ReadTimeout)
+				require.Equal(t, 500*time.Millisecond, c.ReadHeaderTimeout)
+			}},
+		{name: "a zero read header timeout is refused", env: map[string]string{"STATEMENTD_READ_HEADER_TIMEOUT": "0s"},
+			wantErr: `STATEMENTD_READ_HEADER_TIMEOUT="0s": must be a positive duration`},
+		{name: "a read timeout that is not a duration is refused", args: []string{"--read-timeout=5"}, wantErr: "positive duration"},
+		{name: "a negative idle timeout is refused", env: map[string]string{"STATEMENTD_IDLE_TIMEOUT": "-1m"}, wantErr: "STATEMENTD_IDLE_TIMEOUT"},
+		{name: "a header timeout longer than the read timeout is refused", args: []string{"--read-header-timeout=30s", "--read-timeout=10s"},
+			wantErr: "must not be longer than --read-timeout"},
 		{name: "an unknown flag is refused", args: []string{"--colour=blue"}, wantErr: "flag provided but not defined"},
 		{name: "a stray argument is refused", args: []string{"now"}, wantErr: `unexpected argument "now"`},
 	}
