@@ -281,7 +281,16 @@ func requireNoPlaintextSecrets(t *testing.T, db *sqlx.DB, secrets []string, data
 		}
 	}
 	all := strings.ToLower(dump.String())
+	for _, needle := range secretNeedles(t, secrets, dataDir) {
+		require.NotContains(t, all, strings.ToLower(needle), "the database holds a secret in plain text")
+	}
+}
 
+// secretNeedles returns what must not be found where secrets must not be kept: each secret as it
+// was shown and as hex, its random part alone (in text, as hex, and as hex of the bytes it
+// encodes), and the data dir's secret key, as written and as hex.
+func secretNeedles(t *testing.T, secrets []string, dataDir string) []string {
+	t.Helper()
 	var needles []string
 	for _, secret := range secrets {
 		needles = append(needles, secret, hex.EncodeToString([]byte(secret)))
@@ -298,11 +307,7 @@ func requireNoPlaintextSecrets(t *testing.T, db *sqlx.DB, secrets []string, data
 	require.NoError(t, err, "the data dir holds the generated secret key")
 	key, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(keyFile)))
 	require.NoError(t, err)
-	needles = append(needles, strings.TrimSpace(string(keyFile)), hex.EncodeToString(key))
-
-	for _, needle := range needles {
-		require.NotContains(t, all, strings.ToLower(needle), "the database holds a secret in plain text")
-	}
+	return append(needles, strings.TrimSpace(string(keyFile)), hex.EncodeToString(key))
 }
 
 // TestAdminUsesTheEmbeddedCluster: with no DATABASE_URL, admin reaches the embedded cluster of the

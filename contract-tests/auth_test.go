@@ -22,8 +22,8 @@ import (
 )
 
 // admin runs `statementd admin ARGS --json` against the server's database and data dir and
-// returns the one JSON object it prints. Every credential it prints is remembered, so
-// requireNoSecretsInLogs can look for it.
+// returns the one JSON object it prints. Every credential it prints (signing secrets included) is
+// remembered, so requireNoSecretsInLogs can look for it.
 func (s *server) admin(t testing.TB, args ...string) map[string]any {
 	t.Helper()
 	cmd := exec.Command(statementdBin, append([]string{"admin"}, args...)...)
@@ -34,7 +34,7 @@ func (s *server) admin(t testing.TB, args ...string) map[string]any {
 	require.NoError(t, cmd.Run(), "statementd admin %s\nstderr: %s", strings.Join(args, " "), stderr.String())
 	var out map[string]any
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &out), "admin --json prints one JSON object: %s", stdout.String())
-	for _, field := range []string{"client_secret", "api_key"} {
+	for _, field := range []string{"client_secret", "api_key", "signing_secret"} {
 		if v, ok := out[field].(string); ok {
 			s.remember(v)
 		}
@@ -50,7 +50,7 @@ func (s *server) remember(secret string) {
 }
 
 // requireNoSecretsInLogs checks (A5) that no credential issued during the test, client secret,
-// API key or access token, appears in the server's log.
+// API key, access token or webhook signing secret, appears in the server's log.
 func (s *server) requireNoSecretsInLogs(t *testing.T) {
 	t.Helper()
 	logs := s.logs.String()

@@ -16,7 +16,11 @@ import (
 
 // TestOtherTenantsObjectsAreNotFound (A6) is generated from the specs: every operation of both APIs
 // whose path names an object ({id}, {job_id}) is called with tenant B's credentials on an id B does
-// not own, and must answer 404 NOT_FOUND; new routes are covered as they are added.
+// not own, and must answer 404 NOT_FOUND; new routes are covered as they are added. After each
+// call, whatever its method, everything A reads through every authenticated GET of both specs
+// (its jobs, results, exports, webhooks, deliveries, usage and quota, in both environments) is
+// exactly as before: a refused foreign write has no side effect. And every list B reads (the GET
+// operations whose path names no object) holds none of A's objects.
 //
 // The ids are tenant A's objects: a reconciliation job (in production), a parsing job and a
 // webhook endpoint. A's own sandbox token must not reach A's production job either.
@@ -33,11 +37,18 @@ func TestOtherTenantsObjectsAreNotFound(t *testing.T) {
 	aJob := created.JSON202.JobId.String()
 	aSandboxToken := s.token(t, s.SandboxURL, a.ClientID, a.ClientSecret)
 	aParseJob := parseCaller{pc: parseClient(t, s.ParseURL), key: a.APIKey}.create(t, "a.csv", simpleCSV(2)).JobId.String()
+	// An event the test never causes: A's deliveries stay as they are while the test reads them.
 	hook, err := parseClient(t, s.ParseURL).CreateWebhookWithResponse(context.Background(), nil,
-		parseclient.CreateWebhookJSONRequestBody{Url: "http://127.0.0.1:9/hook"}, bearer(a.APIKey))
+		parseclient.CreateWebhookJSONRequestBody{Url: "http://127.0.0.1:9/hook", Events: &[]parseclient.WebhookEventType{"usage.threshold"}}, bearer(a.APIKey))
 	require.NoError(t, err)
 	require.Equal(t, http.StatusCreated, hook.StatusCode(), string(hook.Body))
 	aHook := hook.JSON201.Data.Id.String()
+	aProd.wait(t, created.JSON202.JobId)
+	parseCaller{pc: parseClient(t, s.ParseURL), key: a.APIKey}.wait(t, uuid.MustParse(aParseJob))
+	owner := []view{{recon(t), s.ReconURL, aProd.token, ids{job: aJob}}, {recon(t), s.SandboxURL, aSandboxToken, ids{job: aJob}},
+		{parse(t), s.ParseURL, a.APIKey, ids{job: aParseJob, hook: aHook}}}
+	before := readAll(t, owner...)
+	require.GreaterOrEqual(t, len(before), 3+3+8, "every authenticated GET of both specs")
 
 	checked := 0
 	for _, a := range []struct {
@@ -84,11 +95,29 @@ func TestOtherTenantsObjectsAreNotFound(t *testing.T) {
 				require.NoError(t, err, name)
 				_ = resp.Body.Close()
 				require.Equal(t, http.StatusNotFound, resp.StatusCode, "%s with another tenant's id", name)
+				require.Equal(t, before, readAll(t, owner...), "%s with another tenant's id left the owner's objects as they were", name)
 				checked++
 			}
 		}
 	}
 	require.GreaterOrEqual(t, checked, 8, "every {id} route of both specs was called")
+
+	bSandboxToken := s.token(t, s.SandboxURL, b.ClientID, b.ClientSecret)
+	lists := readAll(t, view{recon(t), s.ReconURL, token, ids{}}, view{recon(t), s.SandboxURL, bSandboxToken, ids{}},
+		view{parse(t), s.ParseURL, b.APIKey, ids{}})
+	require.GreaterOrEqual(t, len(lists), 1+1+4, "every list of both specs")
+	for name, answer := range lists {
+		require.True(t, strings.HasPrefix(answer, "200 "), "%s: %s", name, answer)
+		for _, foreign := range []string{aJob, aParseJob, aHook} {
+			require.NotContains(t, answer, foreign, "%s shows none of another tenant's objects", name)
+		}
+	}
+	usage, err := parseClient(t, s.ParseURL).GetUsageWithResponse(context.Background(), bearer(b.APIKey))
+	require.NoError(t, err)
+	require.Zero(t, usage.JSON200.Data.JobsCreated, "B's usage counts none of A's jobs")
+	quota, err := reconClient(t, s.ReconURL).GetLimitsWithResponse(context.Background(), bearer(token))
+	require.NoError(t, err)
+	require.Zero(t, quota.JSON200.JobsUsed, "B's quota counts none of A's jobs")
 	r, err := aProd.rc.GetJobWithResponse(context.Background(), created.JSON202.JobId, bearer(aProd.token))
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, r.StatusCode(), "the job exists for its owner")

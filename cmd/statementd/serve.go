@@ -67,6 +67,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	counts := postgres.NewRateLimitStore(db)
 	limiter := &ratelimit.Limiter{Store: counts, Now: time.Now}
 	throttle := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: reconhttp.FailedAuthBudget}
+	tokenAddresses := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: reconhttp.FailedAuthAddressBudget}
 	anonymous := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: httpkit.AnonymousBudget}
 
 	// The queue and the job rules: every process can queue jobs; the worker roles also work them.
@@ -92,7 +93,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	jobs.Store = postgres.NewJobStore(db, queue)
 	parses.Store = postgres.NewParseJobStore(db, queue)
 
-	listeners, err := buildListeners(cfg, db, accounts, jobs, parses, webhooks, limiter, throttle, anonymous, logger)
+	listeners, err := buildListeners(cfg, db, accounts, jobs, parses, webhooks, limiter, throttle, tokenAddresses, anonymous, logger)
 	if err != nil {
 		return err
 	}
@@ -141,7 +142,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 // buildListeners returns the listeners the role and addresses ask for; an empty address
 // disables its listener.
-func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *job.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, throttle, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*httpkit.Listener, error) {
+func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *job.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, throttle, tokenAddresses, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*httpkit.Listener, error) {
 	var listeners []*httpkit.Listener
 	add := func(name, addr string, h http.Handler) {
 		listeners = append(listeners, &httpkit.Listener{Name: name, Addr: addr, Handler: h, Logger: logger,
@@ -158,7 +159,7 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 			if env.addr == "" {
 				continue
 			}
-			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, Accounts: accounts, Now: time.Now, Limiter: limiter, Throttle: throttle, Anonymous: anonymous,
+			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, Accounts: accounts, Now: time.Now, Limiter: limiter, Throttle: throttle, AddressThrottle: tokenAddresses, Anonymous: anonymous,
 				Jobs: jobs, MaxFileBytes: cfg.MaxUploadBytes, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("%s listener: %w", env.name, err)

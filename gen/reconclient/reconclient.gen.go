@@ -768,7 +768,9 @@ type ResultsSummary struct {
 }
 
 // TokenFormRequest The standard OAuth 2.0 token request (RFC 6749 section 4.4.2). `client_id` and
-// `client_secret` are required here unless they are sent with HTTP Basic.
+// `client_secret` are required here unless they are sent with HTTP Basic. Other
+// parameters are ignored, as RFC 6749 section 3.2 requires of a token endpoint, so that
+// stock OAuth libraries that add their own work unchanged.
 type TokenFormRequest struct {
 	// ClientId The API client's id (prefix `cli_`), unless sent with HTTP Basic.
 	//
@@ -1160,12 +1162,28 @@ type ClientInterface interface {
 	// carries all the client's permissions; with `scope` it carries the permissions named,
 	// which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 	//
-	// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
-	// Failed attempts are throttled: after 10 failed authentications within one calendar minute
-	// for the same `client_id` (for the same source address when no `client_id` can be read),
-	// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
-	// correct credentials. On this operation the `X-RateLimit-*` headers describe that
-	// failed-authentication budget.
+	// A wrong secret, an unknown `client_id` and a revoked client get the same
+	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
+	// over, each budget counted per calendar minute, shared by the production and sandbox base
+	// URLs and exact across all the service's servers:
+	//
+	// | Budget | Failed authentications allowed per minute | Once it is spent |
+	// |---|---|---|
+	// | per `client_id`, from any address | 10 | every request for that `client_id` |
+	// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+	//
+	// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
+	// `Retry-After` until the minute ends, **even with correct credentials**: if correct
+	// credentials got through, a guesser would learn when a guess was right, and the budget
+	// would not slow the guessing at all. Access tokens already issued keep working. The
+	// source address is the address of the connection, never a forwarding header such as
+	// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
+	// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
+	// count against neither budget; neither does a successful one.
+	//
+	// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
+	// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
+	// says is left is what is left.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1195,12 +1213,28 @@ type ClientInterface interface {
 	// carries all the client's permissions; with `scope` it carries the permissions named,
 	// which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 	//
-	// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
-	// Failed attempts are throttled: after 10 failed authentications within one calendar minute
-	// for the same `client_id` (for the same source address when no `client_id` can be read),
-	// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
-	// correct credentials. On this operation the `X-RateLimit-*` headers describe that
-	// failed-authentication budget.
+	// A wrong secret, an unknown `client_id` and a revoked client get the same
+	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
+	// over, each budget counted per calendar minute, shared by the production and sandbox base
+	// URLs and exact across all the service's servers:
+	//
+	// | Budget | Failed authentications allowed per minute | Once it is spent |
+	// |---|---|---|
+	// | per `client_id`, from any address | 10 | every request for that `client_id` |
+	// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+	//
+	// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
+	// `Retry-After` until the minute ends, **even with correct credentials**: if correct
+	// credentials got through, a guesser would learn when a guess was right, and the budget
+	// would not slow the guessing at all. Access tokens already issued keep working. The
+	// source address is the address of the connection, never a forwarding header such as
+	// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
+	// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
+	// count against neither budget; neither does a successful one.
+	//
+	// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
+	// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
+	// says is left is what is left.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1230,12 +1264,28 @@ type ClientInterface interface {
 	// carries all the client's permissions; with `scope` it carries the permissions named,
 	// which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 	//
-	// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
-	// Failed attempts are throttled: after 10 failed authentications within one calendar minute
-	// for the same `client_id` (for the same source address when no `client_id` can be read),
-	// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
-	// correct credentials. On this operation the `X-RateLimit-*` headers describe that
-	// failed-authentication budget.
+	// A wrong secret, an unknown `client_id` and a revoked client get the same
+	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
+	// over, each budget counted per calendar minute, shared by the production and sandbox base
+	// URLs and exact across all the service's servers:
+	//
+	// | Budget | Failed authentications allowed per minute | Once it is spent |
+	// |---|---|---|
+	// | per `client_id`, from any address | 10 | every request for that `client_id` |
+	// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+	//
+	// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
+	// `Retry-After` until the minute ends, **even with correct credentials**: if correct
+	// credentials got through, a guesser would learn when a guess was right, and the budget
+	// would not slow the guessing at all. Access tokens already issued keep working. The
+	// source address is the address of the connection, never a forwarding header such as
+	// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
+	// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
+	// count against neither budget; neither does a successful one.
+	//
+	// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
+	// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
+	// says is left is what is left.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -1480,12 +1530,28 @@ func (c *Client) GetOpenAPISpec(ctx context.Context, reqEditors ...RequestEditor
 // carries all the client's permissions; with `scope` it carries the permissions named,
 // which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 //
-// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
-// Failed attempts are throttled: after 10 failed authentications within one calendar minute
-// for the same `client_id` (for the same source address when no `client_id` can be read),
-// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
-// correct credentials. On this operation the `X-RateLimit-*` headers describe that
-// failed-authentication budget.
+// A wrong secret, an unknown `client_id` and a revoked client get the same
+// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
+// over, each budget counted per calendar minute, shared by the production and sandbox base
+// URLs and exact across all the service's servers:
+//
+// | Budget | Failed authentications allowed per minute | Once it is spent |
+// |---|---|---|
+// | per `client_id`, from any address | 10 | every request for that `client_id` |
+// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+//
+// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
+// `Retry-After` until the minute ends, **even with correct credentials**: if correct
+// credentials got through, a guesser would learn when a guess was right, and the budget
+// would not slow the guessing at all. Access tokens already issued keep working. The
+// source address is the address of the connection, never a forwarding header such as
+// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
+// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
+// count against neither budget; neither does a successful one.
+//
+// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
+// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
+// says is left is what is left.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1525,12 +1591,28 @@ func (c *Client) CreateTokenWithBody(ctx context.Context, contentType string, bo
 // carries all the client's permissions; with `scope` it carries the permissions named,
 // which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 //
-// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
-// Failed attempts are throttled: after 10 failed authentications within one calendar minute
-// for the same `client_id` (for the same source address when no `client_id` can be read),
-// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
-// correct credentials. On this operation the `X-RateLimit-*` headers describe that
-// failed-authentication budget.
+// A wrong secret, an unknown `client_id` and a revoked client get the same
+// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
+// over, each budget counted per calendar minute, shared by the production and sandbox base
+// URLs and exact across all the service's servers:
+//
+// | Budget | Failed authentications allowed per minute | Once it is spent |
+// |---|---|---|
+// | per `client_id`, from any address | 10 | every request for that `client_id` |
+// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+//
+// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
+// `Retry-After` until the minute ends, **even with correct credentials**: if correct
+// credentials got through, a guesser would learn when a guess was right, and the budget
+// would not slow the guessing at all. Access tokens already issued keep working. The
+// source address is the address of the connection, never a forwarding header such as
+// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
+// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
+// count against neither budget; neither does a successful one.
+//
+// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
+// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
+// says is left is what is left.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1570,12 +1652,28 @@ func (c *Client) CreateToken(ctx context.Context, body CreateTokenJSONRequestBod
 // carries all the client's permissions; with `scope` it carries the permissions named,
 // which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 //
-// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
-// Failed attempts are throttled: after 10 failed authentications within one calendar minute
-// for the same `client_id` (for the same source address when no `client_id` can be read),
-// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
-// correct credentials. On this operation the `X-RateLimit-*` headers describe that
-// failed-authentication budget.
+// A wrong secret, an unknown `client_id` and a revoked client get the same
+// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
+// over, each budget counted per calendar minute, shared by the production and sandbox base
+// URLs and exact across all the service's servers:
+//
+// | Budget | Failed authentications allowed per minute | Once it is spent |
+// |---|---|---|
+// | per `client_id`, from any address | 10 | every request for that `client_id` |
+// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+//
+// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
+// `Retry-After` until the minute ends, **even with correct credentials**: if correct
+// credentials got through, a guesser would learn when a guess was right, and the budget
+// would not slow the guessing at all. Access tokens already issued keep working. The
+// source address is the address of the connection, never a forwarding header such as
+// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
+// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
+// count against neither budget; neither does a successful one.
+//
+// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
+// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
+// says is left is what is left.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -2159,12 +2257,28 @@ type ClientWithResponsesInterface interface {
 	// carries all the client's permissions; with `scope` it carries the permissions named,
 	// which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 	//
-	// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
-	// Failed attempts are throttled: after 10 failed authentications within one calendar minute
-	// for the same `client_id` (for the same source address when no `client_id` can be read),
-	// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
-	// correct credentials. On this operation the `X-RateLimit-*` headers describe that
-	// failed-authentication budget.
+	// A wrong secret, an unknown `client_id` and a revoked client get the same
+	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
+	// over, each budget counted per calendar minute, shared by the production and sandbox base
+	// URLs and exact across all the service's servers:
+	//
+	// | Budget | Failed authentications allowed per minute | Once it is spent |
+	// |---|---|---|
+	// | per `client_id`, from any address | 10 | every request for that `client_id` |
+	// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+	//
+	// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
+	// `Retry-After` until the minute ends, **even with correct credentials**: if correct
+	// credentials got through, a guesser would learn when a guess was right, and the budget
+	// would not slow the guessing at all. Access tokens already issued keep working. The
+	// source address is the address of the connection, never a forwarding header such as
+	// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
+	// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
+	// count against neither budget; neither does a successful one.
+	//
+	// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
+	// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
+	// says is left is what is left.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2194,12 +2308,28 @@ type ClientWithResponsesInterface interface {
 	// carries all the client's permissions; with `scope` it carries the permissions named,
 	// which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 	//
-	// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
-	// Failed attempts are throttled: after 10 failed authentications within one calendar minute
-	// for the same `client_id` (for the same source address when no `client_id` can be read),
-	// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
-	// correct credentials. On this operation the `X-RateLimit-*` headers describe that
-	// failed-authentication budget.
+	// A wrong secret, an unknown `client_id` and a revoked client get the same
+	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
+	// over, each budget counted per calendar minute, shared by the production and sandbox base
+	// URLs and exact across all the service's servers:
+	//
+	// | Budget | Failed authentications allowed per minute | Once it is spent |
+	// |---|---|---|
+	// | per `client_id`, from any address | 10 | every request for that `client_id` |
+	// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+	//
+	// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
+	// `Retry-After` until the minute ends, **even with correct credentials**: if correct
+	// credentials got through, a guesser would learn when a guess was right, and the budget
+	// would not slow the guessing at all. Access tokens already issued keep working. The
+	// source address is the address of the connection, never a forwarding header such as
+	// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
+	// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
+	// count against neither budget; neither does a successful one.
+	//
+	// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
+	// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
+	// says is left is what is left.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2229,12 +2359,28 @@ type ClientWithResponsesInterface interface {
 	// carries all the client's permissions; with `scope` it carries the permissions named,
 	// which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 	//
-	// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
-	// Failed attempts are throttled: after 10 failed authentications within one calendar minute
-	// for the same `client_id` (for the same source address when no `client_id` can be read),
-	// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
-	// correct credentials. On this operation the `X-RateLimit-*` headers describe that
-	// failed-authentication budget.
+	// A wrong secret, an unknown `client_id` and a revoked client get the same
+	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
+	// over, each budget counted per calendar minute, shared by the production and sandbox base
+	// URLs and exact across all the service's servers:
+	//
+	// | Budget | Failed authentications allowed per minute | Once it is spent |
+	// |---|---|---|
+	// | per `client_id`, from any address | 10 | every request for that `client_id` |
+	// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+	//
+	// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
+	// `Retry-After` until the minute ends, **even with correct credentials**: if correct
+	// credentials got through, a guesser would learn when a guess was right, and the budget
+	// would not slow the guessing at all. Access tokens already issued keep working. The
+	// source address is the address of the connection, never a forwarding header such as
+	// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
+	// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
+	// count against neither budget; neither does a successful one.
+	//
+	// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
+	// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
+	// says is left is what is left.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3603,12 +3749,28 @@ func (c *ClientWithResponses) GetOpenAPISpecWithResponse(ctx context.Context, re
 // carries all the client's permissions; with `scope` it carries the permissions named,
 // which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 //
-// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
-// Failed attempts are throttled: after 10 failed authentications within one calendar minute
-// for the same `client_id` (for the same source address when no `client_id` can be read),
-// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
-// correct credentials. On this operation the `X-RateLimit-*` headers describe that
-// failed-authentication budget.
+// A wrong secret, an unknown `client_id` and a revoked client get the same
+// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
+// over, each budget counted per calendar minute, shared by the production and sandbox base
+// URLs and exact across all the service's servers:
+//
+// | Budget | Failed authentications allowed per minute | Once it is spent |
+// |---|---|---|
+// | per `client_id`, from any address | 10 | every request for that `client_id` |
+// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+//
+// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
+// `Retry-After` until the minute ends, **even with correct credentials**: if correct
+// credentials got through, a guesser would learn when a guess was right, and the budget
+// would not slow the guessing at all. Access tokens already issued keep working. The
+// source address is the address of the connection, never a forwarding header such as
+// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
+// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
+// count against neither budget; neither does a successful one.
+//
+// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
+// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
+// says is left is what is left.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -3644,12 +3806,28 @@ func (c *ClientWithResponses) CreateTokenWithBodyWithResponse(ctx context.Contex
 // carries all the client's permissions; with `scope` it carries the permissions named,
 // which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 //
-// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
-// Failed attempts are throttled: after 10 failed authentications within one calendar minute
-// for the same `client_id` (for the same source address when no `client_id` can be read),
-// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
-// correct credentials. On this operation the `X-RateLimit-*` headers describe that
-// failed-authentication budget.
+// A wrong secret, an unknown `client_id` and a revoked client get the same
+// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
+// over, each budget counted per calendar minute, shared by the production and sandbox base
+// URLs and exact across all the service's servers:
+//
+// | Budget | Failed authentications allowed per minute | Once it is spent |
+// |---|---|---|
+// | per `client_id`, from any address | 10 | every request for that `client_id` |
+// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+//
+// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
+// `Retry-After` until the minute ends, **even with correct credentials**: if correct
+// credentials got through, a guesser would learn when a guess was right, and the budget
+// would not slow the guessing at all. Access tokens already issued keep working. The
+// source address is the address of the connection, never a forwarding header such as
+// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
+// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
+// count against neither budget; neither does a successful one.
+//
+// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
+// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
+// says is left is what is left.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -3685,12 +3863,28 @@ func (c *ClientWithResponses) CreateTokenWithResponse(ctx context.Context, body 
 // carries all the client's permissions; with `scope` it carries the permissions named,
 // which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 //
-// A wrong secret and an unknown `client_id` get the same `401 AUTH_INVALID` answer.
-// Failed attempts are throttled: after 10 failed authentications within one calendar minute
-// for the same `client_id` (for the same source address when no `client_id` can be read),
-// every further request for it answers `429 LIMIT_EXCEEDED` until that minute ends, even with
-// correct credentials. On this operation the `X-RateLimit-*` headers describe that
-// failed-authentication budget.
+// A wrong secret, an unknown `client_id` and a revoked client get the same
+// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
+// over, each budget counted per calendar minute, shared by the production and sandbox base
+// URLs and exact across all the service's servers:
+//
+// | Budget | Failed authentications allowed per minute | Once it is spent |
+// |---|---|---|
+// | per `client_id`, from any address | 10 | every request for that `client_id` |
+// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+//
+// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
+// `Retry-After` until the minute ends, **even with correct credentials**: if correct
+// credentials got through, a guesser would learn when a guess was right, and the budget
+// would not slow the guessing at all. Access tokens already issued keep working. The
+// source address is the address of the connection, never a forwarding header such as
+// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
+// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
+// count against neither budget; neither does a successful one.
+//
+// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
+// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
+// says is left is what is left.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //

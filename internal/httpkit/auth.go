@@ -38,6 +38,21 @@ var (
 	ErrMalformedCredentials = errors.New("malformed bearer credentials")
 )
 
+// BearerCredential returns the bearer token of a request's Authorization header, as ParseBearer
+// does. More than one Authorization header is malformed: HTTP allows the field once, and which
+// one counts would be ambiguous (a proxy in front may read the last where the service reads the
+// first), so none does.
+func BearerCredential(h http.Header) (string, error) {
+	values := h.Values(echo.HeaderAuthorization)
+	switch len(values) {
+	case 0:
+		return "", ErrNoCredentials
+	case 1:
+		return ParseBearer(values[0])
+	}
+	return "", ErrMalformedCredentials
+}
+
 // ParseBearer returns the token of an "Authorization: Bearer <token>" header value (RFC 6750
 // section 2.1). The scheme is case-insensitive; the token must be one b64token (letters, digits,
 // "-._~+/" and trailing "="), so a header with spaces, quotes or control characters inside the

@@ -50,6 +50,55 @@ func TestParseBearer(t *testing.T) {
 	}
 }
 
+func TestBearerCredential(t *testing.T) {
+	t.Parallel()
+	header := func(values ...string) http.Header { return http.Header{"Authorization": values} }
+	tests := []struct {
+		name      string
+		header    http.Header
+		wantToken string
+		wantErr   error
+	}{
+		{name: "one header is parsed", header: header("Bearer sat_abc"), wantToken: "sat_abc"},
+		{name: "no header is no credentials", header: http.Header{}, wantErr: ErrNoCredentials},
+		{name: "one of another scheme is no bearer credentials", header: header("Basic Y2xpOnNlY3JldA=="), wantErr: ErrNoCredentials},
+		{name: "one malformed header is malformed", header: header("Bearer a b"), wantErr: ErrMalformedCredentials},
+		{name: "two headers are malformed, the first good", header: header("Bearer sat_good", "Bearer sat_bad"), wantErr: ErrMalformedCredentials},
+		{name: "two headers are malformed, the second good", header: header("Bearer sat_bad", "Bearer sat_good"), wantErr: ErrMalformedCredentials},
+		{name: "the same header twice is malformed", header: header("Bearer sat_a", "Bearer sat_a"), wantErr: ErrMalformedCredentials},
+		{name: "two headers of other schemes are malformed", header: header("Basic eA==", "Basic eQ=="), wantErr: ErrMalformedCredentials},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := BearerCredential(tt.header)
+			require.ErrorIs(t, err, tt.wantErr)
+			require.Equal(t, tt.wantToken, got)
+		})
+	}
+}
+
+func TestSourceAddress(t *testing.T) {
+	t.Parallel()
+	for remote, want := range map[string]string{
+		"192.0.2.7:51234":                        "192.0.2.7",
+		"[::ffff:192.0.2.7]:51234":               "192.0.2.7",
+		"[2001:db8:1:2:aaaa:bbbb:cccc:dddd]:443": "2001:db8:1:2::/64",
+		"[2001:db8:1:2::1]:443":                  "2001:db8:1:2::/64",
+		"[2001:db8:1:3::1]:443":                  "2001:db8:1:3::/64",
+		"[fe80::1%eth0]:80":                      "fe80::/64",
+		"[::1]:80":                               "::/64",
+		"@":                                      "@", // a unix socket's peer: one budget for all
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.RemoteAddr = remote
+		r.Header.Set("X-Forwarded-For", "203.0.113.9")
+		r.Header.Set("Forwarded", "for=203.0.113.9")
+		r.Header.Set("X-Real-Ip", "203.0.113.9")
+		require.Equal(t, want, SourceAddress(r), "%s: the peer, never a forwarding header", remote)
+	}
+}
+
 func TestChallengeString(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

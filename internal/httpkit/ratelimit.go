@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -90,6 +91,30 @@ func ApplyRateLimit(authCtx context.Context, l RateLimiter, accountID uuid.UUID,
 // one API per minute.
 const AnonymousBudget = 60
 
+// SourceAddress is what a per-address budget of r counts under: the address of the connection's
+// peer, never a forwarding header (X-Forwarded-For, Forwarded, X-Real-IP) a client could forge.
+// An IPv6 address counts with its whole /64 network, which one host or subscriber usually holds
+// entire: otherwise every one of its 2^64 addresses would get a budget of its own.
+func SourceAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	ip = ip.Unmap().WithZone("")
+	if ip.Is4() {
+		return ip.String()
+	}
+	network, err := ip.Prefix(64)
+	if err != nil {
+		return ip.String()
+	}
+	return network.String()
+}
+
 // RefuseAnonymous counts a request refused for its credentials against its source address's
 // budget on api, gives the answer that budget's X-RateLimit headers, and returns refusal, or the
 // 429 (with the API's code) once the address is over the budget. The address is the connection's
@@ -100,11 +125,7 @@ func RefuseAnonymous(authCtx context.Context, t *ratelimit.Throttle, api ratelim
 	if t == nil || ec == nil {
 		return refusal
 	}
-	addr, _, err := net.SplitHostPort(ec.Request().RemoteAddr)
-	if err != nil {
-		addr = ec.Request().RemoteAddr
-	}
-	d, err := t.Count(RequestContext(authCtx), string(api)+"-addr:"+addr)
+	d, err := t.Count(RequestContext(authCtx), string(api)+"-addr:"+SourceAddress(ec.Request()))
 	if err != nil {
 		return refusal
 	}

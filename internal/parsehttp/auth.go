@@ -10,7 +10,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/google/uuid"
-	"github.com/labstack/echo/v4"
 
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
@@ -107,7 +106,7 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 		// requiredScopes covered every operation behind ApiKeyAuth when the server started.
 		return httpkit.AuthFailure(fmt.Errorf("operation %q has no required scopes", op.OperationID))
 	}
-	key, err := httpkit.ParseBearer(in.RequestValidationInput.Request.Header.Get(echo.HeaderAuthorization))
+	key, err := httpkit.BearerCredential(in.RequestValidationInput.Request.Header)
 	switch {
 	case errors.Is(err, httpkit.ErrNoCredentials):
 		return s.refuse(ctx, httpkit.Unauthenticated(msgNoKey))

@@ -58,7 +58,7 @@ func (s *RateLimitStore) Forget(ctx context.Context, cutoff time.Time) error {
 	return err
 }
 
-// Failures implements ratelimit.FailureStore.
+// Failures returns the count of key in the window that starts at windowStart.
 func (s *RateLimitStore) Failures(ctx context.Context, key string, windowStart time.Time) (int, error) {
 	var n int
 	err := s.DB.QueryRowContext(ctx, `SELECT count FROM auth_failures WHERE key = $1 AND window_start = $2`, key, windowStart).Scan(&n)
@@ -75,5 +75,18 @@ func (s *RateLimitStore) AddFailure(ctx context.Context, key string, windowStart
 INSERT INTO auth_failures (key, window_start, count) VALUES ($1, $2, 1)
 ON CONFLICT (key, window_start) DO UPDATE SET count = auth_failures.count + 1
 RETURNING count`, key, windowStart).Scan(&n)
+	return n, err
+}
+
+// RemoveFailure implements ratelimit.FailureStore. The row lock of the UPDATE orders it after
+// every concurrent AddFailure and RemoveFailure of the key, which then re-read the count.
+func (s *RateLimitStore) RemoveFailure(ctx context.Context, key string, windowStart time.Time) (int, error) {
+	var n int
+	err := s.DB.QueryRowContext(ctx, `
+UPDATE auth_failures SET count = count - 1 WHERE key = $1 AND window_start = $2 AND count > 0
+RETURNING count`, key, windowStart).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil // nothing to take back: the window was forgotten, or never counted
+	}
 	return n, err
 }

@@ -78,3 +78,76 @@ func TestRateLimitStoreCountsExactly(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 3, fails)
 }
+
+// TestThrottleOnTheStoreIsExact: with the real store, 150 attempts at once against a budget of
+// 100 get exactly 100 through, and a refund gives back one count, never going below zero, and
+// orders itself with concurrent counts so that none is lost.
+func TestThrottleOnTheStoreIsExact(t *testing.T) {
+	t.Parallel()
+	store := postgres.NewRateLimitStore(pgtest.New(t))
+	ctx := context.Background()
+	now := time.Date(2026, 3, 5, 14, 7, 12, 0, time.UTC)
+	th := &ratelimit.Throttle{Store: store, Now: func() time.Time { return now }, Budget: 100}
+
+	var mu sync.Mutex
+	allowed := 0
+	var wg sync.WaitGroup
+	for range 150 {
+		wg.Go(func() {
+			d, err := th.Count(ctx, "token-addr:192.0.2.1")
+			if !assertNoError(t, err) {
+				return
+			}
+			if d.Allowed {
+				mu.Lock()
+				allowed++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	require.Equal(t, 100, allowed, "exactly the budget gets through")
+
+	window := now.Truncate(time.Minute)
+	n, err := store.RemoveFailure(ctx, "token-addr:192.0.2.2", window)
+	require.NoError(t, err)
+	require.Zero(t, n, "nothing to take back from a key never counted")
+	_, err = store.AddFailure(ctx, "k", window)
+	require.NoError(t, err)
+	for range 2 {
+		n, err = store.RemoveFailure(ctx, "k", window)
+		require.NoError(t, err)
+		require.Zero(t, n, "a count never goes below zero")
+	}
+
+	// 100 counts and 100 refunds at once: every one of them is applied.
+	for range 100 {
+		_, err = store.AddFailure(ctx, "mixed", window)
+		require.NoError(t, err)
+	}
+	for i := range 200 {
+		wg.Go(func() {
+			var err error
+			if i%2 == 0 {
+				_, err = store.AddFailure(ctx, "mixed", window)
+			} else {
+				_, err = store.RemoveFailure(ctx, "mixed", window)
+			}
+			assertNoError(t, err)
+		})
+	}
+	wg.Wait()
+	n, err = store.Failures(ctx, "mixed", window)
+	require.NoError(t, err)
+	require.Equal(t, 100, n)
+}
+
+// assertNoError is require.NoError for goroutines, which must not call t.FailNow.
+func assertNoError(t *testing.T, err error) bool {
+	t.Helper()
+	if err != nil {
+		t.Error(err)
+		return false
+	}
+	return true
+}

@@ -63,7 +63,7 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 		// ClientBasic is an alternative on the token endpoint only, whose handler checks it.
 		return nil
 	}
-	token, err := httpkit.ParseBearer(in.RequestValidationInput.Request.Header.Get(echo.HeaderAuthorization))
+	token, err := httpkit.BearerCredential(in.RequestValidationInput.Request.Header)
 	switch {
 	case errors.Is(err, httpkit.ErrNoCredentials):
 		return s.refuse(ctx, httpkit.Unauthenticated(msgNoToken))
@@ -108,16 +108,24 @@ type basicAuth struct {
 
 type basicAuthKey struct{}
 
-// clientBasic is the strict middleware that hands the token endpoint its HTTP Basic
-// credentials, which the strict handler cannot read from the headers itself.
+// sourceKey holds the token request's source address (httpkit.SourceAddress).
+type sourceKey struct{}
+
+// clientBasic is the strict middleware that hands the token endpoint what the strict handler
+// cannot read itself: its HTTP Basic credentials and the address the request came from.
 func clientBasic(f reconapi.StrictHandlerFunc, operationID string) reconapi.StrictHandlerFunc {
 	if operationID != "CreateToken" {
 		return f
 	}
 	return func(c echo.Context, request any) (any, error) {
-		b := parseClientBasic(c.Request().Header.Get(echo.HeaderAuthorization))
 		req := c.Request()
-		c.SetRequest(req.WithContext(context.WithValue(req.Context(), basicAuthKey{}, b)))
+		b := parseClientBasic(req.Header.Get(echo.HeaderAuthorization))
+		if len(req.Header.Values(echo.HeaderAuthorization)) > 1 {
+			b = basicAuth{present: true, err: "Authorization: send one Authorization header, not several."}
+		}
+		ctx := context.WithValue(req.Context(), basicAuthKey{}, b)
+		ctx = context.WithValue(ctx, sourceKey{}, httpkit.SourceAddress(req))
+		c.SetRequest(req.WithContext(ctx))
 		return f(c, request)
 	}
 }

@@ -47,8 +47,11 @@ type Config struct {
 	Limiter httpkit.RateLimiter
 	// Anonymous limits requests without valid credentials per source address; nil limits nothing.
 	Anonymous *ratelimit.Throttle
-	// Throttle limits failed token requests per client.
+	// Throttle limits failed token requests per client (FailedAuthBudget).
 	Throttle *ratelimit.Throttle
+	// AddressThrottle limits failed token requests per source address
+	// (FailedAuthAddressBudget); nil limits nothing.
+	AddressThrottle *ratelimit.Throttle
 	// Jobs creates and reads reconciliation jobs.
 	Jobs Jobs
 	// MaxFileBytes bounds each uploaded file.
@@ -63,7 +66,9 @@ type Server struct {
 	limiter  httpkit.RateLimiter
 	// anonymous limits requests without valid credentials per source address.
 	anonymous *ratelimit.Throttle
+	// throttle and addresses limit failed token requests per client and per source address.
 	throttle  *ratelimit.Throttle
+	addresses *ratelimit.Throttle
 	now       func() time.Time
 	jobs      Jobs
 	// maxFileBytes bounds each uploaded file of a job.
@@ -95,7 +100,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{env: account.Environment(cfg.Env), svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, throttle: cfg.Throttle, now: cfg.Now,
+	s := &Server{env: account.Environment(cfg.Env), svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, throttle: cfg.Throttle, addresses: cfg.AddressThrottle, now: cfg.Now,
 		jobs: cfg.Jobs, maxFileBytes: cfg.MaxFileBytes}
 	if s.now == nil {
 		s.now = time.Now

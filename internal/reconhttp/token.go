@@ -2,6 +2,8 @@ package reconhttp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -11,12 +13,18 @@ import (
 	"github.com/statementmatch/service/gen/reconapi"
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/ratelimit"
 )
 
-// FailedAuthBudget is the number of failed client authentications allowed per client and
-// calendar minute (the spec's token endpoint description); the token answers' X-RateLimit-*
-// headers report what is left of it.
-const FailedAuthBudget = 10
+// Failed client authentications allowed per calendar minute (the spec's token endpoint
+// description): per client id, from any address, and per source address (httpkit.SourceAddress),
+// whatever client ids it names, so that spraying guesses over many clients is slowed down as
+// much as guessing one client's secret. The token answers' X-RateLimit-* headers report the
+// budget with less left.
+const (
+	FailedAuthBudget        = 10
+	FailedAuthAddressBudget = 100
+)
 
 // tokenRequest is a token request in either of its two forms, after the validator checked it
 // against the spec.
@@ -84,35 +92,30 @@ func (s *Server) CreateToken(ctx context.Context, request reconapi.CreateTokenRe
 		requested = perms
 	}
 
-	// Failed attempts are counted per client id, the same for unknown ids and wrong secrets, so
-	// the throttle tells nothing about which clients exist.
-	throttleKey := "client:" + tr.clientID
-	budget, err := s.throttle.Check(ctx, throttleKey)
+	// The attempt is counted before the credentials are checked and given back unless they
+	// turn out wrong: however many requests run at once, no more than the budgets' failures get
+	// through in a minute.
+	att, refused, err := s.countAttempt(ctx, tr.clientID)
 	if err != nil {
 		return nil, httpkit.Unavailable(err)
 	}
-	if !budget.Allowed {
-		retry := budget.RetryAfter(s.now())
-		return reconapi.CreateToken429JSONResponse{TokenTooManyRequestsJSONResponse: reconapi.TokenTooManyRequestsJSONResponse{
-			Body: errorBody(httpkit.CodeLimitExceeded, fmt.Sprintf("Too many failed authentications for this client; retry in %d seconds.", retry)),
-			Headers: reconapi.TokenTooManyRequestsResponseHeaders{RetryAfter: retry, XRateLimitLimit: budget.Limit,
-				XRateLimitRemaining: budget.Remaining, XRateLimitReset: int(budget.Reset.Unix())},
-		}}, nil
+	if refused != nil {
+		return refused, nil
 	}
 
 	token, rec, err := s.accounts.IssueToken(ctx, tr.clientID, tr.clientSecret, s.env, requested)
-	switch {
-	case errors.Is(err, account.ErrInvalidCredentials):
-		after, err := s.throttle.Fail(ctx, throttleKey)
-		if err != nil {
-			return nil, httpkit.Unavailable(err)
-		}
-		limit, remaining, reset := after.Limit, after.Remaining, int(after.Reset.Unix())
+	if errors.Is(err, account.ErrInvalidCredentials) {
+		budget := att.left()
+		limit, remaining, reset := budget.Limit, budget.Remaining, int(budget.Reset.Unix())
 		return reconapi.CreateToken401JSONResponse{TokenUnauthorizedJSONResponse: reconapi.TokenUnauthorizedJSONResponse{
 			Body: errorBody(httpkit.CodeAuthInvalid, msgInvalidClient),
 			Headers: reconapi.TokenUnauthorizedResponseHeaders{WWWAuthenticate: httpkit.Challenge{Scheme: "Basic", Realm: httpkit.Realm}.String(),
 				XRateLimitLimit: &limit, XRateLimitRemaining: &remaining, XRateLimitReset: &reset},
 		}}, nil
+	}
+	// Not a failed authentication, whatever else it is.
+	budget := s.refund(ctx, att)
+	switch {
 	case errors.Is(err, account.ErrPermission):
 		return tokenBadRequest("scope: the client does not hold every permission asked for; leave scope out to get all it holds."), nil
 	case err != nil:
@@ -132,6 +135,95 @@ func (s *Server) CreateToken(ctx context.Context, request reconapi.CreateTokenRe
 			XRateLimitLimit: budget.Limit, XRateLimitRemaining: budget.Remaining, XRateLimitReset: int(budget.Reset.Unix()),
 		},
 	}, nil
+}
+
+// attempt is a token request counted against the failed-authentication budgets of its client
+// and of its source address.
+type attempt struct {
+	clientKey, addressKey string
+	client, address       ratelimit.Decision
+	// byAddress: the address was counted (there is an address throttle).
+	byAddress bool
+}
+
+// left is the budget an answer reports: the one with less left, the client's on a tie.
+func (a attempt) left() ratelimit.Decision {
+	if a.byAddress && a.address.Remaining < a.client.Remaining {
+		return a.address
+	}
+	return a.client
+}
+
+// clientThrottleKey is the key of a client id's budget. The id is hashed: it is what the
+// request said, which may be a secret pasted into the wrong field, or longer than a key may be.
+func clientThrottleKey(clientID string) string {
+	sum := sha256.Sum256([]byte(clientID))
+	return "client:" + hex.EncodeToString(sum[:])
+}
+
+// countAttempt counts a token request against its address's budget, then its client's. While
+// either is spent the request is refused (429) before any credential is checked, even correct
+// ones: were those let through, a guesser would learn which guess was right and the budget would
+// not slow guessing at all.
+func (s *Server) countAttempt(ctx context.Context, clientID string) (attempt, reconapi.CreateTokenResponseObject, error) {
+	a := attempt{clientKey: clientThrottleKey(clientID)}
+	if s.addresses != nil {
+		source, _ := ctx.Value(sourceKey{}).(string)
+		a.addressKey, a.byAddress = "token-addr:"+source, true
+		d, err := s.addresses.Count(ctx, a.addressKey)
+		if err != nil {
+			return a, nil, err
+		}
+		a.address = d
+		if !d.Allowed {
+			// Not given back: the address stays refused until the minute ends whatever its
+			// count, and so a flood of refused requests costs one query each.
+			return a, s.tooManyFailures(d, "from this address"), nil
+		}
+	}
+	d, err := s.throttle.Count(ctx, a.clientKey)
+	if err != nil {
+		s.refundAddress(ctx, &a)
+		return a, nil, err
+	}
+	a.client = d
+	if !d.Allowed {
+		// The address gets its count back: no credential was checked, and a client retrying
+		// with its budget spent must not use up the budget of others at its address.
+		s.refundAddress(ctx, &a)
+		return a, s.tooManyFailures(d, "for this client"), nil
+	}
+	return a, nil, nil
+}
+
+// refund gives back an attempt that was not a failed authentication and returns the budget an
+// answer reports. A refund that fails leaves the attempt counted as a failure: the safe side.
+func (s *Server) refund(ctx context.Context, a attempt) ratelimit.Decision {
+	ctx = context.WithoutCancel(ctx) // the client hanging up must not cost it the refund
+	if d, err := s.throttle.Refund(ctx, a.clientKey, a.client); err == nil {
+		a.client = d
+	}
+	s.refundAddress(ctx, &a)
+	return a.left()
+}
+
+func (s *Server) refundAddress(ctx context.Context, a *attempt) {
+	if !a.byAddress {
+		return
+	}
+	if d, err := s.addresses.Refund(context.WithoutCancel(ctx), a.addressKey, a.address); err == nil {
+		a.address = d
+	}
+}
+
+// tooManyFailures is the 429 of a spent failed-authentication budget.
+func (s *Server) tooManyFailures(d ratelimit.Decision, whose string) reconapi.CreateToken429JSONResponse {
+	retry := d.RetryAfter(s.now())
+	return reconapi.CreateToken429JSONResponse{TokenTooManyRequestsJSONResponse: reconapi.TokenTooManyRequestsJSONResponse{
+		Body: errorBody(httpkit.CodeLimitExceeded, fmt.Sprintf("Too many failed authentications %s; retry in %d seconds.", whose, retry)),
+		Headers: reconapi.TokenTooManyRequestsResponseHeaders{RetryAfter: retry, XRateLimitLimit: d.Limit,
+			XRateLimitRemaining: d.Remaining, XRateLimitReset: int(d.Reset.Unix())},
+	}}
 }
 
 // expiresIn is the token's lifetime in whole seconds, at least 1.

@@ -3,6 +3,7 @@ package reconhttp
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -76,10 +77,24 @@ type memFailures struct {
 	n  map[string]int
 }
 
-func (m *memFailures) Failures(_ context.Context, key string, start time.Time) (int, error) {
+func (m *memFailures) RemoveFailure(_ context.Context, key string, start time.Time) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.n[key+start.String()] > 0 {
+		m.n[key+start.String()]--
+	}
 	return m.n[key+start.String()], nil
+}
+
+// keys returns the keys counted so far, each followed by its window.
+func (m *memFailures) keys() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for k := range m.n {
+		out = append(out, k)
+	}
+	return out
 }
 
 func (m *memFailures) AddFailure(_ context.Context, key string, start time.Time) (int, error) {
@@ -205,4 +220,124 @@ func TestClientBasicMiddleware(t *testing.T) {
 	seen = basicAuth{}
 	_, _ = clientBasic(next, "GetLimits")(echo.New().NewContext(req, httptest.NewRecorder()), nil)
 	require.Equal(t, basicAuth{}, seen, "other operations get nothing")
+
+	twice := httptest.NewRequest("POST", "/api/v1/token", nil)
+	twice.SetBasicAuth("cli_a", "cs_b")
+	twice.Header.Add("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte("cli_c:cs_d")))
+	_, _ = clientBasic(next, "CreateToken")(echo.New().NewContext(twice, httptest.NewRecorder()), nil)
+	require.True(t, seen.present)
+	require.Contains(t, seen.err, "one Authorization header", "two headers are refused, not one of them picked")
+	require.Empty(t, seen.clientID)
+}
+
+// TestClientBasicMiddlewareHandsOverTheSourceAddress: the token handler's per-address budget is
+// keyed on the connection's peer, never on a header the client wrote.
+func TestClientBasicMiddlewareHandsOverTheSourceAddress(t *testing.T) {
+	t.Parallel()
+	var source string
+	next := func(c echo.Context, _ any) (any, error) {
+		source, _ = c.Request().Context().Value(sourceKey{}).(string)
+		return nil, nil
+	}
+	req := httptest.NewRequest("POST", "/api/v1/token", nil)
+	req.RemoteAddr = "192.0.2.10:40000"
+	req.Header.Set("X-Forwarded-For", "203.0.113.1")
+	_, _ = clientBasic(next, "CreateToken")(echo.New().NewContext(req, httptest.NewRecorder()), nil)
+	require.Equal(t, "192.0.2.10", source)
+}
+
+// TestCreateTokenThrottlesFailuresPerAddress: 100 failed attempts from one address, each for
+// another client id, spend the address's budget: the next attempt from that address is 429 even
+// for the right credentials, while another address is not affected. The answers report the budget
+// with less left.
+func TestCreateTokenThrottlesFailuresPerAddress(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 5, 14, 7, 12, 0, time.UTC)
+	clock := func() time.Time { return now }
+	store := &memFailures{}
+	s := &Server{env: account.Production, accounts: fakeAccounts{now: now}, now: clock,
+		throttle:  &ratelimit.Throttle{Store: store, Now: clock, Budget: FailedAuthBudget},
+		addresses: &ratelimit.Throttle{Store: store, Now: clock, Budget: FailedAuthAddressBudget}}
+	try := func(source, id, secret string) reconapi.CreateTokenResponseObject {
+		ctx := context.WithValue(context.Background(), sourceKey{}, source)
+		resp, err := s.CreateToken(ctx, reconapi.CreateTokenRequestObject{
+			JSONBody: &reconapi.CreateTokenJSONRequestBody{ClientId: id, ClientSecret: secret}})
+		require.NoError(t, err)
+		return resp
+	}
+	const attacker, neighbour = "192.0.2.66", "198.51.100.7"
+
+	ok, isOK := try(attacker, "cli_ok", "cs_ok").(reconapi.CreateToken200JSONResponse)
+	require.True(t, isOK)
+	require.Equal(t, FailedAuthBudget, ok.Headers.XRateLimitLimit, "the client's budget has less left")
+	require.Equal(t, FailedAuthBudget, ok.Headers.XRateLimitRemaining, "a success uses none of either budget")
+
+	for i := 1; i <= FailedAuthAddressBudget; i++ {
+		resp, is401 := try(attacker, fmt.Sprintf("cli_guess%03d", i), "cs_guess").(reconapi.CreateToken401JSONResponse)
+		require.True(t, is401, "attempt %d is a 401", i)
+		if left := FailedAuthAddressBudget - i; left < FailedAuthBudget-1 {
+			require.Equal(t, FailedAuthAddressBudget, *resp.Headers.XRateLimitLimit, "attempt %d: the address's budget has less left", i)
+			require.Equal(t, left, *resp.Headers.XRateLimitRemaining, "attempt %d", i)
+		} else {
+			require.Equal(t, FailedAuthBudget, *resp.Headers.XRateLimitLimit, "attempt %d: each client's budget has less left", i)
+			require.Equal(t, FailedAuthBudget-1, *resp.Headers.XRateLimitRemaining, "attempt %d", i)
+		}
+	}
+	for _, secret := range []string{"cs_guess", "cs_ok"} {
+		limited, is429 := try(attacker, "cli_ok", secret).(reconapi.CreateToken429JSONResponse)
+		require.True(t, is429, "with %s: the address's budget is spent, whatever the credentials", secret)
+		require.Equal(t, reconapi.ErrorCodeLimitExceeded, limited.Body.Error)
+		require.Equal(t, "Too many failed authentications from this address; retry in 48 seconds.", limited.Body.Detail.Message)
+		require.Equal(t, 48, limited.Headers.RetryAfter)
+		require.Equal(t, FailedAuthAddressBudget, limited.Headers.XRateLimitLimit)
+		require.Zero(t, limited.Headers.XRateLimitRemaining)
+		require.Equal(t, int(now.Truncate(time.Minute).Add(time.Minute).Unix()), limited.Headers.XRateLimitReset)
+	}
+	_, isOK = try(neighbour, "cli_ok", "cs_ok").(reconapi.CreateToken200JSONResponse)
+	require.True(t, isOK, "another address has its own budget")
+
+	for _, k := range store.keys() {
+		require.NotContains(t, k, "cli_", "client ids are counted by their hash: %s", k)
+	}
+
+	now = now.Add(48 * time.Second)
+	_, isOK = try(attacker, "cli_ok", "cs_ok").(reconapi.CreateToken200JSONResponse)
+	require.True(t, isOK, "a new minute gives a new budget")
+}
+
+// TestCreateTokenCountsOnlyFailures: successes and refusals for scope give their attempt back,
+// and a client refused for its own spent budget uses none of its address's.
+func TestCreateTokenCountsOnlyFailures(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 5, 14, 7, 12, 0, time.UTC)
+	clock := func() time.Time { return now }
+	store := &memFailures{}
+	s := &Server{env: account.Production, accounts: fakeAccounts{now: now}, now: clock,
+		throttle:  &ratelimit.Throttle{Store: store, Now: clock, Budget: FailedAuthBudget},
+		addresses: &ratelimit.Throttle{Store: store, Now: clock, Budget: FailedAuthAddressBudget}}
+	ctx := context.WithValue(context.Background(), sourceKey{}, "192.0.2.1")
+	for range 3 * FailedAuthAddressBudget {
+		resp, err := s.CreateToken(ctx, reconapi.CreateTokenRequestObject{JSONBody: &reconapi.CreateTokenJSONRequestBody{ClientId: "cli_ok", ClientSecret: "cs_ok"}})
+		require.NoError(t, err)
+		require.IsType(t, reconapi.CreateToken200JSONResponse{}, resp)
+		str := "jobs:write"
+		resp, err = s.CreateToken(context.WithValue(ctx, basicAuthKey{}, basicAuth{present: true, clientID: "cli_ok", clientSecret: "cs_ok"}),
+			reconapi.CreateTokenRequestObject{FormdataBody: &reconapi.TokenFormRequest{Scope: &str}})
+		require.NoError(t, err)
+		require.IsType(t, reconapi.CreateToken400JSONResponse{}, resp, "an unheld scope, once authenticated")
+	}
+	for i := range 3 * FailedAuthAddressBudget {
+		resp, err := s.CreateToken(ctx, reconapi.CreateTokenRequestObject{JSONBody: &reconapi.CreateTokenJSONRequestBody{ClientId: "cli_stuck", ClientSecret: "cs_wrong"}})
+		require.NoError(t, err)
+		if i < FailedAuthBudget {
+			require.IsType(t, reconapi.CreateToken401JSONResponse{}, resp)
+		} else {
+			require.IsType(t, reconapi.CreateToken429JSONResponse{}, resp, "attempt %d: the client's budget is spent", i+1)
+		}
+	}
+	resp, err := s.CreateToken(ctx, reconapi.CreateTokenRequestObject{JSONBody: &reconapi.CreateTokenJSONRequestBody{ClientId: "cli_ok", ClientSecret: "cs_ok"}})
+	require.NoError(t, err)
+	ok, isOK := resp.(reconapi.CreateToken200JSONResponse)
+	require.True(t, isOK, "the address counted only the ten failures")
+	require.Equal(t, FailedAuthBudget, ok.Headers.XRateLimitRemaining)
 }
