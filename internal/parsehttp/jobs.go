@@ -39,6 +39,10 @@ func (s *Server) CreateJob(ctx context.Context, req parseapi.CreateJobRequestObj
 	if !ok {
 		return nil, errors.New("create job: no authenticated caller")
 	}
+	key, err := httpkit.IdempotencyKey(req.Params.IdempotencyKey)
+	if err != nil {
+		return nil, err
+	}
 	form, err := httpkit.ReadUpload(req.Body, httpkit.FormSpec{
 		Files: []string{partFile}, Required: []string{partFile}, MaxFileBytes: s.maxFileBytes,
 	})
@@ -46,10 +50,6 @@ func (s *Server) CreateJob(ctx context.Context, req parseapi.CreateJobRequestObj
 		return nil, err
 	}
 	defer form.Remove()
-	key := ""
-	if req.Params.IdempotencyKey != nil {
-		key = *req.Params.IdempotencyKey
-	}
 	acc, err := s.jobs.Create(ctx, parsejob.NewJob{AccountID: caller.AccountID, File: jobFile(form.Files[partFile]),
 		IdempotencyKey: key, RequestID: httpkit.RequestID(ctx)})
 	var (

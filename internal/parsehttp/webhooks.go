@@ -42,9 +42,11 @@ func (s *Server) CreateWebhook(ctx context.Context, req parseapi.CreateWebhookRe
 	if req.Body.Description != nil {
 		in.Description = *req.Body.Description
 	}
-	if req.Params.IdempotencyKey != nil {
-		in.IdempotencyKey = *req.Params.IdempotencyKey
+	key, err := httpkit.IdempotencyKey(req.Params.IdempotencyKey)
+	if err != nil {
+		return nil, err
 	}
+	in.IdempotencyKey = key
 	created, err := s.webhooks.Create(ctx, in)
 	var urlErr *webhook.URLError
 	switch {

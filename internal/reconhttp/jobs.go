@@ -37,6 +37,10 @@ func (s *Server) CreateJob(ctx context.Context, req reconapi.CreateJobRequestObj
 	if !ok {
 		return nil, errors.New("create job: no authenticated caller")
 	}
+	key, err := httpkit.IdempotencyKey(req.Params.IdempotencyKey)
+	if err != nil {
+		return nil, err
+	}
 	form, err := httpkit.ReadUpload(req.Body, httpkit.FormSpec{
 		Files: []string{partBank, partExpected}, Required: []string{partBank, partExpected},
 		Fields: []string{partEnv}, MaxFileBytes: s.maxFileBytes,
@@ -49,10 +53,6 @@ func (s *Server) CreateJob(ctx context.Context, req reconapi.CreateJobRequestObj
 		if err := s.checkEnv(env); err != nil {
 			return nil, err
 		}
-	}
-	key := ""
-	if req.Params.IdempotencyKey != nil {
-		key = *req.Params.IdempotencyKey
 	}
 	acc, err := s.jobs.Create(ctx, job.NewJob{AccountID: caller.AccountID, Env: s.env,
 		Bank: jobFile(form.Files[partBank]), Expected: jobFile(form.Files[partExpected]), IdempotencyKey: key})
