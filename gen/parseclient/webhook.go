@@ -39,7 +39,7 @@ var (
 //     keyed with the whole secret string; or
 //   - any of the space-separated "v1,<base64>" signatures of the Standard Webhooks header
 //     webhook-signature, the HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with
-//     the base64-decoded part of the secret after "whsec_";
+//     the base64-decoded part of the secret after "whsec_", in standard base64 with padding;
 //
 // and the matching signature's timestamp is within tolerance of the current time (tolerance <= 0
 // means DefaultWebhookTolerance, 5 minutes). Errors wrap ErrWebhookHeaders, ErrWebhookSignature
@@ -96,14 +96,12 @@ func VerifyWebhookAt(secret string, headers http.Header, body []byte, tolerance 
 			malformed = fmt.Errorf("%w: the secret is not \"whsec_\" followed by base64", ErrWebhookSignature)
 		default:
 			present = true
-			mac := webhookMAC(key, id+"."+strings.TrimSpace(tsText)+".", body)
+			// Compared as text, as the Standard Webhooks libraries do: only the canonical base64
+			// of the HMAC matches. (Decoding first also let a signature whose last character
+			// differs in the unused padding bits pass: one delivery, many signatures.)
+			want := []byte("v1," + base64.StdEncoding.EncodeToString(webhookMAC(key, id+"."+strings.TrimSpace(tsText)+".", body)))
 			for sig := range strings.FieldsSeq(sigs) {
-				version, b64, ok := strings.Cut(sig, ",")
-				if !ok || version != "v1" {
-					continue
-				}
-				got, err := base64.StdEncoding.DecodeString(b64)
-				if err == nil && hmac.Equal(got, mac) {
+				if hmac.Equal([]byte(sig), want) {
 					return check(ts)
 				}
 			}

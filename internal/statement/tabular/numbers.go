@@ -210,20 +210,29 @@ const (
 
 // evidence classifies the amount's separators.
 func (n numScan) evidence() markEvidence {
-	dots, commas, lastDot, lastComma := 0, 0, -1, -1
+	dots, commas, lastDot, lastComma, lastGroup := 0, 0, -1, -1, -1
 	for i := 0; i < len(n.core); i++ {
-		switch n.core[i] {
-		case '.':
+		switch c := n.core[i]; {
+		case c == '.':
 			dots++
 			lastDot = i
-		case ',':
+		case c == ',':
 			commas++
 			lastComma = i
+		case !isDigit(c):
+			lastGroup = i // a space, apostrophe or no-break space: only ever a thousands separator
 		}
 	}
 	switch {
 	case dots == 0 && commas == 0:
 		return evNone
+	case lastGroup > max(lastDot, lastComma):
+		// A thousands separator after the last point or comma ("1,00 000", "1.234 567"): no
+		// decimals follow a decimal mark, so that point or comma groups thousands too.
+		if lastComma > lastDot {
+			return evPoint
+		}
+		return evComma
 	case dots > 0 && commas > 0:
 		if lastComma > lastDot {
 			return evComma
