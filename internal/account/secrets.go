@@ -91,6 +91,22 @@ func Matches(credential string, hash []byte) bool {
 // refused without a database lookup.
 func LooksLikeAPIKey(s string) bool { return hasFormat(s, APIKeyPrefix) }
 
+// LooksLikeClientID reports whether s has the form of a client id ("cli_" and base62
+// characters, at most 128 in all), so that one no client can have (text PostgreSQL cannot even
+// hold, such as a NUL byte) is refused without a database lookup.
+func LooksLikeClientID(s string) bool {
+	rest, ok := strings.CutPrefix(s, ClientIDPrefix)
+	if !ok || rest == "" || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if strings.IndexByte(base62, rest[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // LooksLikeAccessToken reports whether s has the form of an access token.
 func LooksLikeAccessToken(s string) bool { return hasFormat(s, AccessTokenPrefix) }
 

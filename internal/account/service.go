@@ -183,6 +183,10 @@ func (s *Service) IssueToken(ctx context.Context, clientID, clientSecret string,
 	if env != Production && env != Sandbox {
 		return "", AccessToken{}, fmt.Errorf("%w: unknown environment %q", ErrInvalid, env)
 	}
+	if !LooksLikeClientID(clientID) {
+		Matches(clientSecret, dummySecretHash) // as long as for an unknown client
+		return "", AccessToken{}, ErrInvalidCredentials
+	}
 	c, err := s.Store.Client(ctx, clientID)
 	switch {
 	case errors.Is(err, ErrNotFound):

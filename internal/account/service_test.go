@@ -55,6 +55,11 @@ func (l *lookupCounter) AccessToken(ctx context.Context, hash []byte) (account.A
 	return l.Store.AccessToken(ctx, hash)
 }
 
+func (l *lookupCounter) Client(ctx context.Context, id string) (account.Client, error) {
+	l.count()
+	return l.Store.Client(ctx, id)
+}
+
 func (l *lookupCounter) count() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -208,6 +213,20 @@ func TestTokenFailures(t *testing.T) {
 			require.Equal(t, account.ErrInvalidCredentials.Error(), err.Error(), "%s: the error says nothing more", tc.name)
 		}
 	}
+
+	// A client id no client can have is refused like an unknown one, without a query: a NUL
+	// byte made PostgreSQL fail the lookup (a 500 of POST /api/v1/token before).
+	for _, id := range []string{"cli_ab\x00cd", "nul\x00", "cli_\xff", "cli_a-b", "cli_", "client_1", "cli_" + strings.Repeat("a", 125)} {
+		before := b.store.Lookups()
+		_, _, err := b.svc.IssueToken(ctx, id, secret, account.Production, nil)
+		require.ErrorIs(t, err, account.ErrInvalidCredentials, "%q", id)
+		require.Equal(t, account.ErrInvalidCredentials.Error(), err.Error(), "%q", id)
+		require.Equal(t, before, b.store.Lookups(), "%q is refused without a query", id)
+	}
+	looked := b.store.Lookups()
+	_, _, err = b.svc.IssueToken(ctx, otherID, secret, account.Production, nil)
+	require.ErrorIs(t, err, account.ErrInvalidCredentials)
+	require.Equal(t, looked+1, b.store.Lookups(), "a client id of the right form is looked up")
 
 	for _, tc := range []struct {
 		name  string

@@ -75,8 +75,12 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 	newValidator := func(excludeBody bool) echo.MiddlewareFunc {
 		return oapimw.OapiRequestValidatorWithOptions(spec, &oapimw.Options{
 			Options: openapi3filter.Options{
-				AuthenticationFunc:      auth,
-				ExcludeRequestBody:      excludeBody,
+				AuthenticationFunc: auth,
+				ExcludeRequestBody: excludeBody,
+				// Without it kin-openapi puts a parameter's default in place of an empty value
+				// (`?limit=`) before checking it, so the empty value passes; the handlers apply
+				// the spec's defaults themselves.
+				SkipSettingDefaults:     true,
 				SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()},
 			},
 			SilenceServersWarning: true,

@@ -314,7 +314,7 @@ func TestListJobs(t *testing.T) {
 			answer: func(parsejob.ListRequest) ([]parsejob.Job, string, error) {
 				return []parsejob.Job{job}, "", nil
 			},
-			wantReq:    parsejob.ListRequest{Limit: 20}, // the validator sets the spec's default
+			wantReq:    parsejob.ListRequest{}, // no limit: the service's default (the spec's) applies
 			wantStatus: http.StatusOK, wantJobs: 1,
 		},
 		{
@@ -332,7 +332,7 @@ func TestListJobs(t *testing.T) {
 			answer: func(parsejob.ListRequest) ([]parsejob.Job, string, error) {
 				return nil, "", nil
 			},
-			wantReq:    parsejob.ListRequest{Limit: 20},
+			wantReq:    parsejob.ListRequest{},
 			wantStatus: http.StatusOK,
 		},
 		{
@@ -341,7 +341,7 @@ func TestListJobs(t *testing.T) {
 			answer: func(parsejob.ListRequest) ([]parsejob.Job, string, error) {
 				return nil, "", errors.Join(parsejob.ErrBadCursor, errors.New("the cursor was made for other filters"))
 			},
-			wantReq:    parsejob.ListRequest{Cursor: "abc", Limit: 20},
+			wantReq:    parsejob.ListRequest{Cursor: "abc"},
 			wantStatus: http.StatusBadRequest, wantDetail: "the cursor was made for other filters",
 		},
 	}
@@ -444,7 +444,7 @@ func TestGetJobResults(t *testing.T) {
 	rec = h.do(t, httptest.NewRequest(http.MethodGet, path(ready.ID)+"?cursor=page-2", nil))
 	require.Equal(t, http.StatusOK, rec.Code)
 	require.Equal(t, "page-2", gotCursor)
-	require.Equal(t, 100, gotLimit, "the validator sets the spec's default")
+	require.Zero(t, gotLimit, "no limit: the service's default (the spec's) applies")
 	require.Contains(t, rec.Body.String(), `"next_cursor":null`)
 	require.Contains(t, rec.Body.String(), `"amount":-89.90,`)
 	require.Contains(t, rec.Body.String(), `"value_date":null`)

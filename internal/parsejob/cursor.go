@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/google/uuid"
@@ -69,6 +70,10 @@ func decodeListCursor(s, filter string) (Mark, error) {
 	return Mark{CreatedAt: c.At, ID: c.ID}, nil
 }
 
+// maxCursorSeq is the last position a results cursor may hold: a transaction's seq is a
+// PostgreSQL integer, and a page reads up to MaxResultsLimit+1 positions past the cursor's.
+const maxCursorSeq = math.MaxInt32 - MaxResultsLimit - 1
+
 func encodeResultsCursor(jobID uuid.UUID, seq int) string {
 	return job.EncodeCursor(resultsCursor{V: cursorVersion, Job: jobID, Seq: seq})
 }
@@ -78,7 +83,7 @@ func decodeResultsCursor(s string, jobID uuid.UUID) (int, error) {
 	if err := job.DecodeCursor(s, &c); err != nil {
 		return 0, err
 	}
-	if c.V != cursorVersion || c.Seq < 0 {
+	if c.V != cursorVersion || c.Seq < 0 || c.Seq > maxCursorSeq {
 		return 0, fmt.Errorf("%w: not a results cursor", ErrBadCursor)
 	}
 	if c.Job != jobID {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -211,6 +212,18 @@ func TestCursors(t *testing.T) {
 		require.Equal(t, 99, seq)
 		_, err = decodeResultsCursor(encodeResultsCursor(id, 99), uuid.New())
 		require.ErrorIs(t, err, ErrBadCursor)
+	})
+	t.Run("a results cursor past any stored position is refused", func(t *testing.T) {
+		t.Parallel()
+		id := uuid.New()
+		seq, err := decodeResultsCursor(encodeResultsCursor(id, maxCursorSeq), id)
+		require.NoError(t, err)
+		require.Equal(t, maxCursorSeq, seq)
+		// A page after it would read positions beyond PostgreSQL's integer (a 500 before).
+		for _, bad := range []int{-1, maxCursorSeq + 1, math.MaxInt32, math.MaxInt64} {
+			_, err := decodeResultsCursor(encodeResultsCursor(id, bad), id)
+			require.ErrorIs(t, err, ErrBadCursor, "seq %d", bad)
+		}
 	})
 	for _, bad := range []string{"%%%", "bm90IGpzb24", encodeResultsCursor(uuid.New(), 1), job.EncodeCursor(map[string]any{"v": 2})} {
 		t.Run("a malformed or foreign list cursor is refused: "+bad, func(t *testing.T) {
