@@ -279,6 +279,8 @@ func parse(t testing.TB) *api {
 type validatingTransport struct {
 	t   testing.TB
 	api *api
+	// base makes the requests; http.DefaultTransport when nil.
+	base http.RoundTripper
 }
 
 // client returns an HTTP client whose responses are all validated against a's spec.
@@ -287,7 +289,11 @@ func (a *api) client(t testing.TB) *http.Client {
 }
 
 func (v validatingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := http.DefaultTransport.RoundTrip(req)
+	base := v.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	resp, err := base.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}

@@ -70,27 +70,8 @@ func pooledClient(t testing.TB, a *api) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 2 * idemRacers
 	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Timeout: 60 * time.Second, Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		resp, err := tr.RoundTrip(req)
-		if err != nil {
-			return nil, err
-		}
-		body, err := io.ReadAll(resp.Body)
-		_ = resp.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		resp.Body = io.NopCloser(bytes.NewReader(body))
-		if err := a.validate(req, resp, body); err != nil {
-			t.Errorf("%s %s -> %d does not match the %s spec: %v\nbody: %s", req.Method, req.URL.Path, resp.StatusCode, a.name, err, truncate(body))
-		}
-		return resp, nil
-	})}
+	return &http.Client{Timeout: 60 * time.Second, Transport: validatingTransport{t: t, api: a, base: tr}}
 }
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 // idemAnswer is one answer to POST /api/v1/jobs.
 type idemAnswer struct {

@@ -1,13 +1,10 @@
 package contracttests
 
 import (
-	"archive/zip"
 	"bufio"
 	"bytes"
-	"compress/flate"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"io/fs"
 	"mime/multipart"
@@ -30,6 +27,7 @@ import (
 
 	"github.com/statementmatch/service/gen/parseclient"
 	"github.com/statementmatch/service/gen/reconclient"
+	"github.com/statementmatch/service/internal/statement/excel/exceltest"
 	"github.com/statementmatch/service/internal/statement/pdf/pdftest"
 )
 
@@ -928,40 +926,6 @@ func (p *splitServers) requireWorkerSurvived(t *testing.T, limitKiB int64, apiPe
 	require.Less(t, apiHWM, limitKiB, "the API process's peak resident memory")
 }
 
-// deflatedSheet is a raw deflate stream of head, chunk repeated until the whole is at least
-// target bytes, and tail, built without compressing the repeats (as the excel package's bomb
-// tests do): chunk is compressed once, flushed to a byte boundary, and its blocks repeated. It
-// returns the compressed bytes, the expanded size and its CRC-32.
-func deflatedSheet(t *testing.T, head, chunk, tail []byte, target uint64) ([]byte, uint64, uint32) {
-	t.Helper()
-	segment := func(data []byte, final bool) []byte {
-		var b bytes.Buffer
-		w, err := flate.NewWriter(&b, flate.BestCompression)
-		require.NoError(t, err)
-		_, err = w.Write(data)
-		require.NoError(t, err)
-		if final {
-			require.NoError(t, w.Close())
-		} else {
-			require.NoError(t, w.Flush())
-		}
-		return b.Bytes()
-	}
-	var out bytes.Buffer
-	out.Write(segment(head, false))
-	block := segment(chunk, false)
-	crc := crc32.Update(0, crc32.IEEETable, head)
-	size := uint64(len(head))
-	for size+uint64(len(tail)) < target {
-		out.Write(block)
-		crc = crc32.Update(crc, crc32.IEEETable, chunk)
-		size += uint64(len(chunk))
-	}
-	out.Write(segment(tail, true))
-	crc = crc32.Update(crc, crc32.IEEETable, tail)
-	return out.Bytes(), size + uint64(len(tail)), crc
-}
-
 const (
 	sheetHead = `<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>`
 	sheetTail = `</sheetData></worksheet>`
@@ -973,7 +937,7 @@ func bombSheet(t *testing.T, target uint64) ([]byte, uint64, uint32) {
 	t.Helper()
 	row := []byte(`<row><c><v>1</v></c></row>`)
 	chunk := append(row, bytes.Repeat([]byte(" "), 1<<20-len(row))...)
-	return deflatedSheet(t, []byte(sheetHead), chunk, []byte(sheetTail), target)
+	return exceltest.DeflateRepeated([]byte(sheetHead), chunk, []byte(sheetTail), target)
 }
 
 // paddedStatementSheet is the statement of reconBankLines as a worksheet of inline strings and
@@ -989,38 +953,16 @@ func paddedStatementSheet(t *testing.T, target uint64) ([]byte, uint64, uint32) 
 		fmt.Fprintf(&tail, `<row>%s%s<c><v>%s</v></c></row>`, str(l.date), str(l.text), l.amount)
 	}
 	chunk := append([]byte(`<row/>`), bytes.Repeat([]byte(" "), 64<<10-len(`<row/>`))...)
-	return deflatedSheet(t, []byte(head), chunk, []byte(tail.String()+sheetTail), target)
+	return exceltest.DeflateRepeated([]byte(head), chunk, []byte(tail.String()+sheetTail), target)
 }
 
 // workbookWith is a real workbook (the statement of reconBankLines) whose first sheet is the raw
 // deflate data, declared to expand to declared bytes, followed by extra empty entries.
 func workbookWith(t *testing.T, deflated []byte, declared uint64, crc uint32, extra int) []byte {
 	t.Helper()
-	book := bankXLSX(t, reconBankLines)
-	zr, err := zip.NewReader(bytes.NewReader(book), int64(len(book)))
+	book, err := exceltest.ReplaceSheet(bankXLSX(t, reconBankLines), deflated, declared, crc, extra)
 	require.NoError(t, err)
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	replaced := false
-	for _, f := range zr.File {
-		if f.Name == "xl/worksheets/sheet1.xml" && deflated != nil {
-			w, err := zw.CreateRaw(&zip.FileHeader{Name: f.Name, Method: zip.Deflate, CRC32: crc,
-				CompressedSize64: uint64(len(deflated)), UncompressedSize64: declared})
-			require.NoError(t, err)
-			_, err = w.Write(deflated)
-			require.NoError(t, err)
-			replaced = true
-			continue
-		}
-		require.NoError(t, zw.Copy(f))
-	}
-	require.True(t, replaced || deflated == nil, "the workbook has its first sheet where expected")
-	for i := range extra {
-		_, err := zw.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("xl/media/p%d.bin", i), Method: zip.Store})
-		require.NoError(t, err)
-	}
-	require.NoError(t, zw.Close())
-	return buf.Bytes()
+	return book
 }
 
 // TestChaosXLSXZipBomb (U2): workbooks built to exhaust memory, uploaded to both APIs of an API
@@ -1083,25 +1025,6 @@ func TestChaosXLSXZipBomb(t *testing.T) {
 	p.requireWorkerSurvived(t, 128<<10, <-apiPeak, <-workerPeak)
 	require.Empty(t, tempEntries(t, p.api.tmp), "nothing is left in the API process's temporary folder")
 	p.api.requireAlive(t)
-}
-
-// hostilePDF is a PDF of the given objects, numbered from 1 (the first is the catalog), with a
-// correct cross-reference table.
-func hostilePDF(objs ...string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.7\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
 }
 
 // fuzzCorpusInputs reads the []byte inputs of a fuzz test's committed corpus (the crashers and
@@ -1167,7 +1090,7 @@ func TestChaosPDFCrashCorpus(t *testing.T) {
 	text := "BT /F1 10 Tf 50 700 Td (Date) Tj 100 0 Td (Description) Tj 200 0 Td (Amount) Tj ET"
 	content := fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(text), text)
 	xrefStream := func() []byte {
-		body := hostilePDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page, font, content)
+		body := pdftest.Raw("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page, font, content)
 		i := bytes.Index(body, []byte("xref\n"))
 		data := pdftest.Deflate(make([]byte, 70))
 		out := append([]byte(nil), body[:i]...)
@@ -1181,7 +1104,7 @@ func TestChaosPDFCrashCorpus(t *testing.T) {
 		for i := 2; i < 3000; i++ {
 			objs = append(objs, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] >>", i+1))
 		}
-		return hostilePDF(objs...)
+		return pdftest.Raw(objs...)
 	}()
 	files := []struct {
 		name string
@@ -1194,11 +1117,11 @@ func TestChaosPDFCrashCorpus(t *testing.T) {
 		{name: "a statement whose /Length is too short", data: withLength("10"), readable: true},
 		{name: "a statement whose xref claims 100 million entries", data: xrefRE.ReplaceAll(statement, []byte("xref\n0 100000000\n")), readable: true},
 		{name: "an xref stream claiming two billion entries", data: xrefStream},
-		{name: "arrays nested 100,000 deep", data: hostilePDF("<< /Type /Catalog /Pages 2 0 R /Deep "+strings.Repeat("[", 100000)+strings.Repeat("]", 100000)+" >>",
+		{name: "arrays nested 100,000 deep", data: pdftest.Raw("<< /Type /Catalog /Pages 2 0 R /Deep "+strings.Repeat("[", 100000)+strings.Repeat("]", 100000)+" >>",
 			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page, font, content)},
-		{name: "dictionaries nested 50,000 deep", data: hostilePDF("<< /Type /Catalog /Pages 2 0 R /Deep "+strings.Repeat("<< /A ", 50000)+strings.Repeat(">> ", 50000)+" >>",
+		{name: "dictionaries nested 50,000 deep", data: pdftest.Raw("<< /Type /Catalog /Pages 2 0 R /Deep "+strings.Repeat("<< /A ", 50000)+strings.Repeat(">> ", 50000)+" >>",
 			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page, font, content)},
-		{name: "an unterminated array 100,000 deep", data: hostilePDF("<< /Type /Catalog /Pages 2 0 R /Deep "+strings.Repeat("[", 100000)+" >>",
+		{name: "an unterminated array 100,000 deep", data: pdftest.Raw("<< /Type /Catalog /Pages 2 0 R /Deep "+strings.Repeat("[", 100000)+" >>",
 			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page, font, content)},
 		{name: "a page tree 3,000 levels deep", data: deepTree},
 	}

@@ -8,37 +8,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/internal/ratelimit/ratelimittest"
 )
-
-// memFailures counts attempts in memory; internal/postgres tests the real store.
-type memFailures struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (m *memFailures) AddFailure(_ context.Context, key string, start time.Time) (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.n == nil {
-		m.n = map[string]int{}
-	}
-	m.n[key+start.String()]++
-	return m.n[key+start.String()], nil
-}
-
-func (m *memFailures) RemoveFailure(_ context.Context, key string, start time.Time) (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.n[key+start.String()] > 0 {
-		m.n[key+start.String()]--
-	}
-	return m.n[key+start.String()], nil
-}
 
 func TestThrottleCountsAndRefunds(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 5, 14, 7, 12, 0, time.UTC)
-	th := &Throttle{Store: &memFailures{}, Now: func() time.Time { return now }, Budget: 3}
+	th := &Throttle{Store: &ratelimittest.Failures{}, Now: func() time.Time { return now }, Budget: 3}
 	ctx := context.Background()
 
 	ok, err := th.Count(ctx, "k")
@@ -79,7 +56,7 @@ func TestThrottleCountsAndRefunds(t *testing.T) {
 func TestThrottleIsExactUnderConcurrency(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 5, 14, 7, 12, 0, time.UTC)
-	th := &Throttle{Store: &memFailures{}, Now: func() time.Time { return now }, Budget: 100}
+	th := &Throttle{Store: &ratelimittest.Failures{}, Now: func() time.Time { return now }, Budget: 100}
 	var allowed atomic.Int32
 	var wg sync.WaitGroup
 	for range 300 {

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/statementmatch/service/gen/reconapi"
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/ratelimit"
+	"github.com/statementmatch/service/internal/ratelimit/ratelimittest"
 )
 
 func TestParseClientBasic(t *testing.T) {
@@ -71,42 +71,6 @@ func (f fakeAccounts) AuthenticateToken(context.Context, string, account.Environ
 	return account.AccessToken{}, account.ErrInvalidCredentials
 }
 
-// memFailures counts failed authentications in memory; internal/postgres tests the real store.
-type memFailures struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (m *memFailures) RemoveFailure(_ context.Context, key string, start time.Time) (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.n[key+start.String()] > 0 {
-		m.n[key+start.String()]--
-	}
-	return m.n[key+start.String()], nil
-}
-
-// keys returns the keys counted so far, each followed by its window.
-func (m *memFailures) keys() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []string
-	for k := range m.n {
-		out = append(out, k)
-	}
-	return out
-}
-
-func (m *memFailures) AddFailure(_ context.Context, key string, start time.Time) (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.n == nil {
-		m.n = map[string]int{}
-	}
-	m.n[key+start.String()]++
-	return m.n[key+start.String()], nil
-}
-
 // TestCreateTokenThrottlesFailedAttempts: after ten failed attempts for a client within a minute,
 // even the right secret is refused with 429 until the minute ends; the headers count down.
 func TestCreateTokenThrottlesFailedAttempts(t *testing.T) {
@@ -114,7 +78,7 @@ func TestCreateTokenThrottlesFailedAttempts(t *testing.T) {
 	now := time.Date(2026, 3, 5, 14, 7, 12, 0, time.UTC)
 	clock := func() time.Time { return now }
 	s := &Server{env: account.Production, accounts: fakeAccounts{now: now}, now: clock,
-		throttle: &ratelimit.Throttle{Store: &memFailures{}, Now: clock, Budget: FailedAuthBudget}}
+		throttle: &ratelimit.Throttle{Store: &ratelimittest.Failures{}, Now: clock, Budget: FailedAuthBudget}}
 	try := func(secret string) reconapi.CreateTokenResponseObject {
 		resp, err := s.CreateToken(context.Background(), reconapi.CreateTokenRequestObject{
 			JSONBody: &reconapi.CreateTokenJSONRequestBody{ClientId: "cli_ok", ClientSecret: secret}})
@@ -140,7 +104,7 @@ func TestCreateToken(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 5, 14, 7, 12, 0, time.UTC)
 	s := &Server{env: account.Production, accounts: fakeAccounts{now: now}, now: func() time.Time { return now },
-		throttle: &ratelimit.Throttle{Store: &memFailures{}, Now: func() time.Time { return now }, Budget: FailedAuthBudget}}
+		throttle: &ratelimit.Throttle{Store: &ratelimittest.Failures{}, Now: func() time.Time { return now }, Budget: FailedAuthBudget}}
 	str := func(s string) *string { return &s }
 	sandbox, production := reconapi.EnvironmentSandbox, reconapi.EnvironmentProduction
 	basicOK := basicAuth{present: true, clientID: "cli_ok", clientSecret: "cs_ok"}
@@ -254,7 +218,7 @@ func TestCreateTokenThrottlesFailuresPerAddress(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 5, 14, 7, 12, 0, time.UTC)
 	clock := func() time.Time { return now }
-	store := &memFailures{}
+	store := &ratelimittest.Failures{}
 	s := &Server{env: account.Production, accounts: fakeAccounts{now: now}, now: clock,
 		throttle:  &ratelimit.Throttle{Store: store, Now: clock, Budget: FailedAuthBudget},
 		addresses: &ratelimit.Throttle{Store: store, Now: clock, Budget: FailedAuthAddressBudget}}
@@ -296,7 +260,7 @@ func TestCreateTokenThrottlesFailuresPerAddress(t *testing.T) {
 	_, isOK = try(neighbour, "cli_ok", "cs_ok").(reconapi.CreateToken200JSONResponse)
 	require.True(t, isOK, "another address has its own budget")
 
-	for _, k := range store.keys() {
+	for _, k := range store.Keys() {
 		require.NotContains(t, k, "cli_", "client ids are counted by their hash: %s", k)
 	}
 
@@ -311,7 +275,7 @@ func TestCreateTokenCountsOnlyFailures(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 5, 14, 7, 12, 0, time.UTC)
 	clock := func() time.Time { return now }
-	store := &memFailures{}
+	store := &ratelimittest.Failures{}
 	s := &Server{env: account.Production, accounts: fakeAccounts{now: now}, now: clock,
 		throttle:  &ratelimit.Throttle{Store: store, Now: clock, Budget: FailedAuthBudget},
 		addresses: &ratelimit.Throttle{Store: store, Now: clock, Budget: FailedAuthAddressBudget}}

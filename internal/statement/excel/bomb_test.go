@@ -3,9 +3,7 @@ package excel
 import (
 	"archive/zip"
 	"bytes"
-	"compress/flate"
 	"fmt"
-	"hash/crc32"
 	"runtime"
 	"strings"
 	"testing"
@@ -14,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/excel/exceltest"
 )
 
 // bombSheet is a deflate stream of a worksheet that expands to about mib MiB of rows, built
@@ -29,56 +28,16 @@ func bombSheet(t testing.TB, mib int) ([]byte, uint64, uint32) {
 	unit := []byte(`<row><c><v>1</v></c></row>` + strings.Repeat(" ", 4070))
 	chunk := bytes.Repeat(unit, (1<<20)/len(unit))
 	tail := []byte(`</sheetData></worksheet>`)
-	segment := func(data []byte, final bool) []byte {
-		var b bytes.Buffer
-		w, err := flate.NewWriter(&b, flate.BestCompression)
-		require.NoError(t, err)
-		_, err = w.Write(data)
-		require.NoError(t, err)
-		if final {
-			require.NoError(t, w.Close())
-		} else {
-			require.NoError(t, w.Flush())
-		}
-		return b.Bytes()
-	}
-	var out bytes.Buffer
-	out.Write(segment(head, false))
-	block := segment(chunk, false)
-	crc := crc32.Update(0, crc32.IEEETable, head)
-	size := uint64(len(head))
-	for range mib {
-		out.Write(block)
-		crc = crc32.Update(crc, crc32.IEEETable, chunk)
-		size += uint64(len(chunk))
-	}
-	out.Write(segment(tail, true))
-	crc = crc32.Update(crc, crc32.IEEETable, tail)
-	return out.Bytes(), size + uint64(len(tail)), crc
+	return exceltest.DeflateRepeated(head, chunk, tail, uint64(mib*len(chunk)))
 }
 
 // bombBook is a workbook whose sheet1 is the given raw deflate data, declared to expand to
 // declared bytes.
 func bombBook(t testing.TB, deflated []byte, declared uint64, crc uint32) []byte {
 	t.Helper()
-	small := oneSheet(`<row r="1"><c><v>1</v></c></row>`).build(t)
-	zr, err := zip.NewReader(bytes.NewReader(small), int64(len(small)))
+	book, err := exceltest.ReplaceSheet(oneSheet(`<row r="1"><c><v>1</v></c></row>`).build(t), deflated, declared, crc, 0)
 	require.NoError(t, err)
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, f := range zr.File {
-		if f.Name == "xl/worksheets/sheet1.xml" {
-			w, err := zw.CreateRaw(&zip.FileHeader{Name: f.Name, Method: zip.Deflate, CRC32: crc,
-				CompressedSize64: uint64(len(deflated)), UncompressedSize64: declared})
-			require.NoError(t, err)
-			_, err = w.Write(deflated)
-			require.NoError(t, err)
-			continue
-		}
-		require.NoError(t, zw.Copy(f))
-	}
-	require.NoError(t, zw.Close())
-	return buf.Bytes()
+	return book
 }
 
 // TestZipBombs checks that archives built to exhaust memory or time end quickly in

@@ -7,31 +7,14 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/statementmatch/service/internal/statement/pdf/pdftest"
 )
 
-// rawPDF writes a PDF from object bodies (object i+1 is objs[i]) with a correct xref table,
-// so tests can build exactly the broken structures they need. A body starting with "<<" and
-// holding "\nstream\n" is written as is.
+// rawPDF writes a PDF from object bodies (object i+1 is objs[i]) with a correct xref table
+// (pdftest.Raw).
 func rawPDF(objs ...string) []byte {
-	return rawPDFTrailer("", objs...)
-}
-
-// rawPDFTrailer is rawPDF with extra trailer entries.
-func rawPDFTrailer(trailer string, objs ...string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R %s >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, trailer, xref)
-	return b.Bytes()
+	return pdftest.Raw(objs...)
 }
 
 // streamObj is a stream object body with a correct /Length.

@@ -1,4 +1,5 @@
-// Package exceltest writes minimal .xls (BIFF8 in an OLE2 compound file) workbooks for tests.
+// Package exceltest writes workbooks for tests: minimal .xls (BIFF8 in an OLE2 compound file)
+// workbooks, and hostile .xlsx ones whose entries inflate to far more than they take.
 package exceltest
 
 import (
