@@ -27,6 +27,7 @@ import (
 	"github.com/statementmatch/service/gen/parseclient"
 	"github.com/statementmatch/service/gen/reconclient"
 	"github.com/statementmatch/service/internal/platform/pgembed"
+	"github.com/statementmatch/service/internal/statement/pdf/pdftest"
 )
 
 // chaosEnv is set by `make test-chaos`, which runs the slow reliability tests: processes
@@ -280,15 +281,17 @@ func (c *jobCluster) awaitStatus(t *testing.T, id uuid.UUID, want string, timeou
 }
 
 // TestChaosPausedWorkerCannotOverwriteRescuedJob (J2): worker A takes a large job and is
-// paused (SIGSTOP) while it parses; past the rescue time the queue's rescuer gives the job to
-// worker B, which completes it as attempt 2. When A wakes (SIGCONT) its attempt has run out of
-// time, and the outcome it then writes (a timeout failure) is refused by the attempt fence: the
-// job keeps B's status, completion time and transactions (no duplicate rows), and the endpoint
-// gets one job.completed event and no job.failed.
+// paused (SIGSTOP) while it parses or stores; past the rescue time the queue's rescuer gives the
+// job to worker B, which completes it as attempt 2 (if A was paused inside its transaction, the
+// server ended that transaction at A's deadline, so B is not blocked by its rows). When A wakes
+// (SIGCONT), what it then writes is refused: the job keeps B's status, completion time and
+// transactions (no duplicate rows), and the endpoint gets one job.completed event and no
+// job.failed.
 func TestChaosPausedWorkerCannotOverwriteRescuedJob(t *testing.T) {
 	chaos(t)
-	// An XLSX: a few megabytes to read, seconds of parsing.
-	const rows = 200_000
+	// A PDF: under 2 MB to read, seconds of parsing, in which A is paused.
+	const pages, perPage = 1000, 30
+	const rows = pages * perPage
 	c := newJobCluster(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8",
 		// The attempt's limit outlasts B's parse on a busy machine; A's pause outlasts the rescue.
 		"STATEMENTD_JOB_TIMEOUT=20s", "STATEMENTD_JOB_RESCUE_AFTER=21s")
@@ -299,10 +302,11 @@ func TestChaosPausedWorkerCannotOverwriteRescuedJob(t *testing.T) {
 	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
 
 	a := c.worker(t, "STATEMENTD_WORKERS=1")
-	id := pc.create(t, "big.xlsx", statementXLSX(t, rows)).JobId
+	file, _ := pdftest.Statement(t, pdftest.Spec{Pages: pages, RowsPerPage: perPage})
+	id := pc.create(t, "big.pdf", file).JobId
 	c.awaitStatus(t, id, "processing", 30*time.Second)
-	// A second in, A has read the file and is parsing it, holding no database lock.
-	time.Sleep(time.Second)
+	// Soon after its claim A has read the file and is parsing it, holding no database lock.
+	time.Sleep(300 * time.Millisecond)
 	a.signal(t, syscall.SIGSTOP)
 	paused := true
 	t.Cleanup(func() {
@@ -320,9 +324,17 @@ func TestChaosPausedWorkerCannotOverwriteRescuedJob(t *testing.T) {
 
 	a.signal(t, syscall.SIGCONT)
 	paused = false
+	// A's attempt ends one of two ways: it writes its outcome and the fence refuses it, or, if it
+	// was paused inside its transaction, the server ended that transaction at the attempt's
+	// deadline (so that B was not blocked) and the write fails.
 	deadline := time.Now().Add(time.Minute)
-	for !bytes.Contains([]byte(a.logs.String()), []byte("a newer attempt holds the job")) {
-		require.True(t, time.Now().Before(deadline), "worker A did not finish its stale attempt within a minute:\n%s", a.logs.String())
+	for {
+		logs := a.logs.String()
+		if strings.Contains(logs, "a newer attempt holds the job") || strings.Contains(logs, `"msg":"parse attempt failed"`) {
+			t.Logf("worker A's stale attempt ended:\n%s", logs)
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "worker A did not finish its stale attempt within a minute:\n%s", logs)
 		time.Sleep(100 * time.Millisecond)
 	}
 

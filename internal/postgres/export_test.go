@@ -1,0 +1,4 @@
+package postgres
+
+// BoundByDeadline is boundByDeadline, for the external tests.
+var BoundByDeadline = boundByDeadline
