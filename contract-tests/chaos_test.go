@@ -363,11 +363,15 @@ func TestChaosPausedWorkerCannotOverwriteRescuedJob(t *testing.T) {
 // completes all 50, each exactly once (no duplicate transactions).
 func TestChaosSIGTERMWithJobsInFlight(t *testing.T) {
 	chaos(t)
-	const jobs, rows = 50, 10_000
+	// 100-page PDFs: slow to parse for their size, so that all 50 are running at once with
+	// little memory, where CSV files quick enough not to finish first take a gigabyte together.
+	const jobs, pages, perPage = 50, 100, 30
+	const rows = pages * perPage
 	c := newJobCluster(t)
 	acct := c.api.newAccount(t, "Draining", "--parse-plan", "business")
 	pc := c.api.parseCaller(t, acct)
-	ct, body := fileUpload(t, "s.csv", simpleCSV(rows))
+	file, _ := pdftest.Statement(t, pdftest.Spec{Pages: pages, RowsPerPage: perPage})
+	ct, body := fileUpload(t, "s.pdf", file)
 	ids, err := uploadAll(pc, jobs, 8, ct, body)
 	require.NoError(t, err)
 	require.Len(t, ids, jobs)
