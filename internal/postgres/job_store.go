@@ -129,9 +129,11 @@ SELECT j.*, coalesce(r.body, ''::bytea) AS body
 // Claim implements job.Store.
 func (s *JobStore) Claim(ctx context.Context, id uuid.UUID, attempt int) (job.Job, error) {
 	var r jobRow
-	err := s.DB.GetContext(ctx, &r, `
+	err := takeOver(ctx, s.DB, reconAttempt(id, attempt), func(tx *sqlx.Tx) error {
+		return tx.GetContext(ctx, &r, `
 UPDATE recon_jobs SET attempt = $2 WHERE id = $1 AND status = 'processing' AND attempt < $2
 RETURNING `+jobColumns, id, attempt)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return job.Job{}, job.ErrStale
 	}
@@ -140,6 +142,9 @@ RETURNING `+jobColumns, id, attempt)
 	}
 	return r.job(), nil
 }
+
+// reconAttempt is attempt n at reconciliation job id.
+func reconAttempt(id uuid.UUID, n int) attempt { return attempt{kind: reconAttemptKind, job: id, n: n} }
 
 // ReadFile implements job.Store.
 func (s *JobStore) ReadFile(ctx context.Context, id uuid.UUID, field string) ([]byte, error) {
@@ -157,6 +162,9 @@ func (s *JobStore) ReadFile(ctx context.Context, id uuid.UUID, field string) ([]
 // Complete implements job.Store.
 func (s *JobStore) Complete(ctx context.Context, id uuid.UUID, attempt int, results []byte, now time.Time) error {
 	return inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		if err := reconAttempt(id, attempt).tag(ctx, tx); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `
 UPDATE recon_jobs SET status = 'completed', completed_at = $3 WHERE id = $1 AND attempt = $2 AND status = 'processing'`, id, attempt, now)
 		if err != nil {
@@ -172,14 +180,16 @@ UPDATE recon_jobs SET status = 'completed', completed_at = $3 WHERE id = $1 AND 
 
 // Fail implements job.Store.
 func (s *JobStore) Fail(ctx context.Context, id uuid.UUID, attempt int, f job.Failure, now time.Time) error {
-	res, err := s.DB.ExecContext(ctx, `
+	return takeOver(ctx, s.DB, reconAttempt(id, attempt), func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `
 UPDATE recon_jobs SET status = 'failed', error_code = $3, error_message = $4, completed_at = $5, attempt = $2
  WHERE id = $1 AND attempt <= $2 AND status = 'processing'`, id, attempt, string(f.Code), f.Message, now)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return job.ErrStale
-	}
-	return nil
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return job.ErrStale
+		}
+		return nil
+	})
 }

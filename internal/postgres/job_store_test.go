@@ -24,6 +24,7 @@ import (
 // jobBundle is a job store over a fresh database, with an insert-only queue and one account.
 type jobBundle struct {
 	db      *sqlx.DB
+	url     string // db's
 	store   *postgres.JobStore
 	account account.Account
 	now     time.Time
@@ -31,13 +32,14 @@ type jobBundle struct {
 
 func setupJobStore(t *testing.T) *jobBundle {
 	t.Helper()
-	db := pgtest.New(t)
+	db, url := pgtest.NewURL(t)
 	q, err := postgres.NewQueue(db, postgres.QueueConfig{Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	acc, err := postgres.NewAccountStore(db).CreateAccount(t.Context(), account.Account{Name: "Acme"})
 	require.NoError(t, err)
 	return &jobBundle{
 		db:      db,
+		url:     url,
 		store:   postgres.NewJobStore(db, q),
 		account: acc,
 		now:     time.Date(2024, 3, 15, 10, 30, 0, 0, time.UTC),

@@ -149,25 +149,17 @@ func (r parseJobRow) job() (parsejob.Job, error) {
 	return j, nil
 }
 
-// getJob runs a query for one job row; sql.ErrNoRows when there is none.
-func (s *ParseJobStore) getJob(ctx context.Context, query string, args ...any) (parsejob.Job, error) {
-	var r parseJobRow
-	if err := s.DB.GetContext(ctx, &r, query, args...); err != nil {
-		return parsejob.Job{}, err
-	}
-	return r.job()
-}
-
 // Get implements parsejob.Store.
 func (s *ParseJobStore) Get(ctx context.Context, accountID, id uuid.UUID) (parsejob.Job, error) {
-	j, err := s.getJob(ctx, `SELECT `+parseJobColumns+` FROM parse_jobs WHERE id = $1 AND account_id = $2`, id, accountID)
+	var r parseJobRow
+	err := s.DB.GetContext(ctx, &r, `SELECT `+parseJobColumns+` FROM parse_jobs WHERE id = $1 AND account_id = $2`, id, accountID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return parsejob.Job{}, parsejob.ErrNotFound
 	}
 	if err != nil {
 		return parsejob.Job{}, fmt.Errorf("get parse job: %w", err)
 	}
-	return j, nil
+	return r.job()
 }
 
 // List implements parsejob.Store: keyset pagination, newest first, on (created_at, id), which
@@ -282,18 +274,24 @@ func (s *ParseJobStore) OldestQueued(ctx context.Context) (time.Time, bool, erro
 
 // Claim implements parsejob.Store.
 func (s *ParseJobStore) Claim(ctx context.Context, id uuid.UUID, attempt int) (parsejob.Job, error) {
-	j, err := s.getJob(ctx, `
+	var r parseJobRow
+	err := takeOver(ctx, s.DB, parseAttempt(id, attempt), func(tx *sqlx.Tx) error {
+		return tx.GetContext(ctx, &r, `
 UPDATE parse_jobs SET attempt = $2, status = 'processing'
  WHERE id = $1 AND status IN ('queued', 'processing') AND attempt < $2
 RETURNING `+parseJobColumns, id, attempt)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return parsejob.Job{}, parsejob.ErrStale
 	}
 	if err != nil {
 		return parsejob.Job{}, fmt.Errorf("claim parse job: %w", err)
 	}
-	return j, nil
+	return r.job()
 }
+
+// parseAttempt is attempt n at parsing job id.
+func parseAttempt(id uuid.UUID, n int) attempt { return attempt{kind: parseAttemptKind, job: id, n: n} }
 
 // ReadFile implements parsejob.Store.
 func (s *ParseJobStore) ReadFile(ctx context.Context, id uuid.UUID) ([]byte, error) {
@@ -335,6 +333,11 @@ func (s *ParseJobStore) Complete(ctx context.Context, id uuid.UUID, attempt int,
 		event = webhook.EventJobReview
 	}
 	err = inConnTx(ctx, s.DB, func(conn *sqlx.Conn, tx *sqlx.Tx) error {
+		// Tagged, so that a newer attempt can end this transaction should this worker freeze in
+		// the COPY (see takeOver).
+		if err := parseAttempt(id, attempt).tag(ctx, tx); err != nil {
+			return err
+		}
 		var accountID uuid.UUID
 		var createdAt time.Time
 		err := tx.QueryRowContext(ctx, `
@@ -533,7 +536,7 @@ func appendCopyText(b []byte, s string, null bool) []byte {
 
 // Fail implements parsejob.Store, with the job.failed webhook event in the same transaction.
 func (s *ParseJobStore) Fail(ctx context.Context, id uuid.UUID, attempt int, f parsejob.Failure, now time.Time) error {
-	err := inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+	err := takeOver(ctx, s.DB, parseAttempt(id, attempt), func(tx *sqlx.Tx) error {
 		var accountID uuid.UUID
 		var createdAt time.Time
 		err := tx.QueryRowContext(ctx, `

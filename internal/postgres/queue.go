@@ -183,12 +183,14 @@ type sweepWorker struct {
 var abandoned = []struct {
 	// table and unfinished are SQL: the job table and its unfinished statuses.
 	table, unfinished string
-	code, message     string
+	// kind is the kind of the table's attempts (see attempt).
+	kind          string
+	code, message string
 	// events: the table's jobs announce their failure to webhooks (job.failed).
 	events bool
 }{
-	{"recon_jobs", "'processing'", string(job.CodeServerError), job.MessageAbandoned, false},
-	{"parse_jobs", "'queued', 'processing'", string(parsejob.CodeInternalError), parsejob.MessageAbandoned, true},
+	{"recon_jobs", "'processing'", reconAttemptKind, string(job.CodeServerError), job.MessageAbandoned, false},
+	{"parse_jobs", "'queued', 'processing'", parseAttemptKind, string(parsejob.CodeInternalError), parsejob.MessageAbandoned, true},
 }
 
 // Work fails the unfinished jobs whose queue row was discarded (attempts exhausted, for instance
@@ -198,7 +200,7 @@ var abandoned = []struct {
 func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
 	var errs []error
 	for _, a := range abandoned {
-		if err := w.sweepJobs(ctx, a.table, a.unfinished, a.code, a.message, a.events); err != nil {
+		if err := w.sweepJobs(ctx, a.table, a.unfinished, a.kind, a.code, a.message, a.events); err != nil {
 			errs = append(errs, fmt.Errorf("sweep %s: %w", a.table, err))
 		}
 	}
@@ -215,21 +217,33 @@ UPDATE webhook_deliveries d
 }
 
 // sweepJobs fails a job table's abandoned jobs, with their job.failed events when events is set.
-func (w *sweepWorker) sweepJobs(ctx context.Context, table, unfinished, code, message string, events bool) error {
+func (w *sweepWorker) sweepJobs(ctx context.Context, table, unfinished, kind, code, message string, events bool) error {
+	// The jobs of table whose queue row is r that the sweep fails; $1 is rescueAfter in seconds.
+	gaveUp := `j.status IN (` + unfinished + `) AND (r.state IN ('discarded', 'cancelled')
+        OR (r.state = 'completed' AND r.finalized_at < now() - make_interval(secs => $1)))`
 	return inTx(ctx, w.db, func(tx *sqlx.Tx) error {
+		// The last attempt at such a job may have frozen in the middle of a COPY, which the server
+		// does not cancel (see takeOver); it would hold the job's row, and so the sweep, until it
+		// ran again. Its backend is ended first.
+		_, err := tx.ExecContext(ctx, `
+SELECT pg_terminate_backend(a.pid)
+  FROM `+table+` j JOIN river_job r ON r.id = j.queue_job_id
+  JOIN pg_stat_activity a ON starts_with(a.application_name, $2::text || ' ' || j.id || ' #')
+ WHERE `+gaveUp+` AND a.pid <> pg_backend_pid()`, w.rescueAfter.Seconds(), kind)
+		if err != nil {
+			return fmt.Errorf("end the attempts at abandoned jobs: %w", err)
+		}
 		var failed []struct {
 			ID          uuid.UUID `db:"id"`
 			AccountID   uuid.UUID `db:"account_id"`
 			CreatedAt   time.Time `db:"created_at"`
 			CompletedAt time.Time `db:"completed_at"`
 		}
-		err := tx.SelectContext(ctx, &failed, `
+		err = tx.SelectContext(ctx, &failed, `
 UPDATE `+table+` j
    SET status = 'failed', error_code = $2, error_message = $3, completed_at = now()
   FROM river_job r
- WHERE r.id = j.queue_job_id AND j.status IN (`+unfinished+`)
-   AND (r.state IN ('discarded', 'cancelled')
-        OR (r.state = 'completed' AND r.finalized_at < now() - make_interval(secs => $1)))
+ WHERE r.id = j.queue_job_id AND `+gaveUp+`
 RETURNING j.id, j.account_id, j.created_at, j.completed_at`, w.rescueAfter.Seconds(), code, message)
 		if err != nil || !events {
 			return err
