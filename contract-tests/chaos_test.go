@@ -319,80 +319,130 @@ func (c *jobCluster) awaitStatus(t *testing.T, id uuid.UUID, want string, timeou
 }
 
 // TestChaosPausedWorkerCannotOverwriteRescuedJob (J2): worker A takes a large job and is
-// paused (SIGSTOP) while it parses or stores; past the rescue time the queue's rescuer gives the
-// job to worker B, which completes it as attempt 2 (if A was paused inside its transaction, the
-// server ended that transaction at A's deadline, so B is not blocked by its rows). When A wakes
-// (SIGCONT), what it then writes is refused: the job keeps B's status, completion time and
-// transactions (no duplicate rows), and the endpoint gets one job.completed event and no
-// job.failed.
+// paused (SIGSTOP), either while it parses or in the middle of the COPY that stores the
+// transactions; past the rescue time the queue's rescuer gives the job to worker B, which
+// completes it as attempt 2. When A wakes (SIGCONT), what it then writes is refused: the job keeps
+// B's status, completion time and transactions (no duplicate rows), and the endpoint gets one
+// job.completed event and no job.failed.
+//
+// A paused in the COPY holds the job's row and its uncommitted rows, and PostgreSQL does not
+// cancel a COPY that waits for its client, so B would wait for A to run again: B ends A's
+// transaction instead, and A, woken, finds its connection gone.
 func TestChaosPausedWorkerCannotOverwriteRescuedJob(t *testing.T) {
 	chaos(t)
-	// A PDF: under 2 MB to read, seconds of parsing, in which A is paused.
-	const pages, perPage = 1000, 30
-	const rows = pages * perPage
-	c := newJobCluster(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8",
-		// The attempt's limit outlasts B's parse on a busy machine; A's pause outlasts the rescue.
-		"STATEMENTD_JOB_TIMEOUT=20s", "STATEMENTD_JOB_RESCUE_AFTER=21s")
-	acct := c.api.newAccount(t, "Paused", "--parse-plan", "business")
-	pc := c.api.parseCaller(t, acct)
-	rcv := newHookReceiver(t, answer(http.StatusOK))
-	created := webhookCaller(pc).create(t, "", parseclient.CreateWebhookJSONRequestBody{Url: rcv.URL})
-	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
-
-	a := c.worker(t, "STATEMENTD_WORKERS=1")
-	file, _ := pdftest.Statement(t, pdftest.Spec{Pages: pages, RowsPerPage: perPage})
-	id := pc.create(t, "big.pdf", file).JobId
-	c.awaitStatus(t, id, "processing", 30*time.Second)
-	// Soon after its claim A has read the file and is parsing it, holding no database lock.
-	time.Sleep(300 * time.Millisecond)
-	a.signal(t, syscall.SIGSTOP)
-	paused := true
-	t.Cleanup(func() {
-		if paused {
-			_ = a.cmd.Process.Signal(syscall.SIGCONT)
-		}
-	})
-	require.Equal(t, 1, c.count(t, `SELECT attempt FROM parse_jobs WHERE id = $1`, id), "A holds attempt 1")
-
-	c.worker(t, "STATEMENTD_WORKERS=1")
-	c.awaitStatus(t, id, "completed", 2*time.Minute)
-	done := pc.job(t, id)
-	require.Equal(t, rows, done.TransactionsCount)
-	require.Equal(t, 2, c.count(t, `SELECT attempt FROM parse_jobs WHERE id = $1`, id), "B completed attempt 2")
-
-	a.signal(t, syscall.SIGCONT)
-	paused = false
-	// A's attempt ends one of two ways: it writes its outcome and the fence refuses it, or, if it
-	// was paused inside its transaction, the server ended that transaction at the attempt's
-	// deadline (so that B was not blocked) and the write fails.
-	deadline := time.Now().Add(time.Minute)
-	for {
-		logs := a.logs.String()
-		if strings.Contains(logs, "a newer attempt holds the job") || strings.Contains(logs, `"msg":"parse attempt failed"`) {
-			t.Logf("worker A's stale attempt ended:\n%s", logs)
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "worker A did not finish its stale attempt within a minute:\n%s", logs)
-		time.Sleep(100 * time.Millisecond)
+	pdf, _ := pdftest.Statement(t, pdftest.Spec{Pages: 1000, RowsPerPage: 30})
+	tests := []struct {
+		name string
+		file string
+		data []byte
+		rows int
+		// pause SIGSTOPs worker A at its point of the attempt.
+		pause func(t *testing.T, c *jobCluster, a *server, id uuid.UUID)
+		// ended is what A logs when its attempt, woken, ends.
+		ended []string
+	}{
+		{
+			// Under 2 MB to read, seconds of parsing, in which A is paused.
+			name: "while it parses", file: "big.pdf", data: pdf, rows: 30_000,
+			pause: func(t *testing.T, c *jobCluster, a *server, id uuid.UUID) {
+				// Soon after its claim A has read the file and is parsing it, holding no lock.
+				time.Sleep(300 * time.Millisecond)
+				a.signal(t, syscall.SIGSTOP)
+			},
+			// A writes its outcome and the fence refuses it; or, if the pause came after the
+			// parse, inside its transaction, B ended that transaction and the write fails.
+			ended: []string{"a newer attempt holds the job", `"msg":"parse attempt failed"`},
+		},
+		{
+			// 14 MB: a COPY of seconds.
+			name: "in the COPY", file: "big.csv", data: compactCSV(500_000), rows: 500_000,
+			pause: func(t *testing.T, c *jobCluster, a *server, id uuid.UUID) {
+				c.awaitCopy(t, id, time.Minute)
+				a.signal(t, syscall.SIGSTOP)
+				require.True(t, c.copying(t, id), "A was paused in the COPY")
+			},
+			ended: []string{`"msg":"parse attempt failed"`},
+		},
 	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newJobCluster(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8",
+				// The attempt's limit outlasts B's parse on a busy machine; A's pause outlasts the
+				// rescue.
+				"STATEMENTD_JOB_TIMEOUT=20s", "STATEMENTD_JOB_RESCUE_AFTER=21s")
+			acct := c.api.newAccount(t, "Paused", "--parse-plan", "business")
+			pc := c.api.parseCaller(t, acct)
+			rcv := newHookReceiver(t, answer(http.StatusOK))
+			created := webhookCaller(pc).create(t, "", parseclient.CreateWebhookJSONRequestBody{Url: rcv.URL})
+			require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
 
-	after := pc.job(t, id)
-	require.Equal(t, parseclient.JobStatusCompleted, after.Status)
-	require.Equal(t, done.CompletedAt, after.CompletedAt, "the completion is B's")
-	require.Equal(t, rows, after.TransactionsCount)
-	require.Equal(t, rows, c.count(t, `SELECT count(*) FROM parse_transactions WHERE job_id = $1`, id), "no duplicate rows")
-	// Let any event A's attempt could have caused arrive before counting.
-	time.Sleep(3 * time.Second)
-	completed := 0
-	for _, reqs := range rcv.deliveries() {
-		var ev deliveredEvent
-		require.NoError(t, json.Unmarshal(reqs[0].body, &ev))
-		if ev.Event == "job.completed" {
-			completed++
-		}
-		require.NotEqual(t, "job.failed", ev.Event, "A's stale attempt failed nothing")
+			a := c.worker(t, "STATEMENTD_WORKERS=1")
+			id := pc.create(t, tc.file, tc.data).JobId
+			c.awaitStatus(t, id, "processing", 30*time.Second)
+			tc.pause(t, c, a, id)
+			paused := true
+			t.Cleanup(func() {
+				if paused {
+					_ = a.cmd.Process.Signal(syscall.SIGCONT)
+				}
+			})
+			require.Equal(t, 1, c.count(t, `SELECT attempt FROM parse_jobs WHERE id = $1`, id), "A holds attempt 1")
+
+			c.worker(t, "STATEMENTD_WORKERS=1")
+			c.awaitStatus(t, id, "completed", 2*time.Minute)
+			done := pc.job(t, id)
+			require.Equal(t, tc.rows, done.TransactionsCount)
+			require.Equal(t, 2, c.count(t, `SELECT attempt FROM parse_jobs WHERE id = $1`, id), "B completed attempt 2")
+
+			a.signal(t, syscall.SIGCONT)
+			paused = false
+			ended := func() bool {
+				return slices.ContainsFunc(tc.ended, func(msg string) bool { return strings.Contains(a.logs.String(), msg) })
+			}
+			deadline := time.Now().Add(time.Minute)
+			for !ended() {
+				require.True(t, time.Now().Before(deadline), "worker A did not finish its stale attempt within a minute:\n%s", a.logs.String())
+				time.Sleep(100 * time.Millisecond)
+			}
+			t.Logf("worker A's stale attempt ended:\n%s", a.logs.String())
+
+			after := pc.job(t, id)
+			require.Equal(t, parseclient.JobStatusCompleted, after.Status)
+			require.Equal(t, done.CompletedAt, after.CompletedAt, "the completion is B's")
+			require.Equal(t, tc.rows, after.TransactionsCount)
+			require.Equal(t, tc.rows, c.count(t, `SELECT count(*) FROM parse_transactions WHERE job_id = $1`, id), "no duplicate rows")
+			// Let any event A's attempt could have caused arrive before counting.
+			time.Sleep(3 * time.Second)
+			completed := 0
+			for _, reqs := range rcv.deliveries() {
+				var ev deliveredEvent
+				require.NoError(t, json.Unmarshal(reqs[0].body, &ev))
+				if ev.Event == "job.completed" {
+					completed++
+				}
+				require.NotEqual(t, "job.failed", ev.Event, "A's stale attempt failed nothing")
+			}
+			require.Equal(t, 1, completed, "one job.completed event")
+		})
 	}
-	require.Equal(t, 1, completed, "one job.completed event")
+}
+
+// copying reports whether attempt 1 at the parsing job is storing its transactions: its
+// transaction (named after the attempt, see pg_stat_activity) is in its COPY.
+func (c *jobCluster) copying(t *testing.T, id uuid.UUID) bool {
+	t.Helper()
+	return c.count(t, `SELECT count(*) FROM pg_stat_activity
+ WHERE application_name = 'parse-job ' || $1 || ' #1' AND state = 'active' AND query LIKE 'COPY parse_transactions %'`, id.String()) == 1
+}
+
+// awaitCopy waits until attempt 1 at the parsing job is in its COPY.
+func (c *jobCluster) awaitCopy(t *testing.T, id uuid.UUID, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !c.copying(t, id) {
+		require.True(t, time.Now().Before(deadline), "attempt 1 at job %s did not start its COPY within %s", id, timeout)
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // TestChaosSIGTERMWithJobsInFlight (J5): a worker running 50 jobs at once gets SIGTERM. It
