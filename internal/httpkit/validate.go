@@ -1,7 +1,9 @@
 package httpkit
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -55,6 +57,7 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 		// quotes, which our parsers handle and report, so the validator must not parse text/csv
 		// parts itself and refuse them with a generic 400.
 		openapi3filter.RegisterBodyDecoder("text/csv", openapi3filter.FileBodyDecoder)
+		openapi3filter.RegisterBodyDecoder(echo.MIMEApplicationJSON, jsonTextDecoder)
 	})
 	spec.Servers = nil
 	router, err := gorillamux.NewRouter(spec)
@@ -117,6 +120,7 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 		}
 		inner, streaming := validate(handler), validateStreaming(streamingHandler)
 		return func(c echo.Context) error {
+			lowerMediaType(c.Request().Header)
 			err := authenticateFirst(c, router, opts.Authenticate)
 			if err == nil {
 				if req := c.Request(); opts.StreamUploads && isUpload(req, router) {
@@ -131,6 +135,37 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 			return err
 		}
 	}, nil
+}
+
+// lowerMediaType lowercases the media type of a Content-Type header and leaves its parameters as
+// they are (a multipart boundary is case-sensitive). Type and subtype are case-insensitive (RFC
+// 9110, section 8.3.1), but the generated handlers compare them as strings, and would take a
+// body sent as APPLICATION/JSON for no body at all.
+func lowerMediaType(h http.Header) {
+	ct := h.Get(echo.HeaderContentType)
+	end := strings.IndexByte(ct, ';')
+	if end < 0 {
+		end = len(ct)
+	}
+	if lower := strings.ToLower(ct[:end]); lower != ct[:end] {
+		h.Set(echo.HeaderContentType, lower+ct[end:])
+	}
+}
+
+// jsonTextDecoder is kin-openapi's JSON body decoder that also refuses anything but whitespace
+// after the value: a JSON text is one value (RFC 8259), and `{...} {...}` would otherwise pass
+// with its second half silently dropped.
+func jsonTextDecoder(body io.Reader, h http.Header, schema *openapi3.SchemaRef, enc openapi3filter.EncodingFn) (any, error) {
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return nil, err
+	}
+	v, err := openapi3filter.JSONBodyDecoder(bytes.NewReader(data), h, schema, enc)
+	if err == nil && !json.Valid(data) {
+		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat,
+			Cause: errors.New("there is more data after the JSON value")}
+	}
+	return v, err
 }
 
 // isUpload reports whether the request is a multipart upload to an operation that declares

@@ -89,3 +89,83 @@ func TestValidatorLeavesAnUploadsBodyToTheHandler(t *testing.T) {
 	require.Equal(t, payload, string(got), "the handler reads all of it")
 	require.Equal(t, 1, authenticated, "the credentials were checked once")
 }
+
+const jsonSpec = `
+openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /things:
+    post:
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [name]
+              properties:
+                name: {type: string}
+      responses:
+        '200': {description: ok}
+  /upload:
+    post:
+      requestBody:
+        required: true
+        content:
+          multipart/form-data:
+            schema:
+              type: object
+              properties:
+                file: {type: string, format: binary}
+      responses:
+        '200': {description: ok}
+`
+
+// TestValidatorReadsMediaTypesAndJSONTextsAsTheRFCsDo: a media type is case-insensitive, and the
+// handler sees it in lower case (its parameters untouched: a boundary is case-sensitive); a JSON
+// body is one value, and data after it is refused.
+func TestValidatorReadsMediaTypesAndJSONTextsAsTheRFCsDo(t *testing.T) {
+	spec, err := openapi3.NewLoader().LoadFromData([]byte(jsonSpec))
+	require.NoError(t, err)
+	mw, err := Validator(spec, ValidatorOptions{})
+	require.NoError(t, err)
+	e := echo.New()
+	e.Use(mw)
+	var seen string
+	record := func(c echo.Context) error {
+		seen = c.Request().Header.Get("Content-Type")
+		return c.NoContent(http.StatusOK)
+	}
+	e.POST("/things", record)
+	e.POST("/upload", record)
+
+	upload := "--AbC\r\nContent-Disposition: form-data; name=\"file\"; filename=\"s.csv\"\r\n\r\nx\r\n--AbC--\r\n"
+	tests := []struct {
+		name, path, contentType, body string
+		want                          int
+		wantSeen                      string
+	}{
+		{"JSON", "/things", "application/json", `{"name":"a"}`, http.StatusOK, "application/json"},
+		{"JSON in capitals", "/things", "APPLICATION/JSON", `{"name":"a"}`, http.StatusOK, "application/json"},
+		{"JSON in mixed case with a charset", "/things", "Application/Json; Charset=UTF-8", `{"name":"a"}`, http.StatusOK,
+			"application/json; Charset=UTF-8"},
+		{"JSON with whitespace around it", "/things", "application/json", " \n{\"name\":\"a\"}\r\n\t ", http.StatusOK, "application/json"},
+		{"JSON followed by another value", "/things", "application/json", `{"name":"a"} {"name":"b"}`, http.StatusBadRequest, ""},
+		{"JSON followed by garbage", "/things", "application/json", `{"name":"a"}x`, http.StatusBadRequest, ""},
+		{"JSON cut short", "/things", "application/json", `{"name":"a"`, http.StatusBadRequest, ""},
+		{"not JSON", "/things", "application/json", `name=a`, http.StatusBadRequest, ""},
+		{"a multipart boundary keeps its case", "/upload", "Multipart/Form-Data; boundary=AbC", upload, http.StatusOK,
+			"multipart/form-data; boundary=AbC"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			seen = ""
+			req := httptest.NewRequest(http.MethodPost, tc.path, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", tc.contentType)
+			rec := httptest.NewRecorder()
+			e.ServeHTTP(rec, req)
+			require.Equal(t, tc.want, rec.Code, rec.Body.String())
+			require.Equal(t, tc.wantSeen, seen)
+		})
+	}
+}
