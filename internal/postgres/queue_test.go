@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -244,4 +245,95 @@ func (b *queueBundle) sweep(t *testing.T) {
 		return b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'sweep_abandoned_jobs' AND state = 'completed'`) > 0
 	}, waitFor, 10*time.Millisecond, "the sweep ran")
 	b.stop(t)
+}
+
+// TestQueueRescuesStuckWorkAtTheHorizon (J6): work left running by a worker that vanished is
+// rescued once its attempt began more than RescueAfter ago, and not before: run again while it
+// has attempts left, discarded (and its job failed by the sweep) when it has none. A rescue
+// larger than the rescuer's batch (10,000 rows) is done whole.
+func TestQueueRescuesStuckWorkAtTheHorizon(t *testing.T) {
+	t.Parallel()
+	b := setupQueue(t, nil)
+	ctx := t.Context()
+	const horizon = `now() - make_interval(secs => $2)`
+	stuck := func(attempt int, past string) string {
+		return fmt.Sprintf(`UPDATE river_job SET state = 'running', attempt = %d, attempted_at = %s - interval '%s',
+       attempted_by = '{vanished}' WHERE id = $1`, attempt, horizon, past)
+	}
+	tests := []struct {
+		name  string
+		stuck string
+		// wantState is the work's state once the queue is done with it; wantAttempt is the
+		// attempt the processor is called with, 0 for none.
+		wantState   string
+		wantAttempt int
+		wantStatus  job.Status
+	}{
+		{"an hour past the horizon: run again", stuck(1, "1 hour"), "completed", 2, job.StatusProcessing},
+		{"a minute past the horizon: run again", stuck(1, "1 minute"), "completed", 2, job.StatusProcessing},
+		{"a minute short of the horizon: left running", stuck(1, "-1 minute"), "running", 0, job.StatusProcessing},
+		{"past the horizon at its last attempt: discarded, the job failed", stuck(postgres.MaxAttempts, "1 hour"), "discarded", 0, job.StatusFailed},
+	}
+	ids := make([]uuid.UUID, len(tests))
+	for i, tc := range tests {
+		j := b.create(t)
+		ids[i] = j.ID
+		var queued int64
+		require.NoError(t, b.db.GetContext(ctx, &queued, `SELECT queue_job_id FROM recon_jobs WHERE id = $1`, j.ID))
+		_, err := b.db.ExecContext(ctx, tc.stuck, queued, postgres.DefaultRescueAfter.Seconds())
+		require.NoError(t, err, tc.name)
+	}
+	// One more row than the rescuer's batch, at their last attempt.
+	const batch = 10_000
+	_, err := b.db.ExecContext(ctx, `
+INSERT INTO river_job (args, attempt, attempted_at, attempted_by, kind, max_attempts, queue, state, priority, scheduled_at)
+SELECT jsonb_build_object('job_id', gen_random_uuid()), $1, now() - interval '1 day', '{vanished}', 'reconcile', $1,
+       'reconcile', 'running', 1, now() - interval '1 day'
+  FROM generate_series(1, $2)`, postgres.MaxAttempts, batch+1)
+	require.NoError(t, err)
+
+	b.start(t)
+	want := map[uuid.UUID]int{}
+	for i, tc := range tests {
+		if tc.wantAttempt != 0 {
+			want[ids[i]] = tc.wantAttempt
+		}
+	}
+	// The rescuer runs when the queue starts; the rescued work is due again a second or so later
+	// and made available by River's scheduler, which runs every 5 s.
+	got := map[uuid.UUID]int{}
+	for timeout := time.After(6 * waitFor); len(got) < len(want); {
+		select {
+		case c := <-b.calls:
+			got[c.id] = c.attempt
+		case <-timeout:
+			t.Fatalf("the rescued work ran %v, want %v", got, want)
+		}
+	}
+	require.Equal(t, want, got, "the rescued work with attempts left runs again, as its next attempt")
+	state := func(id uuid.UUID) string {
+		var s string
+		require.NoError(t, b.db.GetContext(ctx, &s, `SELECT r.state FROM river_job r JOIN recon_jobs j ON j.queue_job_id = r.id WHERE j.id = $1`, id))
+		return s
+	}
+	require.Eventually(t, func() bool {
+		for i, tc := range tests {
+			if state(ids[i]) != tc.wantState {
+				return false
+			}
+			if j, err := b.store.Get(ctx, b.account.ID, account.Production, ids[i]); err != nil || j.Status != tc.wantStatus {
+				return false
+			}
+		}
+		return b.count(t, `SELECT count(*) FROM river_job WHERE attempted_by = '{vanished}' AND state = 'discarded'`) == batch+2
+	}, 6*waitFor, 50*time.Millisecond, "every row ends as its case says, and every row of the batch and one is discarded")
+	b.stop(t)
+	for i, tc := range tests {
+		require.Equal(t, tc.wantState, state(ids[i]), tc.name)
+	}
+	select {
+	case c := <-b.calls:
+		t.Fatalf("an extra call: %+v", c)
+	default:
+	}
 }
