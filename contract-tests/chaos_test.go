@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -154,8 +155,9 @@ func (c *jobCluster) awaitNoRunningQueueJobs(t *testing.T, kind string, timeout 
 }
 
 // uploadAll uploads n copies of a multipart body as a client that must not lose one would: each with its
-// own Idempotency-Key, retried with that key after a 429 or 503 (waiting Retry-After) or a
-// broken connection. It returns the accepted jobs' ids; any other answer is an error.
+// own Idempotency-Key, retried with that key after a 409 (the key's first request is still in
+// progress, or was cut off by a crash), a 429 or 503 (waiting Retry-After) or a broken
+// connection. It returns the accepted jobs' ids; any other answer is an error.
 func uploadAll(pc parseCaller, n, concurrency int, ct string, body []byte) ([]uuid.UUID, error) {
 	var (
 		mu       sync.Mutex
@@ -190,7 +192,7 @@ func uploadUntilAccepted(pc parseCaller, key, ct string, body []byte) (uuid.UUID
 		switch {
 		case err == nil && r.StatusCode() == http.StatusAccepted:
 			return r.JSON202.Data.JobId, nil
-		case err == nil && r.StatusCode() != http.StatusTooManyRequests && r.StatusCode() != http.StatusServiceUnavailable:
+		case err == nil && !slices.Contains([]int{http.StatusConflict, http.StatusTooManyRequests, http.StatusServiceUnavailable}, r.StatusCode()):
 			return uuid.Nil, fmt.Errorf("%d %s", r.StatusCode(), r.Body)
 		case time.Now().After(deadline):
 			return uuid.Nil, fmt.Errorf("not accepted within 3 minutes: %v", err)
@@ -316,6 +318,99 @@ func (c *jobCluster) awaitStatus(t *testing.T, id uuid.UUID, want string, timeou
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// TestChaosAPIKilledMidUploadLosesNoJob (J4): API processes are killed with SIGKILL while 16
+// clients upload, each request with its own Idempotency-Key. A request cut off by the kill may
+// have been refused, stored but not answered, or not stored at all; the client cannot tell, and
+// retries it with the same key on another API process. Then every key has exactly one job (the
+// one its first answer named, if it had one), the quota counts each job once, and no stored file
+// is without its job.
+func TestChaosAPIKilledMidUploadLosesNoJob(t *testing.T) {
+	chaos(t)
+	const rounds, clients, perClient, killAfter = 3, 16, 10, 40
+	c := newJobCluster(t)
+	acct := c.api.newAccount(t, "Killed", "--parse-plan", "business")
+	key := c.api.parseCaller(t, acct).key
+	ct, body := fileUpload(t, "s.csv", simpleCSV(20))
+	caller := func(s *server) parseCaller { return parseCaller{pc: parseClient(t, s.ParseURL), key: key} }
+
+	answered := map[string]uuid.UUID{} // key -> the job its first answer named
+	var cutOff []string                // keys whose request got no answer
+	committedUnanswered := 0
+	for round := range rounds {
+		api := c.worker(t, "STATEMENTD_ROLE=api")
+		pc := caller(api)
+		var (
+			mu       sync.Mutex
+			accepted atomic.Int32
+			wg       sync.WaitGroup
+		)
+		for range clients {
+			wg.Go(func() {
+				for range perClient {
+					k := uuid.NewString()
+					params := &parseclient.CreateJobParams{IdempotencyKey: &k}
+					r, err := pc.pc.CreateJobWithBodyWithResponse(context.Background(), params, ct, bytes.NewReader(body), bearer(pc.key))
+					ok := err == nil && r.StatusCode() == http.StatusAccepted
+					mu.Lock()
+					if ok {
+						answered[k] = r.JSON202.Data.JobId
+					} else {
+						// No answer, or one without the job (a 429): retried below.
+						cutOff = append(cutOff, k)
+					}
+					mu.Unlock()
+					if err != nil {
+						return // the process is gone
+					}
+					if ok {
+						accepted.Add(1)
+					}
+				}
+			})
+		}
+		deadline := time.Now().Add(time.Minute)
+		for accepted.Load() < killAfter {
+			require.True(t, time.Now().Before(deadline), "round %d: %d uploads answered in a minute", round, accepted.Load())
+			time.Sleep(time.Millisecond)
+		}
+		api.kill(t)
+		wg.Wait()
+		// What the killed process committed without answering: keys recorded done.
+		mu.Lock()
+		for _, k := range cutOff {
+			committedUnanswered += c.count(t, `SELECT count(*) FROM idempotency_keys WHERE key = $1 AND state = 'done'`, k)
+		}
+		mu.Unlock()
+	}
+
+	// A surviving API process; each cut-off request is retried until accepted, each answered one
+	// once more, with its key.
+	pc := caller(c.api)
+	jobOf := map[string]uuid.UUID{}
+	for _, k := range cutOff {
+		id, err := uploadUntilAccepted(pc, k, ct, body)
+		require.NoError(t, err)
+		jobOf[k] = id
+	}
+	for k, want := range answered {
+		id, err := uploadUntilAccepted(pc, k, ct, body)
+		require.NoError(t, err)
+		require.Equal(t, want, id, "the retry of an answered upload names its job")
+		jobOf[k] = id
+	}
+	t.Logf("%d uploads answered before the kills; %d cut off, of which %d had been stored", len(answered), len(cutOff), committedUnanswered)
+	require.NotEmpty(t, cutOff, "the kills cut requests off")
+
+	keys := len(answered) + len(cutOff)
+	require.Equal(t, keys, c.count(t, `SELECT count(*) FROM parse_jobs WHERE account_id = $1`, acct), "one job per key")
+	for k, id := range jobOf {
+		require.Equal(t, 1, c.count(t, `SELECT count(*) FROM idempotency_keys WHERE key = $1 AND state = 'done' AND resource_id = $2`, k, id), k)
+	}
+	require.Equal(t, keys, c.count(t, `SELECT coalesce(sum(used), 0) FROM job_quota WHERE account_id = $1`, acct), "each job charged once")
+	require.Zero(t, c.count(t, `SELECT count(*) FROM uploads u WHERE NOT EXISTS (SELECT 1 FROM parse_jobs j WHERE j.upload_id = u.id)
+   AND NOT EXISTS (SELECT 1 FROM recon_jobs j WHERE u.id IN (j.bank_upload, j.expected_upload))`), "no file without its job")
 }
 
 // TestChaosPausedWorkerCannotOverwriteRescuedJob (J2): worker A takes a large job and is
