@@ -1,9 +1,7 @@
 package bai2
 
 import (
-	"bytes"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -105,16 +103,14 @@ func BenchmarkBAI2vsLimits(b *testing.B) {
 	})
 	b.Run("bytes-count", func(b *testing.B) {
 		data, tx := bai2Bench()
-		measure(b, data, tx, func() error {
-			if n := bytes.Count(data, newline); n < tx {
+		statementtest.Measure(b, data, tx, func() error {
+			if n := statementtest.Lines(data); n < tx {
 				return fmt.Errorf("%d lines for %d transactions", n, tx)
 			}
 			return nil
 		})
 	})
 }
-
-var newline = []byte{'\n'}
 
 // BenchmarkParseCorpus parses the corpus's Goldman Sachs file with its group repeated to about
 // 20 MB: real records rather than generated ones. It reports MB/s, tx/s and cpu-MB/s.
@@ -139,31 +135,11 @@ func BenchmarkParseCorpus(b *testing.B) {
 
 // benchParse measures Parse over data, which holds tx transactions.
 func benchParse(b *testing.B, data []byte, tx int) {
-	measure(b, data, tx, func() error {
+	statementtest.Measure(b, data, tx, func() error {
 		st, err := Parse(data, statement.Options{})
 		if err == nil && len(st.Transactions) != tx {
 			err = fmt.Errorf("%d transactions, want %d", len(st.Transactions), tx)
 		}
 		return err
 	})
-}
-
-// measure runs pass b.N times over data and reports, beside ns/op and the MB/s of SetBytes,
-// tx/s (tx transactions a pass) and cpu-MB/s: MB per CPU-second of the whole process, all
-// threads and garbage collection included, the figure that does not depend on what else the
-// machine runs.
-func measure(b *testing.B, data []byte, tx int, pass func() error) {
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	runtime.GC() // the setup's garbage is not the loop's to collect
-	cpu0 := statementtest.CPUTime()
-	for b.Loop() {
-		if err := pass(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(tx)*float64(b.N)/b.Elapsed().Seconds(), "tx/s")
-	if used := statementtest.CPUTime() - cpu0; cpu0 > 0 && used > 0 {
-		b.ReportMetric(float64(len(data))*float64(b.N)/1e6/used.Seconds(), "cpu-MB/s")
-	}
 }

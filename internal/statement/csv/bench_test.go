@@ -82,7 +82,7 @@ var csvBench = sync.OnceValues(func() ([]byte, int) {
 func BenchmarkCSVvsLimits(b *testing.B) {
 	b.Run("parse", func(b *testing.B) {
 		data, tx := csvBench()
-		measure(b, data, tx, func() error {
+		statementtest.Measure(b, data, tx, func() error {
 			st, err := Parse(data, statement.Options{})
 			if err == nil && len(st.Transactions) != tx {
 				err = fmt.Errorf("%d transactions, want %d", len(st.Transactions), tx)
@@ -92,7 +92,7 @@ func BenchmarkCSVvsLimits(b *testing.B) {
 	})
 	b.Run("encoding-csv", func(b *testing.B) {
 		data, tx := csvBench()
-		measure(b, data, tx, func() error {
+		statementtest.Measure(b, data, tx, func() error {
 			r := stdcsv.NewReader(bytes.NewReader(data))
 			r.Comma = ';'
 			r.FieldsPerRecord = -1
@@ -105,35 +105,13 @@ func BenchmarkCSVvsLimits(b *testing.B) {
 	})
 	b.Run("bytes-count", func(b *testing.B) {
 		data, tx := csvBench()
-		measure(b, data, tx, func() error {
-			if n := bytes.Count(data, newline); n < tx {
+		statementtest.Measure(b, data, tx, func() error {
+			if n := statementtest.Lines(data); n < tx {
 				return fmt.Errorf("%d lines for %d transactions", n, tx)
 			}
 			return nil
 		})
 	})
-}
-
-var newline = []byte{'\n'}
-
-// measure runs pass b.N times over data and reports, beside ns/op and the MB/s of SetBytes,
-// tx/s (tx transactions a pass) and cpu-MB/s: MB per CPU-second of the whole process, all
-// threads and garbage collection included, the figure that does not depend on what else the
-// machine runs.
-func measure(b *testing.B, data []byte, tx int, pass func() error) {
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	runtime.GC() // the setup's garbage is not the loop's to collect
-	cpu0 := statementtest.CPUTime()
-	for b.Loop() {
-		if err := pass(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(tx)*float64(b.N)/b.Elapsed().Seconds(), "tx/s")
-	if used := statementtest.CPUTime() - cpu0; cpu0 > 0 && used > 0 {
-		b.ReportMetric(float64(len(data))*float64(b.N)/1e6/used.Seconds(), "cpu-MB/s")
-	}
 }
 
 // TestMemory25MiB measures the heap a 25 MiB file needs: the peak of HeapInuse sampled while

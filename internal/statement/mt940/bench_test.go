@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"runtime"
 	"sync"
 	"testing"
 	"unicode/utf8"
@@ -136,16 +135,14 @@ func BenchmarkMT940vsLimits(b *testing.B) {
 	})
 	b.Run("bytes-count", func(b *testing.B) {
 		data, tx := mt940Bench()
-		measure(b, data, tx, func() error {
-			if n := bytes.Count(data, newline); n < tx {
+		statementtest.Measure(b, data, tx, func() error {
+			if n := statementtest.Lines(data); n < tx {
 				return fmt.Errorf("%d lines for %d transactions", n, tx)
 			}
 			return nil
 		})
 	})
 }
-
-var newline = []byte{'\n'}
 
 // BenchmarkParseCorpus parses about 20 MB of the corpus's real statements concatenated (see
 // benchInput), for the mix of banks and :86: structures a generator does not have. It reports
@@ -161,30 +158,11 @@ func BenchmarkParseCorpus(b *testing.B) {
 
 // benchParse measures Parse over data, which holds tx transactions.
 func benchParse(b *testing.B, data []byte, tx int) {
-	measure(b, data, tx, func() error {
+	statementtest.Measure(b, data, tx, func() error {
 		st, err := Parse(data, statement.Options{})
 		if err == nil && len(st.Transactions) != tx {
 			err = fmt.Errorf("%d transactions, want %d", len(st.Transactions), tx)
 		}
 		return err
 	})
-}
-
-// measure runs pass b.N times over data and reports, beside ns/op and the MB/s of SetBytes,
-// tx/s (tx transactions a pass) and cpu-MB/s: MB per CPU-second of the whole process (parsing
-// and garbage collection), which stays meaningful on a machine busy with other work.
-func measure(b *testing.B, data []byte, tx int, pass func() error) {
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	runtime.GC() // the setup's garbage is not the loop's to collect
-	cpu0 := statementtest.CPUTime()
-	for b.Loop() {
-		if err := pass(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(tx)*float64(b.N)/b.Elapsed().Seconds(), "tx/s")
-	if used := (statementtest.CPUTime() - cpu0).Seconds(); cpu0 > 0 && used > 0 {
-		b.ReportMetric(float64(b.N)*float64(len(data))/1e6/used, "cpu-MB/s")
-	}
 }

@@ -5,10 +5,8 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"runtime"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/statement/statementtest"
@@ -103,7 +101,7 @@ var benchTxXML = sync.OnceValue(func() int { x, _ := benchFiles(); return benchT
 
 // benchParse measures Parse over data, which holds tx transactions.
 func benchParse(b *testing.B, data []byte, tx int) {
-	measure(b, data, tx, func() error {
+	statementtest.Measure(b, data, tx, func() error {
 		st, err := Parse(data, statement.Options{})
 		if err == nil && len(st.Transactions) != tx {
 			err = fmt.Errorf("%d transactions, want %d", len(st.Transactions), tx)
@@ -131,7 +129,7 @@ func BenchmarkOFXvsLimits(b *testing.B) {
 	})
 	b.Run("xml-token-scan", func(b *testing.B) {
 		x, _ := benchFiles()
-		measure(b, x, benchTxXML(), func() error {
+		statementtest.Measure(b, x, benchTxXML(), func() error {
 			d := xml.NewDecoder(bytes.NewReader(x))
 			for {
 				if _, err := d.Token(); err != nil {
@@ -146,8 +144,8 @@ func BenchmarkOFXvsLimits(b *testing.B) {
 	b.Run("bytes-count", func(b *testing.B) {
 		x, _ := benchFiles()
 		tx := benchTxXML()
-		measure(b, x, tx, func() error {
-			if n := bytes.Count(x, newline); n < tx {
+		statementtest.Measure(b, x, tx, func() error {
+			if n := statementtest.Lines(x); n < tx {
 				return fmt.Errorf("%d lines for %d transactions", n, tx)
 			}
 			return nil
@@ -155,30 +153,12 @@ func BenchmarkOFXvsLimits(b *testing.B) {
 	})
 }
 
-var newline = []byte{'\n'}
-
 // BenchmarkParseSGML parses the same records as OFX 1.02 SGML with unclosed leaves (about
 // 20 MiB); it reports MB/s, tx/s and cpu-MB/s as BenchmarkOFXvsLimits/parse does, to set the
 // two syntaxes side by side.
 func BenchmarkParseSGML(b *testing.B) {
 	_, s := benchFiles()
 	benchParse(b, s, benchTx(s))
-}
-
-// measure runs pass b.N times over data and reports, beside ns/op and the MB/s of SetBytes,
-// tx/s (tx transactions a pass) and cpu-MB/s.
-func measure(b *testing.B, data []byte, tx int, pass func() error) {
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	runtime.GC() // the setup's garbage is not the loop's to collect
-	start := statementtest.CPUTime()
-	for b.Loop() {
-		if err := pass(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(tx)*float64(b.N)/b.Elapsed().Seconds(), "tx/s")
-	reportCPU(b, start, len(data))
 }
 
 // BenchmarkEncodingXMLRawToken is encoding/xml's cheaper RawToken loop over the same file.
@@ -199,18 +179,11 @@ func BenchmarkEncodingXMLRawToken(b *testing.B) {
 			}
 		}
 	}
-	reportCPU(b, start, len(x))
+	statementtest.ReportCPU(b, start, len(x))
 }
 
 // cpuTime returns the CPU time this process has used. The benchmarks report throughput per
 // CPU second ("cpu-MB/s") beside the wall-clock MB/s, because on a shared machine the wall
-
-// reportCPU reports the throughput per CPU second of n runs over size bytes since start.
-func reportCPU(b *testing.B, start time.Duration, size int) {
-	if d := statementtest.CPUTime() - start; d > 0 {
-		b.ReportMetric(float64(size)*float64(b.N)/d.Seconds()/1e6, "cpu-MB/s")
-	}
-}
 
 // BenchmarkScan is this package's tokenizer alone over the OFX 2 XML file: the counterpart of
 // BenchmarkEncodingXMLRawToken.
@@ -231,5 +204,5 @@ func BenchmarkScan(b *testing.B) {
 			b.Fatal("no tokens")
 		}
 	}
-	reportCPU(b, start, len(x))
+	statementtest.ReportCPU(b, start, len(x))
 }

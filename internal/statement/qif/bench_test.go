@@ -3,10 +3,8 @@ package qif
 import (
 	"bytes"
 	"fmt"
-	"runtime"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/statement/statementtest"
@@ -47,7 +45,7 @@ var qifBench = sync.OnceValues(func() ([]byte, int) {
 func BenchmarkQIFvsLimits(b *testing.B) {
 	b.Run("parse", func(b *testing.B) {
 		data, tx := qifBench()
-		measure(b, data, tx, func() error {
+		statementtest.Measure(b, data, tx, func() error {
 			st, err := Parse(data, statement.Options{})
 			if err == nil && len(st.Transactions) != tx {
 				err = fmt.Errorf("%d transactions, want %d", len(st.Transactions), tx)
@@ -57,8 +55,8 @@ func BenchmarkQIFvsLimits(b *testing.B) {
 	})
 	b.Run("bytes-count", func(b *testing.B) {
 		data, tx := qifBench()
-		measure(b, data, tx, func() error {
-			if n := bytes.Count(data, newline); n < tx {
+		statementtest.Measure(b, data, tx, func() error {
+			if n := statementtest.Lines(data); n < tx {
 				return fmt.Errorf("%d lines for %d transactions", n, tx)
 			}
 			return nil
@@ -66,30 +64,5 @@ func BenchmarkQIFvsLimits(b *testing.B) {
 	})
 }
 
-var newline = []byte{'\n'}
-
-// measure runs pass b.N times over data and reports, beside ns/op and the MB/s of SetBytes,
-// tx/s (tx transactions a pass) and cpu-MB/s.
-func measure(b *testing.B, data []byte, tx int, pass func() error) {
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	runtime.GC() // the setup's garbage is not the loop's to collect
-	start := statementtest.CPUTime()
-	for b.Loop() {
-		if err := pass(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(tx)*float64(b.N)/b.Elapsed().Seconds(), "tx/s")
-	reportCPU(b, start, len(data))
-}
-
 // cpuTime returns the CPU time this process has used. The benchmarks report throughput per
 // CPU second ("cpu-MB/s") beside the wall-clock MB/s, because on a shared machine the wall
-
-// reportCPU reports the throughput per CPU second of n runs over size bytes since start.
-func reportCPU(b *testing.B, start time.Duration, size int) {
-	if d := statementtest.CPUTime() - start; d > 0 {
-		b.ReportMetric(float64(size)*float64(b.N)/d.Seconds()/1e6, "cpu-MB/s")
-	}
-}
