@@ -166,6 +166,27 @@ func TestParseTableLayouts(t *testing.T) {
 				cell(50, 652, "21.01.2024") + cell(120, 652, "Fee") + right(360, 652, "-20.00") + "ET",
 			want: []string{"Salary|50", "Fee|-20"},
 		},
+		{
+			// US checking statements (Chase, Wells Fargo) print a table per section, amounts
+			// unsigned, rows as MM/DD with the period in the page header, and a table of daily
+			// balances that holds no transactions.
+			name: "sections give the sign of their tables, each table with its own columns",
+			content: "BT /F1 10 Tf\n" + cell(300, 800, "July 1, 2022 through July 31, 2022") +
+				cell(50, 770, "DEPOSITS AND ADDITIONS") +
+				cell(50, 756, "DATE") + cell(100, 756, "DESCRIPTION") + right(500, 756, "AMOUNT") +
+				cell(50, 742, "07/01") + cell(100, 742, "Payroll ACME") + right(500, 742, "$2,000.00") +
+				cell(50, 728, "Total Deposits and Additions") + right(500, 728, "$2,000.00") +
+				cell(50, 700, "CHECKS PAID") +
+				cell(50, 686, "CHECK NO.") + cell(200, 686, "DATE PAID") + right(500, 686, "AMOUNT") +
+				cell(50, 672, "1021") + cell(200, 672, "07/05") + right(500, 672, "250.00") +
+				cell(50, 644, "ELECTRONIC WITHDRAWALS") +
+				cell(50, 630, "DATE") + cell(100, 630, "DESCRIPTION") + right(500, 630, "AMOUNT") +
+				cell(50, 616, "07/08") + cell(100, 616, "Card Purchase 07/07 Amazon") + right(500, 616, "112.13") +
+				cell(50, 588, "DAILY ENDING BALANCE") +
+				cell(50, 574, "DATE") + right(200, 574, "AMOUNT") + cell(250, 574, "DATE") + right(400, 574, "AMOUNT") +
+				cell(50, 560, "07/01") + right(200, 560, "2,000.00") + cell(250, 560, "07/08") + right(400, 560, "1,637.87") + "ET",
+			want: []string{"Payroll ACME|2000", "1021|-250", "Card Purchase 07/07 Amazon|-112.13"},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,8 +32,12 @@ type grid struct {
 	// skipped counts lines left out as page decoration, for the dialect.
 	skipped int
 	// outside is the text of the lines around the table (preamble, page headers and
-	// footers), where a statement names its bank.
+	// footers), where a statement names its bank and its period.
 	outside []string
+	// roles are the main columns' roles as the table reader names them ("date", "amount").
+	roles []string
+	// card: a credit card statement, whose plain amounts are charges.
+	card bool
 }
 
 // column is a span of the page that holds one column of the table.
@@ -116,7 +120,7 @@ func chooseHeader(pages [][]line) *line {
 	for pi := range pages {
 		for li := range pages[pi] {
 			l := &pages[pi][li]
-			if isHeader(l) {
+			if isTxHeader(l) {
 				active = headerKey(l)
 				if _, ok := first[active]; !ok {
 					first[active] = l
@@ -153,33 +157,24 @@ func datedAmount(l *line) bool {
 
 // buildGrid rebuilds the statement's table from the lines of all pages.
 //
-// The header is the line that names the transaction table's columns (chooseHeader). The columns are the spans of the page that
-// the header's cells and the cells of row-like lines (a date or an amount) cover: text of
-// different columns never overlaps horizontally, so the union of those cells' extents falls
-// apart into one interval per column, whether the column is left- or right-aligned. A header
-// cell names the interval it lies in; an interval holding two header cells is split between
-// them. Every line of the table region is then cut into those columns word by word.
+// A statement prints one or several tables: one per section (deposits, checks paid,
+// withdrawals), or one that runs over pages with its header repeated. Each line that names
+// the columns of a transaction table (a date and money among its names) starts a block that
+// runs until the next such header; blocks under the same header share their columns. The
+// columns of a header are the spans of the page that the header's cells and the cells of its
+// row-like lines (a date or an amount) cover: text of different columns never overlaps
+// horizontally, so the union of those cells' extents falls apart into one interval per
+// column, whether the column is left- or right-aligned. A header cell names the interval it
+// lies in; an interval holding two header cells is split between them.
+//
+// The main header (chooseHeader) gives the table handed to the table reader its columns;
+// other headers' columns are put under the main column of the same role (date, amount,
+// balance, ...), text without a counterpart under the description. A section title above a
+// table ("DEPOSITS AND ADDITIONS", "CHECKS PAID", "Paid out") gives the sign of its unsigned
+// amounts; a table of daily balances, or one without dates, is no transaction table.
 func buildGrid(pages [][]line) *grid {
 	g := &grid{}
-	// Find the header, then per page where the table starts: after the header or its repeat.
 	hdr := chooseHeader(pages)
-	key := ""
-	if hdr != nil {
-		key = headerKey(hdr)
-	}
-	starts := make([]int, len(pages)) // index of the first table line on each page
-	for pi, pg := range pages {
-		starts[pi] = -1
-		if hdr == nil || pi < hdr.page-1 {
-			continue
-		}
-		for li := range pg {
-			if l := &pg[li]; l == hdr || (pi > hdr.page-1 || li > hdr.no-1) && headerKey(l) == key {
-				starts[pi] = li + 1
-				break
-			}
-		}
-	}
 	if hdr == nil {
 		// No header: every line is a row of its own cells, for the table reader to judge.
 		for _, pg := range pages {
@@ -189,39 +184,36 @@ func buildGrid(pages [][]line) *grid {
 		}
 		return g
 	}
-	// Pages after the header's that repeat no header: the table starts below the running
-	// page header, at the first row-like line.
-	seenHeader := false
+	g.card = cardStatement(pages)
+
+	// Where each page's table region starts and ends. On the page of the first transaction
+	// header it starts there; on later pages at the first header or row-like line (what is
+	// above is a running page header); it ends at the last row-like line, with the wrapped
+	// description lines right under it.
+	first := firstTxHeader(pages)
+	starts := make([]int, len(pages))
+	ends := make([]int, len(pages))
 	for pi, pg := range pages {
-		if starts[pi] >= 0 {
-			seenHeader = true
-			continue
-		}
-		if !seenHeader {
+		starts[pi], ends[pi] = -1, -1
+		if pi < first.page-1 {
 			continue
 		}
 		for li := range pg {
-			if rowLike(&pg[li]) {
+			l := &pg[li]
+			if (pi == first.page-1 && l == first) || (pi > first.page-1 && (isTxHeader(l) || rowLike(l))) {
 				starts[pi] = li
 				break
 			}
 		}
-	}
-	// Table lines end at the last row-like line of the page; what follows is a footer,
-	// unless it is a summary the table reader wants (opening/closing balance, totals): those
-	// are row-like too, having an amount.
-	ends := make([]int, len(pages))
-	for pi, pg := range pages {
-		ends[pi] = starts[pi]
 		if starts[pi] < 0 {
 			continue
 		}
+		ends[pi] = starts[pi] + 1
 		for li := starts[pi]; li < len(pg); li++ {
-			if rowLike(&pg[li]) {
+			if rowLike(&pg[li]) || isTxHeader(&pg[li]) {
 				ends[pi] = li + 1
 			}
 		}
-		// The last row's wrapped description lines, right under it, belong to the table.
 		for li := ends[pi]; li > 0 && li < len(pg); li++ {
 			prev, l := &pg[li-1], &pg[li]
 			if prev.y-l.y > 2.2*l.size || anyAmount(l) || pageNumber(strings.ToLower(l.text())) {
@@ -230,28 +222,73 @@ func buildGrid(pages [][]line) *grid {
 			ends[pi] = li + 1
 		}
 	}
-	g.columns = findColumns(hdr, pages, starts, ends)
-	markColumns(g.columns, pages, starts, ends)
-	g.columns = mergeUntitled(g.columns)
+	inRegion := func(pi, li int) bool { return starts[pi] >= 0 && li >= starts[pi] && li < ends[pi] }
+
+	// The blocks: every table line under the header in force, by header key.
+	tables := map[string]*table{}
+	var cur *table
+	for pi, pg := range pages {
+		for li := range pg {
+			l := &pg[li]
+			if !inRegion(pi, li) {
+				continue
+			}
+			if isHeader(l) {
+				cur = nil
+				if isTxHeader(l) {
+					k := headerKey(l)
+					if tables[k] == nil {
+						tables[k] = &table{hdr: l}
+					}
+					cur = tables[k]
+				}
+				continue
+			}
+			if cur != nil {
+				cur.all = append(cur.all, l)
+				if rowLike(l) && anyAmount(l) {
+					cur.lines = append(cur.lines, l)
+				}
+			}
+		}
+	}
+	for _, t := range tables {
+		t.cols = findColumns(t.hdr, t.lines)
+		markColumns(t.cols, t.all)
+		t.cols = mergeUntitled(t.cols)
+		t.roles = make([]string, len(t.cols))
+		for i, c := range t.cols {
+			t.roles[i] = tabular.HeaderRole(c.title)
+		}
+	}
+	main := tables[headerKey(hdr)]
+	g.columns = main.cols
+	g.roles = main.roles
+	for _, t := range tables {
+		t.toMain = g.mapColumns(t, t == main)
+	}
 	g.header = gridRow{cells: make([]string, len(g.columns)), pos: statement.Position{Page: hdr.page, Line: hdr.no},
 		raw: hdr.text(), y: hdr.y, lines: 1}
 	for i, c := range g.columns {
 		g.header.cells[i] = c.title
 	}
 
+	cur = nil
+	section := sectionNone
 	for pi, pg := range pages {
 		for li := range pg {
 			l := &pg[li]
-			inTable := starts[pi] >= 0 && li >= starts[pi] && li < ends[pi]
 			switch {
-			case l == hdr:
-			case pi < hdr.page-1 || pi == hdr.page-1 && li < hdr.no-1:
+			case pi < first.page-1 || pi == first.page-1 && li < first.no-1:
 				g.preamble = append(g.preamble, plainRow(l))
 				g.outside = append(g.outside, l.text())
-			case !inTable && (starts[pi] < 0 || li < starts[pi]):
+				if k := sectionOf(l); k != sectionNone {
+					section = k
+				}
+			case !inRegion(pi, li) && (starts[pi] < 0 || li < starts[pi]):
 				g.skipped++ // a running page header above the table
 				g.outside = append(g.outside, l.text())
-			case !inTable:
+			case !inRegion(pi, li):
 				g.outside = append(g.outside, l.text())
 				if decoration(l) {
 					g.skipped++
@@ -260,14 +297,232 @@ func buildGrid(pages [][]line) *grid {
 				// A line after the table that is no page furniture: a summary or notice, kept
 				// for the table reader, which knows balance and total labels.
 				g.rows = append(g.rows, plainRow(l))
-			case headerKey(l) == key:
-				g.skipped++ // the header repeated
+			case isHeader(l):
+				if l != hdr {
+					g.skipped++
+				}
+				cur = nil
+				if isTxHeader(l) {
+					cur = tables[headerKey(l)]
+				} else {
+					g.outside = append(g.outside, l.text())
+				}
+			case cur == nil || section == sectionSkip:
+				// Lines of a table that holds no transactions (daily balances, a summary box),
+				// or text between tables: a section title, prose.
+				g.outside = append(g.outside, l.text())
+				if k := sectionOf(l); k != sectionNone {
+					section = k
+					g.skipped++
+					continue
+				}
+				if cur == nil && anyAmount(l) && !datedAmount(l) {
+					g.rows = append(g.rows, plainRow(l)) // a balance or total between tables
+				} else {
+					g.skipped++
+				}
 			default:
-				g.addLine(l)
+				if k := sectionOf(l); k != sectionNone {
+					section = k
+					g.skipped++
+					g.outside = append(g.outside, l.text())
+					continue
+				}
+				g.addLine(l, cur, section)
 			}
 		}
 	}
 	return g
+}
+
+// table is the lines under one header (and its repeats), with their columns.
+type table struct {
+	hdr *line
+	// lines are the table's lines with an amount, which find its columns; all are all its lines.
+	lines, all []*line
+	cols  []column
+	roles []string
+	// toMain maps each column to the main table's column its text goes under.
+	toMain []int
+}
+
+// mapColumns puts each of t's columns under the main column of the same role; text of a role
+// the main table lacks goes under its description.
+func (g *grid) mapColumns(t *table, main bool) []int {
+	out := make([]int, len(t.cols))
+	if main {
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	desc := g.roleColumn("description")
+	if desc < 0 {
+		for i, c := range g.columns {
+			if !c.amount && !c.date {
+				desc = i
+				break
+			}
+		}
+	}
+	for i, r := range t.roles {
+		out[i] = -1
+		if r != "" {
+			out[i] = g.roleColumn(r)
+		}
+		if out[i] < 0 && (r == "txdate" || r == "valuedate" || t.cols[i].date) {
+			out[i] = g.roleColumn("date")
+		}
+		if out[i] < 0 && t.cols[i].amount && r != "balance" {
+			out[i] = g.roleColumn("amount")
+		}
+		if out[i] < 0 {
+			out[i] = desc
+		}
+	}
+	return out
+}
+
+// roleColumn returns the main column of a role, or -1.
+func (g *grid) roleColumn(r string) int {
+	for i, x := range g.roles {
+		if x == r {
+			return i
+		}
+	}
+	return -1
+}
+
+// firstTxHeader returns the first line that names a transaction table's columns.
+func firstTxHeader(pages [][]line) *line {
+	for pi := range pages {
+		for li := range pages[pi] {
+			if l := &pages[pi][li]; isTxHeader(l) {
+				return l
+			}
+		}
+	}
+	return nil
+}
+
+// isTxHeader reports a header of a transaction table: among its column names a date and
+// money, and not the same ones twice side by side (a table of daily balances printed in two
+// halves: "Date | Balance | Date | Balance").
+func isTxHeader(l *line) bool {
+	if !isHeader(l) {
+		return false
+	}
+	roles := headerRoles(l)
+	n := map[string]int{}
+	for _, r := range roles {
+		n[r]++
+	}
+	dates := n["date"] + n["txdate"] + n["valuedate"]
+	money := n["amount"] + n["debit"] + n["credit"]
+	if dates == 0 || money == 0 {
+		return false
+	}
+	return !(n["date"] > 1 && (n["amount"] > 1 || n["balance"] > 1))
+}
+
+// headerRoles returns the roles a header line's cells name; a cell that names none is tried
+// word by word, as header cells set close together merge into one ("Date Description").
+func headerRoles(l *line) []string {
+	var out []string
+	for _, c := range l.cells {
+		if r := tabular.HeaderRole(c.text); r != "" {
+			out = append(out, r)
+			continue
+		}
+		for wi := c.first; wi < c.last; wi++ {
+			if r := tabular.HeaderRole(l.words[wi].text); r != "" {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// sectionKind is what a section title says about the tables under it.
+type sectionKind int8
+
+const (
+	sectionNone sectionKind = iota
+	// sectionCredit: money in (deposits, additions, paid in, credits).
+	sectionCredit
+	// sectionDebit: money out (withdrawals, checks paid, fees, purchases, paid out).
+	sectionDebit
+	// sectionSkip: no transactions (daily balances, a checkbook worksheet).
+	sectionSkip
+)
+
+// sectionWords are the words of section titles, folded to lower case, in the languages
+// statements come in. Skip words are looked for first: "daily balance" before "balance".
+var sectionWords = []struct {
+	kind  sectionKind
+	words []string
+}{
+	{sectionSkip, []string{"daily balance", "daily ending balance", "daily ledger balance", "balance summary",
+		"checkbook", "check book", "balancing your", "reconcil", "tagessaldo", "saldenubersicht", "dagsaldo"}},
+	{sectionCredit, []string{"deposit", "addition", "credits", "paid in", "money in", "incoming", "payments and credits",
+		"payments & credits", "payments/credits", "refund", "receipts", "gutschrift", "eingang", "eingänge", "bijschrijving",
+		"ontvangst", "crédit", "credit", "depósito", "deposito", "abono", "entrada", "ingreso", "receita"}},
+	{sectionDebit, []string{"withdrawal", "debits", "checks paid", "cheques paid", "checks", "cheques", "paid out",
+		"money out", "outgoing", "fees", "charges", "purchase", "payments and other debits", "card transactions",
+		"lastschrift", "belastung", "ausgang", "ausgänge", "afschrijving", "uitgave", "débit", "debit", "retiro",
+		"cargo", "saída", "saida", "débito", "debito", "pago"}},
+}
+
+// sectionOf reads a line as a section title: a few words, no amount and no date, that name
+// money in, money out, or a table of no transactions.
+func sectionOf(l *line) sectionKind {
+	if anyAmount(l) || len(l.cells) > 2 {
+		return sectionNone
+	}
+	t := strings.ToLower(strings.Join(strings.Fields(l.text()), " "))
+	t = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(t, "(continued)"), "continued"))
+	words := strings.Fields(t)
+	if len(words) == 0 || len(words) > 7 || strings.HasSuffix(t, ".") || strings.HasPrefix(t, "total") {
+		return sectionNone
+	}
+	for _, c := range t {
+		if unicode.IsDigit(c) {
+			return sectionNone
+		}
+	}
+	for _, sw := range sectionWords {
+		for _, w := range sw.words {
+			if strings.Contains(t, w) {
+				return sw.kind
+			}
+		}
+	}
+	return sectionNone
+}
+
+// cardWords are phrases only a card account's statement prints.
+var cardWords = []string{"credit card", "card account", "minimum payment", "minimum amount due", "payment due date",
+	"credit limit", "available credit", "card number", "cardholder", "card holder", "kreditkarte", "creditcard",
+	"tarjeta de crédito", "cartão de crédito", "carte de crédit"}
+
+// cardStatement reports a credit card statement: two of its phrases in the text. On such a
+// statement a plain amount is a charge to the holder and a marked one (CR, parentheses) a
+// payment or refund.
+func cardStatement(pages [][]line) bool {
+	n := 0
+	seen := map[string]bool{}
+	for _, pg := range pages {
+		for li := range pg {
+			t := strings.ToLower(pg[li].text())
+			for _, w := range cardWords {
+				if !seen[w] && strings.Contains(t, w) {
+					seen[w] = true
+					n++
+				}
+			}
+		}
+	}
+	return n >= 2
 }
 
 // plainRow is a line as a row of its own cells.
@@ -335,25 +590,17 @@ func isDigits(s string) bool {
 	return true
 }
 
-// findColumns computes the column spans (see buildGrid).
-func findColumns(hdr *line, pages [][]line, starts, ends []int) []column {
+// findColumns computes the column spans of a header from its table's lines that hold an
+// amount (see buildGrid).
+func findColumns(hdr *line, lines []*line) []column {
 	type span struct{ x0, x1 float64 }
 	var spans []span
 	for _, c := range hdr.cells {
 		spans = append(spans, span{c.x0, c.x1})
 	}
-	for pi, pg := range pages {
-		if starts[pi] < 0 {
-			continue
-		}
-		for li := starts[pi]; li < ends[pi]; li++ {
-			// Rows with an amount: a date alone may be a note ("Printed on 01.04.2024").
-			if !rowLike(&pg[li]) || !anyAmount(&pg[li]) {
-				continue
-			}
-			for _, c := range pg[li].cells {
-				spans = append(spans, span{c.x0, c.x1})
-			}
+	for _, l := range lines {
+		for _, c := range l.cells {
+			spans = append(spans, span{c.x0, c.x1})
 		}
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i].x0 < spans[j].x0 })
@@ -437,27 +684,22 @@ func mergeUntitled(cols []column) []column {
 	return cols
 }
 
-// markColumns flags the columns that hold amounts or dates in most table lines.
-func markColumns(cols []column, pages [][]line, starts, ends []int) {
+// markColumns flags the columns that hold amounts or dates in most of the table's lines.
+func markColumns(cols []column, lines []*line) {
 	n := make([]int, len(cols))
 	amounts := make([]int, len(cols))
 	dates := make([]int, len(cols))
-	for pi, pg := range pages {
-		if starts[pi] < 0 {
-			continue
-		}
-		for li := starts[pi]; li < ends[pi]; li++ {
-			for ci, text := range splitColumns(&pg[li], cols) {
-				if text == "" {
-					continue
-				}
-				n[ci]++
-				if looksAmount(text) {
-					amounts[ci]++
-				}
-				if looksDate(text) {
-					dates[ci]++
-				}
+	for _, l := range lines {
+		for ci, text := range splitColumns(l, cols) {
+			if text == "" {
+				continue
+			}
+			n[ci]++
+			if looksAmount(text) {
+				amounts[ci]++
+			}
+			if looksDate(text) {
+				dates[ci]++
 			}
 		}
 	}
@@ -512,8 +754,29 @@ func nearestSpan[T any](spans []T, x float64, bounds func(T) (float64, float64))
 // addLine adds a table line: a new row, or the continuation of the row above when it holds
 // text only outside the amount and date columns and sits right under it on the same page (a
 // description wrapped onto a second line).
-func (g *grid) addLine(l *line) {
-	cells := splitColumns(l, g.columns)
+func (g *grid) addLine(l *line, t *table, section sectionKind) {
+	own := splitColumns(l, t.cols)
+	cells := make([]string, len(g.columns))
+	moneyRole := ""
+	for i, text := range own {
+		if text == "" {
+			continue
+		}
+		to := t.toMain[i]
+		if to < 0 {
+			continue
+		}
+		if cells[to] != "" {
+			cells[to] += " "
+		}
+		cells[to] += text
+		if r := g.roles[to]; r == "amount" && looksAmount(text) {
+			moneyRole = r
+		}
+	}
+	if moneyRole == "amount" {
+		g.signBySection(cells, section)
+	}
 	if n := len(g.rows); n > 0 && g.continues(&g.rows[n-1], l, cells) {
 		r := &g.rows[n-1]
 		for i, t := range cells {
@@ -552,6 +815,39 @@ func (g *grid) continues(prev *gridRow, l *line, cells []string) bool {
 		text = true
 	}
 	return text && rowHasValue(g, prev)
+}
+
+// signBySection gives an unsigned amount the sign of the section it stands in: a money-out
+// section's amounts become debits (under the main table's debit column when it has one, else
+// with a minus sign), a money-in section's go under its credit column when it has one.
+func (g *grid) signBySection(cells []string, section sectionKind) {
+	at := g.roleColumn("amount")
+	if at < 0 || hasSign(cells[at]) {
+		return
+	}
+	switch section {
+	case sectionDebit:
+		if d := g.roleColumn("debit"); d >= 0 && cells[d] == "" {
+			cells[d], cells[at] = cells[at], ""
+			return
+		}
+		cells[at] = "-" + cells[at]
+	case sectionCredit:
+		if c := g.roleColumn("credit"); c >= 0 && cells[c] == "" {
+			cells[c], cells[at] = cells[at], ""
+		}
+	}
+}
+
+// hasSign reports an amount that writes its sign: a minus or plus, parentheses, a CR or DR
+// mark.
+func hasSign(s string) bool {
+	s = strings.TrimSpace(s)
+	if strings.ContainsAny(s, "-−+()") {
+		return true
+	}
+	u := strings.ToUpper(s)
+	return strings.HasSuffix(u, "CR") || strings.HasSuffix(u, "DR") || strings.HasPrefix(u, "CR") || strings.HasPrefix(u, "DR")
 }
 
 // rowHasValue reports a row with an amount or a date: a transaction, which a wrapped line can
@@ -617,7 +913,7 @@ func isUpperWord(s string) bool {
 // 31 Dec 2024, 31-DEC-24, Dec 31.
 func looksDate(s string) bool {
 	s = strings.TrimSpace(s)
-	if len(s) < 5 {
+	if len(s) < 4 {
 		return false
 	}
 	f := strings.FieldsFunc(s, func(r rune) bool { return r == '.' || r == '/' || r == '-' || r == ' ' || r == ',' })
@@ -629,8 +925,10 @@ func looksDate(s string) bool {
 		switch {
 		case isDigits(p) && (len(p) <= 2 || len(p) == 4):
 			n++
-		case len(p) >= 3 && len(p) <= 9 && isLetters(p):
+		case len(p) >= 3 && len(p) <= 9 && isLetters(p) && tabular.MonthName(p):
 			alpha++
+		case len(p) >= 3 && len(p) <= 4 && isDigits(p[:len(p)-2]) && isLetters(p[len(p)-2:]):
+			n++ // 2nd, 21st
 		default:
 			return false
 		}

@@ -303,6 +303,9 @@ func (x *extractor) rowLabel(cells []string, anyCell bool) (labelKind, int) {
 			return labelNone
 		}
 		k := lookupLabel(c)
+		if k == labelNone && anyCell && totalPrefix(c) {
+			k = labelTotal // "Total Deposits and Additions", "Total for this period"
+		}
 		switch k {
 		case labelOpening, labelClosing, labelTurnover:
 			return k
@@ -448,4 +451,17 @@ func firstAccount(cells []string, cols []int) string {
 		}
 	}
 	return first
+}
+
+// totalPrefix reports a cell that begins with a totals word: a subtotal of a section.
+func totalPrefix(c string) bool {
+	f := strings.Fields(fold(c))
+	if len(f) < 2 || len(f) > 8 {
+		return false
+	}
+	switch f[0] {
+	case "total", "totals", "subtotal", "summe", "gesamt", "totaal", "totale", "итого", "всього", "razem", "suma":
+		return true
+	}
+	return false
 }

@@ -77,7 +77,7 @@ type DateCell struct{ r rawDate }
 // It returns false for anything else.
 func ScanDate(s string) (DateCell, bool) {
 	r, ok := scanDate(s)
-	return DateCell{r}, ok && r.plausible()
+	return DateCell{r}, ok && !r.noYear && r.plausible()
 }
 
 // DateEvidence is what one date says about its table's order of day and month.

@@ -1,6 +1,7 @@
 package tabular
 
 import (
+	"strings"
 	"time"
 
 	"github.com/statementmatch/service/internal/statement"
@@ -46,13 +47,23 @@ type rawDate struct {
 	// For dkYearLast a and b are the first two fields; otherwise a is the month, b the day.
 	a, b, year int
 	sep        byte
+	// noYear marks a day and month printed without a year (07/02, 2nd Mar, 05-Dec, Dec 5,
+	// 14.10.): the statement's period supplies it (extractor.yearFor). year is 0 then.
+	noYear bool
 }
+
+// leapYear stands in for a missing year while a day and month are checked, so that 29 February
+// passes; the real year is chosen later.
+const leapYear = 2000
 
 // resolve returns the date under the file's order.
 func (r rawDate) resolve(o dateOrder) (statement.Date, bool) {
 	m, d := r.a, r.b
 	if r.kind == dkYearLast && o != orderMDY {
 		m, d = r.b, r.a
+	}
+	if r.noYear {
+		return statement.NewDate(leapYear, time.Month(m), d)
 	}
 	return statement.NewDate(r.year, time.Month(m), d)
 }
@@ -100,7 +111,7 @@ func digits(s string, i, max int) (v, n, j int) {
 // scanDate reads a whole cell as a date. A time of day, a zone or a trailing dot may follow;
 // anything else makes the cell no date.
 func scanDate(s string) (rawDate, bool) {
-	if len(s) < 6 || len(s) > 48 {
+	if len(s) < 4 || len(s) > 48 {
 		return rawDate{}, false
 	}
 	if isDigit(s[0]) {
@@ -169,6 +180,9 @@ func scanNumericDate(s string) (rawDate, bool) {
 		}
 		return rawDate{kind: dkYearFirst, a: m, b: d, year: v1, sep: sep}, true
 	case n1 == 1 || n1 == 2:
+		if i+2 < len(s) && ordinalSuffix(s[i:i+2]) && (s[i+2] == ' ' || s[i+2] == '-') {
+			i += 2 // 2nd Mar, 21st December 2022
+		}
 		if i >= len(s) {
 			return rawDate{}, false
 		}
@@ -184,7 +198,18 @@ func scanNumericDate(s string) (rawDate, bool) {
 			return rawDate{}, false
 		}
 		b, nb, k := digits(s, j, 2)
-		if nb == 0 || nb > 2 || k >= len(s) || s[k] != sep {
+		if nb == 0 || nb > 2 {
+			return rawDate{}, false
+		}
+		if k == len(s) || (k+1 == len(s) && s[k] == '.' && sep == '.') {
+			// A day and month without a year: 07/02, 02-01, 14.10. (a dotted one only with its
+			// closing dot, since 14.10 alone is as likely an amount).
+			if sep == '.' && k == len(s) {
+				return rawDate{}, false
+			}
+			return rawDate{kind: dkYearLast, a: v1, b: b, sep: sep, noYear: true}, true
+		}
+		if k >= len(s) || s[k] != sep {
 			return rawDate{}, false
 		}
 		y, ny, l := digits(s, k+1, 4)
@@ -215,6 +240,9 @@ func scanDayMonthName(s string, day, i int) (rawDate, bool) {
 	if j < len(s) && s[j] == '.' {
 		j++
 	}
+	if j == len(s) {
+		return rawDate{kind: dkMonthName, a: m, b: day, noYear: true}, true // 05-Dec, 2nd Mar
+	}
 	if j < len(s) && (s[j] == ' ' || s[j] == '-' || s[j] == '/' || s[j] == ',') {
 		j++
 		for j < len(s) && s[j] == ' ' {
@@ -233,7 +261,16 @@ func scanDayMonthName(s string, day, i int) (rawDate, bool) {
 	return rawDate{kind: dkMonthName, a: m, b: day, year: expandYear(y, ny)}, true
 }
 
-// scanMonthFirst reads "Nov 10, 2009" and "November 10 2009".
+// ordinalSuffix reports the English ordinal endings of a day: 1st, 2nd, 3rd, 4th.
+func ordinalSuffix(s string) bool {
+	switch strings.ToLower(s) {
+	case "st", "nd", "rd", "th":
+		return true
+	}
+	return false
+}
+
+// scanMonthFirst reads "Nov 10, 2009" and "November 10 2009", and "Dec 5" without a year.
 func scanMonthFirst(s string) (rawDate, bool) {
 	j := 0
 	for j < len(s) && (isASCIILetter(s[j]) || s[j] >= 0x80) {
@@ -253,6 +290,12 @@ func scanMonthFirst(s string) (rawDate, bool) {
 	d, nd, k := digits(s, j, 2)
 	if nd == 0 || nd > 2 {
 		return rawDate{}, false
+	}
+	if k+2 <= len(s) && ordinalSuffix(s[k:k+2]) {
+		k += 2 // Mar 2nd
+	}
+	if k == len(s) {
+		return rawDate{kind: dkMonthName, a: m, b: d, noYear: true}, true // Dec 5, MAR 02
 	}
 	if k < len(s) && s[k] == ',' {
 		k++
@@ -396,3 +439,6 @@ func monthByName(name string) int {
 	}
 	return months[fold(name)]
 }
+
+// MonthName reports a month's name or abbreviation in one of the languages statements use.
+func MonthName(s string) bool { return monthByName(strings.TrimSuffix(s, ".")) > 0 }

@@ -95,6 +95,20 @@ func (x *extractor) minePreamble() {
 			x.mined.periodStart, x.mined.periodEnd = a, b
 		}
 	}
+	if x.mined.periodStart.IsZero() {
+		// A period written in words ("July 1, 2022 through July 31, 2022"), in the preamble or
+		// in the text around the table.
+		var lines []string
+		for i := 0; i < lay.dataStart && i < len(x.sample); i++ {
+			if i != lay.header {
+				lines = append(lines, strings.Join(x.sample[i].Cells, " "))
+			}
+		}
+		lines = append(lines, x.t.Context...)
+		if s, e, ok := findPeriod(lines, x.dec.order); ok {
+			x.mined.periodStart, x.mined.periodEnd = s, e
+		}
+	}
 }
 
 // below returns the cell under row i's column k when it is in the preamble too and passes ok:

@@ -51,6 +51,9 @@ type Table struct {
 	// re-read its text rather than hold every row; a Row's Cells slice may be reused between
 	// rows.
 	Scan iter.Seq[Row]
+	// Context is text printed around the table (page headers and footers, boxes beside it),
+	// one line a string, where a statement states its period; it is mined, never read as rows.
+	Context []string
 	// RowsHint estimates the number of rows (a CSV file's line count), to size the result
 	// once; 0 when unknown.
 	RowsHint int
@@ -359,5 +362,13 @@ func (x *extractor) date(c *cellScan) (statement.Date, bool) {
 	if !c.ok {
 		return statement.Date{}, false
 	}
-	return c.date.resolve(x.dec.order)
+	d, ok := c.date.resolve(x.dec.order)
+	if !ok || !c.date.noYear {
+		return d, ok
+	}
+	y, ok := x.yearFor(d.Month, d.Day)
+	if !ok {
+		return statement.Date{}, false
+	}
+	return statement.NewDate(y, d.Month, d.Day)
 }

@@ -500,3 +500,17 @@ func HeaderMatches(cells []string) int {
 	}
 	return n
 }
+
+// HeaderRole returns the role a column name stands for ("date", "valuedate", "amount",
+// "debit", "credit", "flag", "description", "reference", "balance", ...), or "" when it names
+// none clearly. The PDF reader uses it to line up the columns of a statement's several tables.
+func HeaderRole(cell string) string {
+	if len(cell) > 80 {
+		return ""
+	}
+	h := matchHeader(cell)
+	if len(h.matches) == 0 || h.matches[0].score < 60 {
+		return ""
+	}
+	return h.matches[0].role.String()
+}
