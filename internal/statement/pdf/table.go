@@ -340,8 +340,8 @@ type table struct {
 	hdr *line
 	// lines are the table's lines with an amount, which find its columns; all are all its lines.
 	lines, all []*line
-	cols  []column
-	roles []string
+	cols       []column
+	roles      []string
 	// toMain maps each column to the main table's column its text goes under.
 	toMain []int
 }
