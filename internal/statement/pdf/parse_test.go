@@ -187,6 +187,16 @@ func TestParseTableLayouts(t *testing.T) {
 				cell(50, 560, "07/01") + right(200, 560, "2,000.00") + cell(250, 560, "07/08") + right(400, 560, "1,637.87") + "ET",
 			want: []string{"Payroll ACME|2000", "1021|-250", "Card Purchase 07/07 Amazon|-112.13"},
 		},
+		{
+			// A card issuer prints what the holder owes: purchases plain, payments marked CR.
+			name: "a credit card statement's purchases are debits and its payments credits",
+			content: "BT /F1 10 Tf\n" + cell(50, 800, "Credit Card Statement") + cell(300, 800, "Statement Period: 05 Feb 2023 - 04 Mar 2023") +
+				cell(50, 786, "Minimum Payment Due") + right(300, 786, "25.00") +
+				cell(50, 756, "Trans Date") + cell(120, 756, "Description") + right(500, 756, "Amount") +
+				cell(50, 742, "Feb 06") + cell(120, 742, "AMAZON MKTP US") + right(500, 742, "45.10") +
+				cell(50, 728, "Feb 10") + cell(120, 728, "PAYMENT THANK YOU") + right(500, 728, "500.00 CR") + "ET",
+			want: []string{"AMAZON MKTP US|-45.1", "PAYMENT THANK YOU|500"},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

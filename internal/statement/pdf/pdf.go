@@ -39,7 +39,7 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 		return nil, err
 	}
 	g := buildGrid(ex.pages)
-	st, err := tabular.Extract(tabular.Table{Format: statement.FormatPDF, Rows: g.table(), Context: g.outside}, opts)
+	st, err := tabular.Extract(tabular.Table{Format: statement.FormatPDF, Rows: g.table(), Context: g.outside, Card: g.card}, opts)
 	if err != nil {
 		return nil, err
 	}

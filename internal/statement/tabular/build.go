@@ -175,6 +175,13 @@ func (x *extractor) build(ev *evidence) error {
 	if filled > 0 {
 		x.buildDialect = append(x.buildDialect, "filled=dates")
 	}
+	if lay.balance >= 0 && len(txs) > 0 && len(balances) == 0 && x.t.Format == statement.FormatPDF && lay.header >= 0 {
+		// A PDF table whose header names a balance column, yet no row has a balance under
+		// it: its values were laid out under another column (an amount column, say), so the
+		// amounts cannot be trusted either.
+		x.problem(statement.ReviewRunningBalanceBreak, x.sample[lay.header].Pos,
+			"the column %s holds no balance on any row; the columns of the table may have been read wrongly", x.columnName(lay.balance))
+	}
 	x.st.Transactions = txs
 	x.accts = accts
 	return nil
@@ -210,6 +217,10 @@ func (x *extractor) readAmount(r *Row, rs *rowScan) (v decimal.Decimal, cur stri
 				v = v.Neg()
 			case modeDebitOnly:
 				v = v.Abs().Neg()
+			case modeSigned:
+				if x.t.Card {
+					v = cardAmount(v, n)
+				}
 			}
 			return v, x.rowCurrency(r, lay.amount, n), flag, amtOK, ""
 		case !empty:
@@ -464,4 +475,17 @@ func totalPrefix(c string) bool {
 		return true
 	}
 	return false
+}
+
+// cardAmount reads an amount of a card statement as the holder's money: the card issuer
+// prints what the holder owes, so a plain amount is a charge (a debit), and one marked CR, in
+// parentheses or with a minus a payment or refund (a credit); DR marks a charge.
+func cardAmount(v decimal.Decimal, n numScan) decimal.Decimal {
+	switch {
+	case n.mark == 'C':
+		return v.Abs()
+	case n.mark == 'D':
+		return v.Abs().Neg()
+	}
+	return v.Neg()
 }

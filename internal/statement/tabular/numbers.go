@@ -19,6 +19,8 @@ type numScan struct {
 	signed bool
 	// currency is the ISO code a symbol or code next to the number stood for.
 	currency string
+	// mark is 'C' or 'D' when the number carried a CR or DR mark.
+	mark byte
 }
 
 // maxDigits bounds the digits of an amount; longer runs are identifiers, not money.
@@ -172,10 +174,11 @@ func scanNumber(s string) (numScan, bool) {
 			n.signed, n.neg = true, n.neg != (c == '-')
 			s = s[1:]
 		case (c == 'C' || c == 'c') && len(s) >= 2 && (s[1] == 'R' || s[1] == 'r') && (len(s) == 2 || s[2] == ' '):
-			n.signed = true
+			n.signed, n.mark = true, 'C'
 			s = s[2:]
 		case (c == 'D' || c == 'd') && len(s) >= 2 && (s[1] == 'R' || s[1] == 'r') && (len(s) == 2 || s[2] == ' '):
-			n.signed, n.neg = true, !n.neg
+			// DR makes the amount a debit, also where a minus already says so ("-15.62 Dr").
+			n.signed, n.neg, n.mark = true, true, 'D'
 			s = s[2:]
 		default:
 			rest, code, ok := takeCurrency(s)

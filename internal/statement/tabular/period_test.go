@@ -110,3 +110,77 @@ func TestRowsWithoutAYearNeedAPeriod(t *testing.T) {
 	_, err := Extract(Table{Format: statement.FormatPDF, Rows: rows}, statement.Options{})
 	require.ErrorIs(t, err, statement.ErrNoTransactions, "a row without a year is never given one by guess")
 }
+
+// TestBankLayouts reads layouts of real statements as the PDF reader hands them over.
+func TestBankLayouts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name          string
+		rows          string
+		card          bool
+		want          []string // date|amount
+		open, close   string
+		wantProblemRe string // a problem expected, by a word of its message
+	}{
+		{
+			name: "Dutch af and bij columns with balances written after their labels",
+			rows: "Beginsaldo 1.000,00;Eindsaldo 1.345,67\nBoekdatum;Omschrijving;Bedrag af;Bedrag bij\n02-03-2023;Jansen BV;;500,00\n05-03-2023;Energie NV;154,33;",
+			want: []string{"2023-03-02|500.00", "2023-03-05|-154.33"}, open: "1000.00", close: "1345.67",
+		},
+		{
+			name: "a card statement: plain amounts are charges, CR a payment, balances owed are negative",
+			rows: "Previous Balance;500.00\nNew Balance;245.10\nTrans Date;Description;Amount\n06/02/2023;AMAZON;45.10\n10/02/2023;PAYMENT THANK YOU;500.00 CR\n20/02/2023;SHELL;200.00",
+			card: true,
+			want: []string{"2023-02-06|-45.10", "2023-02-10|500.00", "2023-02-20|-200.00"}, open: "-500.00", close: "-245.10",
+		},
+		{
+			name: "Indian withdrawal and deposit columns with lakh grouping and Dr/Cr balances",
+			rows: "Date;Narration;Withdrawal Amt.;Deposit Amt.;Closing Balance\n02/04/22;NEFT ACME;;1,50,000.00;2,73,456.78 Cr\n05/04/22;UPI SWIGGY;2,73,500.00;;-43.22 Dr",
+			want: []string{"2022-04-02|150000.00", "2022-04-05|-273500.00"},
+		},
+		{
+			name: "M-Pesa's completion time is the date, paid in and withdrawn the money",
+			rows: "Receipt No.;Completion Time;Details;Transaction Status;Paid In;Withdrawn;Balance\nQAB12CD;2023-01-05 14:22:10;Customer Transfer to 0712;Completed;;1,500.00;3,500.00\nQAB12CE;2023-01-06 09:01:00;Funds received from 0722;Completed;2,000.00;;5,500.00",
+			want: []string{"2023-01-05|-1500.00", "2023-01-06|2000.00"},
+		},
+		{
+			name: "a PDF header naming a balance no row has is a reason to review",
+			rows: "Date;Description;Debits;Credits;Balance\n01/03/2023;Shop A;120.00;;\n05/03/2023;Shop B;731.91;;",
+			want: []string{"2023-03-01|-120.00", "2023-03-05|-731.91"}, wantProblemRe: "holds no balance",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var rows []Row
+			for i, line := range strings.Split(tc.rows, "\n") {
+				rows = append(rows, Row{Cells: strings.Split(line, ";"), Pos: statement.Position{Line: i + 1}})
+			}
+			st, err := Extract(Table{Format: statement.FormatPDF, Rows: rows, Card: tc.card}, statement.Options{})
+			require.NoError(t, err)
+			var got []string
+			for _, tx := range st.Transactions {
+				got = append(got, tx.Date.String()+"|"+tx.Amount.StringFixed(2))
+			}
+			require.Equal(t, tc.want, got)
+			if tc.open != "" {
+				statement.Finish(st)
+				require.NotNil(t, st.OpeningBalance)
+				require.NotNil(t, st.ClosingBalance)
+				require.Equal(t, tc.open, st.OpeningBalance.StringFixed(2))
+				require.Equal(t, tc.close, st.ClosingBalance.StringFixed(2))
+			}
+			var msgs []string
+			for _, p := range st.Problems {
+				if p.Code != statement.ReviewAmbiguousDateOrder {
+					msgs = append(msgs, p.Message)
+				}
+			}
+			if tc.wantProblemRe == "" {
+				require.Empty(t, msgs)
+			} else {
+				require.Len(t, msgs, 1)
+				require.Contains(t, msgs[0], tc.wantProblemRe)
+			}
+		})
+	}
+}

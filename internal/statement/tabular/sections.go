@@ -126,13 +126,18 @@ func (x *extractor) below(i, k int, ok func(string) bool) string {
 }
 
 // labelPrefix reads a cell that begins with an account or currency label and goes on with the
-// value, without a colon: "Рахунок UA11… (UAH)", "IBAN DE89 3704…".
+// value, without a colon: "Рахунок UA11… (UAH)", "IBAN DE89 3704…"; or with a balance label
+// followed by its amount: "Beginsaldo 1.000,00".
 func labelPrefix(c string) (labelKind, string) {
 	words := strings.Fields(c)
 	for n := min(3, len(words)-1); n >= 1; n-- {
 		k := lookupLabel(strings.Join(words[:n], " "))
+		rest := strings.Join(words[n:], " ")
 		if k == labelAccount || k == labelCurrency {
-			return k, strings.Join(words[n:], " ")
+			return k, rest
+		}
+		if _, isNumber := scanNumber(rest); isNumber && (k == labelOpening || k == labelClosing) {
+			return k, rest // "Beginsaldo 1.000,00", "Opening balance £1,200.00"
 		}
 	}
 	return labelNone, ""
@@ -201,6 +206,15 @@ func parenCurrency(s string) string {
 // else one), and gives each its account, currency, period and balances: stated ones, else
 // derived from the running balance of its first and last rows in date order.
 func (x *extractor) finishSections() {
+	if x.t.Card {
+		// The issuer's "new balance" is owed by the holder: a negative balance of theirs.
+		for _, b := range []**decimal.Decimal{&x.mined.opening, &x.mined.closing} {
+			if *b != nil {
+				v := (*b).Neg()
+				*b = &v
+			}
+		}
+	}
 	txs := x.st.Transactions
 	lay := &x.lay
 	type run struct {

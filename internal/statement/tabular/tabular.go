@@ -51,6 +51,10 @@ type Table struct {
 	// re-read its text rather than hold every row; a Row's Cells slice may be reused between
 	// rows.
 	Scan iter.Seq[Row]
+	// Card says the table is a credit card statement's: its plain amounts are charges to the
+	// holder and its balances what the holder owes, so both are read with the sign turned
+	// (a payment marked CR or in parentheses becomes a credit, a balance owed a negative one).
+	Card bool
 	// Context is text printed around the table (page headers and footers, boxes beside it),
 	// one line a string, where a statement states its period; it is mined, never read as rows.
 	Context []string
