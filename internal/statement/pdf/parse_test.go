@@ -249,3 +249,24 @@ func TestBankOf(t *testing.T) {
 		})
 	}
 }
+
+// TestHeaderOnTwoLines reads a header whose names are set on two lines, as Indian and Dutch
+// statements print them ("Txn" over "Date", "Value" over "Date").
+func TestHeaderOnTwoLines(t *testing.T) {
+	t.Parallel()
+	cell := func(x, y float64, s string) string {
+		return "1 0 0 1 " + ftoa(x) + " " + ftoa(y) + " Tm (" + s + ") Tj\n"
+	}
+	right := func(xr, y float64, s string) string { return cell(xr-textWidth(s, 10), y, s) }
+	content := "BT /F1 10 Tf\n" + cell(50, 711, "Txn") + cell(120, 711, "Value") +
+		cell(50, 700, "Date") + cell(120, 700, "Date") + cell(190, 700, "Description") + right(420, 700, "Debit") + right(500, 700, "Credit") +
+		cell(50, 680, "02-04-2022") + cell(120, 680, "03-04-2022") + cell(190, 680, "NEFT ACME") + right(500, 680, "1,50,000.00") +
+		cell(50, 666, "05-04-2022") + cell(120, 666, "05-04-2022") + cell(190, 666, "UPI SWIGGY") + right(420, 666, "456.00") + "ET"
+	st, err := Parse(onePage(content), statement.Options{})
+	require.NoError(t, err)
+	require.Len(t, st.Transactions, 2)
+	require.Equal(t, "2022-04-02", st.Transactions[0].Date.String())
+	require.Equal(t, "2022-04-03", st.Transactions[0].ValueDate.String(), "the second date column is the value date")
+	require.Equal(t, "150000", st.Transactions[0].Amount.String())
+	require.Equal(t, "-456", st.Transactions[1].Amount.String())
+}

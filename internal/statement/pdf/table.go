@@ -174,6 +174,7 @@ func datedAmount(l *line) bool {
 // amounts; a table of daily balances, or one without dates, is no transaction table.
 func buildGrid(pages [][]line) *grid {
 	g := &grid{}
+	mergeHeaderLines(pages)
 	hdr := chooseHeader(pages)
 	if hdr == nil {
 		// No header: every line is a row of its own cells, for the table reader to judge.
@@ -333,6 +334,66 @@ func buildGrid(pages [][]line) *grid {
 		}
 	}
 	return g
+}
+
+// mergeHeaderLines joins the second line of a header set on two lines ("Rente" over
+// "datum", "Txn" over "Date", "Ref No./Cheque" over "No.") to the line that names the
+// columns: a line right above or below a header, of the same size, without amounts or dates,
+// whose every word stands under (or over) one of the header's cells. Its words are added to
+// the text of those cells, and the line itself is emptied so nothing else reads it.
+func mergeHeaderLines(pages [][]line) {
+	for pi := range pages {
+		pg := pages[pi]
+		for li := range pg {
+			h := &pg[li]
+			if !isHeader(h) {
+				continue
+			}
+			for _, k := range []int{li - 1, li + 1} {
+				if k < 0 || k >= len(pg) {
+					continue
+				}
+				o := &pg[k]
+				if len(o.words) == 0 || isHeader(o) || rowLike(o) || anyAmount(o) || sectionOf(o) != sectionNone ||
+					math.Abs(o.y-h.y) > 1.3*h.size || math.Abs(o.size-h.size) > 0.2*h.size {
+					continue
+				}
+				at := make([]int, len(o.words))
+				ok := true
+				for wi, w := range o.words {
+					at[wi] = -1
+					mid := (w.x0 + w.x1) / 2
+					for ci, c := range h.cells {
+						if mid >= c.x0-0.5*h.size && mid <= c.x1+0.5*h.size {
+							at[wi] = ci
+							break
+						}
+					}
+					if at[wi] < 0 || looksDate(w.text) || looksAmount(w.text) {
+						ok = false
+						break
+					}
+				}
+				if !ok {
+					continue
+				}
+				for wi, w := range o.words {
+					c := &h.cells[at[wi]]
+					last := &h.words[c.last-1]
+					first := &h.words[c.first]
+					if k < li {
+						first.text = w.text + " " + first.text
+						c.text = w.text + " " + c.text
+					} else {
+						last.text += " " + w.text
+						c.text += " " + w.text
+					}
+				}
+				o.words, o.cells = nil, nil
+				h.header = 0 // named anew
+			}
+		}
+	}
 }
 
 // table is the lines under one header (and its repeats), with their columns.
