@@ -270,3 +270,45 @@ func TestHeaderOnTwoLines(t *testing.T) {
 	require.Equal(t, "150000", st.Transactions[0].Amount.String())
 	require.Equal(t, "-456", st.Transactions[1].Amount.String())
 }
+
+// TestTableOverPages reads a UK statement whose table runs over two pages: the header set on
+// two lines ("Money" over "out"), a column of offers beside the table on the first page only,
+// a footer printed on every page right under the last row, and balances brought and carried
+// forward.
+func TestTableOverPages(t *testing.T) {
+	t.Parallel()
+	cell := func(x, y float64, s string) string {
+		return "1 0 0 1 " + ftoa(x) + " " + ftoa(y) + " Tm (" + s + ") Tj\n"
+	}
+	right := func(xr, y float64, s string) string { return cell(xr-textWidth(s, 10), y, s) }
+	header := func(y float64, aside string) string {
+		h := cell(50, y, "Date") + cell(100, y, "Description") + right(330, y, "Money") + right(400, y, "Money") + right(480, y, "Balance") +
+			right(330, y-11, "out") + right(400, y-11, "in")
+		if aside != "" {
+			h += cell(500, y, aside)
+		}
+		return h
+	}
+	footer := func(y float64) string { return cell(50, y, "Example Bank plc is authorised by the Regulation Authority") }
+	page1 := "BT /F1 10 Tf\n" + cell(50, 800, "Statement 1st Mar 2023 to 31st Mar 2023") +
+		header(760, "Go paperless") +
+		cell(50, 730, "01 Mar") + cell(100, 730, "BALANCE BROUGHT FORWARD") + right(480, 730, "100.00") + cell(500, 730, "Rates from 4.10% AER.") +
+		cell(50, 716, "02 Mar") + cell(100, 716, "CARD PAYMENT TESCO") + right(330, 716, "10.00") + right(480, 716, "90.00") + cell(500, 716, "Terms apply.") +
+		cell(100, 704, "REF 0001") +
+		footer(690) + "ET"
+	page2 := "BT /F1 10 Tf\n" + header(760, "") +
+		cell(50, 730, "03 Mar") + cell(100, 730, "SALARY ACME") + right(400, 730, "1,000.00") + right(480, 730, "1,090.00") +
+		cell(50, 716, "31 Mar") + cell(100, 716, "BALANCE CARRIED FORWARD") + right(480, 716, "1,090.00") +
+		footer(690) + "ET"
+	st, err := Parse(pagesPDF(page1, page2), statement.Options{})
+	require.NoError(t, err)
+	statement.Finish(st)
+	var got []string
+	for _, tx := range st.Transactions {
+		got = append(got, tx.Date.String()+"|"+tx.Description+"|"+tx.Amount.String())
+	}
+	require.Equal(t, []string{"2023-03-02|CARD PAYMENT TESCO REF 0001|-10", "2023-03-03|SALARY ACME|1000"}, got)
+	require.Empty(t, st.Review)
+	require.Equal(t, "100", st.OpeningBalance.String())
+	require.Equal(t, "1090", st.ClosingBalance.String())
+}

@@ -83,3 +83,19 @@ func gibBomb() []byte {
 	})
 	return bomb
 }
+
+// pagesPDF is a valid PDF with one page per content stream, Helvetica as /F1.
+func pagesPDF(contents ...string) []byte {
+	n := len(contents)
+	kids := make([]string, n)
+	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"}
+	for i, c := range contents {
+		page := len(objs) + 1
+		kids[i] = fmt.Sprintf("%d 0 R", page)
+		objs = append(objs,
+			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", page+1),
+			streamObj("", []byte(c)))
+	}
+	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n)
+	return rawPDF(objs...)
+}

@@ -191,6 +191,7 @@ func buildGrid(pages [][]line) *grid {
 	// header it starts there; on later pages at the first header or row-like line (what is
 	// above is a running page header); it ends at the last row-like line, with the wrapped
 	// description lines right under it.
+	furniture := pageFurniture(pages)
 	first := firstTxHeader(pages)
 	starts := make([]int, len(pages))
 	ends := make([]int, len(pages))
@@ -217,7 +218,7 @@ func buildGrid(pages [][]line) *grid {
 		}
 		for li := ends[pi]; li > 0 && li < len(pg); li++ {
 			prev, l := &pg[li-1], &pg[li]
-			if prev.y-l.y > 2.2*l.size || anyAmount(l) || pageNumber(strings.ToLower(l.text())) {
+			if prev.y-l.y > 2.2*l.size || anyAmount(l) || pageNumber(strings.ToLower(l.text())) || furniture[l] {
 				break
 			}
 			ends[pi] = li + 1
@@ -286,6 +287,9 @@ func buildGrid(pages [][]line) *grid {
 				if k := sectionOf(l); k != sectionNone {
 					section = k
 				}
+			case furniture[l] && !(pi < first.page-1 || pi == first.page-1 && li < first.no-1):
+				g.skipped++ // a running header or footer, printed on every page
+				g.outside = append(g.outside, l.text())
 			case !inRegion(pi, li) && (starts[pi] < 0 || li < starts[pi]):
 				g.skipped++ // a running page header above the table
 				g.outside = append(g.outside, l.text())
@@ -336,6 +340,45 @@ func buildGrid(pages [][]line) *grid {
 	return g
 }
 
+// pageFurniture returns the lines printed at the same place with the same text on several
+// pages, other than table headers and rows: running headers and footers, which a page can
+// print inside the table's area (a footer right under the last row).
+func pageFurniture(pages [][]line) map[*line]bool {
+	if len(pages) < 2 {
+		return nil
+	}
+	type key struct {
+		text string
+		y    int
+	}
+	seen := map[key]int{} // -> last page it was seen on
+	count := map[key]int{}
+	for pi := range pages {
+		for li := range pages[pi] {
+			l := &pages[pi][li]
+			t := l.text()
+			if t == "" || rowLike(l) || isHeader(l) {
+				continue
+			}
+			k := key{t, int(math.Round(l.y / 3))}
+			if p, ok := seen[k]; !ok || p != pi {
+				count[k]++
+				seen[k] = pi
+			}
+		}
+	}
+	out := map[*line]bool{}
+	for pi := range pages {
+		for li := range pages[pi] {
+			l := &pages[pi][li]
+			if count[key{l.text(), int(math.Round(l.y / 3))}] >= 2 {
+				out[l] = true
+			}
+		}
+	}
+	return out
+}
+
 // mergeHeaderLines joins the second line of a header set on two lines ("Rente" over
 // "datum", "Txn" over "Date", "Ref No./Cheque" over "No.") to the line that names the
 // columns: a line right above or below a header, of the same size, without amounts or dates,
@@ -354,15 +397,25 @@ func mergeHeaderLines(pages [][]line) {
 					continue
 				}
 				o := &pg[k]
-				if len(o.words) == 0 || isHeader(o) || rowLike(o) || anyAmount(o) || sectionOf(o) != sectionNone ||
+				if len(o.words) == 0 || isTxHeader(o) || rowLike(o) || anyAmount(o) || sectionOf(o) != sectionNone ||
 					math.Abs(o.y-h.y) > 1.3*h.size || math.Abs(o.size-h.size) > 0.2*h.size {
 					continue
 				}
+				// Text beside the table (a column of notices to its right) is left alone.
+				right := math.Inf(-1)
+				for _, c := range h.cells {
+					if tabular.HeaderRole(c.text) != "" {
+						right = math.Max(right, c.x1)
+					}
+				}
 				at := make([]int, len(o.words))
-				ok := true
+				ok, n := true, 0
 				for wi, w := range o.words {
 					at[wi] = -1
 					mid := (w.x0 + w.x1) / 2
+					if w.x0 > right+h.size {
+						continue
+					}
 					for ci, c := range h.cells {
 						if mid >= c.x0-0.5*h.size && mid <= c.x1+0.5*h.size {
 							at[wi] = ci
@@ -373,11 +426,15 @@ func mergeHeaderLines(pages [][]line) {
 						ok = false
 						break
 					}
+					n++
 				}
-				if !ok {
+				if !ok || n == 0 {
 					continue
 				}
 				for wi, w := range o.words {
+					if at[wi] < 0 {
+						continue
+					}
 					c := &h.cells[at[wi]]
 					last := &h.words[c.last-1]
 					first := &h.words[c.first]
@@ -389,7 +446,7 @@ func mergeHeaderLines(pages [][]line) {
 						c.text += " " + w.text
 					}
 				}
-				o.words, o.cells = nil, nil
+				o.words, o.cells, o.header = nil, nil, 2
 				h.header = 0 // named anew
 			}
 		}
@@ -436,6 +493,9 @@ func (g *grid) mapColumns(t *table, main bool) []int {
 		}
 		if out[i] < 0 && t.cols[i].amount && r != "balance" {
 			out[i] = g.roleColumn("amount")
+		}
+		if out[i] < 0 && r == "" && len(g.columns) > 0 && t.cols[i].x0 > g.columns[len(g.columns)-1].x1 {
+			continue // a column of notices beside the table, whose header line it shares
 		}
 		if out[i] < 0 {
 			out[i] = desc
@@ -774,7 +834,14 @@ func markColumns(cols []column, lines []*line) {
 // (or the nearest one), words of one column are joined as the line's cells joined them.
 func splitColumns(l *line, cols []column) []string {
 	out := make([]string, len(cols))
+	edge := math.Inf(1)
+	if len(cols) > 0 {
+		edge = cols[len(cols)-1].x1 + math.Max(l.size, 6)
+	}
 	for _, c := range l.cells {
+		if c.x0 > edge {
+			continue // text beside the table: notices and offers in a column of their own
+		}
 		for wi := c.first; wi < c.last; wi++ {
 			w := l.words[wi]
 			ci := columnAt(cols, (w.x0+w.x1)/2)
