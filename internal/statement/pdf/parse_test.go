@@ -289,7 +289,9 @@ func TestTableOverPages(t *testing.T) {
 		}
 		return h
 	}
-	footer := func(y float64) string { return cell(50, y, "Example Bank plc is authorised by the Regulation Authority") }
+	footer := func(y float64) string {
+		return cell(50, y, "Example Bank plc is authorised by the Regulation Authority")
+	}
 	page1 := "BT /F1 10 Tf\n" + cell(50, 800, "Statement 1st Mar 2023 to 31st Mar 2023") +
 		header(760, "Go paperless") +
 		cell(50, 730, "01 Mar") + cell(100, 730, "BALANCE BROUGHT FORWARD") + right(480, 730, "100.00") + cell(500, 730, "Rates from 4.10% AER.") +
