@@ -83,6 +83,9 @@ func makeLine(ws []run, pageNo, no int) line {
 		}
 	}
 	ws = out
+	for i := range ws {
+		ws[i].text = asciiDigits(ws[i].text)
+	}
 	l := line{page: pageNo, no: no, words: ws}
 	var ysum float64
 	for _, w := range ws {
@@ -91,6 +94,9 @@ func makeLine(ws []run, pageNo, no int) line {
 	}
 	l.y = ysum / float64(len(ws))
 	l.cells = cellsOf(ws)
+	for i := range l.cells {
+		l.cells[i].text = rtlCell(l.cells[i].text)
+	}
 	return l
 }
 

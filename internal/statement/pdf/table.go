@@ -762,7 +762,7 @@ func findColumns(hdr *line, lines []*line) []column {
 		if len(inside) <= 1 {
 			c := column{x0: m.x0, x1: m.x1}
 			if len(inside) == 1 {
-				c.title = inside[0].text
+				c.title = rtlCell(inside[0].text)
 			}
 			cols = append(cols, c)
 			continue
@@ -773,7 +773,7 @@ func findColumns(hdr *line, lines []*line) []column {
 			if k+1 < len(inside) {
 				x1 = (h.x1 + inside[k+1].x0) / 2
 			}
-			cols = append(cols, column{x0: x0, x1: x1, title: h.text})
+			cols = append(cols, column{x0: x0, x1: x1, title: rtlCell(h.text)})
 			x0 = x1
 		}
 	}
@@ -833,6 +833,15 @@ func markColumns(cols []column, lines []*line) {
 // splitColumns cuts a line into the columns: each word goes to the column its middle lies in
 // (or the nearest one), words of one column are joined as the line's cells joined them.
 func splitColumns(l *line, cols []column) []string {
+	out := splitVisual(l, cols)
+	for i := range out {
+		out[i] = rtlCell(out[i])
+	}
+	return out
+}
+
+// splitVisual is splitColumns in the page's left-to-right order.
+func splitVisual(l *line, cols []column) []string {
 	out := make([]string, len(cols))
 	edge := math.Inf(1)
 	if len(cols) > 0 {

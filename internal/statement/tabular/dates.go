@@ -65,6 +65,9 @@ func (r rawDate) resolve(o dateOrder) (statement.Date, bool) {
 	if r.noYear {
 		return statement.NewDate(leapYear, time.Month(m), d)
 	}
+	if r.kind == dkYearFirst && r.year >= 1300 && r.year < 1500 {
+		return jalali(r.year, m, d) // Iranian statements: 1401/07/03
+	}
 	return statement.NewDate(r.year, time.Month(m), d)
 }
 
@@ -442,3 +445,55 @@ func monthByName(name string) int {
 
 // MonthName reports a month's name or abbreviation in one of the languages statements use.
 func MonthName(s string) bool { return monthByName(strings.TrimSuffix(s, ".")) > 0 }
+
+// jalali converts a date of the Solar Hijri (Jalali) calendar, which Iranian statements use,
+// to the Gregorian one: the arithmetic of Kazimierz M. Borkowski's algorithm as commonly
+// implemented (jdf), exact for the years statements have. false for a day the month lacks.
+func jalali(jy, jm, jd int) (statement.Date, bool) {
+	if jm < 1 || jm > 12 || jd < 1 || jd > 31 || (jm > 6 && jd > 30) {
+		return statement.Date{}, false
+	}
+	d, ok := jalaliToGregorian(jy, jm, jd)
+	if ok && jm == 12 && jd == 30 {
+		// Esfand has 30 days only in a leap year: else its "30th" is next year's first day.
+		if next, _ := jalaliToGregorian(jy+1, 1, 1); next == d {
+			return statement.Date{}, false
+		}
+	}
+	return d, ok
+}
+
+func jalaliToGregorian(jy, jm, jd int) (statement.Date, bool) {
+	jy += 1595
+	days := -355668 + 365*jy + (jy/33)*8 + ((jy%33)+3)/4 + jd
+	if jm < 7 {
+		days += (jm - 1) * 31
+	} else {
+		days += (jm-7)*30 + 186
+	}
+	gy := 400 * (days / 146097)
+	days %= 146097
+	if days > 36524 {
+		days--
+		gy += 100 * (days / 36524)
+		days %= 36524
+		if days >= 365 {
+			days++
+		}
+	}
+	gy += 4 * (days / 1461)
+	days %= 1461
+	if days > 365 {
+		gy += (days - 1) / 365
+		days = (days - 1) % 365
+	}
+	gd := days + 1
+	gm := 1
+	for ; gm <= 12 && gd > statement.DaysIn(gy, time.Month(gm)); gm++ {
+		gd -= statement.DaysIn(gy, time.Month(gm))
+	}
+	if gm > 12 {
+		return statement.Date{}, false // Esfand 30 of a common year
+	}
+	return statement.NewDate(gy, time.Month(gm), gd)
+}

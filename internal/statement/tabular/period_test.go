@@ -144,6 +144,11 @@ func TestBankLayouts(t *testing.T) {
 			want: []string{"2023-01-05|-1500.00", "2023-01-06|2000.00"},
 		},
 		{
+			name: "a Persian statement with Jalali dates, withdrawals and deposits",
+			rows: "تاریخ;شرح;برداشت;واریز;مانده\n1401/07/03;واریز حقوق;;15,000,000;20,000,000\n1401/07/10;خرید کارتی;2,500,000;;17,500,000",
+			want: []string{"2022-09-25|15000000.00", "2022-10-02|-2500000.00"},
+		},
+		{
 			name: "a PDF header naming a balance no row has is a reason to review",
 			rows: "Date;Description;Debits;Credits;Balance\n01/03/2023;Shop A;120.00;;\n05/03/2023;Shop B;731.91;;",
 			want: []string{"2023-03-01|-120.00", "2023-03-05|-731.91"}, wantProblemRe: "holds no balance",
@@ -181,6 +186,32 @@ func TestBankLayouts(t *testing.T) {
 				require.Len(t, msgs, 1)
 				require.Contains(t, msgs[0], tc.wantProblemRe)
 			}
+		})
+	}
+}
+
+func TestJalaliDates(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"1401/01/01", "2022-03-21"}, // Nowruz
+		{"1401/07/01", "2022-09-23"},
+		{"1401/07/30", "2022-10-22"},
+		{"1402/12/29", "2024-03-19"},
+		{"1399/12/30", "2021-03-20"}, // a leap year's last day
+		{"1400/12/30", ""},           // a common year has no Esfand 30
+		{"1401/07/31", ""},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			t.Parallel()
+			rd, ok := scanDate(tc.in)
+			require.True(t, ok)
+			d, ok := rd.resolve(orderDMY)
+			if tc.want == "" {
+				require.False(t, ok, "got %s", d)
+				return
+			}
+			require.True(t, ok)
+			require.Equal(t, tc.want, d.String())
 		})
 	}
 }

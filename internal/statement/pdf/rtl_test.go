@@ -1,0 +1,34 @@
+package pdf
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestRTLCell(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, visual, want string
+	}{
+		{"Latin text is left alone", "Card payment 12/03", "Card payment 12/03"},
+		{"a Persian header drawn in presentation forms and visual order", "ﺦﯾرﺎﺗ", "تاریخ"},
+		{"Persian words keep a number in its own order", "۰۱۰۲۳۴۵۶۷۸۹ هرﺎﻤﺷ هدﺮﭙﺳ بﺎﺴﺤﺗرﻮﺻ", "صورتحساب سپرده شماره ۰۱۰۲۳۴۵۶۷۸۹"},
+		{"a period between two Jalali dates", "1401/07/30 ﺦﯾرﺎﺗ ﺎﺗ 1401/07/01 ﺦﯾرﺎﺗ زا", "از تاریخ 1401/07/01 تا تاریخ 1401/07/30"},
+		{"Arabic with a Latin reference", "INV-2024 ﻊﻓد", "دفع INV-2024"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.want, rtlCell(tc.visual))
+		})
+	}
+}
+
+func TestASCIIDigits(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "1401/07/03", asciiDigits("۱۴۰۱/۰۷/۰۳"))
+	require.Equal(t, "15,000,000", asciiDigits("۱۵,۰۰۰,۰۰۰"))
+	require.Equal(t, "250.75", asciiDigits("٢٥٠٫٧٥"))
+	require.Equal(t, "1,250", asciiDigits("١٬٢٥٠"))
+	require.Equal(t, "plain 12", asciiDigits("plain 12"))
+}
