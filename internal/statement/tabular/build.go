@@ -320,6 +320,10 @@ func (x *extractor) rowLabel(cells []string, anyCell bool) (labelKind, int) {
 		switch k {
 		case labelOpening, labelClosing, labelTurnover:
 			return k
+		case labelCredits, labelDebits:
+			if anyCell {
+				return k
+			}
 		case labelTotal:
 			if anyCell {
 				return k
@@ -375,6 +379,13 @@ func (x *extractor) mineRow(k labelKind, amount decimal.Decimal, flag int) {
 		}
 	case labelClosing:
 		x.mined.closing = &v
+	case labelCredits, labelDebits:
+		a := v.Abs()
+		if k == labelCredits && x.mined.credits == nil {
+			x.mined.credits = &a
+		} else if k == labelDebits && x.mined.debits == nil {
+			x.mined.debits = &a
+		}
 	case labelTurnover:
 		a := v.Abs()
 		switch {

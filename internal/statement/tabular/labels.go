@@ -20,6 +20,10 @@ const (
 	labelAccount
 	labelCurrency
 	labelPeriod
+	// labelCredits and labelDebits are a summary's totals of money in and money out, checked
+	// against the transactions.
+	labelCredits
+	labelDebits
 )
 
 var labelLists = []struct {
@@ -56,13 +60,22 @@ var labelLists = []struct {
 		"sold final|sold la sfarsitul perioadei"},
 	{labelTurnover, "turnover|turnovers|obrat|obraty|obroty|umsatze|apyvarta|оборот|обороти|обороты|rulaj|rulaj debitor|rulaj creditor"},
 	{labelTotal, "total|totals|sum|summe|gesamt|gesamtsumme|celkem|spolu|osszesen|razem|suma|i alt|totalt|totaal|totale|" +
-		"итого|всього|разом|is viso|total debits|total credits|total amount|totaal bedrag|gesamtbetrag"},
+		"итого|всього|разом|is viso|total amount|totaal bedrag|gesamtbetrag"},
 	{labelAccount, "account|account number|account no|account nr|account details for|iban|account iban|" +
 		"konto|kontonummer|konto iban|rekening|rekeningnummer|compte|numero de compte|n de compte|cuenta|numero de cuenta|" +
 		"conto|numero conto|conta|numero da conta|rachunek|numer rachunku|cislo uctu|ucet|szamlaszam|" +
 		"рахунок|номер рахунку|счет|номер счета|saskaita|saskaitos nr|kontonr|bankkonto|cod iban|numar cont|cont"},
 	{labelCurrency, "currency|account currency|wahrung|kontowahrung|devise|moneda|divisa|valuta|waluta|mena|mena uctu|" +
 		"deviza|devizanem|валюта|валюта рахунку|valiuta|munt|moneda contului"},
+	{labelCredits, "total credits|total credit|total deposits|total deposits and credits|total money in|money in|total paid in|paid in|" +
+		"deposits/credits|total deposits/credits|sum of credits|credits total|" +
+		"summe gutschriften|summe haben|gutschriften gesamt|totaal bij|totaal bijschrijvingen|total des credits|" +
+		"total creditos|total de creditos|total de abonos|total abonos|total entradas|total de entradas|" +
+		"total creditos r$|total de depositos|total depositos"},
+	{labelDebits, "total debits|total debit|total withdrawals|total withdrawals and debits|total money out|money out|total paid out|paid out|" +
+		"withdrawals/debits|total withdrawals/debits|sum of debits|debits total|" +
+		"summe lastschriften|summe soll|lastschriften gesamt|totaal af|totaal afschrijvingen|total des debits|" +
+		"total debitos|total de debitos|total de cargos|total cargos|total saidas|total de saidas|total de retiros|total retiros"},
 	{labelPeriod, "period|statement period|zeitraum|periode|periodo|okres|obdobi|idoszak|periode|період|за період|период|laikotarpis|perioada"},
 }
 

@@ -215,3 +215,37 @@ func TestJalaliDates(t *testing.T) {
 		})
 	}
 }
+
+// TestSummaryTotalsAreChecked reads a summary box's money in and money out and checks them
+// against the rows: a row read wrong or missed shows even where no balance is printed.
+func TestSummaryTotalsAreChecked(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		summary  string
+		mismatch bool
+	}{
+		{"totals that agree", "Money in;500.00\nMoney out;30.00", false},
+		{"money out that disagrees", "Money in;500.00\nMoney out;35.00", true},
+		{"total credits written after the label", "Total credits 499.00;", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			src := tc.summary + "\nDate;Description;Paid out;Paid in\n01/03/2023;Shop;10.00;\n02/03/2023;Shop;20.00;\n03/03/2023;Salary;;500.00"
+			var rows []Row
+			for i, line := range strings.Split(src, "\n") {
+				rows = append(rows, Row{Cells: strings.Split(line, ";"), Pos: statement.Position{Line: i + 1}})
+			}
+			st, err := Extract(Table{Format: statement.FormatPDF, Rows: rows}, statement.Options{})
+			require.NoError(t, err)
+			statement.Finish(st)
+			found := false
+			for _, r := range st.Review {
+				if r.Code == statement.ReviewControlTotalMismatch {
+					found = true
+				}
+			}
+			require.Equal(t, tc.mismatch, found, "review: %v", st.Review)
+		})
+	}
+}

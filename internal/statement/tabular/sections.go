@@ -56,6 +56,20 @@ func (x *extractor) minePreamble() {
 						x.mined.closing = &v
 					}
 				}
+			case labelCredits, labelDebits:
+				isNumber := func(s string) bool { _, ok := scanNumber(s); return ok }
+				text := next(isNumber)
+				if text == "" {
+					text = x.below(i, k, isNumber)
+				}
+				if v, ok := x.amountIn(text); ok {
+					v = v.Abs()
+					if kind == labelCredits && x.mined.credits == nil {
+						x.mined.credits = &v
+					} else if kind == labelDebits && x.mined.debits == nil {
+						x.mined.debits = &v
+					}
+				}
 			case labelAccount:
 				if a := accountIn(next(func(string) bool { return true })); a != "" && x.mined.account == "" {
 					x.mined.account = a
@@ -136,7 +150,7 @@ func labelPrefix(c string) (labelKind, string) {
 		if k == labelAccount || k == labelCurrency {
 			return k, rest
 		}
-		if _, isNumber := scanNumber(rest); isNumber && (k == labelOpening || k == labelClosing) {
+		if _, isNumber := scanNumber(rest); isNumber && (k == labelOpening || k == labelClosing || k == labelCredits || k == labelDebits) {
 			return k, rest // "Beginsaldo 1.000,00", "Opening balance £1,200.00"
 		}
 	}
