@@ -314,3 +314,30 @@ func TestTableOverPages(t *testing.T) {
 	require.Equal(t, "100", st.OpeningBalance.String())
 	require.Equal(t, "1090", st.ClosingBalance.String())
 }
+
+// TestDateWrappedInANarrowColumn reads rows whose date is cut over three lines ("02-" over
+// "04-" over "2022"), the amounts on the middle one, as State Bank of India prints them.
+func TestDateWrappedInANarrowColumn(t *testing.T) {
+	t.Parallel()
+	cell := func(x, y float64, s string) string {
+		return "1 0 0 1 " + ftoa(x) + " " + ftoa(y) + " Tm (" + s + ") Tj\n"
+	}
+	right := func(xr, y float64, s string) string { return cell(xr-textWidth(s, 10), y, s) }
+	content := "BT /F1 10 Tf\n" + cell(50, 800, "Account Statement from 01-04-2022 to 30-04-2022") +
+		cell(50, 760, "Date") + cell(90, 760, "Description") + right(400, 760, "Debit") + right(480, 760, "Credit") + right(560, 760, "Balance") +
+		cell(50, 740, "02-") + cell(90, 740, "BY TRANSFER-") +
+		cell(50, 729, "04-") + cell(90, 729, "NEFT ACME") + right(480, 729, "1,50,000.00") + right(560, 729, "2,73,456.78") +
+		cell(50, 718, "2022") + cell(90, 718, "PVT LTD") +
+		cell(50, 700, "05-") + cell(90, 700, "TO TRANSFER-") + right(400, 700, "456.00") + right(560, 700, "2,73,000.78") +
+		cell(50, 689, "04-") + cell(90, 689, "UPI SWIGGY") +
+		cell(50, 678, "2022") + "ET"
+	st, err := Parse(onePage(content), statement.Options{})
+	require.NoError(t, err)
+	statement.Finish(st)
+	var got []string
+	for _, tx := range st.Transactions {
+		got = append(got, tx.Date.String()+"|"+tx.Description+"|"+tx.Amount.String())
+	}
+	require.Equal(t, []string{"2022-04-02|BY TRANSFER-NEFT ACME PVT LTD|150000", "2022-04-05|TO TRANSFER-UPI SWIGGY|-456"}, got)
+	require.Empty(t, st.Review, "the period's 30-04-2022 says the dates are day first")
+}

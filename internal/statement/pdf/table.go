@@ -92,18 +92,37 @@ func headerKey(l *line) string {
 	return strings.Join(parts, "|")
 }
 
-// rowLike reports a line that looks like a table row: a date or an amount in one of its cells
-// besides other text.
+// rowLike reports a line that looks like a table row: a date (or the first part of one
+// wrapped in a narrow column) or an amount in one of its cells besides other text.
 func rowLike(l *line) bool {
 	if len(l.cells) < 2 {
 		return false
 	}
 	for _, c := range l.cells {
-		if looksAmount(c.text) || looksDate(c.text) {
+		if looksAmount(c.text) || looksDate(c.text) || partialDate(c.text) {
 			return true
 		}
 	}
 	return false
+}
+
+// partialDate reports the first part of a numeric date cut by a narrow column: "02-",
+// "02-04-", "31/12/".
+func partialDate(s string) bool {
+	s = strings.TrimSpace(s)
+	if len(s) < 2 || len(s) > 6 || !strings.ContainsAny(s[len(s)-1:], "-/.") {
+		return false
+	}
+	parts := strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == '/' || r == '.' })
+	if len(parts) == 0 || len(parts) > 2 {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) > 2 || !isDigits(p) {
+			return false
+		}
+	}
+	return true
 }
 
 // chooseHeader returns the header of the transaction table: of the lines that name columns,
@@ -687,7 +706,7 @@ func pageNumber(t string) bool {
 	digits := 0
 	for _, w := range f {
 		switch {
-		case isDigits(w):
+		case isDigits(w) && len(w) <= 3:
 			digits++
 		case w == "page" || w == "seite" || w == "strona" || w == "pagina" || w == "página" || w == "of" ||
 			w == "von" || w == "z" || w == "de" || w == "di" || w == "sur" || w == "van" || w == "blatt" ||
@@ -920,7 +939,7 @@ func (g *grid) addLine(l *line, t *table, section sectionKind) {
 			if t == "" {
 				continue
 			}
-			if r.cells[i] != "" {
+			if r.cells[i] != "" && !strings.HasSuffix(r.cells[i], "-") && !strings.HasSuffix(r.cells[i], "/") {
 				r.cells[i] += " "
 			}
 			r.cells[i] += t
@@ -940,6 +959,17 @@ func (g *grid) continues(prev *gridRow, l *line, cells []string) bool {
 	}
 	if prev.y-l.y > 2.2*l.size || prev.y <= l.y {
 		return false
+	}
+	if dc := g.roleColumn("date"); dc >= 0 && partialDate(prev.cells[dc]) && cells[dc] != "" {
+		// A date wrapped in a narrow column ("02-" over "04-" over "2022", as Indian banks
+		// print them): the row goes on until its date is whole, taking the amounts of
+		// whichever of its lines has them.
+		for i, t := range cells {
+			if t != "" && prev.cells[i] != "" && (g.columns[i].amount || looksAmount(t)) {
+				return false
+			}
+		}
+		return true
 	}
 	text := false
 	for i, t := range cells {

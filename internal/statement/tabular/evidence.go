@@ -2,6 +2,7 @@ package tabular
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/statementmatch/service/internal/statement"
 )
@@ -202,6 +203,9 @@ func (x *extractor) decide(ev *evidence) decision {
 		switch cur := x.topCurrency(ev); {
 		case ev.dotDates > 0, ev.point+ev.comma > 0 && d.mark == ',', commaLocales[lay.lang]:
 			// Day first: dotted dates, a decimal comma and these languages are day-first locales.
+		case x.aroundOrder() != orderUnknown:
+			// The dates printed around the table (the period, the statement date) say it.
+			d.order = x.aroundOrder()
 		case cur == "USD":
 			d.order = orderMDY
 		case cur != "":
@@ -279,4 +283,41 @@ func markName(m byte) string {
 		return "the comma"
 	}
 	return "the point"
+}
+
+// aroundOrder returns the order of day and month that the numeric dates printed before the
+// table and around it show (a period "01-04-2022 to 30-04-2022", a statement date), or
+// orderUnknown when they show none or both.
+func (x *extractor) aroundOrder() dateOrder {
+	dmy, mdy := 0, 0
+	look := func(text string) {
+		for _, tok := range strings.Fields(text) {
+			tok = strings.Trim(tok, ",;:()[]")
+			rd, ok := scanDate(tok)
+			if !ok || rd.kind != dkYearLast || rd.noYear {
+				continue
+			}
+			switch {
+			case rd.a > 12 && rd.a <= 31 && rd.b <= 12:
+				dmy++
+			case rd.b > 12 && rd.b <= 31 && rd.a <= 12:
+				mdy++
+			}
+		}
+	}
+	for i := 0; i < x.lay.dataStart && i < len(x.sample); i++ {
+		if i != x.lay.header {
+			look(strings.Join(x.sample[i].Cells, " "))
+		}
+	}
+	for _, l := range x.t.Context {
+		look(l)
+	}
+	switch {
+	case dmy > 0 && mdy == 0:
+		return orderDMY
+	case mdy > 0 && dmy == 0:
+		return orderMDY
+	}
+	return orderUnknown
 }
