@@ -25,6 +25,8 @@ type cell struct {
 	x0, x1 float64
 	first  int // words[first:last] of the line
 	last   int
+	// amount and date cache looksAmount and looksDate of text, asked of every cell many times.
+	amount, date bool
 }
 
 // text is the rebuilt line: its cells, separated by " | " so a person can see the columns.
@@ -95,7 +97,10 @@ func makeLine(ws []run, pageNo, no int) line {
 	l.y = ysum / float64(len(ws))
 	l.cells = cellsOf(ws)
 	for i := range l.cells {
-		l.cells[i].text = rtlCell(l.cells[i].text)
+		c := &l.cells[i]
+		c.text = rtlCell(c.text)
+		c.amount = looksAmount(c.text)
+		c.date = !c.amount && looksDate(c.text)
 	}
 	return l
 }

@@ -44,7 +44,16 @@ func rtlShare(s string) bool {
 // rtlCell returns the reading order of a cell drawn in visual order, or s unchanged when it
 // holds no right-to-left letters.
 func rtlCell(s string) string {
-	if !strings.ContainsFunc(s, isRTL) {
+	// Right-to-left scripts start at U+0590, whose UTF-8 lead byte is 0xD6: text without
+	// such a byte (every Latin statement) is returned at once.
+	fast := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0xD6 {
+			fast = false
+			break
+		}
+	}
+	if fast || !strings.ContainsFunc(s, isRTL) {
 		return s
 	}
 	s = norm.NFKC.String(s)

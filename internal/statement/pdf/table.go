@@ -64,6 +64,11 @@ func matchesHeader(l *line) bool {
 	if len(l.cells) < 2 {
 		return false
 	}
+	for _, c := range l.cells {
+		if c.amount || c.date {
+			return false // a row, as most lines are: headers hold names, not values
+		}
+	}
 	texts := make([]string, len(l.cells))
 	for i, c := range l.cells {
 		texts[i] = c.text
@@ -99,7 +104,7 @@ func rowLike(l *line) bool {
 		return false
 	}
 	for _, c := range l.cells {
-		if looksAmount(c.text) || looksDate(c.text) || partialDate(c.text) {
+		if c.amount || c.date || partialDate(c.text) {
 			return true
 		}
 	}
@@ -165,9 +170,9 @@ func datedAmount(l *line) bool {
 	date, amount := false, false
 	for _, c := range l.cells {
 		switch {
-		case looksAmount(c.text):
+		case c.amount:
 			amount = true
-		case looksDate(c.text):
+		case c.date:
 			date = true
 		}
 	}
@@ -690,7 +695,7 @@ func decoration(l *line) bool {
 
 func anyAmount(l *line) bool {
 	for _, c := range l.cells {
-		if looksAmount(c.text) {
+		if c.amount {
 			return true
 		}
 	}
