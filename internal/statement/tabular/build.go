@@ -146,6 +146,9 @@ func (x *extractor) build(ev *evidence) error {
 			t.Description = statement.CollapseSpace(cellText(cell(cells, lay.typ)))
 		}
 		t.Reference = firstRef(cells, lay.refs)
+		if t.Reference == "" && x.t.Format == statement.FormatPDF {
+			t.Reference = refInText(t.Description)
+		}
 		t.CounterpartyAccount = firstAccount(cells, lay.cpAccount)
 		if c := &rs[slotBalance]; c.col >= 0 {
 			if v, ok := x.amount(r, c); ok {

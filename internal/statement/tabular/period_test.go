@@ -249,3 +249,21 @@ func TestSummaryTotalsAreChecked(t *testing.T) {
 		})
 	}
 }
+
+func TestRefInText(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"SEPA Overboeking IBAN: NL20INGB0001234567 Naam: Jansen BV Omschrijving: Factuur 2023-0042", "Factuur 2023-0042"},
+		{"SEPA Overboeking Naam: Jansen BV Betalingskenmerk: 1234 5678 9012", "1234 5678 9012"},
+		{"FASTER PAYMENT J DOE REF: INV-1043", "INV-1043"},
+		{"SEPA-Gutschrift EREF+ RE2023-77 KREF+ NOTPROVIDED", "RE2023-77"},
+		{"BY TRANSFER NEFT UTR: N123456789 ACME", "N123456789"},
+		{"CARD PAYMENT TESCO STORES", ""},
+		{"Reference: NOTPROVIDED", ""},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.want, refInText(tc.in))
+		})
+	}
+}
