@@ -341,3 +341,32 @@ func TestDateWrappedInANarrowColumn(t *testing.T) {
 	require.Equal(t, []string{"2022-04-02|BY TRANSFER-NEFT ACME PVT LTD|150000", "2022-04-05|TO TRANSFER-UPI SWIGGY|-456"}, got)
 	require.Empty(t, st.Review, "the period's 30-04-2022 says the dates are day first")
 }
+
+// TestDescriptionCentredAroundTheDatedLine reads rows whose description wraps in a cell that
+// the producer centres vertically (HTML tables printed by Chromium): the description's first
+// line stands above the dated line, its second below, and its last word further right than
+// any one-line description reaches.
+func TestDescriptionCentredAroundTheDatedLine(t *testing.T) {
+	t.Parallel()
+	cell := func(x, y float64, s string) string {
+		return "1 0 0 1 " + ftoa(x) + " " + ftoa(y) + " Tm (" + s + ") Tj\n"
+	}
+	right := func(xr, y float64, s string) string { return cell(xr-textWidth(s, 10), y, s) }
+	content := "BT /F1 10 Tf\n" + cell(300, 800, "12th Feb 2022 to 11th Mar 2022") +
+		cell(50, 760, "Date") + cell(110, 760, "Description") + right(430, 760, "Paid out") + right(500, 760, "Paid in") + right(570, 760, "Balance") +
+		cell(50, 740, "12th Feb") + cell(110, 740, "ACME LTD SALARY") + right(500, 740, "500.00") + right(570, 740, "600.00") +
+		cell(110, 724, "CARD PAYMENT TO TESCO STORES") + cell(300, 724, "3217") +
+		cell(50, 717, "14th Feb") + right(430, 717, "32.45") + right(570, 717, "567.55") +
+		cell(110, 710, "ON 13 FEB") +
+		cell(50, 690, "1st Mar") + cell(110, 690, "DIRECT DEBIT EDF") + right(430, 690, "100.00") + right(570, 690, "467.55") + "ET"
+	st, err := Parse(onePage(content), statement.Options{})
+	require.NoError(t, err)
+	statement.Finish(st)
+	var got []string
+	for _, tx := range st.Transactions {
+		got = append(got, tx.Date.String()+"|"+tx.Description+"|"+tx.Amount.String())
+	}
+	require.Equal(t, []string{"2022-02-12|ACME LTD SALARY|500", "2022-02-14|CARD PAYMENT TO TESCO STORES 3217 ON 13 FEB|-32.45",
+		"2022-03-01|DIRECT DEBIT EDF|-100"}, got)
+	require.Empty(t, st.Review)
+}

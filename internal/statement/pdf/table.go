@@ -38,6 +38,8 @@ type grid struct {
 	roles []string
 	// card: a credit card statement, whose plain amounts are charges.
 	card bool
+	// pending are lines of text waiting for the row they belong to (addLine).
+	pending []pendingLine
 }
 
 // column is a span of the page that holds one column of the table.
@@ -358,8 +360,11 @@ func buildGrid(pages [][]line) *grid {
 					continue
 				}
 				g.addLine(l, cur, section)
+				continue
 			}
+			g.flush()
 		}
+		g.flush()
 	}
 	return g
 }
@@ -871,24 +876,44 @@ func splitVisual(l *line, cols []column) []string {
 	if len(cols) > 0 {
 		edge = cols[len(cols)-1].x1 + math.Max(l.size, 6)
 	}
+	prev := -1
 	for _, c := range l.cells {
 		if c.x0 > edge {
 			continue // text beside the table: notices and offers in a column of their own
 		}
 		for wi := c.first; wi < c.last; wi++ {
 			w := l.words[wi]
-			ci := columnAt(cols, (w.x0+w.x1)/2)
+			ci := wordColumn(cols, w, prev)
 			if out[ci] != "" {
-				if wi > c.first && w.x0-l.words[wi-1].x1 <= joinGap(l.words[wi-1], w) && columnAt(cols, (l.words[wi-1].x0+l.words[wi-1].x1)/2) == ci {
+				if wi > c.first && w.x0-l.words[wi-1].x1 <= joinGap(l.words[wi-1], w) && prev == ci {
+					prev = ci
 					out[ci] += w.text
 					continue
 				}
 				out[ci] += " "
 			}
 			out[ci] += w.text
+			prev = ci
 		}
 	}
 	return out
+}
+
+// wordColumn returns the column a word goes under: the one its middle lies in; else, for a
+// word between columns, the column of the word before it in the same cell when that is a text
+// column and the word holds no value (a long description running past the widths the
+// amounts' rows showed); else the nearest.
+func wordColumn(cols []column, w run, prev int) int {
+	mid := (w.x0 + w.x1) / 2
+	for i, c := range cols {
+		if mid >= c.x0 && mid <= c.x1 {
+			return i
+		}
+	}
+	if prev >= 0 && !cols[prev].amount && !cols[prev].date && mid > cols[prev].x1 && !looksAmount(w.text) && !looksDate(w.text) {
+		return prev
+	}
+	return columnAt(cols, mid)
 }
 
 // columnAt returns the column holding x, or the nearest.
@@ -916,6 +941,104 @@ func nearestSpan[T any](spans []T, x float64, bounds func(T) (float64, float64))
 // text only outside the amount and date columns and sits right under it on the same page (a
 // description wrapped onto a second line).
 func (g *grid) addLine(l *line, t *table, section sectionKind) {
+	cells := g.mainCells(l, t, section)
+	if n := len(g.rows); (n > 0 || len(g.pending) > 0) && g.textOnly(cells) {
+		// A line of text only: the rest of the row above, or the start of the row below
+		// when its description is set around the dated line (vertically centred cells).
+		// Which one is decided when the next row comes.
+		g.pending = append(g.pending, pendingLine{l: l, cells: cells})
+		return
+	}
+	g.attach(l, cells)
+}
+
+// pendingLine is a line of text only, waiting for the row it belongs to.
+type pendingLine struct {
+	l     *line
+	cells []string
+}
+
+// textOnly reports cells holding text only outside the amount and date columns.
+func (g *grid) textOnly(cells []string) bool {
+	text := false
+	for i, t := range cells {
+		if t == "" {
+			continue
+		}
+		if g.columns[i].amount || g.columns[i].date || looksAmount(t) || looksDate(t) {
+			return false
+		}
+		text = true
+	}
+	return text
+}
+
+// attach adds a line that holds values: the continuation of a row whose date is cut
+// (partialDate), or a new row, which takes the pending lines set nearer to it than to the row
+// above.
+func (g *grid) attach(l *line, cells []string) {
+	if n := len(g.rows); n > 0 && len(g.pending) == 0 && g.continues(&g.rows[n-1], l, cells) {
+		g.join(&g.rows[n-1], l, cells, false)
+		return
+	}
+	var before []pendingLine
+	for i, p := range g.pending {
+		if n := len(g.rows); n > 0 && g.continues(&g.rows[n-1], p.l, p.cells) &&
+			!(p.l.page == l.page && p.l.y-l.y < 0.75*(g.rows[n-1].y-p.l.y) && p.l.y-l.y <= 1.6*l.size) {
+			g.join(&g.rows[n-1], p.l, p.cells, false)
+			continue
+		}
+		if p.l.page == l.page && p.l.y > l.y && p.l.y-l.y <= 1.6*l.size*float64(len(g.pending)-i) {
+			before = append(before, p)
+		}
+	}
+	g.pending = g.pending[:0]
+	r := gridRow{cells: cells, pos: statement.Position{Page: l.page, Line: l.no},
+		raw: strings.Join(cells, " | "), y: l.y, lines: 1}
+	for k := len(before) - 1; k >= 0; k-- {
+		g.join(&r, before[k].l, before[k].cells, true)
+	}
+	g.rows = append(g.rows, r)
+}
+
+// flush gives the pending lines to the row above, where they continue it.
+func (g *grid) flush() {
+	for _, p := range g.pending {
+		if n := len(g.rows); n > 0 && g.continues(&g.rows[n-1], p.l, p.cells) {
+			g.join(&g.rows[n-1], p.l, p.cells, false)
+		}
+	}
+	g.pending = g.pending[:0]
+}
+
+// join adds a line's cells to a row's, after them or (front) before them.
+func (g *grid) join(r *gridRow, l *line, cells []string, front bool) {
+	for i, t := range cells {
+		if t == "" {
+			continue
+		}
+		switch {
+		case r.cells[i] == "":
+			r.cells[i] = t
+		case front:
+			r.cells[i] = t + " " + r.cells[i]
+		case strings.HasSuffix(r.cells[i], "-") || strings.HasSuffix(r.cells[i], "/"):
+			r.cells[i] += t
+		default:
+			r.cells[i] += " " + t
+		}
+	}
+	if front {
+		r.raw = l.text() + "\n" + r.raw
+	} else {
+		r.raw += "\n" + l.text()
+		r.y = l.y
+	}
+	r.lines++
+}
+
+// mainCells cuts a line into its table's columns and puts them under the main table's.
+func (g *grid) mainCells(l *line, t *table, section sectionKind) []string {
 	own := splitColumns(l, t.cols)
 	cells := make([]string, len(g.columns))
 	moneyRole := ""
@@ -938,24 +1061,7 @@ func (g *grid) addLine(l *line, t *table, section sectionKind) {
 	if moneyRole == "amount" {
 		g.signBySection(cells, section)
 	}
-	if n := len(g.rows); n > 0 && g.continues(&g.rows[n-1], l, cells) {
-		r := &g.rows[n-1]
-		for i, t := range cells {
-			if t == "" {
-				continue
-			}
-			if r.cells[i] != "" && !strings.HasSuffix(r.cells[i], "-") && !strings.HasSuffix(r.cells[i], "/") {
-				r.cells[i] += " "
-			}
-			r.cells[i] += t
-		}
-		r.raw += "\n" + l.text()
-		r.y = l.y
-		r.lines++
-		return
-	}
-	g.rows = append(g.rows, gridRow{cells: cells, pos: statement.Position{Page: l.page, Line: l.no},
-		raw: strings.Join(cells, " | "), y: l.y, lines: 1})
+	return cells
 }
 
 func (g *grid) continues(prev *gridRow, l *line, cells []string) bool {
