@@ -408,75 +408,107 @@ func pageFurniture(pages [][]line) map[*line]bool {
 	return out
 }
 
-// mergeHeaderLines joins the second line of a header set on two lines ("Rente" over
-// "datum", "Txn" over "Date", "Ref No./Cheque" over "No.") to the line that names the
-// columns: a line right above or below a header, of the same size, without amounts or dates,
-// whose every word stands under (or over) one of the header's cells. Its words are added to
-// the text of those cells, and the line itself is emptied so nothing else reads it.
+// mergeHeaderLines joins the lines of a header set on two or three lines ("Rente-" over
+// "datum", "Txn" over "Date", "Completion" over nothing over "Time") into the line that names
+// the columns. The lines right above and below a header qualify when they are of the same
+// size, hold no value, no section title and no more words than the header has cells and two
+// (a notice under the header is prose), and their words stand within the header's width. The
+// words of all qualifying lines are grouped by the horizontal space they cover, each group
+// becoming one header cell read top to bottom ("Boek-" "datum" is "Boekdatum"), and the
+// other lines are emptied so nothing else reads them.
 func mergeHeaderLines(pages [][]line) {
 	for pi := range pages {
 		pg := pages[pi]
 		for li := range pg {
 			h := &pg[li]
-			if !isHeader(h) {
+			if !isHeader(h) || len(h.words) == 0 {
 				continue
 			}
+			left, right := math.Inf(1), math.Inf(-1)
+			for _, c := range h.cells {
+				if tabular.HeaderRole(c.text) != "" {
+					left, right = math.Min(left, c.x0), math.Max(right, c.x1)
+				}
+			}
+			var extra []*line
 			for _, k := range []int{li - 1, li + 1} {
 				if k < 0 || k >= len(pg) {
 					continue
 				}
 				o := &pg[k]
 				if len(o.words) == 0 || isTxHeader(o) || rowLike(o) || anyAmount(o) || sectionOf(o) != sectionNone ||
-					math.Abs(o.y-h.y) > 1.3*h.size || math.Abs(o.size-h.size) > 0.2*h.size {
+					math.Abs(o.y-h.y) > 1.6*h.size || math.Abs(o.size-h.size) > 0.2*h.size || len(o.words) > len(h.cells)+2 {
 					continue
 				}
-				// Text beside the table (a column of notices to its right) is left alone.
-				right := math.Inf(-1)
-				for _, c := range h.cells {
-					if tabular.HeaderRole(c.text) != "" {
-						right = math.Max(right, c.x1)
+				ok := true
+				for _, w := range o.words {
+					if w.x0 > right+2*h.size {
+						continue // a notice beside the table, which shares the line
 					}
-				}
-				at := make([]int, len(o.words))
-				ok, n := true, 0
-				for wi, w := range o.words {
-					at[wi] = -1
-					mid := (w.x0 + w.x1) / 2
-					if w.x0 > right+h.size {
-						continue
-					}
-					for ci, c := range h.cells {
-						if mid >= c.x0-0.5*h.size && mid <= c.x1+0.5*h.size {
-							at[wi] = ci
-							break
-						}
-					}
-					if at[wi] < 0 || looksDate(w.text) || looksAmount(w.text) {
+					if w.x1 < left-2*h.size || looksDate(w.text) || looksAmount(w.text) {
 						ok = false
 						break
 					}
-					n++
 				}
-				if !ok || n == 0 {
-					continue
+				if ok {
+					extra = append(extra, o)
 				}
-				for wi, w := range o.words {
-					if at[wi] < 0 {
+			}
+			if len(extra) == 0 {
+				continue
+			}
+			// The header's own words beyond its width (a notice beside it) stay as they are.
+			type piece struct {
+				text       string
+				x0, x1, y  float64
+				size, spce float64
+			}
+			var ps []piece
+			for _, l := range append([]*line{h}, extra...) {
+				for _, c := range l.cells {
+					if l != h && c.x0 > right+2*h.size {
 						continue
 					}
-					c := &h.cells[at[wi]]
-					last := &h.words[c.last-1]
-					first := &h.words[c.first]
-					if k < li {
-						first.text = w.text + " " + first.text
-						c.text = w.text + " " + c.text
-					} else {
-						last.text += " " + w.text
-						c.text += " " + w.text
-					}
+					ps = append(ps, piece{text: c.text, x0: c.x0, x1: c.x1, y: l.y, size: l.size, spce: l.words[c.first].space})
 				}
+			}
+			sort.Slice(ps, func(i, j int) bool { return ps[i].x0 < ps[j].x0 })
+			var groups [][]piece
+			gx1 := math.Inf(-1)
+			for _, p := range ps {
+				if n := len(groups); n > 0 && p.x0 <= gx1+0.3*h.size {
+					groups[n-1] = append(groups[n-1], p)
+					gx1 = math.Max(gx1, p.x1)
+					continue
+				}
+				groups = append(groups, []piece{p})
+				gx1 = p.x1
+			}
+			words := make([]run, 0, len(groups))
+			cells := make([]cell, 0, len(groups))
+			for _, g := range groups {
+				sort.SliceStable(g, func(i, j int) bool { return g[i].y > g[j].y })
+				var b strings.Builder
+				x0, x1 := math.Inf(1), math.Inf(-1)
+				for i, p := range g {
+					if i > 0 && !strings.HasSuffix(b.String(), "-") {
+						b.WriteByte(' ')
+					}
+					if i > 0 && strings.HasSuffix(b.String(), "-") {
+						// "Boek-" over "datum": the word was hyphenated to fit the column.
+						str := strings.TrimSuffix(b.String(), "-")
+						b.Reset()
+						b.WriteString(str)
+					}
+					b.WriteString(p.text)
+					x0, x1 = math.Min(x0, p.x0), math.Max(x1, p.x1)
+				}
+				words = append(words, run{text: b.String(), x0: x0, x1: x1, y: h.y, size: h.size, space: g[0].spce})
+				cells = append(cells, cell{text: b.String(), x0: x0, x1: x1, first: len(words) - 1, last: len(words)})
+			}
+			h.words, h.cells, h.header = words, cells, 0 // named anew
+			for _, o := range extra {
 				o.words, o.cells, o.header = nil, nil, 2
-				h.header = 0 // named anew
 			}
 		}
 	}
@@ -1148,6 +1180,10 @@ func looksAmount(s string) bool {
 		return false
 	}
 	s = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(s, " CR"), " DR"), " Cr")
+	s = strings.TrimSuffix(s, " Dr")
+	if n := len(s); n > 2 && s[n-2] == ' ' && strings.IndexByte("SHDC", s[n-1]) >= 0 {
+		s = s[:n-2] // 73,39 S, 12,00 D: Soll/Haben, debet/credit
+	}
 	s = strings.TrimSuffix(strings.TrimSuffix(s, "CR"), "DR")
 	s = strings.Trim(s, "()+-−€$£¥ \u00a0")
 	if len(s) > 4 && s[len(s)-4] == ' ' && isUpperWord(s[len(s)-3:]) {

@@ -176,6 +176,15 @@ func scanNumber(s string) (numScan, bool) {
 		case (c == 'C' || c == 'c') && len(s) >= 2 && (s[1] == 'R' || s[1] == 'r') && (len(s) == 2 || s[2] == ' '):
 			n.signed, n.mark = true, 'C'
 			s = s[2:]
+		case len(s) == 1 && (c == 'S' || c == 'D' || c == 'H' || c == 'C'):
+			// German Soll/Haben and Dutch, Brazilian debet/credit marks: "73,39 S", "12,00 D".
+			n.signed = true
+			if c == 'S' || c == 'D' {
+				n.neg, n.mark = true, 'D'
+			} else {
+				n.mark = 'C'
+			}
+			s = s[1:]
 		case (c == 'D' || c == 'd') && len(s) >= 2 && (s[1] == 'R' || s[1] == 'r') && (len(s) == 2 || s[2] == ' '):
 			// DR makes the amount a debit, also where a minus already says so ("-15.62 Dr").
 			n.signed, n.neg, n.mark = true, true, 'D'
