@@ -212,13 +212,13 @@ endcmap CMapName currentdict /CMap defineresource pop end end`))
 			name: "StandardEncoding is the default of Type 1 fonts",
 			data: page("<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>", nil,
 				"BT /F1 10 Tf 50 700 Td (it's \\256) Tj ET"),
-			want: []string{"p1: it’s ﬁ"},
+			want: []string{"p1: it’s fi"},
 		},
 		{
 			name: "ToUnicode of a simple font overrides its encoding",
 			data: page("<< /Type /Font /Subtype /TrueType /BaseFont /ABCDEF+Custom /FirstChar 65 /LastChar 66 /Widths [600 600] /ToUnicode 6 0 R >>",
 				[]string{simpleToUni}, "BT /F1 10 Tf 50 700 Td (AB) Tj ET"),
-			want: []string{"p1: €ﬁ"},
+			want: []string{"p1: €fi"},
 		},
 		{
 			name: "Type0 Identity-H with ToUnicode bfchar, bfrange and /W widths",

@@ -86,7 +86,7 @@ func makeLine(ws []run, pageNo, no int) line {
 	}
 	ws = out
 	for i := range ws {
-		ws[i].text = asciiDigits(ws[i].text)
+		ws[i].text = ligatures(asciiDigits(ws[i].text))
 	}
 	l := line{page: pageNo, no: no, words: ws}
 	var ysum float64

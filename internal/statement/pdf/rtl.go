@@ -126,3 +126,13 @@ func asciiDigits(s string) string {
 		return r
 	}, s)
 }
+
+// ligatures writes the typographic ligatures fonts draw as one glyph (ﬁ, ﬂ, ﬀ, ﬃ, ﬄ, ﬅ, ﬆ)
+// as their letters, so that "Saldo ﬁnal" reads as the label it is.
+func ligatures(s string) string {
+	// U+FB00-U+FB06 are EF AC 80-86 in UTF-8.
+	if !strings.Contains(s, "\xef\xac") {
+		return s
+	}
+	return strings.NewReplacer("ﬀ", "ff", "ﬁ", "fi", "ﬂ", "fl", "ﬃ", "ffi", "ﬄ", "ffl", "ﬅ", "st", "ﬆ", "st").Replace(s)
+}

@@ -32,3 +32,10 @@ func TestASCIIDigits(t *testing.T) {
 	require.Equal(t, "1,250", asciiDigits("١٬٢٥٠"))
 	require.Equal(t, "plain 12", asciiDigits("plain 12"))
 }
+
+func TestLigatures(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "Saldo final", ligatures("Saldo ﬁnal"))
+	require.Equal(t, "Office affluent", ligatures("Oﬃce aﬄuent"))
+	require.Equal(t, "plain", ligatures("plain"))
+}

@@ -426,8 +426,9 @@ func mergeHeaderLines(pages [][]line) {
 			}
 			left, right := math.Inf(1), math.Inf(-1)
 			for _, c := range h.cells {
+				left = math.Min(left, c.x0)
 				if tabular.HeaderRole(c.text) != "" {
-					left, right = math.Min(left, c.x0), math.Max(right, c.x1)
+					right = math.Max(right, c.x1)
 				}
 			}
 			var extra []*line
@@ -437,7 +438,7 @@ func mergeHeaderLines(pages [][]line) {
 				}
 				o := &pg[k]
 				if len(o.words) == 0 || isTxHeader(o) || rowLike(o) || anyAmount(o) || sectionOf(o) != sectionNone ||
-					math.Abs(o.y-h.y) > 1.6*h.size || math.Abs(o.size-h.size) > 0.2*h.size || len(o.words) > len(h.cells)+2 {
+					math.Abs(o.y-h.y) > 1.8*h.size || math.Abs(o.size-h.size) > 0.2*h.size || len(o.words) > len(h.cells)+2 {
 					continue
 				}
 				ok := true
@@ -601,6 +602,13 @@ func isTxHeader(l *line) bool {
 	}
 	dates := n["date"] + n["txdate"] + n["valuedate"]
 	money := n["amount"] + n["debit"] + n["credit"]
+	for _, c := range l.cells {
+		for _, r := range tabular.HeaderRoles(c.text)[min(1, len(tabular.HeaderRoles(c.text))):] {
+			if r == "amount" || r == "debit" || r == "credit" {
+				money++ // "Valor": a value date or an amount, as its values will show
+			}
+		}
+	}
 	if dates == 0 || money == 0 {
 		return false
 	}

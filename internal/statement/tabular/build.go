@@ -44,6 +44,7 @@ func (x *extractor) build(ev *evidence) error {
 	}
 	var rs rowScan
 	var balances []decimal.Decimal
+	balanceRows := 0
 	x.each(func(i int, r *Row) bool {
 		if i < lay.dataStart {
 			return true
@@ -96,6 +97,11 @@ func (x *extractor) build(ev *evidence) error {
 			// Else a title or note in the date column ("Deferred transactions", a section name).
 			return true
 		case dateOK:
+			if state == amtEmpty && !rs[slotBalance].empty && balanceWords(x.description(cells)) {
+				// "SALDO DO DIA", "Balance forward": a dated balance, not a transaction.
+				balanceRows++
+				return true
+			}
 			if state == amtEmpty {
 				x.problem("", r.Pos, "no amount on a row dated %s", date)
 			} else {
@@ -178,7 +184,7 @@ func (x *extractor) build(ev *evidence) error {
 	if filled > 0 {
 		x.buildDialect = append(x.buildDialect, "filled=dates")
 	}
-	if lay.balance >= 0 && len(txs) > 0 && len(balances) == 0 && x.t.Format == statement.FormatPDF && lay.header >= 0 {
+	if lay.balance >= 0 && len(txs) > 0 && len(balances) == 0 && balanceRows == 0 && x.t.Format == statement.FormatPDF && lay.header >= 0 {
 		// A PDF table whose header names a balance column, yet no row has a balance under
 		// it: its values were laid out under another column (an amount column, say), so the
 		// amounts cannot be trusted either.
@@ -502,4 +508,19 @@ func cardAmount(v decimal.Decimal, n numScan) decimal.Decimal {
 		return v.Abs().Neg()
 	}
 	return v.Neg()
+}
+
+// balanceWords reports a description that names a balance: the day's balance that Brazilian,
+// Spanish and German statements print between the transactions.
+func balanceWords(desc string) bool {
+	f := fold(desc)
+	if f == "" || len(f) > 60 {
+		return false
+	}
+	for _, w := range []string{"saldo", "balance", "kontostand", "solde", "balans", "zustatek", "остаток", "залишок"} {
+		if strings.Contains(f, w) {
+			return true
+		}
+	}
+	return false
 }

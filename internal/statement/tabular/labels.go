@@ -71,11 +71,11 @@ var labelLists = []struct {
 		"deposits/credits|total deposits/credits|sum of credits|credits total|" +
 		"summe gutschriften|summe haben|gutschriften gesamt|totaal bij|totaal bijschrijvingen|total des credits|" +
 		"total creditos|total de creditos|total de abonos|total abonos|total entradas|total de entradas|" +
-		"total creditos r$|total de depositos|total depositos"},
+		"total creditos r$|total de depositos|total depositos|entradas|creditos|abonos|ingresos"},
 	{labelDebits, "total debits|total debit|total withdrawals|total withdrawals and debits|total money out|money out|total paid out|paid out|" +
 		"withdrawals/debits|total withdrawals/debits|sum of debits|debits total|" +
 		"summe lastschriften|summe soll|lastschriften gesamt|totaal af|totaal afschrijvingen|total des debits|" +
-		"total debitos|total de debitos|total de cargos|total cargos|total saidas|total de saidas|total de retiros|total retiros"},
+		"total debitos|total de debitos|total de cargos|total cargos|total saidas|total de saidas|total de retiros|total retiros|saidas|debitos|cargos|retiros"},
 	{labelPeriod, "period|statement period|zeitraum|periode|periodo|okres|obdobi|idoszak|periode|період|за період|период|laikotarpis|perioada"},
 }
 

@@ -150,8 +150,16 @@ func labelPrefix(c string) (labelKind, string) {
 		if k == labelAccount || k == labelCurrency {
 			return k, rest
 		}
-		if _, isNumber := scanNumber(rest); isNumber && (k == labelOpening || k == labelClosing || k == labelCredits || k == labelDebits) {
-			return k, rest // "Beginsaldo 1.000,00", "Opening balance £1,200.00"
+		if k == labelOpening || k == labelClosing || k == labelCredits || k == labelDebits {
+			// "Beginsaldo 1.000,00", "Opening balance £1,200.00", and with the day it
+			// was struck between: "alter Kontostand vom 28.02.2023 2.110,88 H".
+			tail := words[n:]
+			for t := 1; t <= min(2, len(tail)); t++ {
+				v := strings.Join(tail[len(tail)-t:], " ")
+				if _, isNumber := scanNumber(v); isNumber && len(tail)-t <= 3 {
+					return k, v
+				}
+			}
 		}
 	}
 	return labelNone, ""

@@ -533,3 +533,18 @@ func HeaderRole(cell string) string {
 	}
 	return h.matches[0].role.String()
 }
+
+// HeaderRoles returns every role a column name may stand for, best first: "Valor" is an
+// amount in Portuguese and a value date in Danish, and the column's values decide.
+func HeaderRoles(cell string) []string {
+	if len(cell) > 80 {
+		return nil
+	}
+	var out []string
+	for _, m := range matchHeader(cell).matches {
+		if m.score >= 60 {
+			out = append(out, m.role.String())
+		}
+	}
+	return out
+}
