@@ -123,7 +123,9 @@ func brExtrato(r *rand.Rand, layout string, start, end time.Time, n int) *stmt {
 // payments and credits carry CR, dates "Mar 02" with the year in the period, a previous balance
 // / new balance summary, minimum payment and an interest table. The key's balances are the
 // holder's: the amount owed is negative.
-func ccStatement(r *rand.Rand, layout string, start, end time.Time, n int) *stmt {
+//
+// With uk, it is a British card: "02 Mar" dates, payments in parentheses, pounds.
+func ccStatement(r *rand.Rand, layout string, start, end time.Time, n int, uk bool) *stmt {
 	kinds := []kind{
 		{"payment", 1, 20000, 150000, true, func(r *rand.Rand, t *txn) {
 			t.desc = []string{"PAYMENT THANK YOU - WEB"}
@@ -137,6 +139,11 @@ func ccStatement(r *rand.Rand, layout string, start, end time.Time, n int) *stmt
 	owed := decimal.New(40000+r.Int64N(200000), -2)
 	opening := owed.Neg()
 	s := &stmt{layout: layout, account: "XXXX XXXX XXXX 4321", currency: "USD", start: start, end: end}
+	cur, md := "$", func(t time.Time) string { return t.Format("Jan 02") }
+	if uk {
+		s.currency, s.account, cur = "GBP", "5432 **** **** 8765", "£"
+		md = func(t time.Time) string { return t.Format("02 Jan") }
+	}
 	// The holder's balance starts negative; genTxns keeps it above a floor, so draw against
 	// a shifted balance and shift back.
 	shift := decimal.New(1000000, -2)
@@ -146,26 +153,36 @@ func ccStatement(r *rand.Rand, layout string, start, end time.Time, n int) *stmt
 	}
 	s.finish(opening)
 	newBal := s.closing.Neg()
-	md := func(t time.Time) string { return t.Format("Jan 02") }
 	d := &Doc{Lang: "en-US", Letter: true, Font: "DejaVu Sans", Footer: "Meridian Card Services, P.O. Box 6294, Carol Stream, IL 60197. Make your payment by the due date to avoid a late fee."}
-	d.Blocks = append(d.Blocks, Title{"Meridian Platinum Rewards Card"},
-		Columns{[]string{"JANE R DOE", "2201 WESTLAKE AVE APT 5", "SEATTLE WA 98121"},
-			[]string{"Account Number XXXX XXXX XXXX 4321", "Statement Period " + start.Format("January 2") + " - " + end.Format("January 2, 2006"), "Payment Due Date " + end.AddDate(0, 0, 25).Format("01/02/06")}},
+	if uk {
+		d = &Doc{Lang: "en-GB", Font: "DejaVu Sans", Footer: "Albion Card Services Ltd, Northampton NN4 7SG. Authorised and regulated by the Financial Conduct Authority."}
+		d.Blocks = append(d.Blocks, Title{"Albion Classic Credit Card"},
+			Columns{[]string{"Ms Fiona Grant", "9 Marchmont Crescent", "Edinburgh EH9 1HN"},
+				[]string{"Card number 5432 **** **** 8765", "Statement date " + ordinal(end.Day()) + " " + end.Format("January 2006"), "Period " + start.Format("2 January") + " to " + end.Format("2 January 2006"), "Payment due " + end.AddDate(0, 0, 25).Format("2 January 2006")}})
+	} else {
+		d.Blocks = append(d.Blocks, Title{"Meridian Platinum Rewards Card"},
+			Columns{[]string{"JANE R DOE", "2201 WESTLAKE AVE APT 5", "SEATTLE WA 98121"},
+				[]string{"Account Number XXXX XXXX XXXX 4321", "Statement Period " + start.Format("January 2") + " - " + end.Format("January 2, 2006"), "Payment Due Date " + end.AddDate(0, 0, 25).Format("01/02/06")}})
+	}
+	d.Blocks = append(d.Blocks,
 		Box{Title: "Account Summary", Rows: [][2]string{
-			{"Previous Balance", "$" + us(owed)},
-			{"Payments and Credits", "-$" + us(sumOf(s.txns, true))},
-			{"Purchases", "+$" + us(sumOf(s.txns, false))},
-			{"Fees Charged", "+$0.00"},
-			{"New Balance", "$" + us(newBal)},
-			{"Minimum Payment Due", "$35.00"},
-			{"Credit Limit", "$12,000.00"},
-			{"Available Credit", "$" + us(decimal.New(1200000, -2).Sub(newBal))},
-		}, Side: []string{"Late Payment Warning: If we do not receive", "your minimum payment by the date listed", "above, you may have to pay a late fee of", "up to $40.00."}},
+			{"Previous Balance", cur + us(owed)},
+			{"Payments and Credits", "-" + cur + us(sumOf(s.txns, true))},
+			{"Purchases", "+" + cur + us(sumOf(s.txns, false))},
+			{"Fees Charged", "+" + cur + "0.00"},
+			{"New Balance", cur + us(newBal)},
+			{"Minimum Payment Due", cur + "35.00"},
+			{"Credit Limit", cur + "12,000.00"},
+			{"Available Credit", cur + us(decimal.New(1200000, -2).Sub(newBal))},
+		}, Side: []string{"Late Payment Warning: If we do not receive", "your minimum payment by the date listed", "above, you may have to pay a late fee of", "up to " + cur + "40.00."}},
 		Heading{"Transactions"})
 	t := Table{Head: [][]string{{"Trans", "Post", "Description", "Reference Number", "Amount"}, {"Date", "Date", "", "", ""}}, Align: "llLrr"}
 	for _, x := range s.txns {
 		a := us(x.amount)
-		if x.amount.IsPositive() {
+		switch {
+		case x.amount.IsPositive() && uk:
+			a = "(" + a + ")"
+		case x.amount.IsPositive():
 			a += " CR"
 		}
 		post := x.date.AddDate(0, 0, r.IntN(3))

@@ -73,9 +73,10 @@ func plans() []layoutPlan {
 		{func(r *rand.Rand) *stmt { return brExtrato(r, "br-extrato", day(2023, 5, 1), day(2023, 5, 31), 30) },
 			with(base("chromium", "libreoffice", "groff", "xelatex"), "libreoffice:objstm", "chromium:owner-encrypted",
 				"xelatex:damaged-junk", "chromium:gs")},
-		{func(r *rand.Rand) *stmt { return ccStatement(r, "credit-card", day(2023, 2, 3), day(2023, 3, 2), 26) },
-			with(base("chromium", "libreoffice", "groff", "pdflatex"), "chromium:linearized", "libreoffice:gs",
-				"pdflatex:owner-encrypted", "groff:damaged-xref-shift")},
+		{func(r *rand.Rand) *stmt {
+			return ccStatement(r, "credit-card", day(2023, 2, 3), day(2023, 3, 2), 26, false)
+		}, with(base("chromium", "libreoffice", "groff", "pdflatex"), "chromium:linearized", "libreoffice:gs",
+			"pdflatex:owner-encrypted", "groff:damaged-xref-shift")},
 		{func(r *rand.Rand) *stmt { return mobileMoney(r, "mobile-money", day(2023, 1, 1), day(2023, 1, 31), 36) },
 			with(base("chromium", "libreoffice", "groff", "pdflatex"), "chromium:user-encrypted", "libreoffice:owner-encrypted",
 				"chromium:gs", "groff:objstm", "pdflatex:linearized")},
@@ -83,6 +84,12 @@ func plans() []layoutPlan {
 			with(base("chromium", "libreoffice"), "chromium:gs", "chromium:owner-encrypted", "chromium:linearized")},
 		{func(r *rand.Rand) *stmt { return rtlStatement(r, "rtl-ar", false, 22) },
 			with(base("chromium", "libreoffice"), "chromium:objstm", "libreoffice:gs")},
+		{func(r *rand.Rand) *stmt { return deGiro(r, "de-giro", day(2023, 3, 1), day(2023, 3, 31), 26) },
+			with(base("chromium", "libreoffice", "groff", "xelatex"), "chromium:gs", "libreoffice:owner-encrypted",
+				"groff:damaged-xref-truncated", "xelatex:linearized")},
+		{func(r *rand.Rand) *stmt {
+			return ccStatement(r, "credit-card-uk", day(2023, 2, 12), day(2023, 3, 11), 22, true)
+		}, with(base("chromium", "libreoffice", "pdflatex"), "chromium:objstm", "libreoffice:damaged-xref-garbled", "pdflatex:gs")},
 	}
 }
 
@@ -90,6 +97,7 @@ func main() {
 	out := flag.String("out", "internal/statement/corpus/testdata", "directory the corpus is written to")
 	only := flag.String("only", "", "build only the layouts whose name contains this")
 	keep := flag.Bool("keep", false, "keep the producers' inputs and work files")
+	fresh := flag.Bool("fresh", false, "write every PDF anew, even where only the producers' dates and IDs would change")
 	flag.Parse()
 	log.SetFlags(0)
 	// The producers run in the work directory: give them absolute paths.
@@ -108,7 +116,8 @@ func main() {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		log.Fatal(err)
 	}
-	// The statements first: each from its own fixed seed, so adding a layout changes no other.
+	// The statements first: each from its own fixed seed (by its place in the list: add new
+	// layouts at the end, so that no other statement changes).
 	type job struct {
 		s    *stmt
 		plan layoutPlan
@@ -121,11 +130,16 @@ func main() {
 		}
 		jobs = append(jobs, job{s, p})
 	}
+	// The previous corpus moves aside; a new file whose key and extracted text are those of
+	// its previous version keeps the previous bytes, because the producers embed dates and IDs
+	// and the repository need not store a new copy of an unchanged statement.
+	prev := filepath.Join(work, "previous")
+	must(os.MkdirAll(prev, 0o755))
 	if *only == "" {
 		old, _ := filepath.Glob(filepath.Join(*out, "*"))
 		for _, f := range old {
 			if strings.HasSuffix(f, ".pdf") || strings.HasSuffix(f, ".key.json") {
-				os.Remove(f)
+				must(os.Rename(f, filepath.Join(prev, filepath.Base(f))))
 			}
 		}
 	}
@@ -180,7 +194,12 @@ func main() {
 			}
 			k := key(j.s, it.producer, it.variant, opens, pw)
 			b, _ := json.MarshalIndent(k, "", "  ")
-			if err := os.WriteFile(corpus.KeyPath(dst), append(b, '\n'), 0o644); err != nil {
+			b = append(b, '\n')
+			old := filepath.Join(prev, filepath.Base(dst))
+			if !*fresh && sameStatement(old, dst, b, pw) {
+				must(os.Rename(old, dst))
+			}
+			if err := os.WriteFile(corpus.KeyPath(dst), b, 0o644); err != nil {
 				log.Fatal(err)
 			}
 			fi, _ := os.Stat(dst)
@@ -216,7 +235,7 @@ func key(s *stmt, producer, variant string, opens bool, pw string) corpus.Key {
 
 func init() {
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: go run ./internal/statement/corpus/gen [-out dir] [-only layout] [-keep]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./internal/statement/corpus/gen [-out dir] [-only layout] [-keep] [-fresh]")
 		flag.PrintDefaults()
 	}
 }

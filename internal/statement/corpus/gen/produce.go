@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/statementmatch/service/internal/statement/corpus"
 )
 
 func fixed(d *decimal.Decimal, places int32) *string {
@@ -340,4 +342,26 @@ func offPage(path string) ([]string, error) {
 		}
 	}
 	return bad, nil
+}
+
+// sameStatement reports whether the previous corpus file old has the key key and the same
+// extracted text (and layout) as the new file dst.
+func sameStatement(old, dst string, key []byte, pw string) bool {
+	k, err := os.ReadFile(corpus.KeyPath(old))
+	if err != nil || !bytes.Equal(k, key) {
+		return false
+	}
+	text := func(path string) []byte {
+		args := []string{"-q", "-layout"}
+		if pw != "" {
+			args = append(args, "-upw", pw)
+		}
+		out, err := exec.Command("pdftotext", append(args, path, "-")...).Output()
+		if err != nil {
+			return nil
+		}
+		return out
+	}
+	a, b := text(old), text(dst)
+	return a != nil && bytes.Equal(a, b)
 }
