@@ -12,8 +12,9 @@
 // uk-current and uk-current-long ("2nd Mar" dates printed once per day, Paid in / Paid out,
 // brought and carried forward), in-savings and in-savings-ddmmyy (Debit / Credit or Withdrawal /
 // Deposit, lakh grouping), nl-sepa (two-line headers, Bedrag af / bij, SEPA descriptions over four
-// lines), br-extrato (dd/mm, decimal commas, trailing minus, SALDO DO DIA lines), credit-card
-// (purchases plain, payments CR), mobile-money (M-Pesa-like, newest first, Completion Time with
+// lines), de-giro (dd.mm. without year, 1.234,56 S / H, alter / neuer Kontostand), br-extrato
+// (dd/mm, decimal commas, trailing minus, SALDO DO DIA lines), credit-card (purchases plain,
+// payments CR, "Mar 02") and credit-card-uk ("02 Mar", payments in parentheses), mobile-money (M-Pesa-like, newest first, Completion Time with
 // seconds), rtl-fa-jalali and rtl-ar (right to left, Persian or Arabic-Indic digits, Jalali or
 // Gregorian dates).
 //
@@ -26,6 +27,8 @@
 // copies that poppler still opens: damaged-xref-shift (every offset off by the bytes inserted
 // after the header), damaged-xref-truncated (the xref table cut short), damaged-xref-garbled
 // (entries and startxref wrong), damaged-junk (mail headers before %PDF, junk after %%EOF).
+// A copy from which pdftotext reads other digits than from its producer's own file is dropped
+// too: Ghostscript re-distilling garbles the Persian digits of the Jalali statement.
 //
 // The answer key (Key) is JSON:
 //

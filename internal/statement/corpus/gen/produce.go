@@ -365,3 +365,27 @@ func sameStatement(old, dst string, key []byte, pw string) bool {
 	a, b := text(old), text(dst)
 	return a != nil && bytes.Equal(a, b)
 }
+
+// digitProfile counts the digits (0-9 in Latin, Arabic-Indic and Persian forms, by value) in the
+// text pdftotext extracts from path. A copy whose profile differs from its producer's own file
+// has had its text encoding garbled (Ghostscript re-distilling does this to Persian digits),
+// so no reader of its text could meet the key.
+func digitProfile(path, pw string) ([10]int, error) {
+	var n [10]int
+	args := []string{"-q"}
+	if pw != "" {
+		args = append(args, "-upw", pw)
+	}
+	out, err := exec.Command("pdftotext", append(args, path, "-")...).Output()
+	if err != nil {
+		return n, err
+	}
+	for _, r := range string(out) {
+		for _, zero := range []rune{'0', '\u0660', '\u06F0'} {
+			if r >= zero && r <= zero+9 {
+				n[r-zero]++
+			}
+		}
+	}
+	return n, nil
+}
