@@ -12,7 +12,9 @@ type Doc struct {
 	Letter bool   // US Letter paper instead of A4
 	Font   string // CSS font family; xelatex uses it too
 	Footer string // printed at the foot of every page (where the producer can)
-	Blocks []Block
+	// Watermark is large rotated text across every page, over the table rows (HTML only).
+	Watermark string
+	Blocks    []Block
 }
 
 // Block is one part of a Doc.

@@ -180,6 +180,10 @@ func ukCurrent(r *rand.Rand, layout string, start, end time.Time, n int) *stmt {
 	ukDate := func(t time.Time) string { return ordinal(t.Day()) + " " + t.Format("Jan") }
 	ukLong := func(t time.Time) string { return ordinal(t.Day()) + " " + t.Format("Jan 2006") }
 	d := &Doc{Lang: "en-GB", Font: "DejaVu Sans", Footer: "Halbury Bank plc. Registered in England No. 2065. Authorised by the Prudential Regulation Authority. Calls may be recorded."}
+	if n > 100 {
+		// The long statement is a reprint, stamped across every page.
+		d.Watermark = "DUPLICATE STATEMENT"
+	}
 	d.Blocks = append(d.Blocks,
 		Title{"Halbury Bank"},
 		Columns{[]string{"Mr Arthur Dent", "155 Country Lane", "Cottington", "CT2 9QQ"},

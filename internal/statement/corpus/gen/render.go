@@ -46,8 +46,12 @@ tr { page-break-inside: avoid; }
 .side { font-size: 8pt; color: #345; padding: 0 10pt; vertical-align: top; }
 .small { font-size: 7pt; color: #333; }
 tfoot { display: table-footer-group; }
+.wm { position: fixed; top: 45%%; left: 5%%; width: 90%%; text-align: center; font-size: 54pt; color: rgba(120, 120, 120, 0.18); transform: rotate(-35deg); z-index: 10; }
 </style></head><body>
 `, d.Lang, dir, page, font, start, end)
+	if d.Watermark != "" {
+		fmt.Fprintf(&b, "<div class=\"wm\">%s</div>\n", html.EscapeString(d.Watermark))
+	}
 	lines := func(ls []string) string {
 		var s []string
 		for _, l := range ls {
