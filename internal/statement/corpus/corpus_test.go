@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -41,8 +42,10 @@ func TestCorpus(t *testing.T) {
 			t.Logf(format, args...)
 		}
 	}
-	out("%-52s %-15s %9s %27s %27s %-8s %-8s %s", "file", "status", "count", "credits got/key", "debits got/key", "opening", "closing", "note")
+	out("%-52s %-15s %-8s %9s %27s %27s %-8s %-8s %s", "file", "status", "poppler", "count", "credits got/key", "debits got/key", "opening", "closing", "note")
 	var exact, opened, popplerOpens, needPassword, completedWrong int
+	// Exact files out of the counted ones, by producer and by layout.
+	byProducer, byLayout := map[string][2]int{}, map[string][2]int{}
 	for _, f := range files {
 		k, err := ReadKey(f)
 		if err != nil {
@@ -57,7 +60,14 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("%s: no %%PDF- header in the first 1024 bytes, as every corpus file must have", name)
 		}
 		r := Check(name, data, k)
-		out("%-52s %-15s %4d/%-4d %13s/%-13s %13s/%-13s %-8s %-8s %s", name, r.Status, r.Got, r.Want,
+		pop := "opens"
+		switch {
+		case k.Password != "":
+			pop = "password"
+		case !k.PopplerOpens:
+			pop = "refuses"
+		}
+		out("%-52s %-15s %-8s %4d/%-4d %13s/%-13s %13s/%-13s %-8s %-8s %s", name, r.Status, pop, r.Got, r.Want,
 			r.GotCredits.StringFixed(2), r.WantCredits.StringFixed(2), r.GotDebits.StringFixed(2), r.WantDebits.StringFixed(2),
 			r.OpeningCheck, r.ClosingCheck, r.Note)
 		switch {
@@ -73,6 +83,14 @@ func TestCorpus(t *testing.T) {
 				opened++
 			}
 		}
+		p, l := byProducer[k.Producer], byLayout[k.Layout]
+		p[1]++
+		l[1]++
+		if r.Status == Exact {
+			p[0]++
+			l[0]++
+		}
+		byProducer[k.Producer], byLayout[k.Layout] = p, l
 		switch r.Status {
 		case Exact:
 			exact++
@@ -82,6 +100,8 @@ func TestCorpus(t *testing.T) {
 				name, r.Got, r.Want, r.GotCredits, r.WantCredits, r.GotDebits, r.WantDebits, r.OpeningCheck, r.ClosingCheck)
 		}
 	}
+	out("exact by producer: %s", shares(byProducer))
+	out("exact by layout: %s", shares(byLayout))
 	counted := len(files) - needPassword
 	out("exact %d/%d (%.1f%%); opened %d of the %d poppler opens; completed-wrong %d; needs password %d (not counted)",
 		exact, counted, 100*float64(exact)/float64(max(counted, 1)), opened, popplerOpens, completedWrong, needPassword)
@@ -91,4 +111,14 @@ func TestCorpus(t *testing.T) {
 	if opened < minOpened {
 		t.Errorf("%d files opened, fewer than the floor minOpened = %d", opened, minOpened)
 	}
+}
+
+// shares writes "name n/m" for each key of counts, sorted by name.
+func shares(counts map[string][2]int) string {
+	var parts []string
+	for name, c := range counts {
+		parts = append(parts, fmt.Sprintf("%s %d/%d", name, c[0], c[1]))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }
