@@ -53,6 +53,12 @@ type Result struct {
 // Check parses data as the service does (engine.Parse with default options) and compares the
 // result with the key.
 func Check(name string, data []byte, k Key) Result {
+	st, err := engine.Parse(data, statement.Options{})
+	return Classify(name, st, err, k)
+}
+
+// Classify compares a parse's outcome (the statement, or the error) with the key.
+func Classify(name string, st *statement.Statement, err error, k Key) Result {
 	r := Result{Name: name, Key: k, Want: len(k.Transactions)}
 	for _, t := range k.Transactions {
 		a, _ := decimal.NewFromString(t.Amount)
@@ -62,7 +68,6 @@ func Check(name string, data []byte, k Key) Result {
 			r.WantCredits = r.WantCredits.Add(a)
 		}
 	}
-	st, err := engine.Parse(data, statement.Options{})
 	if err != nil {
 		r.Note = firstLine(err.Error())
 		// Every corpus file starts with %PDF- (TestCorpus checks it), so ErrNotAStatement here
