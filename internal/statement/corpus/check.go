@@ -28,6 +28,9 @@ const (
 	ReviewWrong Status = "review-wrong"
 	// Failed: the parser returned an error; the job fails.
 	Failed Status = "failed"
+	// Incomplete: no review reasons and the key's transactions, but a balance the statement
+	// prints was not read. Nothing read is wrong, so no check could fail; not exact either.
+	Incomplete Status = "incomplete"
 	// CompletedWrong: no review reasons but the answer differs: the silent wrong answer.
 	CompletedWrong Status = "completed-wrong"
 )
@@ -96,11 +99,14 @@ func Classify(name string, st *statement.Statement, err error, k Key) Result {
 	if len(st.Review) > 0 {
 		r.Note = string(st.Review[0].Code) + ": " + firstLine(st.Review[0].Message)
 	}
+	same := sameTransactions(st.Transactions, k.Transactions)
 	switch {
-	case okOpen && okClose && sameTransactions(st.Transactions, k.Transactions):
+	case okOpen && okClose && same:
 		r.Status = Exact
 	case len(st.Review) > 0:
 		r.Status = ReviewWrong
+	case same && (okOpen || r.OpeningCheck == "missing") && (okClose || r.ClosingCheck == "missing"):
+		r.Status = Incomplete
 	default:
 		r.Status = CompletedWrong
 	}

@@ -39,9 +39,12 @@ func TestClassify(t *testing.T) {
 		{"a sign flipped without review is a completed wrong answer", &statement.Statement{
 			Transactions:   []statement.Transaction{tx(2023, 3, 1, "50"), tx(2023, 3, 2, "20")},
 			OpeningBalance: d("100"), ClosingBalance: d("70")}, nil, key, CompletedWrong, true},
-		{"a missing closing balance is not exact", &statement.Statement{
+		{"a missing closing balance is not exact, but nothing read is wrong", &statement.Statement{
 			Transactions:   []statement.Transaction{tx(2023, 3, 1, "-50"), tx(2023, 3, 2, "20")},
-			OpeningBalance: d("100")}, nil, key, CompletedWrong, true},
+			OpeningBalance: d("100")}, nil, key, Incomplete, true},
+		{"a closing balance read wrong without review is a completed wrong answer", &statement.Statement{
+			Transactions:   []statement.Transaction{tx(2023, 3, 1, "-50"), tx(2023, 3, 2, "20")},
+			OpeningBalance: d("100"), ClosingBalance: d("71")}, nil, key, CompletedWrong, true},
 		{"a wrong date sent to review is honest", &statement.Statement{
 			Transactions:   []statement.Transaction{tx(2022, 3, 1, "-50"), tx(2023, 3, 2, "20")},
 			OpeningBalance: d("100"), ClosingBalance: d("70"), Review: review}, nil, key, ReviewWrong, true},

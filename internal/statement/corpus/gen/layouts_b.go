@@ -185,11 +185,14 @@ func ccStatement(r *rand.Rand, layout string, start, end time.Time, n int, uk bo
 		case x.amount.IsPositive():
 			a += " CR"
 		}
-		post := x.date.AddDate(0, 0, r.IntN(3))
-		if post.After(end) {
-			post = end
+		// The key's date is the posting date, the day the charge was booked to the account
+		// (as every other statement's booking date); the purchase was made up to two days
+		// before.
+		trans := x.date.AddDate(0, 0, -r.IntN(3))
+		if trans.Before(start) {
+			trans = start
 		}
-		t.Rows = append(t.Rows, []string{md(x.date), md(post), x.desc[0], x.ref, a})
+		t.Rows = append(t.Rows, []string{md(trans), md(x.date), x.desc[0], x.ref, a})
 	}
 	d.Blocks = append(d.Blocks, t, Heading{"Interest Charge Calculation"},
 		Para{"Your Annual Percentage Rate (APR) is the annual interest rate on your account.", true},
