@@ -48,6 +48,7 @@ type column struct {
 	title  string
 	amount bool // most values are amounts: such columns never take a wrapped line
 	date   bool
+	values int // lines with text in the column
 }
 
 // isHeader reports a line that names columns: at least two cells are column names a statement
@@ -283,6 +284,7 @@ func buildGrid(pages [][]line) *grid {
 	for _, t := range tables {
 		t.cols = findColumns(t.hdr, t.lines)
 		markColumns(t.cols, t.all)
+		t.cols = adoptTitles(t.cols)
 		t.cols = mergeUntitled(t.cols)
 		t.roles = make([]string, len(t.cols))
 		for i, c := range t.cols {
@@ -303,6 +305,10 @@ func buildGrid(pages [][]line) *grid {
 
 	cur = nil
 	section := sectionNone
+	// last is the table of the last header; underOther is set below a header of no
+	// transaction table (a summary box, daily balances) until the next section or header.
+	var last *table
+	underOther := false
 	for pi, pg := range pages {
 		for li := range pg {
 			l := &pg[li]
@@ -332,18 +338,26 @@ func buildGrid(pages [][]line) *grid {
 				if l != hdr {
 					g.skipped++
 				}
-				cur = nil
+				cur, underOther = nil, false
 				if isTxHeader(l) {
 					cur = tables[headerKey(l)]
+					last = cur
 				} else {
+					underOther = true
 					g.outside = append(g.outside, l.text())
 				}
+			case cur == nil && last != nil && !underOther && section != sectionSkip && datedAmount(l):
+				// A section without a header of its own: its rows go on in the last table's
+				// columns.
+				cur = last
+				g.addLine(l, cur, section)
+				continue
 			case cur == nil || section == sectionSkip:
 				// Lines of a table that holds no transactions (daily balances, a summary box),
 				// or text between tables: a section title, prose.
 				g.outside = append(g.outside, l.text())
 				if k := sectionOf(l); k != sectionNone {
-					section = k
+					section, underOther = k, false
 					g.skipped++
 					continue
 				}
@@ -354,7 +368,9 @@ func buildGrid(pages [][]line) *grid {
 				}
 			default:
 				if k := sectionOf(l); k != sectionNone {
-					section = k
+					// A new section: the table above has ended; text before the next header
+					// (a notice about the section) is no part of it.
+					section, last, cur = k, cur, nil
 					g.skipped++
 					g.outside = append(g.outside, l.text())
 					continue
@@ -849,6 +865,31 @@ func findColumns(hdr *line, lines []*line) []column {
 	return cols
 }
 
+// adoptTitles gives a header cell that stands over (next to) no values to the column of dates
+// or amounts beside it that has no header cell: word processors centre a header over a column whose values are
+// aligned left or right, so that the two do not overlap ("DATE" centred, "07/10" at the
+// left edge).
+func adoptTitles(cols []column) []column {
+	for i := 0; i < len(cols); i++ {
+		if cols[i].title == "" || cols[i].amount || cols[i].date {
+			continue
+		}
+		for _, j := range []int{i - 1, i + 1} {
+			// The values beside it: dates or amounts in a column with no name, many more
+			// lines than the named one has (stray words of prose that cross it).
+			if j < 0 || j >= len(cols) || cols[j].title != "" || !(cols[j].amount || cols[j].date) || cols[i].values*4 > cols[j].values {
+				continue
+			}
+			cols[j].title = cols[i].title
+			cols[j].x0, cols[j].x1 = math.Min(cols[j].x0, cols[i].x0), math.Max(cols[j].x1, cols[i].x1)
+			cols = append(cols[:i], cols[i+1:]...)
+			i--
+			break
+		}
+	}
+	return cols
+}
+
 // mergeUntitled joins a column without a header cell that holds neither amounts nor dates to
 // the text column beside it (the left one first): such a column is a description written with
 // a wide gap ("Card payment   Shop 1"), which would otherwise fall apart, and lose its second
@@ -896,6 +937,7 @@ func markColumns(cols []column, lines []*line) {
 	for i := range cols {
 		cols[i].amount = n[i] > 0 && 10*amounts[i] >= 6*n[i]
 		cols[i].date = n[i] > 0 && 10*dates[i] >= 6*n[i]
+		cols[i].values = n[i]
 	}
 }
 
