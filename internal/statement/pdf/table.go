@@ -421,6 +421,33 @@ func pageFurniture(pages [][]line) map[*line]bool {
 			}
 		}
 	}
+	// A footer that follows the content, so that it stands higher on a shorter last page:
+	// a sentence of five words or more, repeated word for word on several pages, each time
+	// below the page's last row.
+	texts := map[string]int{}
+	var below []*line
+	for pi := range pages {
+		last := -1
+		for li := range pages[pi] {
+			if rowLike(&pages[pi][li]) {
+				last = li
+			}
+		}
+		seen := map[string]bool{}
+		for li := last + 1; li < len(pages[pi]) && last >= 0; li++ {
+			l := &pages[pi][li]
+			if t := l.text(); len(strings.Fields(t)) >= 5 && !seen[t] {
+				seen[t] = true
+				texts[t]++
+				below = append(below, l)
+			}
+		}
+	}
+	for _, l := range below {
+		if texts[l.text()] >= 2 {
+			out[l] = true
+		}
+	}
 	return out
 }
 

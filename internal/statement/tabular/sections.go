@@ -160,6 +160,11 @@ func labelPrefix(c string) (labelKind, string) {
 					return k, v
 				}
 			}
+			if len(tail) <= 3 {
+				// "Eindsaldo per 31-03-2023 | 6.407,11": the day is in the label's cell,
+				// the amount in the next.
+				return k, ""
+			}
 		}
 	}
 	return labelNone, ""
