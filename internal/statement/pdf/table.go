@@ -229,7 +229,7 @@ func buildGrid(pages [][]line) *grid {
 		}
 		for li := range pg {
 			l := &pg[li]
-			if (pi == first.page-1 && l == first) || (pi > first.page-1 && (isTxHeader(l) || rowLike(l))) {
+			if (pi == first.page-1 && l == first) || (pi > first.page-1 && (isHeader(l) || rowLike(l))) {
 				starts[pi] = li
 				break
 			}
@@ -239,7 +239,7 @@ func buildGrid(pages [][]line) *grid {
 		}
 		ends[pi] = starts[pi] + 1
 		for li := starts[pi]; li < len(pg); li++ {
-			if rowLike(&pg[li]) || isTxHeader(&pg[li]) {
+			if rowLike(&pg[li]) || isHeader(&pg[li]) {
 				ends[pi] = li + 1
 			}
 		}
@@ -309,6 +309,7 @@ func buildGrid(pages [][]line) *grid {
 	// transaction table (a summary box, daily balances) until the next section or header.
 	var last *table
 	underOther := false
+	var other *line // the header of that other table
 	for pi, pg := range pages {
 		for li := range pg {
 			l := &pg[li]
@@ -343,10 +344,10 @@ func buildGrid(pages [][]line) *grid {
 					cur = tables[headerKey(l)]
 					last = cur
 				} else {
-					underOther = true
+					underOther, other = true, l
 					g.outside = append(g.outside, l.text())
 				}
-			case cur == nil && last != nil && !underOther && section != sectionSkip && datedAmount(l):
+			case cur == nil && last != nil && !(underOther && headerHasDate(other)) && section != sectionSkip && datedAmount(l):
 				// A section without a header of its own: its rows go on in the last table's
 				// columns.
 				cur = last
@@ -361,9 +362,15 @@ func buildGrid(pages [][]line) *grid {
 					g.skipped++
 					continue
 				}
-				if cur == nil && anyAmount(l) && !datedAmount(l) {
+				switch {
+				case underOther && other != nil && anyAmount(l) && !datedAmount(l):
+					// A summary laid out as a table: names over values ("Opening Balance |
+					// Debits | Credits | Closing Bal" over the amounts). Each value goes with
+					// the name above it, as a row the table reader knows by its label.
+					g.rows = append(g.rows, labelledValues(other, l)...)
+				case cur == nil && anyAmount(l) && !datedAmount(l):
 					g.rows = append(g.rows, plainRow(l)) // a balance or total between tables
-				} else {
+				default:
 					g.skipped++
 				}
 			default:
@@ -658,6 +665,20 @@ func isTxHeader(l *line) bool {
 	return !(n["date"] > 1 && (n["amount"] > 1 || n["balance"] > 1))
 }
 
+// headerHasDate reports a header naming a date column: a table of daily balances has one, a
+// summary box or a running page header none.
+func headerHasDate(l *line) bool {
+	if l == nil {
+		return false
+	}
+	for _, r := range headerRoles(l) {
+		if r == "date" || r == "txdate" || r == "valuedate" {
+			return true
+		}
+	}
+	return false
+}
+
 // headerRoles returns the roles a header line's cells name; a cell that names none is tried
 // word by word, as header cells set close together merge into one ("Date Description").
 func headerRoles(l *line) []string {
@@ -756,6 +777,33 @@ func cardStatement(pages [][]line) bool {
 		}
 	}
 	return n >= 2
+}
+
+// labelledValues pairs each value of a line with the name of the header cell above it, as
+// rows of a name and a value.
+func labelledValues(h, l *line) []gridRow {
+	var out []gridRow
+	for _, c := range l.cells {
+		if !c.amount {
+			continue
+		}
+		best, dist := -1, math.Inf(1)
+		for i, hc := range h.cells {
+			if hc.x1 < c.x0-2*l.size || hc.x0 > c.x1+2*l.size {
+				continue
+			}
+			if d := math.Abs((hc.x0+hc.x1)/2 - (c.x0+c.x1)/2); d < dist {
+				best, dist = i, d
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		name := h.cells[best].text
+		out = append(out, gridRow{cells: []string{name, c.text}, pos: statement.Position{Page: l.page, Line: l.no},
+			raw: name + " | " + c.text, y: l.y, lines: 1})
+	}
+	return out
 }
 
 // plainRow is a line as a row of its own cells.

@@ -30,7 +30,7 @@ var labelLists = []struct {
 	kind  labelKind
 	names string
 }{
-	{labelOpening, "opening balance|opening|opening book balance|balance brought forward|brought forward|previous balance|start balance|starting balance|" +
+	{labelOpening, "opening balance|opening bal|opening|opening book balance|balance brought forward|brought forward|previous balance|start balance|starting balance|" +
 		"beginning balance|balance at start|initial balance|balance at the beginning|" +
 		"anfangssaldo|alter kontostand|alter saldo|saldo alt|vorheriger kontostand|startsaldo|anfangsbestand|kontostand alt|" +
 		"beginsaldo|begin saldo|saldo begin|oud saldo|vorig saldo|" +
@@ -44,7 +44,7 @@ var labelLists = []struct {
 		"входящий остаток|остаток на начало|остаток на начало периода|входящее сальдо|" +
 		"pradinis likutis|likutis pradziai|pradinis balansas|" +
 		"sold initial|sold anterior|sold la inceputul perioadei"},
-	{labelClosing, "closing balance|closing|closing book balance|ending balance|end balance|final balance|balance carried forward|carried forward|" +
+	{labelClosing, "closing balance|closing bal|closing|closing book balance|ending balance|end balance|final balance|balance carried forward|carried forward|" +
 		"new balance|balance at end|balance at the end|" +
 		"endsaldo|schlusssaldo|neuer kontostand|neuer saldo|saldo neu|endbestand|kontostand neu|" +
 		"eindsaldo|nieuw saldo|" +
@@ -67,12 +67,12 @@ var labelLists = []struct {
 		"рахунок|номер рахунку|счет|номер счета|saskaita|saskaitos nr|kontonr|bankkonto|cod iban|numar cont|cont"},
 	{labelCurrency, "currency|account currency|wahrung|kontowahrung|devise|moneda|divisa|valuta|waluta|mena|mena uctu|" +
 		"deviza|devizanem|валюта|валюта рахунку|valiuta|munt|moneda contului"},
-	{labelCredits, "total credits|total credit|total deposits|total deposits and credits|total money in|money in|total paid in|paid in|" +
+	{labelCredits, "credits|total credits|total credit|total deposits|total deposits and credits|total money in|money in|total paid in|paid in|" +
 		"deposits/credits|total deposits/credits|sum of credits|credits total|" +
 		"summe gutschriften|summe haben|gutschriften gesamt|totaal bij|totaal bijschrijvingen|total des credits|" +
 		"total creditos|total de creditos|total de abonos|total abonos|total entradas|total de entradas|" +
 		"total creditos r$|total de depositos|total depositos|entradas|creditos|abonos|ingresos"},
-	{labelDebits, "total debits|total debit|total withdrawals|total withdrawals and debits|total money out|money out|total paid out|paid out|" +
+	{labelDebits, "debits|total debits|total debit|total withdrawals|total withdrawals and debits|total money out|money out|total paid out|paid out|" +
 		"withdrawals/debits|total withdrawals/debits|sum of debits|debits total|" +
 		"summe lastschriften|summe soll|lastschriften gesamt|totaal af|totaal afschrijvingen|total des debits|" +
 		"total debitos|total de debitos|total de cargos|total cargos|total saidas|total de saidas|total de retiros|total retiros|saidas|debitos|cargos|retiros"},
