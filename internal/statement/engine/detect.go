@@ -124,7 +124,7 @@ func detectText(text string) (statement.Format, error) {
 		return detectXML(trimmed)
 	case strings.HasPrefix(upper, "OFXHEADER:") || strings.Contains(upper, "<OFX>"):
 		return statement.FormatOFX, nil
-	case strings.HasPrefix(upper, "!TYPE:") || strings.HasPrefix(upper, "!ACCOUNT") || strings.HasPrefix(upper, "!OPTION"):
+	case looksLikeQIF(trimmed):
 		return statement.FormatQIF, nil
 	case looksLikeBAI2(trimmed):
 		return statement.FormatBAI2, nil
@@ -132,6 +132,21 @@ func detectText(text string) (statement.Format, error) {
 		return statement.FormatMT940, nil
 	}
 	return statement.FormatCSV, nil
+}
+
+// looksLikeQIF looks for a QIF header line (!Type:, !Account, !Option:) at the start, after
+// any lines of comment: exporters such as HomeBank and bank scripts open with "# ..." or
+// "### exported ..." lines, which no QIF record starts with, so they cannot hide a CSV row.
+func looksLikeQIF(text string) bool {
+	for lines := 0; strings.HasPrefix(text, "#") && lines < 64; lines++ {
+		nl := strings.IndexByte(text, '\n')
+		if nl < 0 {
+			return false
+		}
+		text = strings.TrimLeft(text[nl+1:], " \t\r\n")
+	}
+	upper := strings.ToUpper(text[:min(len(text), 16)])
+	return strings.HasPrefix(upper, "!TYPE:") || strings.HasPrefix(upper, "!ACCOUNT") || strings.HasPrefix(upper, "!OPTION")
 }
 
 // looksLikeBAI2 looks for a BAI2 file header record (01) followed by a group header (02),

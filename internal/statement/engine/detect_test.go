@@ -74,6 +74,8 @@ func TestDetect(t *testing.T) {
 		{name: "OFX 2 by its processing instruction", data: []byte(`<?xml version="1.0"?><?OFX OFXHEADER="200" VERSION="211"?><OFX></OFX>`), want: statement.FormatOFX},
 		{name: "OFX 1 by its header", data: []byte("OFXHEADER:100\nDATA:OFXSGML\n\n<OFX>"), want: statement.FormatOFX},
 		{name: "QIF by its type line", data: []byte("!Type:Bank\nD01/02/2026\nT-1.00\n^\n"), want: statement.FormatQIF},
+		{name: "QIF after lines of comment", data: []byte("# Exported 2026-03-01\n### Current account\r\n\n!Type:Bank\nD01/02/2026\nT-1.00\n^\n"), want: statement.FormatQIF},
+		{name: "a CSV with comment lines stays CSV", data: []byte("# export\nDate,Amount\n2026-03-01,1.00\n"), want: statement.FormatCSV},
 		{name: "BAI2 by its file and group headers", data: []byte("01,SENDER,RECEIVER,260301,1200,1,,,2/\n02,R,O,1,260301,,USD,2/\n"), want: statement.FormatBAI2},
 		{name: "MT940 by its tags", data: []byte(":20:STMT\r\n:25:NL91ABNA0417164300\r\n:28C:1/1\r\n:60F:C260301EUR1,00\r\n"), want: statement.FormatMT940},
 		{name: "a UTF-16 CSV is text", data: utf16le("Date,Amount\n2026-03-01,1.00\n"), want: statement.FormatCSV},
