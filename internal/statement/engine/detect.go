@@ -205,6 +205,12 @@ func detectXML(text string) (statement.Format, error) {
 			if f := camtFormat(root.Space); f != "" && root.Local == "Document" {
 				return f, nil
 			}
+			if root.Local == "Workbook" && root.Space == spreadsheetNS {
+				return statement.FormatSpreadsheetML, nil
+			}
+			if isHTMLElement(root.Local) {
+				return statement.FormatHTML, nil
+			}
 			continue
 		}
 		switch se.Name.Local {
@@ -216,10 +222,33 @@ func detectXML(text string) (statement.Format, error) {
 			return statement.FormatCAMT054, nil
 		}
 	}
-	if root.Local == "" {
+	if root.Local == "" && !looksLikeHTML(text) {
 		return "", notAStatement("an XML document without a readable root element")
 	}
+	if looksLikeHTML(text) && !strings.EqualFold(root.Local, "Workbook") {
+		return statement.FormatHTML, nil
+	}
 	return "", notAStatement(fmt.Sprintf("an XML document of an unsupported kind (root element %q)", root.Local))
+}
+
+// spreadsheetNS is the namespace of Excel 2003's XML Spreadsheet (SpreadsheetML 2003).
+const spreadsheetNS = "urn:schemas-microsoft-com:office:spreadsheet"
+
+// isHTMLElement reports whether an element that opens a document is one an HTML page opens
+// with: a bank's "Excel export" is often a bare <table>, or a <meta> and <style> before it.
+func isHTMLElement(local string) bool {
+	switch strings.ToLower(local) {
+	case "html", "head", "body", "table", "meta", "style", "title":
+		return true
+	}
+	return false
+}
+
+// looksLikeHTML reports whether markup that is no known XML kind holds an HTML table early on
+// (in the detection head), as the HTML table exports do after a prolog, comments or a <div>.
+func looksLikeHTML(text string) bool {
+	lower := strings.ToLower(text)
+	return strings.Contains(lower, "<table") && (strings.Contains(lower, "<td") || strings.Contains(lower, "<th"))
 }
 
 // camtFormat returns the CAMT message of an ISO 20022 namespace such as

@@ -84,6 +84,13 @@ func TestDetect(t *testing.T) {
 		{name: "binary noise is not a statement", data: []byte{0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x00, 0x00, 0x10}, wantErr: "binary content"},
 		{name: "a ZIP that is not a workbook is not a statement", data: zipWith(t, "word/document.xml"), wantErr: "not an Excel workbook"},
 		{name: "a workbook ZIP is XLSX", data: zipWith(t, "xl/workbook.xml"), want: statement.FormatXLSX},
+		{name: "an HTML page is HTML, whatever its name says", data: []byte("<html><head><title>Statement</title></head><body><table><tr><td>Date</td></tr></table></body></html>"), want: statement.FormatHTML},
+		{name: "an Excel HTML export with office namespaces", data: []byte(`<html xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:x="urn:schemas-microsoft-com:office:excel"><body><table><tr><td>x</td></tr></table>`), want: statement.FormatHTML},
+		{name: "a bare table with an XML prolog", data: []byte("<?xml version=\"1.0\" encoding=\"windows-1252\"?>\r\n<table border=1><tr><th>Datum</th><th>Betrag</th></tr><tr><td>01.03.2026</td><td>1,00</td></tr></table>"), want: statement.FormatHTML},
+		{name: "a doctype, a comment and a div before the table", data: []byte("<!DOCTYPE html PUBLIC \"-//W3C//DTD HTML 4.01//EN\">\n<!-- generated --><div class=x><TABLE><TR><TD>Date</TD></TR></TABLE></div>"), want: statement.FormatHTML},
+		{name: "an HTML export in UTF-16 with its byte-order mark", data: utf16le("<html><body><table><tr><td>Date</td></tr></table></body></html>"), want: statement.FormatHTML},
+		{name: "an HTML export in Windows-1252", data: []byte("<html><meta charset=windows-1252><table><tr><td>Caf\xe9</td></tr></table></html>"), want: statement.FormatHTML},
+		{name: "an XML Spreadsheet 2003 by its namespace", data: []byte(`<?xml version="1.0"?><?mso-application progid="Excel.Sheet"?><Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet" xmlns:ss="urn:schemas-microsoft-com:office:spreadsheet"><Worksheet ss:Name="S"><Table><Row><Cell><Data ss:Type="String">Date</Data></Cell></Row></Table></Worksheet></Workbook>`), want: statement.FormatSpreadsheetML},
 		{name: "other XML is not a statement and names its root", data: []byte(`<?xml version="1.0"?><rss version="2.0"><channel/></rss>`), wantErr: `root element "rss"`},
 	}
 	for _, tt := range tests {
