@@ -1,0 +1,142 @@
+package contracttests
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/gen/reconclient"
+)
+
+// Files of the upload check (PRODUCT.md section 6: every format is checked before the 202, text
+// formats included, by reading the file's head).
+var (
+	// namesCSV is a CSV that holds no column of dates and amounts.
+	namesCSV = []byte("Name,Town,Notes\nAnn,Leeds,first\nBob,York,second\n")
+	// largeNamesCSV is such a CSV, past the 64 KiB head the check reads.
+	largeNamesCSV = repeatTo("Name,Town,Notes\n", "Ann,Leeds,a note that says nothing in particular\n", 200<<10)
+	// htmlExportXLS is a bank's "Excel export" that is an HTML table.
+	htmlExportXLS = []byte(`<html xmlns:x="urn:schemas-microsoft-com:office:excel"><head><meta charset="windows-1252"></head><body>` +
+		`<table><tr><td>Account number:</td><td>12345678</td></tr></table><table border="1">` +
+		`<tr><th>Date</th><th>Description</th><th>Paid out</th><th>Paid in</th></tr>` +
+		`<tr><td>01/03/2024</td><td>CARD PAYMENT OFFICE SUPPLIES</td><td>&pound;42.99</td><td></td></tr>` +
+		`<tr><td>04/03/2024</td><td>SEPA CREDIT ACME GMBH INV 2024 001</td><td></td><td>&pound;1,250.50</td></tr>` +
+		`</table></body></html>`)
+	// spreadsheetML is an Excel 2003 XML Spreadsheet statement.
+	spreadsheetML = []byte(`<?xml version="1.0"?><?mso-application progid="Excel.Sheet"?>` +
+		`<Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet" xmlns:ss="urn:schemas-microsoft-com:office:spreadsheet"><Worksheet ss:Name="Statement"><Table>` +
+		`<Row><Cell><Data ss:Type="String">Date</Data></Cell><Cell><Data ss:Type="String">Description</Data></Cell><Cell><Data ss:Type="String">Amount</Data></Cell></Row>` +
+		`<Row><Cell><Data ss:Type="DateTime">2024-03-01T00:00:00.000</Data></Cell><Cell><Data ss:Type="String">CARD PAYMENT</Data></Cell><Cell><Data ss:Type="Number">-42.99</Data></Cell></Row>` +
+		`</Table></Worksheet></Workbook>`)
+	// ofxTwoAccountsNoActivity states the balances of two accounts and no transaction.
+	ofxTwoAccountsNoActivity = []byte("OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\nCHARSET:1252\n\n<OFX><BANKMSGSRSV1>" +
+		ofxNoActivity("455000-5", "0.00") + ofxNoActivity("655000-2", "4555.28") + "</BANKMSGSRSV1></OFX>\n")
+)
+
+func ofxNoActivity(acct, balance string) string {
+	return "<STMTTRNRS><TRNUID>1<STMTRS><CURDEF>BRL<BANKACCTFROM><BANKID>1<ACCTID>" + acct +
+		"<ACCTTYPE>CHECKING</BANKACCTFROM><BANKTRANLIST><DTSTART>20240301<DTEND>20240331</BANKTRANLIST>" +
+		"<LEDGERBAL><BALAMT>" + balance + "<DTASOF>20240331</LEDGERBAL></STMTRS></STMTTRNRS>"
+}
+
+// repeatTo returns head followed by line repeated until the text is past size bytes.
+func repeatTo(head, line string, size int) []byte {
+	var b strings.Builder
+	b.WriteString(head)
+	for b.Len() <= size {
+		b.WriteString(line)
+	}
+	return []byte(b.String())
+}
+
+// TestParseUploadCheckReadsEveryFormat: POST /jobs refuses, before the 202, a text file that
+// holds no column of dates and amounts, small or large, with 400 FILE_INVALID naming the
+// problem; and accepts the spreadsheet exports that are not workbooks as what they are.
+func TestParseUploadCheckReadsEveryFormat(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	acct := s.newAccount(t, "Check")
+	c := s.parseCaller(t, acct)
+
+	refusals := []struct {
+		name string
+		file string
+		data []byte
+	}{
+		{"a CSV without dates and amounts is 400 FILE_INVALID", "people.csv", namesCSV},
+		{"a CSV without dates and amounts past the head the check reads is 400 FILE_INVALID", "people.csv", largeNamesCSV},
+	}
+	for _, tt := range refusals {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.upload(t, "", tt.file, tt.data)
+			e := requireParseError(t, r.HTTPResponse, r.Body, http.StatusBadRequest, parseclient.ErrorCodeFileInvalid)
+			require.Contains(t, e.Detail, "no column of dates and amounts")
+		})
+	}
+	require.Equal(t, 0, c.usage(t).JobsCreated, "refused uploads are not charged")
+
+	accepted := []struct {
+		name   string
+		file   string
+		data   []byte
+		format parseclient.StatementFormat
+		count  int
+	}{
+		{"an HTML table saved as .xls is an html statement", "statement.xls", htmlExportXLS, parseclient.StatementFormatHtml, 2},
+		{"an XML Spreadsheet 2003 is a spreadsheetml statement", "statement.xls", spreadsheetML, parseclient.StatementFormatSpreadsheetml, 1},
+		{"a CSV named .xls is a csv statement", "statement.xls", bankCSV(reconBankLines), parseclient.StatementFormatCsv, len(reconBankLines)},
+		{"an OFX of two accounts without activity completes with zero transactions", "two.ofx", ofxTwoAccountsNoActivity, parseclient.StatementFormatOfx, 0},
+	}
+	for _, tt := range accepted {
+		t.Run(tt.name, func(t *testing.T) {
+			j := c.create(t, tt.file, tt.data)
+			require.Equal(t, tt.format, j.Format, "the format is known on upload")
+			done := c.wait(t, j.JobId)
+			require.Equal(t, parseclient.JobStatusCompleted, done.Status, "%+v", done.Error)
+			require.Equal(t, tt.format, done.Format)
+			require.Equal(t, tt.count, done.TransactionsCount)
+		})
+	}
+}
+
+// TestReconUploadCheckReadsEveryFormat: POST /api/v1/jobs refuses, before the 202, a bank file
+// that holds no column of dates and amounts, small or large, with 400 FILE_INVALID naming the
+// field; and reconciles an HTML table export.
+func TestReconUploadCheckReadsEveryFormat(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	acct := s.newAccount(t, "Check")
+	clientID, secret := s.newClient(t, acct)
+	c := s.reconCaller(t, s.ReconURL, clientID, secret)
+	expected := []byte(reconExpectedCSV)
+
+	for _, tt := range []struct {
+		name string
+		data []byte
+	}{
+		{"a bank CSV without dates and amounts is 400 FILE_INVALID naming the field", namesCSV},
+		{"a bank CSV without dates and amounts past the head the check reads is 400 FILE_INVALID", largeNamesCSV},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ct, body := jobUpload(t, "bank.csv", tt.data, "e.csv", expected)
+			r := c.create(t, "", ct, body)
+			require.Equal(t, http.StatusBadRequest, r.StatusCode(), string(r.Body))
+			code, msg := errorOf(t, false, r.Body)
+			require.Equal(t, string(reconclient.ErrorCodeFileInvalid), code)
+			require.Contains(t, msg, "bank: ")
+			require.Contains(t, msg, "no column of dates and amounts")
+		})
+	}
+	require.Equal(t, 0, c.limits(t).JobsUsed, "refused requests use no quota")
+
+	t.Run("an HTML table saved as .xls is reconciled", func(t *testing.T) {
+		ct, body := jobUpload(t, "statement.xls", htmlExportXLS, "e.csv", expected)
+		created := c.create(t, "", ct, body)
+		require.Equal(t, http.StatusAccepted, created.StatusCode(), string(created.Body))
+		job := c.wait(t, created.JSON202.JobId)
+		require.Equal(t, reconclient.JobStatusCompleted, job.Status, "%+v", job.Error)
+	})
+}
