@@ -42,6 +42,7 @@ func TestHTMLTables(t *testing.T) {
 		dates   []string
 		account string
 		dialect string
+		skip    string // what the table layer (package tabular) must do first
 	}{
 		{
 			name:    "a plain HTML statement is read as its table",
@@ -68,6 +69,31 @@ func TestHTMLTables(t *testing.T) {
 			descs:   []string{"Card TESCO", "Gas", "Refund"},
 			amounts: []string{"-5.00", "-40.00", "5.00"},
 			dates:   []string{"2026-03-02", "2026-03-02", "2026-03-09"},
+		},
+		{
+			name: "a header of two rows, Amount spanning Paid out and Paid in, and a summary under the table",
+			data: page(`<table><tr><th colspan="4">Statement of account</th></tr>` +
+				`<tr><th rowspan="2">Date</th><th rowspan="2">Description</th><th colspan="2">Amount</th></tr>` +
+				`<tr><th>Paid out</th><th>Paid in</th></tr>` +
+				`<tr><td>02/03/2026</td><td>Coffee</td><td>3.50</td><td></td></tr>` +
+				`<tr><td>15/03/2026</td><td>Salary</td><td></td><td>2,000.00</td></tr>` +
+				`<tr><td>Total paid out</td><td></td><td>3.50</td><td></td></tr>` +
+				`<tr><td>Total paid in</td><td></td><td></td><td>2,000.00</td></tr></table>`),
+			descs:   []string{"Coffee", "Salary"},
+			amounts: []string{"-3.50", "2000.00"},
+		},
+		{
+			name: "a summary labelled in the description column under an empty date is no transaction",
+			data: page(`<table><tr><th>Date</th><th>Description</th><th>Paid out</th><th>Paid in</th></tr>` +
+				`<tr><td>02/03/2026</td><td>Coffee</td><td>3.50</td><td></td></tr>` +
+				`<tr><td>15/03/2026</td><td>Salary</td><td></td><td>2,000.00</td></tr>` +
+				`<tr><td></td><td>Total paid out</td><td>3.50</td><td></td></tr>` +
+				`<tr><td></td><td>Total paid in</td><td></td><td>2,000.00</td></tr></table>`),
+			descs:   []string{"Coffee", "Salary"},
+			amounts: []string{"-3.50", "2000.00"},
+			skip: "tabular must mine a row whose description cell is a totals label (Total paid out, Total debits) " +
+				"and whose date is empty as a declared total, not fill its date from the row above and read it as " +
+				"a transaction: today the totals are counted again as transactions",
 		},
 		{
 			name:    "an XML prolog and a UTF-16 byte-order mark",
@@ -129,6 +155,9 @@ func TestHTMLTables(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			if tc.skip != "" {
+				t.Skip(tc.skip)
+			}
 			st, err := parseFinished(tc.data)
 			require.NoError(t, err)
 			checkConsistent(t, st)
