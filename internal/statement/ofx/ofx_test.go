@@ -370,3 +370,23 @@ func TestErrors(t *testing.T) {
 		require.Len(t, st.Transactions, 2)
 	})
 }
+
+// TestTwoStatementsOfTheCorpus pins the Banco do Brasil file of two STMTRS (asgrim/ofxparser's
+// ofxdata-bb-two-stmtrs.ofx): each account is its own section, the first without activity in
+// its period (its LEDGERBAL of 0.00 only), the second with its 36 transactions.
+func TestTwoStatementsOfTheCorpus(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("testdata/corpus/asgrim__ofxparser__ofxdata-bb-two-stmtrs.ofx")
+	require.NoError(t, err)
+	st, err := parseFinished(data)
+	require.NoError(t, err)
+	checkConsistent(t, st)
+	require.Len(t, st.Sections, 2)
+	first, second := st.Sections[0], st.Sections[1]
+	require.Equal(t, []string{"455000-5", "655000-2"}, []string{first.Account, second.Account})
+	require.Equal(t, []int{0, 36}, []int{first.Count, second.Count})
+	require.Equal(t, "0.00", first.ClosingBalance.StringFixed(2))
+	require.Equal(t, "4555.28", second.ClosingBalance.StringFixed(2))
+	require.Len(t, st.Transactions, 36)
+	require.Empty(t, st.Account, "the statement's account is its sections' when they agree")
+}
