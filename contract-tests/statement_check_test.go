@@ -68,12 +68,17 @@ func TestParseUploadCheckReadsEveryFormat(t *testing.T) {
 	}{
 		{"a CSV without dates and amounts is 400 FILE_INVALID", "people.csv", namesCSV},
 		{"a CSV without dates and amounts past the head the check reads is 400 FILE_INVALID", "people.csv", largeNamesCSV},
+		{"a CAMT.053 cut off within the head the check reads is 400 FILE_INVALID", "cut.xml", cutCAMT053(t)},
 	}
 	for _, tt := range refusals {
 		t.Run(tt.name, func(t *testing.T) {
 			r := c.upload(t, "", tt.file, tt.data)
 			e := requireParseError(t, r.HTTPResponse, r.Body, http.StatusBadRequest, parseclient.ErrorCodeFileInvalid)
-			require.Contains(t, e.Detail, "no column of dates and amounts")
+			if strings.HasSuffix(tt.file, ".csv") {
+				require.Contains(t, e.Detail, "no column of dates and amounts")
+			} else {
+				require.Contains(t, e.Detail, "truncated")
+			}
 		})
 	}
 	require.Equal(t, 0, c.usage(t).JobsCreated, "refused uploads are not charged")
