@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -144,4 +145,60 @@ func TestReconUploadCheckReadsEveryFormat(t *testing.T) {
 		job := c.wait(t, created.JSON202.JobId)
 		require.Equal(t, reconclient.JobStatusCompleted, job.Status, "%+v", job.Error)
 	})
+}
+
+// TestHostileSpreadsheetExports uploads HTML tables and XML Spreadsheets built to exhaust
+// memory or time to both APIs: tables nested 100,000 deep, a million empty cells, colspans on
+// every cell, entities declared to expand a billion times. Each ends within 30 s refused with
+// 400 FILE_INVALID or as a failed job with a reason, never a 500, and the server stays up.
+func TestHostileSpreadsheetExports(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	acct := s.newAccount(t, "Hostile")
+	pc := s.parseCaller(t, acct)
+	clientID, secret := s.newClient(t, acct)
+	rc := s.reconCaller(t, s.ReconURL, clientID, secret)
+	header := `<table><tr><th>Date</th><th>Description</th><th>Amount</th></tr>`
+	inputs := []struct {
+		name string
+		data []byte
+	}{
+		{"HTML tables nested 100,000 deep", []byte(strings.Repeat("<table><tr><td>", 100_000))},
+		{"an HTML table of a million empty cells", []byte(header + "<tr>" + strings.Repeat("<td></td>", 1_000_000) + "</tr></table>")},
+		{"HTML colspans of 1000 on every cell", []byte(header + strings.Repeat(`<tr>`+strings.Repeat(`<td colspan=1000>1</td>`, 17)+`</tr>`, 50_000) + "</table>")},
+		{"an XML Spreadsheet with a billion laughs", []byte(`<?xml version="1.0"?><!DOCTYPE Workbook [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>` +
+			`<Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet"><Worksheet><Table><Row><Cell><Data>&b;</Data></Cell></Row></Table></Worksheet></Workbook>`)},
+	}
+	for _, in := range inputs {
+		t.Run("parsing: "+in.name, func(t *testing.T) {
+			start := time.Now()
+			r := pc.upload(t, "", "hostile.xls", in.data)
+			if r.StatusCode() != http.StatusAccepted {
+				requireParseError(t, r.HTTPResponse, r.Body, http.StatusBadRequest, parseclient.ErrorCodeFileInvalid)
+				return
+			}
+			j := pc.waitFor(t, r.JSON202.Data.JobId, 30*time.Second)
+			require.Equal(t, parseclient.JobStatusFailed, j.Status)
+			require.Contains(t, []parseclient.JobErrorCode{parseclient.JobErrorCodeResourceLimit, parseclient.JobErrorCodeFileCorrupt,
+				parseclient.JobErrorCodeTooManyRows, parseclient.JobErrorCodeNoTransactions}, j.Error.Code)
+			require.Less(t, time.Since(start), 30*time.Second)
+		})
+		t.Run("reconciliation: "+in.name, func(t *testing.T) {
+			start := time.Now()
+			ct, body := jobUpload(t, "hostile.xls", in.data, "e.csv", []byte(reconExpectedCSV))
+			r := rc.create(t, "", ct, body)
+			if r.StatusCode() != http.StatusAccepted {
+				require.Equal(t, http.StatusBadRequest, r.StatusCode(), string(r.Body))
+				code, msg := errorOf(t, false, r.Body)
+				require.Equal(t, string(reconclient.ErrorCodeFileInvalid), code)
+				require.Contains(t, msg, "bank: ")
+				return
+			}
+			j := rc.wait(t, r.JSON202.JobId)
+			require.Equal(t, reconclient.JobStatusFailed, j.Status)
+			require.Contains(t, []reconclient.JobErrorCode{reconclient.JobErrorCodeFileInvalid, reconclient.JobErrorCodeFileTooLarge}, j.Error.Code)
+			require.Less(t, time.Since(start), 30*time.Second)
+		})
+	}
+	_ = pc.status(t) // the server still answers
 }
