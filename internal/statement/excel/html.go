@@ -34,9 +34,10 @@ import (
 // statement's table hold no text of it.
 //
 // Banks put the account, the sort code and the period in a small table above the statement's
-// table. Excel stacks a page's tables on one sheet, so a person sees those lines as the rows
-// above the header; each table's sheet here starts with up to preambleRows rows of the tables
-// that end before it, for the table layer to mine as it mines a workbook's preamble. A row's
+// table, or in lines of text (<h2>, <p>, <div>, <br>) above it. Excel stacks a page's tables and
+// text on one sheet, so a person sees those lines as the rows above the header; each table's
+// sheet here starts with up to preambleRows rows of the text and tables that end before it,
+// for the table layer to mine as it mines a workbook's preamble. A row's
 // Line is its row on the page, counting the rows of every table in document order, as Excel
 // numbers them; its Sheet names the table ("table 2").
 
@@ -156,11 +157,20 @@ type rowSpan struct {
 	text        string
 }
 
+// looseLine is a line of text outside any table, with the page's tag count where it ends.
+type looseLine struct {
+	row sheetRow
+	at  int
+}
+
 // htmlReader holds one read of a page.
 type htmlReader struct {
-	opts    statement.Options
-	stack   []*tableBuild
-	done    []*tableBuild
+	opts  statement.Options
+	stack []*tableBuild
+	done  []*tableBuild
+	// text is the line of text outside tables being read; lines the lines read so far.
+	text    strings.Builder
+	lines   []looseLine
 	rows    int
 	pageRow int
 	tags    int
@@ -203,11 +213,16 @@ func (r *htmlReader) withPreamble(t *tableBuild) *sheet {
 			pre = append(pre, d.sh.Rows...)
 		}
 	}
+	for _, l := range r.lines {
+		if l.at <= t.start {
+			pre = append(pre, l.row)
+		}
+	}
 	if len(pre) == 0 {
 		return t.sh
 	}
-	pre = pre[max(len(pre)-preambleRows, 0):]
 	sort.SliceStable(pre, func(i, j int) bool { return pre[i].Line < pre[j].Line })
+	pre = pre[max(len(pre)-preambleRows, 0):]
 	sh := *t.sh
 	sh.Rows = append(pre, t.sh.Rows...)
 	return &sh
@@ -232,6 +247,7 @@ func (r *htmlReader) read(text []byte) error {
 					"an HTML tag or text run longer than %d bytes", maxHTMLToken)
 			}
 			// The end of the input: tables left open end here, as a browser closes them.
+			r.endLine()
 			for len(r.stack) > 0 {
 				if err := r.endTable(); err != nil {
 					return err
@@ -239,8 +255,12 @@ func (r *htmlReader) read(text []byte) error {
 			}
 			return nil
 		case html.TextToken:
-			if t := r.top(); t != nil && t.cell != nil && r.skip == 0 {
+			switch t := r.top(); {
+			case r.skip > 0:
+			case t != nil && t.cell != nil:
 				t.cell.Write(z.Text())
+			case t == nil && r.text.Len() < maxHTMLToken:
+				r.text.Write(z.Text())
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			r.tags++
@@ -259,6 +279,9 @@ func (r *htmlReader) read(text []byte) error {
 }
 
 func (r *htmlReader) start(z *html.Tokenizer, a atom.Atom, hasAttr, selfClosing bool) error {
+	if len(r.stack) == 0 && lineBreak(a) {
+		r.endLine()
+	}
 	switch a {
 	case atom.Script, atom.Style, atom.Title, atom.Template:
 		if !selfClosing {
@@ -311,6 +334,9 @@ func (r *htmlReader) start(z *html.Tokenizer, a atom.Atom, hasAttr, selfClosing 
 }
 
 func (r *htmlReader) end(a atom.Atom) error {
+	if len(r.stack) == 0 && lineBreak(a) {
+		r.endLine()
+	}
 	switch a {
 	case atom.Script, atom.Style, atom.Title, atom.Template:
 		r.skip = max(r.skip-1, 0)
@@ -336,6 +362,34 @@ func (r *htmlReader) end(a atom.Atom) error {
 		}
 	}
 	return nil
+}
+
+// lineBreak reports whether an element starts or ends a line of text outside tables.
+func lineBreak(a atom.Atom) bool {
+	switch a {
+	case atom.Br, atom.P, atom.Div, atom.Li, atom.Hr, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
+		atom.Table, atom.Tr, atom.Td, atom.Th, atom.Body, atom.Pre, atom.Dt, atom.Dd, atom.Section, atom.Header:
+		return true
+	}
+	return false
+}
+
+// endLine ends the line of text outside tables, kept as a one-cell row of the page when it
+// has text. A "Label: value" line (a label of words, no digits, as a time of day has) is split
+// at its colon into two cells, as the label and value cells of an account table are, so the
+// table layer mines it the same way.
+func (r *htmlReader) endLine() {
+	text := statement.CollapseSpace(strings.ReplaceAll(r.text.String(), "\u00a0", " "))
+	r.text.Reset()
+	if text == "" || len(r.lines) >= r.opts.MaxRows {
+		return
+	}
+	r.pageRow++
+	cells := []cellText{{Col: 0, Text: text}}
+	if label, value, ok := strings.Cut(text, ":"); ok && strings.TrimSpace(value) != "" && len(label) <= 40 && !strings.ContainsAny(label, "0123456789") {
+		cells = []cellText{{Col: 0, Text: strings.TrimSpace(label) + ":"}, {Col: 1, Text: strings.TrimSpace(value)}}
+	}
+	r.lines = append(r.lines, looseLine{row: sheetRow{Line: r.pageRow, Cells: cells}, at: r.tags})
 }
 
 // spanValue reads a colspan or rowspan attribute: a positive integer (leading digits, as

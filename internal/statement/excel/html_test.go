@@ -132,6 +132,14 @@ func TestHTMLTables(t *testing.T) {
 			account: "12345678",
 		},
 		{
+			name: "the account in lines of text above the statement's table is mined as a preamble",
+			data: page(`<h2>Statement of account</h2><p>Account name: MR J SMITH<br>Account number: 87654321</p>` +
+				`<div>Printed 31/03/2026 10:15</div>` + htmlStatement + `<p>Account number: 99999999</p>`),
+			descs:   []string{"Coffee", "Salary"},
+			amounts: []string{"-3.50", "2000.00"},
+			account: "87654321",
+		},
+		{
 			name: "the largest table with dates and amounts is the statement, not a summary table",
 			data: page(`<table><tr><th>Date</th><th>Total</th></tr><tr><td>31/03/2026</td><td>1,996.50</td></tr></table>` +
 				strings.Replace(htmlStatement, "</table>", `<tr><td>20/03/2026</td><td>Books</td><td>-10.00</td></tr></table>`, 1)),
