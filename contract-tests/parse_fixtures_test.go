@@ -130,8 +130,22 @@ func corpusFile(t testing.TB, format, name string) []byte {
 }
 
 // truncatedCAMT053 is a real CAMT.053 document cut off in the middle of its first statement:
-// recognisable from its first bytes, damaged further on.
+// recognisable from its first bytes, damaged further on than the upload check reads. The
+// check parses a text file's first 64 KiB (a file that small it parses whole, and refuses
+// when cut: see cutCAMT053), so an XML comment after the root's start tag, as exporters write
+// them, pushes the cut past it: the job is accepted, and fails when the worker reads it all.
 func truncatedCAMT053(t testing.TB) []byte {
+	t.Helper()
+	cut := cutCAMT053(t)
+	root := bytes.Index(cut, []byte("<Document"))
+	decl := root + bytes.IndexByte(cut[root:], '\n') + 1
+	pad := "<!-- " + strings.Repeat("exported by the bank's statement service; ", (70<<10)/42) + "-->\n"
+	return append(append(append([]byte{}, cut[:decl]...), pad...), cut[decl:]...)
+}
+
+// cutCAMT053 is the same document cut without padding: small enough for the upload check to
+// read whole and see the cut.
+func cutCAMT053(t testing.TB) []byte {
 	t.Helper()
 	full := corpusFile(t, "camt", "genkgo__camt__camt053.v2.multi.statement.xml")
 	return full[:len(full)*45/100]

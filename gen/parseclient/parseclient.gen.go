@@ -332,18 +332,20 @@ func (e ServiceHealth) Valid() bool {
 
 // Defines values for StatementFormat.
 const (
-	StatementFormatBai2    StatementFormat = "bai2"
-	StatementFormatCamt052 StatementFormat = "camt052"
-	StatementFormatCamt053 StatementFormat = "camt053"
-	StatementFormatCamt054 StatementFormat = "camt054"
-	StatementFormatCsv     StatementFormat = "csv"
-	StatementFormatMt940   StatementFormat = "mt940"
-	StatementFormatMt942   StatementFormat = "mt942"
-	StatementFormatOfx     StatementFormat = "ofx"
-	StatementFormatPdf     StatementFormat = "pdf"
-	StatementFormatQif     StatementFormat = "qif"
-	StatementFormatXls     StatementFormat = "xls"
-	StatementFormatXlsx    StatementFormat = "xlsx"
+	StatementFormatBai2          StatementFormat = "bai2"
+	StatementFormatCamt052       StatementFormat = "camt052"
+	StatementFormatCamt053       StatementFormat = "camt053"
+	StatementFormatCamt054       StatementFormat = "camt054"
+	StatementFormatCsv           StatementFormat = "csv"
+	StatementFormatHtml          StatementFormat = "html"
+	StatementFormatMt940         StatementFormat = "mt940"
+	StatementFormatMt942         StatementFormat = "mt942"
+	StatementFormatOfx           StatementFormat = "ofx"
+	StatementFormatPdf           StatementFormat = "pdf"
+	StatementFormatQif           StatementFormat = "qif"
+	StatementFormatSpreadsheetml StatementFormat = "spreadsheetml"
+	StatementFormatXls           StatementFormat = "xls"
+	StatementFormatXlsx          StatementFormat = "xlsx"
 )
 
 // Valid indicates whether the value is a known member of the StatementFormat enum.
@@ -359,6 +361,8 @@ func (e StatementFormat) Valid() bool {
 		return true
 	case StatementFormatCsv:
 		return true
+	case StatementFormatHtml:
+		return true
 	case StatementFormatMt940:
 		return true
 	case StatementFormatMt942:
@@ -368,6 +372,8 @@ func (e StatementFormat) Valid() bool {
 	case StatementFormatPdf:
 		return true
 	case StatementFormatQif:
+		return true
+	case StatementFormatSpreadsheetml:
 		return true
 	case StatementFormatXls:
 		return true
@@ -670,7 +676,9 @@ type Job struct {
 	// Format Statement format, detected from the file's content when it is uploaded (a file of no
 	// supported format is rejected with `400 FILE_INVALID`, so every job has one): `csv` (any
 	// delimited text), `xlsx`, `xls`, `pdf`, `mt940`, `mt942`, `camt052`, `camt053`,
-	// `camt054`, `ofx` (OFX and QFX), `bai2`, `qif`.
+	// `camt054`, `ofx` (OFX and QFX), `bai2`, `qif`, `html` (an HTML table, such as the
+	// "Excel export" saved as `.xls` that is really a web page), `spreadsheetml` (Excel 2003
+	// XML Spreadsheet). The value says what the content is, not what the file name claims.
 	//
 	//
 	// Example: camt053
@@ -990,7 +998,9 @@ type ServiceStatusEnvelope struct {
 // StatementFormat Statement format, detected from the file's content when it is uploaded (a file of no
 // supported format is rejected with `400 FILE_INVALID`, so every job has one): `csv` (any
 // delimited text), `xlsx`, `xls`, `pdf`, `mt940`, `mt942`, `camt052`, `camt053`,
-// `camt054`, `ofx` (OFX and QFX), `bai2`, `qif`.
+// `camt054`, `ofx` (OFX and QFX), `bai2`, `qif`, `html` (an HTML table, such as the
+// "Excel export" saved as `.xls` that is really a web page), `spreadsheetml` (Excel 2003
+// XML Spreadsheet). The value says what the content is, not what the file name claims.
 //
 // Example: camt053
 type StatementFormat string
@@ -1909,7 +1919,10 @@ type ClientInterface interface {
 	//   month-first dates; debit and credit in one signed column or two columns; header rows
 	//   after a preamble. Ambiguous day/month order or decimal mark is decided once per file
 	//   from all its rows, never per value; a file that stays ambiguous ends in `review`.
-	// - **Excel**: `.xlsx` and legacy `.xls`.
+	// - **Excel**: `.xlsx` and legacy `.xls`, and the spreadsheet exports that are not
+	//   workbooks, read as what they are: an HTML table saved as `.xls` (format `html`, also
+	//   plain `.html` statements) and Excel 2003 XML Spreadsheet (format `spreadsheetml`). A
+	//   CSV named `.xls` is CSV.
 	// - **PDF** with a text layer (scanned images without text are not read).
 	// - **SWIFT MT940 / MT942**.
 	// - **ISO 20022 CAMT.053, CAMT.052 and CAMT.054**.
@@ -1923,8 +1936,10 @@ type ClientInterface interface {
 	//
 	// **Checks before `202`.** The request must contain exactly one `file` part. A file that
 	// is empty, of no supported format, encrypted or obviously corrupt is rejected with
-	// `400 FILE_INVALID` (the `detail` names the problem). Problems found only while parsing
-	// make the job `failed` with an `error`.
+	// `400 FILE_INVALID` (the `detail` names the problem). Every format is checked, text
+	// formats included, by reading the file's head (never the whole of a large text file): a
+	// CSV that holds no column of dates and amounts is `400 FILE_INVALID`, not a job that
+	// fails later. Problems found only while parsing make the job `failed` with an `error`.
 	//
 	// **Limits.** Files up to 25 MiB and 1,000,000 transaction rows by default (the operator
 	// may configure other limits). A bigger file gets `413 FILE_TOO_LARGE` before it is stored.
@@ -2219,7 +2234,10 @@ func (c *Client) ListJobs(ctx context.Context, params *ListJobsParams, reqEditor
 //     month-first dates; debit and credit in one signed column or two columns; header rows
 //     after a preamble. Ambiguous day/month order or decimal mark is decided once per file
 //     from all its rows, never per value; a file that stays ambiguous ends in `review`.
-//   - **Excel**: `.xlsx` and legacy `.xls`.
+//   - **Excel**: `.xlsx` and legacy `.xls`, and the spreadsheet exports that are not
+//     workbooks, read as what they are: an HTML table saved as `.xls` (format `html`, also
+//     plain `.html` statements) and Excel 2003 XML Spreadsheet (format `spreadsheetml`). A
+//     CSV named `.xls` is CSV.
 //   - **PDF** with a text layer (scanned images without text are not read).
 //   - **SWIFT MT940 / MT942**.
 //   - **ISO 20022 CAMT.053, CAMT.052 and CAMT.054**.
@@ -2233,8 +2251,10 @@ func (c *Client) ListJobs(ctx context.Context, params *ListJobsParams, reqEditor
 //
 // **Checks before `202`.** The request must contain exactly one `file` part. A file that
 // is empty, of no supported format, encrypted or obviously corrupt is rejected with
-// `400 FILE_INVALID` (the `detail` names the problem). Problems found only while parsing
-// make the job `failed` with an `error`.
+// `400 FILE_INVALID` (the `detail` names the problem). Every format is checked, text
+// formats included, by reading the file's head (never the whole of a large text file): a
+// CSV that holds no column of dates and amounts is `400 FILE_INVALID`, not a job that
+// fails later. Problems found only while parsing make the job `failed` with an `error`.
 //
 // **Limits.** Files up to 25 MiB and 1,000,000 transaction rows by default (the operator
 // may configure other limits). A bigger file gets `413 FILE_TOO_LARGE` before it is stored.
@@ -3439,7 +3459,10 @@ type ClientWithResponsesInterface interface {
 	//   month-first dates; debit and credit in one signed column or two columns; header rows
 	//   after a preamble. Ambiguous day/month order or decimal mark is decided once per file
 	//   from all its rows, never per value; a file that stays ambiguous ends in `review`.
-	// - **Excel**: `.xlsx` and legacy `.xls`.
+	// - **Excel**: `.xlsx` and legacy `.xls`, and the spreadsheet exports that are not
+	//   workbooks, read as what they are: an HTML table saved as `.xls` (format `html`, also
+	//   plain `.html` statements) and Excel 2003 XML Spreadsheet (format `spreadsheetml`). A
+	//   CSV named `.xls` is CSV.
 	// - **PDF** with a text layer (scanned images without text are not read).
 	// - **SWIFT MT940 / MT942**.
 	// - **ISO 20022 CAMT.053, CAMT.052 and CAMT.054**.
@@ -3453,8 +3476,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// **Checks before `202`.** The request must contain exactly one `file` part. A file that
 	// is empty, of no supported format, encrypted or obviously corrupt is rejected with
-	// `400 FILE_INVALID` (the `detail` names the problem). Problems found only while parsing
-	// make the job `failed` with an `error`.
+	// `400 FILE_INVALID` (the `detail` names the problem). Every format is checked, text
+	// formats included, by reading the file's head (never the whole of a large text file): a
+	// CSV that holds no column of dates and amounts is `400 FILE_INVALID`, not a job that
+	// fails later. Problems found only while parsing make the job `failed` with an `error`.
 	//
 	// **Limits.** Files up to 25 MiB and 1,000,000 transaction rows by default (the operator
 	// may configure other limits). A bigger file gets `413 FILE_TOO_LARGE` before it is stored.
@@ -6172,7 +6197,10 @@ func (c *ClientWithResponses) ListJobsWithResponse(ctx context.Context, params *
 //     month-first dates; debit and credit in one signed column or two columns; header rows
 //     after a preamble. Ambiguous day/month order or decimal mark is decided once per file
 //     from all its rows, never per value; a file that stays ambiguous ends in `review`.
-//   - **Excel**: `.xlsx` and legacy `.xls`.
+//   - **Excel**: `.xlsx` and legacy `.xls`, and the spreadsheet exports that are not
+//     workbooks, read as what they are: an HTML table saved as `.xls` (format `html`, also
+//     plain `.html` statements) and Excel 2003 XML Spreadsheet (format `spreadsheetml`). A
+//     CSV named `.xls` is CSV.
 //   - **PDF** with a text layer (scanned images without text are not read).
 //   - **SWIFT MT940 / MT942**.
 //   - **ISO 20022 CAMT.053, CAMT.052 and CAMT.054**.
@@ -6186,8 +6214,10 @@ func (c *ClientWithResponses) ListJobsWithResponse(ctx context.Context, params *
 //
 // **Checks before `202`.** The request must contain exactly one `file` part. A file that
 // is empty, of no supported format, encrypted or obviously corrupt is rejected with
-// `400 FILE_INVALID` (the `detail` names the problem). Problems found only while parsing
-// make the job `failed` with an `error`.
+// `400 FILE_INVALID` (the `detail` names the problem). Every format is checked, text
+// formats included, by reading the file's head (never the whole of a large text file): a
+// CSV that holds no column of dates and amounts is `400 FILE_INVALID`, not a job that
+// fails later. Problems found only while parsing make the job `failed` with an `error`.
 //
 // **Limits.** Files up to 25 MiB and 1,000,000 transaction rows by default (the operator
 // may configure other limits). A bigger file gets `413 FILE_TOO_LARGE` before it is stored.

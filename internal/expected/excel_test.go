@@ -249,3 +249,38 @@ const (
 	recLABEL    = 0x0204
 	recRK       = 0x027E
 )
+
+// TestReadSpreadsheetExports reads expected references from the spreadsheet exports that are
+// not workbooks, as the statement reader reads statements from them: an HTML table and an
+// Excel 2003 XML Spreadsheet, each saved with an .xls name by the exporting system.
+func TestReadSpreadsheetExports(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		data string
+	}{
+		{
+			name: "an HTML table saved as .xls",
+			data: `<html><head><meta charset="utf-8"></head><body><table><tr><th>Invoice</th><th>Amount</th></tr>` +
+				`<tr><td>INV-1</td><td>1,250.50</td></tr><tr><td>INV-2</td><td>90.00</td></tr></table></body></html>`,
+		},
+		{
+			name: "an XML Spreadsheet 2003",
+			data: `<?xml version="1.0"?><Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet" xmlns:ss="urn:schemas-microsoft-com:office:spreadsheet">` +
+				`<Worksheet ss:Name="Invoices"><Table><Row><Cell><Data ss:Type="String">Invoice</Data></Cell><Cell><Data ss:Type="String">Amount</Data></Cell></Row>` +
+				`<Row><Cell><Data ss:Type="String">INV-1</Data></Cell><Cell><Data ss:Type="Number">1250.5</Data></Cell></Row>` +
+				`<Row><Cell><Data ss:Type="String">INV-2</Data></Cell><Cell><Data ss:Type="Number">90</Data></Cell></Row></Table></Worksheet></Workbook>`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			require.NoError(t, Check([]byte(tc.data), statement.Options{}))
+			rows, err := Read([]byte(tc.data), statement.Options{})
+			require.NoError(t, err)
+			require.Len(t, rows, 2)
+			require.Equal(t, "INV-1", rows[0].Reference)
+			require.Equal(t, "1250.5", rows[0].Amount.String())
+		})
+	}
+}

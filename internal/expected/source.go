@@ -46,7 +46,11 @@ func open(data []byte, opts statement.Options, head bool) (*source, error) {
 	format, derr := engine.Detect(data)
 	lookalike := ""
 	switch {
-	case format == statement.FormatXLSX || format == statement.FormatXLS:
+	case format == statement.FormatXLSX || format == statement.FormatXLS,
+		// Spreadsheet exports that are not workbooks (an HTML table or an XML Spreadsheet saved
+		// as .xls) are opened by the workbook reader too, as the statements of the same
+		// exporters are.
+		format == statement.FormatHTML || format == statement.FormatSpreadsheetML:
 		return openExcel(data, opts, head)
 	case format == statement.FormatPDF:
 		return nil, notSupported("looks like a PDF")

@@ -138,6 +138,19 @@ func (b *serviceBundle) count(t *testing.T, query string, args ...any) int {
 	return n
 }
 
+// cutCAMT is a CAMT.053 statement larger than the head the upload check parses, cut short in
+// its last entry: only reading it whole shows it is truncated.
+func cutCAMT() string {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>` +
+		"<GrpHdr><MsgId>1</MsgId><CreDtTm>2024-03-31T10:00:00</CreDtTm></GrpHdr><Stmt><Id>1</Id><Acct><Id><IBAN>DE89370400440532013000</IBAN></Id></Acct>\n")
+	for b.Len() < 100<<10 {
+		b.WriteString(`<Ntry><Amt Ccy="EUR">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2024-03-05</Dt></BookgDt></Ntry>` + "\n")
+	}
+	b.WriteString(`<Ntry><Amt Ccy="EUR">12`)
+	return b.String()
+}
+
 // fileOf is an upload of data, read from memory.
 func fileOf(name string, data []byte) job.File {
 	return job.File{Name: name, Size: int64(len(data)), SHA256: sha256.Sum256(data),
@@ -265,8 +278,8 @@ func TestServiceProcessFailsAJobWhoseFilesCannotBeRead(t *testing.T) {
 		// message is checked with check.
 		check func(t *testing.T, message string)
 	}{
-		{"a bank file that is a CSV without dates passes the upload check and fails the job",
-			expectedCSV, expectedCSV, statement.Options{}, job.CodeFileInvalid,
+		{"a large bank file cut after the head the upload check reads passes the check and fails the job",
+			cutCAMT(), expectedCSV, statement.Options{}, job.CodeFileInvalid,
 			func(t *testing.T, message string) { require.True(t, strings.HasPrefix(message, "bank: "), message) }},
 		{"an expected file with a bad amount in row 3 passes the upload check and fails the job",
 			bankCSV, "invoice_number,amount\nINV-2024-001,1250.50\nINV-2024-002,abc\n", statement.Options{}, job.CodeFileInvalid,

@@ -171,7 +171,8 @@ func requestHash(req NewJob) []byte {
 // job.CheckStatement), and not more rows than allowed where that shows without parsing. A text
 // file with no more lines than the row limit cannot hold more rows; one with more is parsed here
 // once to count them, so an oversized upload is refused before it is stored. Containers (PDF,
-// Excel) were parsed whole by the check; their row count decides there too.
+// Excel) and markup exports (HTML tables, XML Spreadsheets) were parsed whole by the check;
+// their row count decides there too.
 func (s *Service) checkFile(f File) (statement.Format, error) {
 	limits := s.Limits.WithDefaults()
 	format, err := job.CheckStatement(f, limits)
@@ -187,7 +188,7 @@ func (s *Service) checkFile(f File) (statement.Format, error) {
 		return "", err
 	}
 	switch format {
-	case statement.FormatPDF, statement.FormatXLSX, statement.FormatXLS:
+	case statement.FormatPDF, statement.FormatXLSX, statement.FormatXLS, statement.FormatHTML, statement.FormatSpreadsheetML:
 		return format, nil
 	}
 	lines, err := countLines(f)

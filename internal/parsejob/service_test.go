@@ -135,10 +135,13 @@ func TestAStatementThatDoesNotAddUpIsInReviewWithReadableResults(t *testing.T) {
 func TestAFileThatCannotBeParsedFailsTheJob(t *testing.T) {
 	t.Parallel()
 	b := setup(t, account.ParseBusiness)
+	// Larger than the head the upload check parses, and cut short past it: only the worker,
+	// which reads the whole file, sees the truncation.
 	camt := `<?xml version="1.0" encoding="UTF-8"?>
 <Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><GrpHdr><MsgId>1</MsgId>
 <CreDtTm>2024-03-31T10:00:00</CreDtTm></GrpHdr><Stmt><Id>1</Id><Acct><Id><IBAN>DE89370400440532013000</IBAN></Id></Acct>
-<Ntry><Amt Ccy="EUR">12`
+` + strings.Repeat(`<Ntry><Amt Ccy="EUR">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2024-03-05</Dt></BookgDt></Ntry>`+"\n", 1000) +
+		`<Ntry><Amt Ccy="EUR">12`
 	j := b.create(t, fileOf("cut.xml", []byte(camt)))
 	require.Equal(t, statement.FormatCAMT053, j.Format)
 	j = b.process(t, j.ID)

@@ -29,6 +29,13 @@ const (
 	FormatOFX     Format = "ofx"
 	FormatBAI2    Format = "bai2"
 	FormatQIF     Format = "qif"
+	// FormatHTML is a statement that is an HTML page with a table: the "Excel export" of many
+	// banks, saved as .xls, and plain .html statements. It reports what the content is, not
+	// what the file name claims.
+	FormatHTML Format = "html"
+	// FormatSpreadsheetML is Excel 2003's XML Spreadsheet (a Workbook of namespace
+	// urn:schemas-microsoft-com:office:spreadsheet), often saved as .xls or .xml.
+	FormatSpreadsheetML Format = "spreadsheetml"
 )
 
 // Type says whether money came in or went out.

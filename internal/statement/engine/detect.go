@@ -124,7 +124,7 @@ func detectText(text string) (statement.Format, error) {
 		return detectXML(trimmed)
 	case strings.HasPrefix(upper, "OFXHEADER:") || strings.Contains(upper, "<OFX>"):
 		return statement.FormatOFX, nil
-	case strings.HasPrefix(upper, "!TYPE:") || strings.HasPrefix(upper, "!ACCOUNT") || strings.HasPrefix(upper, "!OPTION"):
+	case looksLikeQIF(trimmed):
 		return statement.FormatQIF, nil
 	case looksLikeBAI2(trimmed):
 		return statement.FormatBAI2, nil
@@ -132,6 +132,21 @@ func detectText(text string) (statement.Format, error) {
 		return statement.FormatMT940, nil
 	}
 	return statement.FormatCSV, nil
+}
+
+// looksLikeQIF looks for a QIF header line (!Type:, !Account, !Option:) at the start, after
+// any lines of comment: exporters such as HomeBank and bank scripts open with "# ..." or
+// "### exported ..." lines, which no QIF record starts with, so they cannot hide a CSV row.
+func looksLikeQIF(text string) bool {
+	for lines := 0; strings.HasPrefix(text, "#") && lines < 64; lines++ {
+		nl := strings.IndexByte(text, '\n')
+		if nl < 0 {
+			return false
+		}
+		text = strings.TrimLeft(text[nl+1:], " \t\r\n")
+	}
+	upper := strings.ToUpper(text[:min(len(text), 16)])
+	return strings.HasPrefix(upper, "!TYPE:") || strings.HasPrefix(upper, "!ACCOUNT") || strings.HasPrefix(upper, "!OPTION")
 }
 
 // looksLikeBAI2 looks for a BAI2 file header record (01) followed by a group header (02),
@@ -190,6 +205,12 @@ func detectXML(text string) (statement.Format, error) {
 			if f := camtFormat(root.Space); f != "" && root.Local == "Document" {
 				return f, nil
 			}
+			if root.Local == "Workbook" && root.Space == spreadsheetNS {
+				return statement.FormatSpreadsheetML, nil
+			}
+			if isHTMLElement(root.Local) {
+				return statement.FormatHTML, nil
+			}
 			continue
 		}
 		switch se.Name.Local {
@@ -201,10 +222,33 @@ func detectXML(text string) (statement.Format, error) {
 			return statement.FormatCAMT054, nil
 		}
 	}
-	if root.Local == "" {
+	if root.Local == "" && !looksLikeHTML(text) {
 		return "", notAStatement("an XML document without a readable root element")
 	}
+	if looksLikeHTML(text) && !strings.EqualFold(root.Local, "Workbook") {
+		return statement.FormatHTML, nil
+	}
 	return "", notAStatement(fmt.Sprintf("an XML document of an unsupported kind (root element %q)", root.Local))
+}
+
+// spreadsheetNS is the namespace of Excel 2003's XML Spreadsheet (SpreadsheetML 2003).
+const spreadsheetNS = "urn:schemas-microsoft-com:office:spreadsheet"
+
+// isHTMLElement reports whether an element that opens a document is one an HTML page opens
+// with: a bank's "Excel export" is often a bare <table>, or a <meta> and <style> before it.
+func isHTMLElement(local string) bool {
+	switch strings.ToLower(local) {
+	case "html", "head", "body", "table", "meta", "style", "title":
+		return true
+	}
+	return false
+}
+
+// looksLikeHTML reports whether markup that is no known XML kind holds an HTML table early on
+// (in the detection head), as the HTML table exports do after a prolog, comments or a <div>.
+func looksLikeHTML(text string) bool {
+	lower := strings.ToLower(text)
+	return strings.Contains(lower, "<table") && (strings.Contains(lower, "<td") || strings.Contains(lower, "<th"))
 }
 
 // camtFormat returns the CAMT message of an ISO 20022 namespace such as

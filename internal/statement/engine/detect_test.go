@@ -74,6 +74,8 @@ func TestDetect(t *testing.T) {
 		{name: "OFX 2 by its processing instruction", data: []byte(`<?xml version="1.0"?><?OFX OFXHEADER="200" VERSION="211"?><OFX></OFX>`), want: statement.FormatOFX},
 		{name: "OFX 1 by its header", data: []byte("OFXHEADER:100\nDATA:OFXSGML\n\n<OFX>"), want: statement.FormatOFX},
 		{name: "QIF by its type line", data: []byte("!Type:Bank\nD01/02/2026\nT-1.00\n^\n"), want: statement.FormatQIF},
+		{name: "QIF after lines of comment", data: []byte("# Exported 2026-03-01\n### Current account\r\n\n!Type:Bank\nD01/02/2026\nT-1.00\n^\n"), want: statement.FormatQIF},
+		{name: "a CSV with comment lines stays CSV", data: []byte("# export\nDate,Amount\n2026-03-01,1.00\n"), want: statement.FormatCSV},
 		{name: "BAI2 by its file and group headers", data: []byte("01,SENDER,RECEIVER,260301,1200,1,,,2/\n02,R,O,1,260301,,USD,2/\n"), want: statement.FormatBAI2},
 		{name: "MT940 by its tags", data: []byte(":20:STMT\r\n:25:NL91ABNA0417164300\r\n:28C:1/1\r\n:60F:C260301EUR1,00\r\n"), want: statement.FormatMT940},
 		{name: "a UTF-16 CSV is text", data: utf16le("Date,Amount\n2026-03-01,1.00\n"), want: statement.FormatCSV},
@@ -82,6 +84,13 @@ func TestDetect(t *testing.T) {
 		{name: "binary noise is not a statement", data: []byte{0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x00, 0x00, 0x10}, wantErr: "binary content"},
 		{name: "a ZIP that is not a workbook is not a statement", data: zipWith(t, "word/document.xml"), wantErr: "not an Excel workbook"},
 		{name: "a workbook ZIP is XLSX", data: zipWith(t, "xl/workbook.xml"), want: statement.FormatXLSX},
+		{name: "an HTML page is HTML, whatever its name says", data: []byte("<html><head><title>Statement</title></head><body><table><tr><td>Date</td></tr></table></body></html>"), want: statement.FormatHTML},
+		{name: "an Excel HTML export with office namespaces", data: []byte(`<html xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:x="urn:schemas-microsoft-com:office:excel"><body><table><tr><td>x</td></tr></table>`), want: statement.FormatHTML},
+		{name: "a bare table with an XML prolog", data: []byte("<?xml version=\"1.0\" encoding=\"windows-1252\"?>\r\n<table border=1><tr><th>Datum</th><th>Betrag</th></tr><tr><td>01.03.2026</td><td>1,00</td></tr></table>"), want: statement.FormatHTML},
+		{name: "a doctype, a comment and a div before the table", data: []byte("<!DOCTYPE html PUBLIC \"-//W3C//DTD HTML 4.01//EN\">\n<!-- generated --><div class=x><TABLE><TR><TD>Date</TD></TR></TABLE></div>"), want: statement.FormatHTML},
+		{name: "an HTML export in UTF-16 with its byte-order mark", data: utf16le("<html><body><table><tr><td>Date</td></tr></table></body></html>"), want: statement.FormatHTML},
+		{name: "an HTML export in Windows-1252", data: []byte("<html><meta charset=windows-1252><table><tr><td>Caf\xe9</td></tr></table></html>"), want: statement.FormatHTML},
+		{name: "an XML Spreadsheet 2003 by its namespace", data: []byte(`<?xml version="1.0"?><?mso-application progid="Excel.Sheet"?><Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet" xmlns:ss="urn:schemas-microsoft-com:office:spreadsheet"><Worksheet ss:Name="S"><Table><Row><Cell><Data ss:Type="String">Date</Data></Cell></Row></Table></Worksheet></Workbook>`), want: statement.FormatSpreadsheetML},
 		{name: "other XML is not a statement and names its root", data: []byte(`<?xml version="1.0"?><rss version="2.0"><channel/></rss>`), wantErr: `root element "rss"`},
 	}
 	for _, tt := range tests {

@@ -41,8 +41,24 @@ func Parse(data []byte, opts statement.Options) (st *statement.Statement, err er
 		return nil, err
 	}
 	statement.Finish(st)
-	if len(st.Transactions) == 0 && st.OpeningBalance == nil && st.ClosingBalance == nil {
+	if len(st.Transactions) == 0 && !statesBalance(st) {
 		return nil, statement.Errorf(st.Format, statement.ErrNoTransactions, statement.Position{}, "")
 	}
 	return st, nil
+}
+
+// statesBalance reports whether any section of the statement states a balance. A statement
+// with balances and no activity in its period is a statement (completed, zero transactions);
+// the sections are asked rather than the top-level balances, which Finish leaves empty when
+// the sections are of several accounts (an OFX with two STMTRS, a BAI2 file of two accounts).
+func statesBalance(st *statement.Statement) bool {
+	if st.OpeningBalance != nil || st.ClosingBalance != nil {
+		return true
+	}
+	for _, s := range st.Sections {
+		if s.OpeningBalance != nil || s.ClosingBalance != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -89,3 +89,77 @@ func TestParseContainsPanics(t *testing.T) {
 	require.NotContains(t, se.Error(), "index out of range", "the client-facing error hides the panic")
 	require.Contains(t, err.Error(), "index out of range", "the log-facing text keeps it")
 }
+
+// TestBalancesWithoutActivityComplete parses, through the engine, files that state balances and
+// list no transaction: each is a statement of its sections with zero transactions (PRODUCT.md
+// section 6), whether the file holds one account or several, whose top-level balances Finish
+// leaves empty.
+func TestBalancesWithoutActivityComplete(t *testing.T) {
+	t.Parallel()
+	const ofxHdr = "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\nCHARSET:1252\n\n"
+	ofxBank := func(acct, bal string) string {
+		return "<STMTTRNRS><TRNUID>1<STMTRS><CURDEF>BRL<BANKACCTFROM><BANKID>1<ACCTID>" + acct +
+			"<ACCTTYPE>CHECKING</BANKACCTFROM><BANKTRANLIST><DTSTART>20170220<DTEND>20170220</BANKTRANLIST>" +
+			"<LEDGERBAL><BALAMT>" + bal + "<DTASOF>20170220</LEDGERBAL></STMTRS></STMTTRNRS>"
+	}
+	camtBal := func(code, amount string) string {
+		return `<Bal><Tp><CdOrPrtry><Cd>` + code + `</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">` + amount +
+			`</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2024-03-31</Dt></Dt></Bal>`
+	}
+	tests := []struct {
+		name     string
+		data     string
+		format   statement.Format
+		sections int
+		closing  []string
+	}{
+		{
+			name: "a BAI2 file of two accounts with balances and no 16 records",
+			data: "01,S,R,260301,0800,1,,,2/\n02,R,O,1,260228,,USD,2/\n03,111,,010,500,,,015,500,,,/\n49,1000,2/\n" +
+				"03,222,,010,700,,,015,700,,,/\n49,1400,2/\n98,2400,2,6/\n99,2400,1,8/\n",
+			format: statement.FormatBAI2, sections: 2, closing: []string{"5.00", "7.00"},
+		},
+		{
+			name:   "an OFX file of two STMTRS with balances and no STMTTRN",
+			data:   ofxHdr + "<OFX><BANKMSGSRSV1>" + ofxBank("455000-5", "0.00") + ofxBank("655000-2", "4555.28") + "</BANKMSGSRSV1></OFX>",
+			format: statement.FormatOFX, sections: 2, closing: []string{"0.00", "4555.28"},
+		},
+		{
+			name:   "an MT940 statement with balances and no :61:",
+			data:   ":20:X\n:25:NL91ABNA0417164300\n:28C:1/1\n:60F:C200101EUR1,00\n:62F:C200131EUR1,00\n-",
+			format: statement.FormatMT940, sections: 1, closing: []string{"1.00"},
+		},
+		{
+			name: "a CAMT.053 statement with balances and no Ntry",
+			data: `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>` +
+				`<GrpHdr><MsgId>M1</MsgId><CreDtTm>2024-03-31T18:00:00</CreDtTm></GrpHdr><Stmt><Id>S1</Id>` +
+				`<Acct><Id><IBAN>DE89370400440532013000</IBAN></Id><Ccy>EUR</Ccy></Acct>` + camtBal("OPBD", "10.00") + camtBal("CLBD", "10.00") +
+				`</Stmt></BkToCstmrStmt></Document>`,
+			format: statement.FormatCAMT053, sections: 1, closing: []string{"10.00"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st, err := Parse([]byte(tc.data), statement.Options{})
+			require.NoError(t, err)
+			require.Equal(t, tc.format, st.Format)
+			require.Empty(t, st.Transactions)
+			require.Len(t, st.Sections, tc.sections)
+			var closing []string
+			for _, s := range st.Sections {
+				require.Zero(t, s.Count)
+				require.NotNil(t, s.ClosingBalance)
+				closing = append(closing, s.ClosingBalance.StringFixed(2))
+			}
+			require.Equal(t, tc.closing, closing)
+			require.Empty(t, st.Review, "balances that agree need no review")
+		})
+	}
+}
+
+func TestStatementsWithoutBalancesOrActivityFail(t *testing.T) {
+	t.Parallel()
+	_, err := Parse([]byte("01,S,R,260301,0800,1,,,2/\n02,R,O,1,260228,,USD,2/\n03,1,,,,,/\n49,0,2/\n98,0,1,4/\n99,0,1,6/\n"), statement.Options{})
+	require.ErrorIs(t, err, statement.ErrNoTransactions)
+}

@@ -19,6 +19,9 @@ func FuzzDetect(f *testing.F) {
 		}
 	}
 	f.Add([]byte("<Document xmlns=\"urn:iso:std:iso:20022:tech:xsd:camt.053.001.02\">"))
+	f.Add([]byte("<?xml version=\"1.0\"?><html><body><table><tr><td>Date</td><td>Amount</td></tr></table></body></html>"))
+	f.Add([]byte(`<Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet"><Worksheet><Table/></Worksheet></Workbook>`))
+	f.Add([]byte("# comment\n### more\n!Type:Bank\nD01/02/2026\nT1\n^\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		format, err := Detect(data)
 		if (format == "") == (err == nil) {

@@ -15,15 +15,17 @@ import (
 // parsers maps each detected format to its parser. Detection reports MT942 as MT940 (one parser
 // reads both and tells them apart); a format missing here is recognised but not yet read.
 var parsers = map[statement.Format]parseFunc{
-	statement.FormatBAI2:    bai2.Parse,
-	statement.FormatCAMT052: camt.Parse,
-	statement.FormatCAMT053: camt.Parse,
-	statement.FormatCAMT054: camt.Parse,
-	statement.FormatCSV:     csv.Parse,
-	statement.FormatMT940:   mt940.Parse,
-	statement.FormatXLSX:    excel.Parse,
-	statement.FormatXLS:     excel.Parse,
-	statement.FormatOFX:     ofx.Parse,
-	statement.FormatPDF:     pdf.Parse,
-	statement.FormatQIF:     qif.Parse,
+	statement.FormatBAI2:          bai2.Parse,
+	statement.FormatCAMT052:       camt.Parse,
+	statement.FormatCAMT053:       camt.Parse,
+	statement.FormatCAMT054:       camt.Parse,
+	statement.FormatCSV:           csv.Parse,
+	statement.FormatMT940:         mt940.Parse,
+	statement.FormatXLSX:          excel.Parse,
+	statement.FormatXLS:           excel.Parse,
+	statement.FormatHTML:          excel.Parse,
+	statement.FormatSpreadsheetML: excel.Parse,
+	statement.FormatOFX:           ofx.Parse,
+	statement.FormatPDF:           pdf.Parse,
+	statement.FormatQIF:           qif.Parse,
 }

@@ -1,6 +1,8 @@
 // Package excel reads bank statements saved as Excel workbooks: .xlsx (Office Open XML
 // SpreadsheetML, a zip package) and .xls (BIFF8, and BIFF5 of Excel 5.0/95, in an OLE2 compound
-// file). It turns the sheet that holds the transactions into a table of text rows, each cell
+// file), and the spreadsheet exports that are not workbooks but open in Excel as one: Excel
+// 2003's XML Spreadsheet (spreadsheetml.go) and an HTML page of tables (html.go), both often
+// saved with an .xls name. It turns the sheet that holds the transactions into a table of text rows, each cell
 // as the user sees it in Excel, and hands that table to the shared table layer (package tabular),
 // which finds the header, the columns, the date order and the decimal mark exactly as it does for
 // CSV files.
@@ -56,7 +58,8 @@ func guard(format statement.Format, err *error) {
 	}
 }
 
-// openWorkbook opens data as an xlsx or xls workbook by its magic bytes.
+// openWorkbook opens data as an xlsx or xls workbook by its magic bytes, or as the spreadsheet
+// exports that are text: an XML Spreadsheet 2003, an HTML page with a table.
 func openWorkbook(data []byte, opts statement.Options) (wb workbook, err error) {
 	switch {
 	case bytes.HasPrefix(data, magicZIP):
@@ -76,9 +79,23 @@ func openWorkbook(data []byte, opts statement.Options) (wb workbook, err error) 
 			return nil, err
 		}
 		return b, nil
+	case isSpreadsheetML(data):
+		defer guard(statement.FormatSpreadsheetML, &err)
+		b, err := openSpreadsheetML(data, opts)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	case looksLikeHTML(data):
+		defer guard(statement.FormatHTML, &err)
+		b, err := openHTML(data, opts)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
 	}
 	return nil, statement.Errorf("", statement.ErrNotAStatement, statement.Position{},
-		"neither an .xlsx (zip) nor an .xls (OLE2) workbook")
+		"neither an .xlsx (zip) nor an .xls (OLE2) workbook, an XML Spreadsheet or an HTML table")
 }
 
 // sheetOrder is the order in which sheets are considered: visible sheets in workbook order, then
@@ -133,9 +150,11 @@ func extract(wb workbook, opts statement.Options) (st *statement.Statement, view
 	return nil, nil, first
 }
 
-// Parse reads an .xlsx or .xls bank statement. The format is taken from the content: a zip
-// package is read as xlsx, an OLE2 compound file as xls, where an encrypted xlsx also lives
-// (ErrEncrypted), as do Word documents (ErrNotAStatement).
+// Parse reads an .xlsx or .xls bank statement, an XML Spreadsheet or an HTML table export. The
+// format is taken from the content: a zip package is read as xlsx, an OLE2 compound file as
+// xls, where an encrypted xlsx also lives (ErrEncrypted), as do Word documents
+// (ErrNotAStatement); XML of the SpreadsheetML 2003 namespace as spreadsheetml; other markup
+// with a <table> as html, each table a sheet, largest first.
 func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 	opts = opts.WithDefaults()
 	wb, err := openWorkbook(data, opts)

@@ -42,3 +42,38 @@ func FuzzXLS(f *testing.F) {
 		statement.Finish(st)
 	})
 }
+
+// FuzzHTML feeds the reader mutations of HTML table exports: the UK bank export of the corpus
+// and small pages with the markup the reader handles (spans, nesting, entities, charsets). It
+// must not panic, and a successful parse must be consistent.
+func FuzzHTML(f *testing.F) {
+	f.Add(readCorpus(f, "testdata/corpus/generated__uk-bank-export.html.xls"))
+	f.Add(page(htmlStatement))
+	f.Add(page(`<table><tr><td colspan=2>T</td></tr><tr><th>Date<th>Amount<tr><td rowspan=2>02/03/2026<td>1,00<tr><td>&minus;2,00</table>`))
+	f.Add(utf16LE(`<?xml version="1.0"?><html><table><tr><td>Date</td><td>Amount</td></tr><tr><td>2026-03-02</td><td>1.00</td></tr></table></html>`))
+	f.Add([]byte("<table><tr><td><table><tr><td>01/02/2026</td><td>-1</td></tr></table></td></tr></table>"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, err := Parse(data, fuzzOpts)
+		if err != nil {
+			return
+		}
+		checkConsistent(t, st)
+		statement.Finish(st)
+	})
+}
+
+// FuzzSpreadsheetML feeds the reader mutations of Excel 2003 XML Spreadsheets: the corpus file
+// and small documents with indexes, merges and every data type.
+func FuzzSpreadsheetML(f *testing.F) {
+	f.Add(readCorpus(f, "testdata/corpus/generated__spreadsheetml-2003.xls"))
+	f.Add(xmlSpreadsheet(worksheet("S", smlHeader+smlRow("2026-03-02T00:00:00.000", "a &amp; b", "-1.5E1")+
+		`<Row ss:Index="4"><Cell ss:MergeDown="1" ss:Index="1"><Data ss:Type="DateTime">2026-03-03T10:00:00</Data></Cell><Cell ss:MergeAcross="1"><Data ss:Type="Boolean">1</Data></Cell></Row>`)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, err := Parse(data, fuzzOpts)
+		if err != nil {
+			return
+		}
+		checkConsistent(t, st)
+		statement.Finish(st)
+	})
+}

@@ -30,7 +30,7 @@ func TestCorpusGolden(t *testing.T) {
 func checkConsistent(t testing.TB, st *statement.Statement) {
 	t.Helper()
 	require.NotNil(t, st.Transactions)
-	require.Contains(t, []statement.Format{statement.FormatXLSX, statement.FormatXLS}, st.Format)
+	require.Contains(t, []statement.Format{statement.FormatXLSX, statement.FormatXLS, statement.FormatHTML, statement.FormatSpreadsheetML}, st.Format)
 	require.True(t, strings.HasPrefix(st.Dialect, string(st.Format)+";"), st.Dialect)
 	statementtest.RequireSections(t, st)
 	for _, x := range st.Transactions {

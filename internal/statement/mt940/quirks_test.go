@@ -542,7 +542,7 @@ func TestWholeFileFailures(t *testing.T) {
 		{"empty input", "", statement.Options{}, statement.ErrNotAStatement},
 		{"binary garbage", "\x00\x01\x02\xff\xfe:\x00", statement.Options{}, statement.ErrNotAStatement},
 		{"an envelope with nothing in it", "{1:F01INGBNL2AXXXX00001}{2:I940INGBNL2AXXXN}{4:\n-}", statement.Options{}, statement.ErrCorrupt},
-		{"a statement with balances and no lines", ":20:X\n:25:1\n:60F:C200101EUR1,00\n:62F:C200101EUR1,00\n-", statement.Options{}, statement.ErrNoTransactions},
+		{"a statement without balances or lines", ":20:X\n:25:1\n:28C:1\n-", statement.Options{}, statement.ErrNoTransactions},
 		{"a statement whose every line is unreadable", ":20:X\n:25:1\n:60F:C200101EUR1,00\n:61:garbage\n:62F:C200101EUR1,00\n-", statement.Options{}, statement.ErrNoTransactions},
 		{"more lines than allowed", stmt(":61:200101C1,NTRF", ":61:200101C1,NTRF", ":61:200101C1,NTRF"), statement.Options{MaxRows: 2}, statement.ErrTooManyRows},
 	}
@@ -557,4 +557,13 @@ func TestWholeFileFailures(t *testing.T) {
 			require.NotEmpty(t, perr.Msg)
 		})
 	}
+}
+
+func TestBalancesWithoutLinesAreAStatement(t *testing.T) {
+	t.Parallel()
+	st, err := Parse([]byte(":20:A\n:25:1\n:60F:C200101EUR1,00\n:62F:C200131EUR1,00\n-\n:20:B\n:25:2\n:60F:C200101EUR2,00\n:62F:C200131EUR2,00\n-"), statement.Options{})
+	require.NoError(t, err, "a period without activity is completed with zero transactions")
+	require.Empty(t, st.Transactions)
+	require.Len(t, st.Sections, 2)
+	require.Equal(t, "2.00", st.Sections[1].ClosingBalance.StringFixed(2))
 }

@@ -112,7 +112,10 @@ func (p *parser) finish() (*statement.Statement, error) {
 		return nil, statement.Errorf(format, statement.ErrNotAStatement, statement.Position{},
 			"no MT940/MT942 fields (:20:, :25:, :60F:, :61:) found")
 	}
-	if len(st.Transactions) == 0 {
+	if len(st.Transactions) == 0 && (len(st.Problems) > 0 || !statesClosing(st)) {
+		// A statement that closes with its balance (:62F:) and has no :61: is a period without
+		// activity, read with zero transactions. A file whose every line is unreadable is not,
+		// nor one cut before its closing balance.
 		msg := "the statement has no statement lines (:61:)"
 		if n := len(st.Problems); n > 0 {
 			msg = sprintf("none of the statement lines could be read; first: %s: %s", st.Problems[0].Pos, st.Problems[0].Message)
@@ -175,4 +178,14 @@ func (p *parser) dialect() string {
 		b.WriteString(";ns")
 	}
 	return b.String()
+}
+
+// statesClosing reports whether every statement of the file states its closing balance.
+func statesClosing(st *statement.Statement) bool {
+	for _, s := range st.Sections {
+		if s.ClosingBalance == nil {
+			return false
+		}
+	}
+	return len(st.Sections) > 0
 }

@@ -83,12 +83,24 @@ func Parse(data []byte, opts statement.Options) (st *statement.Statement, err er
 		case w.sections == 0:
 			return nil, statement.Errorf(statement.FormatOFX, statement.ErrNoTransactions, statement.Position{},
 				"the file holds no bank or credit-card statement (STMTRS, CCSTMTRS)")
-		default:
+		case !w.statesBalance():
 			return nil, statement.Errorf(statement.FormatOFX, statement.ErrNoTransactions, statement.Position{},
-				"the statement lists no transactions (STMTTRN)")
+				"the statement lists no transactions (STMTTRN) and no balance (LEDGERBAL, AVAILBAL)")
 		}
+		// Statements that state a balance and list no STMTTRN are a period without activity:
+		// read, with zero transactions, as the product asks.
 	}
 	return w.st, nil
+}
+
+// statesBalance reports whether a statement (section) read so far states a balance.
+func (w *walker) statesBalance() bool {
+	for _, s := range w.st.Sections {
+		if s.OpeningBalance != nil || s.ClosingBalance != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // readHeader finds the kind of OFX, its declared version and charset, and where the body

@@ -233,10 +233,26 @@ func TestStatements(t *testing.T) {
 		_, err = Parse([]byte(hdr+"<OFX>"+inv+"</OFX>"), statement.Options{})
 		require.ErrorIs(t, err, statement.ErrNoTransactions)
 	})
-	t.Run("a statement without transactions is no statement to read", func(t *testing.T) {
+	t.Run("statements with balances and no transactions are sections without activity", func(t *testing.T) {
 		t.Parallel()
-		_, err := Parse([]byte(hdr+"<OFX><BANKMSGSRSV1>"+bank("A", "EUR", "")+"</BANKMSGSRSV1></OFX>"), statement.Options{})
+		st, err := Parse([]byte(hdr+"<OFX><BANKMSGSRSV1>"+bank("A", "EUR", "")+bank("B", "EUR", t1)+bank("C", "EUR", "")+"</BANKMSGSRSV1></OFX>"), statement.Options{})
+		require.NoError(t, err)
+		checkConsistent(t, st)
+		require.Len(t, st.Sections, 3)
+		require.Equal(t, []int{0, 1, 0}, []int{st.Sections[0].Count, st.Sections[1].Count, st.Sections[2].Count})
+		st, err = Parse([]byte(hdr+"<OFX><BANKMSGSRSV1>"+bank("A", "EUR", "")+bank("B", "EUR", "")+"</BANKMSGSRSV1></OFX>"), statement.Options{})
+		require.NoError(t, err, "two accounts without activity state their balances")
+		require.Empty(t, st.Transactions)
+		require.Equal(t, []string{"A", "B"}, []string{st.Sections[0].Account, st.Sections[1].Account})
+		require.Equal(t, "5", st.Sections[1].ClosingBalance.String())
+	})
+	t.Run("a statement without transactions or balances is no statement to read", func(t *testing.T) {
+		t.Parallel()
+		noBal := "<STMTTRNRS><TRNUID>1<STMTRS><CURDEF>EUR<BANKACCTFROM><BANKID>1<ACCTID>A<ACCTTYPE>SAVINGS</BANKACCTFROM>" +
+			"<BANKTRANLIST></BANKTRANLIST></STMTRS></STMTTRNRS>"
+		_, err := Parse([]byte(hdr+"<OFX><BANKMSGSRSV1>"+noBal+"</BANKMSGSRSV1></OFX>"), statement.Options{})
 		require.ErrorIs(t, err, statement.ErrNoTransactions)
+		require.Contains(t, err.Error(), "no balance")
 		_, err = Parse([]byte(hdr+"<OFX><SIGNONMSGSRSV1><SONRS></SONRS></SIGNONMSGSRSV1></OFX>"), statement.Options{})
 		require.ErrorIs(t, err, statement.ErrNoTransactions)
 	})
@@ -353,4 +369,24 @@ func TestErrors(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, st.Transactions, 2)
 	})
+}
+
+// TestTwoStatementsOfTheCorpus pins the Banco do Brasil file of two STMTRS (asgrim/ofxparser's
+// ofxdata-bb-two-stmtrs.ofx): each account is its own section, the first without activity in
+// its period (its LEDGERBAL of 0.00 only), the second with its 36 transactions.
+func TestTwoStatementsOfTheCorpus(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("testdata/corpus/asgrim__ofxparser__ofxdata-bb-two-stmtrs.ofx")
+	require.NoError(t, err)
+	st, err := parseFinished(data)
+	require.NoError(t, err)
+	checkConsistent(t, st)
+	require.Len(t, st.Sections, 2)
+	first, second := st.Sections[0], st.Sections[1]
+	require.Equal(t, []string{"455000-5", "655000-2"}, []string{first.Account, second.Account})
+	require.Equal(t, []int{0, 36}, []int{first.Count, second.Count})
+	require.Equal(t, "0.00", first.ClosingBalance.StringFixed(2))
+	require.Equal(t, "4555.28", second.ClosingBalance.StringFixed(2))
+	require.Len(t, st.Transactions, 36)
+	require.Empty(t, st.Account, "the statement's account is its sections' when they agree")
 }

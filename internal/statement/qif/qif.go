@@ -192,8 +192,8 @@ func (p *parser) detect() error {
 			break
 		}
 		t := strings.TrimSpace(line)
-		if t == "" {
-			continue
+		if t == "" || t[0] == '#' {
+			continue // blank, or a comment line some exporters open the file with
 		}
 		if t[0] == '!' {
 			h := headerKey(t)
@@ -300,7 +300,9 @@ func (p *parser) read() error {
 		// Exporters that indent their lines exist; a code is the first character that is not
 		// white space.
 		line = strings.TrimLeft(line, " \t")
-		if line == "" {
+		if line == "" || line[0] == '#' {
+			// '#' is no QIF field code: exporters write comment lines with it ("# exported by
+			// ...", "### account ..."), above the header and between blocks.
 			continue
 		}
 		switch line[0] {

@@ -264,3 +264,47 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCommentLines reads files that open with, or carry between blocks, lines of comment:
+// '#' is no QIF field code, and exporters (HomeBank, bank scripts) write "# ..." and
+// "### ..." lines above the header.
+func TestCommentLines(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		in       string
+		accounts []string
+		amounts  []string
+	}{
+		{
+			name:    "a file that opens with comment lines is read",
+			in:      "# Exported by HomeBank\n### Account: Current\n!Type:Bank\nD01/02/2026\nT-1.50\nPShop\n^\nD01/03/2026\nT20.00\n^\n",
+			amounts: []string{"-1.50", "20.00"}, accounts: []string{""},
+		},
+		{
+			name: "comment lines between blocks and inside a record are skipped",
+			in: "#\n!Account\nNCurrent\n^\n# second block\n!Type:Bank\nD01/02/2026\n# a note\nT-1.50\n^\n" +
+				"### savings\n!Account\nNSavings\n^\n!Type:Bank\nD01/04/2026\nT3\n^\n",
+			amounts: []string{"-1.50", "3"}, accounts: []string{"Current", "Savings"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st, err := parseFinished([]byte(tc.in))
+			require.NoError(t, err)
+			checkConsistent(t, st)
+			var amounts []string
+			for _, x := range st.Transactions {
+				amounts = append(amounts, x.Amount.String())
+				require.NotContains(t, x.Description, "#")
+			}
+			require.Equal(t, tc.amounts, amounts)
+			var accounts []string
+			for _, s := range st.Sections {
+				accounts = append(accounts, s.Account)
+			}
+			require.Equal(t, tc.accounts, accounts)
+		})
+	}
+}
