@@ -91,9 +91,6 @@ func TestHTMLTables(t *testing.T) {
 				`<tr><td></td><td>Total paid in</td><td></td><td>2,000.00</td></tr></table>`),
 			descs:   []string{"Coffee", "Salary"},
 			amounts: []string{"-3.50", "2000.00"},
-			skip: "tabular must mine a row whose description cell is a totals label (Total paid out, Total debits) " +
-				"and whose date is empty as a declared total, not fill its date from the row above and read it as " +
-				"a transaction: today the totals are counted again as transactions",
 		},
 		{
 			name:    "an XML prolog and a UTF-16 byte-order mark",

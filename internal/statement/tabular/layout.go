@@ -301,12 +301,73 @@ func (x *extractor) detectLayout() (layout, bool) {
 	}
 	ncols = min(ncols, maxColumns)
 	if h := findHeader(rows); h >= 0 {
+		if merged, ok := subHeader(rows, h); ok {
+			// A header of two rows: the layout is found under the names the two make together,
+			// from the rows after the second.
+			two := make([]Row, 0, len(rows)-1)
+			two = append(two, rows[:h]...)
+			two = append(two, Row{Cells: merged, Pos: rows[h].Pos, Raw: rows[h].Raw})
+			two = append(two, rows[h+2:]...)
+			lay := headerLayout(two, h, ncols)
+			if lay.date >= 0 && lay.hasMoney() {
+				rows[h].Cells = merged
+				lay.dataStart = h + 2
+				return lay, true
+			}
+		}
 		lay := headerLayout(rows, h, ncols)
 		if lay.date >= 0 && lay.hasMoney() {
 			return lay, true
 		}
 	}
 	return inferLayout(rows, ncols)
+}
+
+// subHeader reads the row under header row h as the header's second row, when it holds only
+// names, at least one of them a column name, and no value: sub-labels under a group label
+// ("Amount" over "Debit | Credit", "Money" over "out | in"). It returns the names the two rows
+// make together: a sub-label that names a role alone stands for its column, else the two are
+// joined ("Rente" "datum").
+func subHeader(rows []Row, h int) ([]string, bool) {
+	if h+1 >= len(rows) {
+		return nil, false
+	}
+	head, sub := rows[h].Cells, rows[h+1].Cells
+	names := 0
+	for _, raw := range sub {
+		c := cellText(raw)
+		if c == "" {
+			continue
+		}
+		if _, ok := scanNumber(c); ok {
+			return nil, false
+		}
+		if _, ok := scanDate(c); ok {
+			return nil, false
+		}
+		if HeaderRole(c) != "" {
+			names++
+		} else if len(c) > 40 {
+			return nil, false
+		}
+	}
+	if names == 0 {
+		return nil, false
+	}
+	n := max(len(head), len(sub))
+	merged := make([]string, n)
+	for col := 0; col < n; col++ {
+		top, below := cellText(cell(head, col)), cellText(cell(sub, col))
+		switch {
+		case below == "":
+			merged[col] = top
+		case top == "" || HeaderRole(below) != "":
+			merged[col] = below
+		default:
+			merged[col] = top + " " + below
+		}
+	}
+	return merged, true
 }
 
 // headerLayout maps the header's names to roles, checking each against the column's content,
