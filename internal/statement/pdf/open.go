@@ -32,7 +32,11 @@ const (
 // document is an opened PDF: pdfcpu's cross-reference table with every object loaded (and
 // decrypted), and the findings about how it was opened.
 type document struct {
-	xref      *model.XRefTable
+	xref *model.XRefTable
+	// ctx bounds the parsing of objects from object streams, which happens on first use.
+	ctx       context.Context
+	cancel    context.CancelFunc
+	lazyErr   error // the first failure to parse an object from an object stream
 	encrypted bool
 	repaired  bool // a stream's /Length was clamped before reading
 }
@@ -74,7 +78,11 @@ func open(data []byte, opts statement.Options) (doc *document, err error) {
 		}
 	}()
 	c, cancel := context.WithTimeout(context.Background(), readTimeout)
-	defer cancel()
+	defer func() {
+		if doc == nil {
+			cancel()
+		}
+	}()
 	ctx, err := pdfcpu.ReadWithContext(c, bytes.NewReader(fixed), conf)
 	if err != nil {
 		return nil, openError(data, err)
@@ -83,7 +91,7 @@ func open(data []byte, opts statement.Options) (doc *document, err error) {
 		return nil, statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
 			"the PDF has no document catalog (/Root)")
 	}
-	return &document{xref: ctx.XRefTable, encrypted: ctx.XRefTable.Encrypt != nil, repaired: clamped}, nil
+	return &document{xref: ctx.XRefTable, ctx: c, cancel: cancel, encrypted: ctx.XRefTable.Encrypt != nil, repaired: clamped}, nil
 }
 
 // openError classifies a failure of pdfcpu's reader. pdfcpu has sentinels only for a wrong
@@ -289,6 +297,23 @@ func isDelim(c byte) bool {
 
 func isDelimOrSpace(c byte) bool { return isSpace(c) || isDelim(c) }
 
+// close releases the document's reading context.
+func (d *document) close() { d.cancel() }
+
+// missing is the error for a document whose catalog or pages are missing: a limit met while
+// parsing objects from object streams explains it better than "missing".
+func (d *document) missing(what string) error {
+	switch {
+	case errors.Is(d.lazyErr, filter.ErrDecodeLimitExceeded):
+		return errf(statement.ErrResourceLimit, statement.Position{}, "an object stream decompresses to more than the limit")
+	case errors.Is(d.lazyErr, context.DeadlineExceeded):
+		return errf(statement.ErrResourceLimit, statement.Position{}, "reading the PDF structure took longer than %s", readTimeout)
+	case d.lazyErr != nil:
+		return errf(statement.ErrCorrupt, statement.Position{}, "%s (an object stream cannot be read: %s)", what, shortErr(d.lazyErr))
+	}
+	return errf(statement.ErrCorrupt, statement.Position{}, "%s", what)
+}
+
 // maxRefHops bounds chains of references to references, which a hostile file can make cycle.
 const maxRefHops = 16
 
@@ -310,8 +335,29 @@ func (d *document) resolve(o types.Object) types.Object {
 			return nil
 		}
 		o = e.Object
+		if lazy, isLazy := o.(types.LazyObjectStreamObject); isLazy {
+			o = d.decodeLazy(e, lazy)
+		}
 	}
 	return nil
+}
+
+// decodeLazy parses an object stored in an object stream. pdfcpu's reader leaves such objects
+// (in PDF 1.5 files: the catalog, the page tree, pages, fonts) as placeholders that it parses
+// only when its own validation or dereference path asks for them; the object stream's content is
+// decompressed once, within its share of the decode limit, and the parsed object replaces the
+// placeholder. An object that does not parse is treated as missing (null), as viewers do.
+func (d *document) decodeLazy(e *model.XRefTableEntry, lazy types.LazyObjectStreamObject) types.Object {
+	o, err := lazy.DecodedObject(d.ctx)
+	if err != nil {
+		if d.lazyErr == nil {
+			d.lazyErr = err
+		}
+		e.Object = nil
+		return nil
+	}
+	e.Object = o
+	return o
 }
 
 // refNumber returns the object number o refers to, or -1 for a direct object.
@@ -379,8 +425,7 @@ type page struct {
 func (d *document) pages(maxDepth int) ([]page, error) {
 	root := d.dict(*d.xref.Root)
 	if root == nil {
-		return nil, statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
-			"the document catalog (/Root) is missing")
+		return nil, d.missing("the document catalog (/Root) is missing")
 	}
 	var out []page
 	seen := map[int]bool{}
@@ -426,8 +471,7 @@ func (d *document) pages(maxDepth int) ([]page, error) {
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
-			"the PDF has no pages")
+		return nil, d.missing("the PDF has no pages")
 	}
 	return out, nil
 }

@@ -90,6 +90,7 @@ func extract(data []byte, opts statement.Options) (ex *extraction, err error) {
 	if err != nil {
 		return nil, err
 	}
+	defer doc.close()
 	pages, err := doc.pages(opts.MaxDepth)
 	if err != nil {
 		return nil, err
