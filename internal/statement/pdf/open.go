@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/pdfcpu/pdfcpu/pkg/filter"
@@ -38,13 +39,147 @@ type document struct {
 	cancel    context.CancelFunc
 	lazyErr   error // the first failure to parse an object from an object stream
 	encrypted bool
-	repaired  bool // a stream's /Length was clamped before reading
+	// repaired: a stream's /Length was clamped before reading, or the cross-reference table
+	// was rebuilt by scanning the file.
+	repaired bool
 }
 
-// open reads data into pdfcpu's object model. pdfcpu reads relaxed (it repairs what it can,
-// as viewers do) and within limits derived from opts; a panic inside pdfcpu on hostile input
-// is contained and reported as a damaged file.
-func open(data []byte, opts statement.Options) (doc *document, err error) {
+// openDocument opens data and walks its page tree. When pdfcpu cannot read the file's
+// structure, or what it read has no catalog or no pages, or it lost the encryption the file
+// declares (its content would then be read still encrypted), the cross-reference table is
+// rebuilt by scanning the file (rebuildXRef) and the file is read again, as poppler and pdfium
+// do; a document read so is marked repaired. When the repair does not help, the first
+// failure is reported. With rebuild set, the file is read through a rebuilt table only.
+// Reading, repair included, is bounded by readTimeout.
+func openDocument(data []byte, opts statement.Options, rebuild bool) (*document, []page, error) {
+	c, cancel := context.WithTimeout(context.Background(), readTimeout)
+	var doc *document
+	var pages []page
+	err := errRebuild
+	if !rebuild {
+		doc, pages, err = readPages(c, data, opts)
+	}
+	if err == nil && (doc.encrypted || !declaresEncryption(data)) {
+		doc.cancel = cancel
+		doc.repaired = doc.repaired || !intact(data) // pdfcpu mended it
+		return doc, pages, nil
+	}
+	if err != nil && !repairable(err) {
+		cancel()
+		return nil, nil, openError(data, err)
+	}
+	var fixed []byte
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				fixed = nil
+			}
+		}()
+		fixed = rebuildXRef(c, data, &budget{left: opts.MaxDecompressedBytes})
+	}()
+	if fixed != nil {
+		rdoc, rpages, rerr := readPages(c, fixed, opts)
+		switch {
+		case rerr == nil && (doc == nil || rdoc.encrypted):
+			rdoc.repaired = true
+			rdoc.cancel = cancel
+			return rdoc, rpages, nil
+		case rerr != nil && !repairable(rerr) && err != nil:
+			// The repaired file reached the password check or a limit: the better message.
+			cancel()
+			return nil, nil, openError(fixed, rerr)
+		}
+	}
+	if err == nil {
+		doc.cancel = cancel
+		doc.repaired = doc.repaired || !intact(data)
+		return doc, pages, nil
+	}
+	cancel()
+	return nil, nil, openError(data, err)
+}
+
+// readPages reads data with pdfcpu and walks its page tree.
+func readPages(c context.Context, data []byte, opts statement.Options) (*document, []page, error) {
+	doc, err := read(c, data, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	pages, err := doc.pages(opts.MaxDepth)
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc, pages, nil
+}
+
+// errRebuild stands for the first reading of a file when it is skipped.
+var errRebuild = errors.New("the cross-reference table had to be rebuilt")
+
+// intact reports whether data ends as an intact PDF does: its last startxref points to an
+// xref table or an "N G obj" (an xref stream), and %%EOF follows. pdfcpu mends other files
+// its own way, which is not always right.
+func intact(data []byte) bool {
+	i := bytes.LastIndex(data, []byte("startxref"))
+	if i < 0 || !bytes.Contains(data[i:], []byte("%%EOF")) {
+		return false
+	}
+	v, _, ok := readUint(data, skipSpace(data, i+len("startxref")))
+	if !ok || v < 0 || v >= int64(len(data)) {
+		return false
+	}
+	h := int64(max(0, bytes.Index(data[:min(len(data), 1024)], []byte("%PDF-"))))
+	for _, at := range []int64{v, v + h} {
+		if at >= int64(len(data)) {
+			continue
+		}
+		rest := data[skipSpace(data, int(at)):]
+		if bytes.HasPrefix(rest, []byte("xref")) {
+			return true
+		}
+		if k := bytes.Index(rest[:min(len(rest), 32)], []byte("obj")); k > 0 {
+			if h, ok := objHeaderAt(rest, k); ok && h.start == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errReaderPanic marks a panic inside pdfcpu, contained by read.
+var errReaderPanic = errors.New("reader failure")
+
+// repairable reports whether a failure to open may be mended by rebuilding the
+// cross-reference table: not a wrong password, and no limit.
+func repairable(err error) bool {
+	var se *statement.Error
+	if errors.As(err, &se) {
+		return errors.Is(err, statement.ErrCorrupt)
+	}
+	return !errors.Is(err, pdfcpu.ErrWrongPassword) && !errors.Is(err, filter.ErrDecodeLimitExceeded) &&
+		!errors.Is(err, context.DeadlineExceeded)
+}
+
+// declaresEncryption reports whether a trailer of data names an encryption dictionary.
+func declaresEncryption(data []byte) bool {
+	key := []byte("/Encrypt")
+	for i := 0; ; {
+		j := bytes.Index(data[i:], key)
+		if j < 0 {
+			return false
+		}
+		i += j + len(key)
+		k := skipSpace(data, i)
+		if k < len(data) && (data[k] == '<' || (data[k] >= '0' && data[k] <= '9')) {
+			return true
+		}
+	}
+}
+
+// read reads data into pdfcpu's object model. pdfcpu reads relaxed (it repairs what it can)
+// and within limits derived from opts; a panic inside pdfcpu on hostile input is contained
+// and reported as errReaderPanic. Errors other than *statement.Error are pdfcpu's, for
+// openError to classify.
+func read(c context.Context, data []byte, opts statement.Options) (doc *document, err error) {
 	fixed, clamped := clampStreamLengths(data)
 	streams := bytes.Count(data, []byte("ObjStm")) + bytes.Count(data, []byte("/XRef"))
 	if streams > maxObjectStreams {
@@ -73,25 +208,18 @@ func open(data []byte, opts statement.Options) (doc *document, err error) {
 
 	defer func() {
 		if r := recover(); r != nil {
-			doc, err = nil, statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
-				"the PDF structure cannot be read (reader failure: %v)", r)
-		}
-	}()
-	c, cancel := context.WithTimeout(context.Background(), readTimeout)
-	defer func() {
-		if doc == nil {
-			cancel()
+			doc, err = nil, fmt.Errorf("%w: %v", errReaderPanic, r)
 		}
 	}()
 	ctx, err := pdfcpu.ReadWithContext(c, bytes.NewReader(fixed), conf)
 	if err != nil {
-		return nil, openError(data, err)
+		return nil, err
 	}
 	if ctx == nil || ctx.XRefTable == nil || ctx.XRefTable.Root == nil {
 		return nil, statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
 			"the PDF has no document catalog (/Root)")
 	}
-	return &document{xref: ctx.XRefTable, ctx: c, cancel: cancel, encrypted: ctx.XRefTable.Encrypt != nil, repaired: clamped}, nil
+	return &document{xref: ctx.XRefTable, ctx: c, encrypted: ctx.XRefTable.Encrypt != nil, repaired: clamped}, nil
 }
 
 // openError classifies a failure of pdfcpu's reader. pdfcpu has sentinels only for a wrong
@@ -99,7 +227,10 @@ func open(data []byte, opts statement.Options) (doc *document, err error) {
 // declaring /Encrypt which could not be opened is reported as encrypted, the more useful
 // message for a person holding a password-protected statement.
 func openError(data []byte, err error) error {
+	var se *statement.Error
 	switch {
+	case errors.As(err, &se):
+		return err
 	case errors.Is(err, pdfcpu.ErrWrongPassword):
 		return statement.Errorf(statement.FormatPDF, statement.ErrEncrypted, statement.Position{},
 			"the PDF needs a password to open")
@@ -109,9 +240,12 @@ func openError(data []byte, err error) error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return statement.Errorf(statement.FormatPDF, statement.ErrResourceLimit, statement.Position{},
 			"reading the PDF structure took longer than %s", readTimeout)
-	case bytes.Contains(data, []byte("/Encrypt")):
+	case declaresEncryption(data):
 		return statement.Errorf(statement.FormatPDF, statement.ErrEncrypted, statement.Position{},
 			"the PDF is encrypted and cannot be opened without a password (%s)", shortErr(err))
+	case errors.Is(err, errReaderPanic):
+		return statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
+			"the PDF structure cannot be read (%s)", shortErr(err))
 	}
 	return statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
 		"the PDF structure cannot be read (%s)", shortErr(err))
@@ -298,7 +432,11 @@ func isDelim(c byte) bool {
 func isDelimOrSpace(c byte) bool { return isSpace(c) || isDelim(c) }
 
 // close releases the document's reading context.
-func (d *document) close() { d.cancel() }
+func (d *document) close() {
+	if d.cancel != nil {
+		d.cancel()
+	}
+}
 
 // missing is the error for a document whose catalog or pages are missing: a limit met while
 // parsing objects from object streams explains it better than "missing".

@@ -1,7 +1,12 @@
 package pdf
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -10,6 +15,34 @@ import (
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/statement/pdf/pdftest"
 )
+
+// The fixtures in testdata/open are small statements made by real producers, so that the
+// reader meets their structure, not only the raw writer's:
+//
+//	pdftex.pdf          pdfTeX 1.40 (pdflatex, a tabular; Helvetica not embedded): object
+//	                    streams and a cross-reference stream
+//	chrome.pdf          Chromium 156 headless --print-to-pdf of an HTML table (Skia/PDF)
+//	libreoffice.pdf     LibreOffice 7.4 soffice --headless --convert-to pdf of the same HTML
+//	ghostscript.pdf     groff -t -ms -Tps, then Ghostscript 10 pdfwrite -dEmbedAllFonts=false
+//	qpdf-linearized.pdf qpdf --linearize --object-streams=disable pdftex.pdf
+//	qpdf-rc4-40.pdf     qpdf --allow-weak-crypto --encrypt "" owner 40 -- pdftex.pdf
+//	qpdf-rc4-128.pdf    qpdf --allow-weak-crypto --encrypt "" owner 128 -- pdftex.pdf
+//	qpdf-aes-128.pdf    qpdf --encrypt "" owner 128 --use-aes=y -- pdftex.pdf
+//	qpdf-aes-256.pdf    qpdf --encrypt "" owner 256 -- pdftex.pdf
+//	qpdf-aes-256-user.pdf      qpdf --encrypt secret owner 256 -- pdftex.pdf
+//	qpdf-rc4-128-classic.pdf   qpdf --allow-weak-crypto --object-streams=disable
+//	                           --encrypt "" owner 128 -- pdftex.pdf
+//
+// The encrypted ones have an empty user password except qpdf-aes-256-user.pdf. Each shows the
+// table of tableContent; the damaged shapes are made from them by the functions below.
+
+// fixture reads testdata/open/name.
+func fixture(t testing.TB, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "open", name))
+	require.NoError(t, err)
+	return data
+}
 
 // tableObjects are the objects of onePage showing tableContent: catalog, page tree, page,
 // font, content stream.
@@ -39,18 +72,163 @@ func requireTableText(t *testing.T, ex *extraction) {
 	}
 }
 
+// lastStartxref returns the value of the last startxref and where its digits are.
+func lastStartxref(t testing.TB, d []byte) (v, from, to int) {
+	t.Helper()
+	i := bytes.LastIndex(d, []byte("startxref"))
+	require.GreaterOrEqual(t, i, 0)
+	from = skipSpace(d, i+len("startxref"))
+	to = from
+	for to < len(d) && d[to] >= '0' && d[to] <= '9' {
+		to++
+	}
+	v, err := strconv.Atoi(string(d[from:to]))
+	require.NoError(t, err)
+	return v, from, to
+}
+
+// withStartxref points the last startxref to v.
+func withStartxref(t testing.TB, d []byte, v int) []byte {
+	_, from, to := lastStartxref(t, d)
+	return slicesConcat(d[:from], []byte(strconv.Itoa(v)), d[to:])
+}
+
+func slicesConcat(parts ...[]byte) []byte {
+	return bytes.Join(parts, nil)
+}
+
+var xrefEntry = regexp.MustCompile(`(?m)^(\d{10}) (\d{5}) n`)
+
+// shiftOffsets adds n to every in-use entry of the last classic xref table, as a tool that
+// rewrote the header or line ends without fixing the table leaves it.
+func shiftOffsets(t testing.TB, d []byte, n int) []byte {
+	sx, _, _ := lastStartxref(t, d)
+	require.True(t, bytes.HasPrefix(d[sx:], []byte("xref")))
+	tail := xrefEntry.ReplaceAllFunc(bytes.Clone(d[sx:]), func(m []byte) []byte {
+		v, _ := strconv.Atoi(string(m[:10]))
+		return fmt.Appendf(nil, "%010d %s n", v+n, m[11:16])
+	})
+	return slicesConcat(d[:sx], tail)
+}
+
+// halfXref drops the second half of the last xref table's lines, keeping its trailer: the
+// subsection claims more entries than it lists.
+func halfXref(t testing.TB, d []byte) []byte {
+	sx, _, _ := lastStartxref(t, d)
+	tr := sx + bytes.Index(d[sx:], []byte("trailer"))
+	lines := bytes.Split(d[sx:tr], []byte("\n"))
+	return slicesConcat(d[:sx], bytes.Join(lines[:len(lines)/2], []byte("\n")), []byte("\n"), d[tr:])
+}
+
+// replaceAll replaces every match of re in d.
+func replaceAll(d []byte, re, with string) []byte {
+	return regexp.MustCompile(re).ReplaceAll(bytes.Clone(d), []byte(with))
+}
+
+// withoutEOF drops the last %%EOF marker and what follows.
+func withoutEOF(d []byte) []byte {
+	return bytes.Clone(d[:bytes.LastIndex(d, []byte("%%EOF"))])
+}
+
+// insertInBody inserts a line in the middle of the body: every later offset is wrong.
+func insertInBody(t testing.TB, d []byte) []byte {
+	sx, _, _ := lastStartxref(t, d)
+	mid := bytes.Index(d[sx/2:], []byte("\n")) + sx/2 + 1
+	return slicesConcat(d[:mid], []byte("% a line added by a mail gateway\n"), d[mid:])
+}
+
+// cutAt keeps the file up to the last startxref's target, minus keep bytes less: a download
+// that stopped in the cross-reference section (keep = -n keeps n bytes of it).
+func cutAt(t testing.TB, d []byte, keep int) []byte {
+	sx, _, _ := lastStartxref(t, d)
+	return bytes.Clone(d[:sx+keep])
+}
+
+// appendUpdate appends an incremental update (Acrobat, iText stamping) that defines object
+// num anew, with a classic xref section whose /Prev is the file's last startxref.
+func appendUpdate(t testing.TB, d []byte, num int, body string) []byte {
+	sx, _, _ := lastStartxref(t, d)
+	root := regexp.MustCompile(`/Root\s*\d+\s+\d+\s+R`).Find(d)
+	require.NotNil(t, root)
+	out := bytes.Clone(d)
+	if out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	off := len(out)
+	out = fmt.Appendf(out, "%d 0 obj\n%s\nendobj\n", num, body)
+	xref := len(out)
+	return fmt.Appendf(out, "xref\n0 1\n0000000000 65535 f \n%d 1\n%010d 00000 n \ntrailer\n<< /Size %d %s /Prev %d >>\nstartxref\n%d\n%%%%EOF\n",
+		num, off, num+1, root, sx, xref)
+}
+
 // TestOpenWhatViewersOpen reproduces the shapes of files that poppler and pdfium open, each
-// from a real producer's habit, named in the case.
+// from a real producer's habit or a damage seen on real files, named in the case.
 func TestOpenWhatViewersOpen(t *testing.T) {
 	t.Parallel()
+	raw := onePage(tableContent(func(x, y float64, s string) string { return fmt.Sprintf("1 0 0 1 %g %g Tm (%s) Tj\n", x, y, s) }))
+	compressed := pdftest.Compressed(tableObjects()...)
+	pdftex := fixture(t, "pdftex.pdf")
+	linearized := fixture(t, "qpdf-linearized.pdf")
+	rc4 := fixture(t, "qpdf-rc4-128-classic.pdf")
+	changed := strings.Replace(tableObjects()[4], "Salary", "Salarz", 1)
+
 	tests := []struct {
-		name string
-		data []byte
+		name     string
+		data     []byte
+		repaired bool   // read through a rebuilt cross-reference table
+		also     string // more text that must be there
 	}{
-		// pdfTeX, qpdf --object-streams=generate, Word and Acrobat's smaller files: the
-		// catalog, page tree, pages and fonts are inside an object stream, indexed by an xref
-		// stream. pdfcpu leaves these objects unparsed until they are dereferenced.
-		{name: "objects stored in an object stream are read", data: pdftest.Compressed(tableObjects()...)},
+		// Producers, as they write.
+		{name: "pdfTeX's object streams and xref stream are read", data: pdftex},
+		{name: "Chromium's print to PDF is read", data: fixture(t, "chrome.pdf")},
+		{name: "LibreOffice's export is read", data: fixture(t, "libreoffice.pdf")},
+		{name: "Ghostscript's pdfwrite is read", data: fixture(t, "ghostscript.pdf")},
+		{name: "a file linearized by qpdf is read", data: linearized},
+		// Word, Acrobat and iText write PDF 1.5 with the catalog, page tree, pages and fonts
+		// in object streams: pdfcpu leaves these objects unparsed until dereferenced.
+		{name: "objects stored in an object stream are read", data: compressed},
+
+		// Owner-password encryption: viewers open these without asking.
+		{name: "RC4 40-bit encryption with an empty user password opens", data: fixture(t, "qpdf-rc4-40.pdf")},
+		{name: "RC4 128-bit encryption with an empty user password opens", data: fixture(t, "qpdf-rc4-128.pdf")},
+		{name: "AES-128 encryption with an empty user password opens", data: fixture(t, "qpdf-aes-128.pdf")},
+		{name: "AES-256 encryption with an empty user password opens", data: fixture(t, "qpdf-aes-256.pdf")},
+
+		// Incremental updates (Acrobat, iText stamping, signing).
+		{name: "an incremental update after a linearized first part is followed",
+			data: appendUpdate(t, linearized, 900, "<< /Producer (Acrobat) /Title (Updated) >>")},
+		{name: "an incremental update that replaces the content stream wins over the old one",
+			data: appendUpdate(t, raw, 5, changed), also: "Salarz"},
+		{name: "an incremental update after object streams is followed",
+			data: appendUpdate(t, pdftex, 900, "<< /Producer (iText) >>")},
+
+		// Damaged cross-reference tables.
+		{name: "xref offsets 7 bytes too far are mended", data: shiftOffsets(t, raw, 7), repaired: true},
+		{name: "xref offsets 3 bytes too short are mended", data: shiftOffsets(t, raw, -3)},
+		{name: "an xref table with half its entries missing is mended", data: halfXref(t, raw), repaired: true},
+		{name: "a line added to the body is mended", data: insertInBody(t, raw), repaired: true},
+		{name: "startxref pointing into the middle of the file is mended", data: withStartxref(t, raw, 300)},
+		{name: "startxref 0 is mended", data: withStartxref(t, raw, 0)},
+		{name: "a trailer /Root naming a missing object finds the catalog", data: replaceAll(raw, `/Root 1 0 R`, "/Root 99 0 R"), repaired: true},
+		{name: "a trailer without /Root finds the catalog", data: replaceAll(raw, `/Root 1 0 R`, ""), repaired: true},
+		{name: "a /Size too small is ignored", data: replaceAll(raw, `/Size \d+`, "/Size 3")},
+		{name: "a /Size too large is ignored", data: replaceAll(raw, `/Size \d+`, "/Size 90000")},
+		{name: "a mail header before %PDF is skipped", data: slicesConcat([]byte("Content-Type: application/pdf\r\n\r\n"), raw)},
+		{name: "junk after %%EOF is ignored", data: slicesConcat(raw, []byte("\r\n<html>footer</html>\r\n"))},
+		{name: "a missing %%EOF is forgiven", data: withoutEOF(raw)},
+		{name: "a file cut inside its xref table is rebuilt from its objects", data: cutAt(t, raw, 40), repaired: true},
+		{name: "a file cut before its xref table is rebuilt from its objects", data: cutAt(t, raw, 0), repaired: true},
+
+		// Damaged cross-reference streams: the catalog is found inside an object stream.
+		{name: "an xref stream cut off is rebuilt from the object stream", data: cutAt(t, compressed, 0), repaired: true},
+		{name: "startxref missing the xref stream is rebuilt", data: withStartxref(t, compressed, 77), repaired: true},
+		{name: "pdfTeX's file cut before its xref stream is rebuilt", data: cutAt(t, pdftex, 0), repaired: true},
+		{name: "pdfTeX's file with a line added to the body is rebuilt", data: insertInBody(t, pdftex), repaired: true},
+
+		// Damaged and encrypted: the rebuilt table keeps /Encrypt and /ID from the trailer.
+		{name: "an RC4 file without %%EOF is decrypted", data: withoutEOF(rc4), repaired: true},
+		{name: "an RC4 file with startxref 0 is decrypted", data: withStartxref(t, rc4, 0), repaired: true},
+		{name: "an RC4 file with shifted xref offsets is decrypted", data: shiftOffsets(t, rc4, 7), repaired: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,6 +236,41 @@ func TestOpenWhatViewersOpen(t *testing.T) {
 			ex, err := extract(tc.data, statement.Options{}.WithDefaults())
 			require.NoError(t, err)
 			requireTableText(t, ex)
+			if tc.also != "" {
+				require.Contains(t, fmt.Sprint(ex.pages), tc.also)
+			}
+			if tc.repaired {
+				require.Contains(t, ex.dialect(), "repaired")
+			}
+		})
+	}
+}
+
+func TestOpenFailuresSayWhy(t *testing.T) {
+	t.Parallel()
+	raw := onePage(tableContent(func(x, y float64, s string) string { return fmt.Sprintf("1 0 0 1 %g %g Tm (%s) Tj\n", x, y, s) }))
+	tests := []struct {
+		name string
+		data []byte
+		want error
+		says string
+	}{
+		{name: "a user password is asked for", data: fixture(t, "qpdf-aes-256-user.pdf"),
+			want: statement.ErrEncrypted, says: "password"},
+		{name: "a damaged file with a user password still asks for it",
+			data: withoutEOF(fixture(t, "qpdf-aes-256-user.pdf")), want: statement.ErrEncrypted, says: "password"},
+		{name: "a file without any catalog is damaged",
+			data: replaceAll(replaceAll(raw, `/Type /Catalog`, "/Type /Katalog"), `/Root 1 0 R`, "/Root 99 0 R"),
+			want: statement.ErrCorrupt, says: "catalog"},
+		{name: "a file cut before its page tree is damaged", data: raw[:bytes.Index(raw, []byte("2 0 obj"))],
+			want: statement.ErrCorrupt},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := extract(tc.data, statement.Options{}.WithDefaults())
+			require.ErrorIs(t, err, tc.want)
+			require.Contains(t, err.Error(), tc.says)
 		})
 	}
 }

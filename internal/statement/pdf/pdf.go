@@ -12,6 +12,7 @@ package pdf
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -86,15 +87,26 @@ func extract(data []byte, opts statement.Options) (ex *extraction, err error) {
 			ex, err = nil, errf(statement.ErrInternal, statement.Position{}, "text extraction failed: %v", r)
 		}
 	}()
-	doc, err := open(data, opts)
+	ex, err = extractText(data, opts, false)
+	if errors.Is(err, statement.ErrNoTextLayer) && !intact(data) {
+		// pdfcpu's own mending of a damaged file can open it wrongly (an encrypted file's
+		// content left encrypted, objects taken from the wrong offsets): read it again through
+		// a rebuilt cross-reference table.
+		if rex, rerr := extractText(data, opts, true); rerr == nil {
+			return rex, nil
+		}
+	}
+	return ex, err
+}
+
+// extractText opens data (rebuilding its cross-reference table first when rebuild is set)
+// and reads the text of every page.
+func extractText(data []byte, opts statement.Options, rebuild bool) (*extraction, error) {
+	doc, pages, err := openDocument(data, opts, rebuild)
 	if err != nil {
 		return nil, err
 	}
 	defer doc.close()
-	pages, err := doc.pages(opts.MaxDepth)
-	if err != nil {
-		return nil, err
-	}
 	p := &parser{
 		doc:    doc,
 		opts:   opts,
@@ -102,7 +114,7 @@ func extract(data []byte, opts statement.Options) (ex *extraction, err error) {
 		fonts:  map[int]*font{},
 		kinds:  map[string]bool{},
 	}
-	ex = &extraction{encrypted: doc.encrypted, repaired: doc.repaired}
+	ex := &extraction{encrypted: doc.encrypted, repaired: doc.repaired}
 	words := 0
 	for i, pg := range pages {
 		ws, err := p.readPage(pg, i+1)
