@@ -46,11 +46,12 @@ type document struct {
 
 // openDocument opens data and walks its page tree. When pdfcpu cannot read the file's
 // structure, or what it read has no catalog or no pages, or it lost the encryption the file
-// declares (its content would then be read still encrypted), the cross-reference table is
-// rebuilt by scanning the file (rebuildXRef) and the file is read again, as poppler and pdfium
-// do; a document read so is marked repaired. When the repair does not help, the first
-// failure is reported. With rebuild set, the file is read through a rebuilt table only.
-// Reading, repair included, is bounded by readTimeout.
+// declares (its content would then be read still encrypted), the file is mended and read
+// again: first with the %%EOF it may lack, then through a cross-reference table rebuilt by
+// scanning the file (rebuildXRef), as poppler and pdfium do; a document read so is marked
+// repaired. When mending does not help, the first failure is reported. With rebuild set, the
+// first reading is skipped: the file is only read mended. Reading, mending included, is
+// bounded by readTimeout.
 func openDocument(data []byte, opts statement.Options, rebuild bool) (*document, []page, error) {
 	c, cancel := context.WithTimeout(context.Background(), readTimeout)
 	var doc *document
@@ -68,16 +69,14 @@ func openDocument(data []byte, opts statement.Options, rebuild bool) (*document,
 		cancel()
 		return nil, nil, openError(data, err)
 	}
-	var fixed []byte
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				fixed = nil
-			}
-		}()
-		fixed = rebuildXRef(c, data, &budget{left: opts.MaxDecompressedBytes})
-	}()
-	if fixed != nil {
+	for _, mend := range []func() []byte{
+		func() []byte { return withEOF(data) },
+		func() []byte { return rebuildXRef(c, data, &budget{left: opts.MaxDecompressedBytes}) },
+	} {
+		fixed := safely(mend)
+		if fixed == nil {
+			continue
+		}
 		rdoc, rpages, rerr := readPages(c, fixed, opts)
 		switch {
 		case rerr == nil && (doc == nil || rdoc.encrypted):
@@ -85,7 +84,7 @@ func openDocument(data []byte, opts statement.Options, rebuild bool) (*document,
 			rdoc.cancel = cancel
 			return rdoc, rpages, nil
 		case rerr != nil && !repairable(rerr) && err != nil:
-			// The repaired file reached the password check or a limit: the better message.
+			// The mended file reached the password check or a limit: the better message.
 			cancel()
 			return nil, nil, openError(fixed, rerr)
 		}
@@ -97,6 +96,28 @@ func openDocument(data []byte, opts statement.Options, rebuild bool) (*document,
 	}
 	cancel()
 	return nil, nil, openError(data, err)
+}
+
+// withEOF returns data with the %%EOF marker it lacks after its last startxref (a download
+// that lost its last bytes, a producer that stopped short), or nil when it has one. pdfcpu
+// then finds the cross-reference section where the file says, which is better than a rebuild
+// for an encrypted file whose objects are in object streams: the scan cannot list those.
+func withEOF(data []byte) []byte {
+	i := bytes.LastIndex(data, []byte("startxref"))
+	if i < 0 || bytes.Contains(data[i:], []byte("%%EOF")) {
+		return nil
+	}
+	return append(bytes.Clone(data), "\n%%EOF\n"...)
+}
+
+// safely runs a mending function, a panic counting as no result.
+func safely(mend func() []byte) (fixed []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			fixed = nil
+		}
+	}()
+	return mend()
 }
 
 // readPages reads data with pdfcpu and walks its page tree.

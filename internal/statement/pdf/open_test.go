@@ -255,6 +255,9 @@ func TestOpenWhatViewersOpen(t *testing.T) {
 		{name: "an RC4 file without %%EOF is decrypted", data: withoutEOF(rc4), repaired: true},
 		{name: "an RC4 file with startxref 0 is decrypted", data: withStartxref(t, rc4, 0), repaired: true},
 		{name: "an RC4 file with shifted xref offsets is decrypted", data: shiftOffsets(t, rc4, 7), repaired: true},
+		// Here the objects are in encrypted object streams, which a scan cannot list.
+		{name: "an AES-256 file with object streams and without %%EOF is decrypted",
+			data: withoutEOF(fixture(t, "qpdf-aes-256.pdf")), repaired: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
