@@ -44,58 +44,68 @@ type document struct {
 	repaired bool
 }
 
-// openDocument opens data and walks its page tree. When pdfcpu cannot read the file's
-// structure, or what it read has no catalog or no pages, or it lost the encryption the file
-// declares (its content would then be read still encrypted), the file is mended and read
-// again: first with the %%EOF it may lack, then through a cross-reference table rebuilt by
-// scanning the file (rebuildXRef), as poppler and pdfium do; a document read so is marked
-// repaired. When mending does not help, the first failure is reported. With rebuild set, the
-// first reading is skipped: the file is only read mended. Reading, mending included, is
-// bounded by readTimeout.
-func openDocument(data []byte, opts statement.Options, rebuild bool) (*document, []page, error) {
+// openDocument opens data and walks its page tree. A file whose end is intact (its last
+// startxref points to a cross-reference section, and %%EOF follows) is read by pdfcpu as it
+// is. When that reading fails, finds no catalog or pages, or loses the encryption the file
+// declares (its content would be read still encrypted), and for any file whose end is not
+// intact, the file is mended and read again: with the %%EOF it may lack, then through a
+// cross-reference table rebuilt by scanning the file (rebuildXRef), as poppler and pdfium
+// do, and last, for a damaged file, as pdfcpu mends it itself (slow on large files, so it
+// comes last). The first reading with pages that keeps the declared encryption is taken,
+// marked repaired unless it is the intact file's own; failing that, one with pages. A wrong
+// password or a limit ends the attempts; when none has pages, the first failure is reported.
+// Reading, mending included, is bounded by readTimeout.
+func openDocument(data []byte, opts statement.Options) (*document, []page, error) {
 	c, cancel := context.WithTimeout(context.Background(), readTimeout)
-	var doc *document
-	var pages []page
-	err := errRebuild
-	if !rebuild {
-		doc, pages, err = readPages(c, data, opts)
-	}
-	if err == nil && (doc.encrypted || !declaresEncryption(data)) {
-		doc.cancel = cancel
-		doc.repaired = doc.repaired || !intact(data) // pdfcpu mended it
-		return doc, pages, nil
-	}
-	if err != nil && !repairable(err) {
-		cancel()
-		return nil, nil, openError(data, err)
-	}
-	for _, mend := range []func() []byte{
+	asIs := func() []byte { return data }
+	readings := []func() []byte{
 		func() []byte { return withEOF(data) },
 		func() []byte { return rebuildXRef(c, data, &budget{left: opts.MaxDecompressedBytes}) },
-	} {
-		fixed := safely(mend)
-		if fixed == nil {
+	}
+	whole := intact(data)
+	if whole {
+		readings = append([]func() []byte{asIs}, readings...)
+	} else {
+		readings = append(readings, asIs)
+	}
+	encrypted := declaresEncryption(data)
+	var fallback *document
+	var fallbackPages []page
+	var firstErr error
+	for i, reading := range readings {
+		d := safely(reading)
+		if d == nil {
 			continue
 		}
-		rdoc, rpages, rerr := readPages(c, fixed, opts)
-		switch {
-		case rerr == nil && (doc == nil || rdoc.encrypted):
-			rdoc.repaired = true
-			rdoc.cancel = cancel
-			return rdoc, rpages, nil
-		case rerr != nil && !repairable(rerr) && err != nil:
-			// The mended file reached the password check or a limit: the better message.
+		doc, pages, err := readPages(c, d, opts)
+		if err == nil {
+			doc.repaired = doc.repaired || !whole || i > 0
+			if doc.encrypted || !encrypted {
+				doc.cancel = cancel
+				return doc, pages, nil
+			}
+			if fallback == nil {
+				fallback, fallbackPages = doc, pages
+			}
+			continue
+		}
+		if !repairable(err) {
 			cancel()
-			return nil, nil, openError(fixed, rerr)
+			return nil, nil, openError(d, err)
+		}
+		if firstErr == nil {
+			firstErr = err
 		}
 	}
-	if err == nil {
-		doc.cancel = cancel
-		doc.repaired = doc.repaired || !intact(data)
-		return doc, pages, nil
+	if fallback != nil {
+		fallback.cancel = cancel
+		return fallback, fallbackPages, nil
 	}
 	cancel()
-	return nil, nil, openError(data, err)
+	if firstErr == nil {
+		firstErr = errors.New("nothing to read")
+	}
+	return nil, nil, openError(data, firstErr)
 }
 
 // withEOF returns data with the %%EOF marker it lacks after its last startxref (a download
@@ -133,12 +143,9 @@ func readPages(c context.Context, data []byte, opts statement.Options) (*documen
 	return doc, pages, nil
 }
 
-// errRebuild stands for the first reading of a file when it is skipped.
-var errRebuild = errors.New("the cross-reference table had to be rebuilt")
-
 // intact reports whether data ends as an intact PDF does: its last startxref points to an
 // xref table or an "N G obj" (an xref stream), and %%EOF follows. pdfcpu mends other files
-// its own way, which is not always right.
+// its own way, slowly and not always right (an encrypted file's content left encrypted).
 func intact(data []byte) bool {
 	i := bytes.LastIndex(data, []byte("startxref"))
 	if i < 0 || !bytes.Contains(data[i:], []byte("%%EOF")) {
@@ -287,8 +294,10 @@ func shortErr(err error) string {
 // the declared lengths add up to less than the file. A direct /Length reaching past the end of
 // the file, or past what the lengths before it leave, is rewritten in place to 0 (padded with
 // spaces so no offset moves), which makes pdfcpu find the stream's end by its endstream
-// keyword instead. Indirect lengths (/Length 12 0 R) whose object is stored plainly are
-// checked the same way. The input is copied only when something is rewritten.
+// keyword instead. So is a /Length that does not end where the endstream keyword stands: a
+// line added to the stream by a mail gateway or an editor, which poppler reads up to
+// endstream. Indirect lengths (/Length 12 0 R) whose object is stored plainly are checked the
+// same way. The input is copied only when something is rewritten.
 func clampStreamLengths(data []byte) ([]byte, bool) {
 	out := data
 	changed := false
@@ -332,7 +341,7 @@ func clampStreamLengths(data []byte) ([]byte, bool) {
 				}
 			}
 		}
-		if n1 < 0 || int64(pos)+n1 > limit || sum+n1 > limit {
+		if n1 < 0 || int64(pos)+n1 > limit || sum+n1 > limit || !lengthFits(data, pos, n1) {
 			write(n1s, n1e)
 			continue
 		}
@@ -364,7 +373,7 @@ func clampStreamLengths(data []byte) ([]byte, bool) {
 		}
 		lying := v < 0
 		for _, at := range indirect[nr] {
-			if int64(at)+v > limit || sum+v > limit {
+			if int64(at)+v > limit || sum+v > limit || !lengthFits(data, at, v) {
 				lying = true
 				break
 			}
@@ -376,6 +385,36 @@ func clampStreamLengths(data []byte) ([]byte, bool) {
 		sum += v * int64(len(indirect[nr]))
 	}
 	return out, changed
+}
+
+// maxDictBytes is how far after a /Length key its stream keyword is looked for.
+const maxDictBytes = 4 << 10
+
+// lengthFits reports whether the stream whose dictionary has the /Length key at pos ends, n
+// bytes after its stream keyword's end of line, at an endstream keyword (white space between
+// allowed). A /Length that is not in a stream's dictionary (an encryption dictionary's key
+// length) fits.
+func lengthFits(data []byte, pos int, n int64) bool {
+	window := data[pos:min(len(data), pos+maxDictBytes)]
+	k := bytes.Index(window, []byte("stream"))
+	if k < 0 {
+		return true
+	}
+	if e := bytes.Index(window[:k], []byte("endobj")); e >= 0 {
+		return true
+	}
+	start := pos + k + len("stream")
+	if start < len(data) && data[start] == '\r' {
+		start++
+	}
+	if start < len(data) && data[start] == '\n' {
+		start++
+	}
+	end := int64(start) + n
+	if end > int64(len(data)) {
+		return false
+	}
+	return bytes.HasPrefix(data[skipSpace(data, int(end)):], []byte("endstream"))
 }
 
 // objNumberBefore parses "N G " before the obj keyword at pos.

@@ -13,7 +13,6 @@ package pdf
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -89,22 +88,12 @@ func extract(data []byte, opts statement.Options) (ex *extraction, err error) {
 			ex, err = nil, errf(statement.ErrInternal, statement.Position{}, "text extraction failed: %v", r)
 		}
 	}()
-	ex, err = extractText(data, opts, false)
-	if errors.Is(err, statement.ErrNoTextLayer) && !intact(data) {
-		// pdfcpu's own mending of a damaged file can open it wrongly (an encrypted file's
-		// content left encrypted, objects taken from the wrong offsets): read it again through
-		// a rebuilt cross-reference table.
-		if rex, rerr := extractText(data, opts, true); rerr == nil {
-			return rex, nil
-		}
-	}
-	return ex, err
+	return extractText(data, opts)
 }
 
-// extractText opens data (rebuilding its cross-reference table first when rebuild is set)
-// and reads the text of every page.
-func extractText(data []byte, opts statement.Options, rebuild bool) (*extraction, error) {
-	doc, pages, err := openDocument(data, opts, rebuild)
+// extractText opens data and reads the text of every page.
+func extractText(data []byte, opts statement.Options) (*extraction, error) {
+	doc, pages, err := openDocument(data, opts)
 	if err != nil {
 		return nil, err
 	}
