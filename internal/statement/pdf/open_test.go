@@ -233,6 +233,8 @@ func TestOpenWhatViewersOpen(t *testing.T) {
 		{name: "xref offsets 3 bytes too short are mended", data: shiftOffsets(t, raw, -3)},
 		{name: "an xref table with half its entries missing is mended", data: halfXref(t, raw), repaired: true},
 		{name: "a line added to the body is mended", data: insertInBody(t, raw), repaired: true},
+		{name: "a content stream whose /Length misses endstream is read to endstream",
+			data: replaceAll(raw, `/Length \d+`, "/Length 40"), repaired: true},
 		{name: "startxref pointing into the middle of the file is mended", data: withStartxref(t, raw, 300), repaired: true},
 		{name: "startxref 0 is mended", data: withStartxref(t, raw, 0), repaired: true},
 		{name: "a trailer /Root naming a missing object finds the catalog", data: replaceAll(raw, `/Root 1 0 R`, "/Root 99 0 R"), repaired: true},
