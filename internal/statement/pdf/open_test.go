@@ -161,6 +161,28 @@ func appendUpdate(t testing.TB, d []byte, num int, body string) []byte {
 		num, off, num+1, root, sx, xref)
 }
 
+// appendUpdateStream appends an incremental update as Acrobat writes it to a PDF 1.5 file:
+// object num anew and an uncompressed xref stream (object num+1) whose /Prev is the file's
+// last startxref.
+func appendUpdateStream(t testing.TB, d []byte, num int, body string) []byte {
+	sx, _, _ := lastStartxref(t, d)
+	root := regexp.MustCompile(`/Root\s*\d+\s+\d+\s+R`).Find(d)
+	require.NotNil(t, root)
+	out := bytes.Clone(d)
+	if out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	off := len(out)
+	out = fmt.Appendf(out, "%d 0 obj\n%s\nendobj\n", num, body)
+	xref := len(out)
+	rows := []byte{1, byte(off >> 24), byte(off >> 16), byte(off >> 8), byte(off), 0, 0,
+		1, byte(xref >> 24), byte(xref >> 16), byte(xref >> 8), byte(xref), 0, 0}
+	out = fmt.Appendf(out, "%d 0 obj\n<< /Type /XRef /Size %d /Index [%d 2] /W [1 4 2] %s /Prev %d /Length %d >>\nstream\n",
+		num+1, num+2, num, root, sx, len(rows))
+	out = append(out, rows...)
+	return fmt.Appendf(out, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", xref)
+}
+
 // hybrid turns a file of pdftest.Compressed into a hybrid-reference file, as Word 2007 and
 // later save PDF 1.5: a classic xref table lists the objects stored directly and marks the
 // compressed ones out, and its trailer's /XRefStm points to the xref stream that lists them.
@@ -227,6 +249,12 @@ func TestOpenWhatViewersOpen(t *testing.T) {
 			data: appendUpdate(t, raw, 5, changed), also: "Salarz"},
 		{name: "an incremental update after object streams is followed",
 			data: appendUpdate(t, pdftex, 900, "<< /Producer (iText) >>")},
+		{name: "an update with an xref stream after a linearized first part is followed",
+			data: appendUpdateStream(t, linearized, 900, "<< /Producer (Acrobat) >>")},
+		{name: "an update with an xref stream after object streams is followed",
+			data: appendUpdateStream(t, pdftex, 900, "<< /Producer (Acrobat) >>")},
+		{name: "an update with an xref stream that replaces the content stream wins",
+			data: appendUpdateStream(t, raw, 5, changed), also: "Salarz"},
 
 		// Damaged cross-reference tables.
 		{name: "xref offsets 7 bytes too far are mended", data: shiftOffsets(t, raw, 7), repaired: true},
