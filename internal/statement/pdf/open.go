@@ -57,23 +57,30 @@ type document struct {
 // Reading, mending included, is bounded by readTimeout.
 func openDocument(data []byte, opts statement.Options) (*document, []page, error) {
 	c, cancel := context.WithTimeout(context.Background(), readTimeout)
-	asIs := func() []byte { return data }
-	readings := []func() []byte{
-		func() []byte { return withEOF(data) },
-		func() []byte { return rebuildXRef(c, data, &budget{left: opts.MaxDecompressedBytes}) },
+	asIs := func() ([]byte, error) { return data, nil }
+	readings := []func() ([]byte, error){
+		func() ([]byte, error) { return withEOF(data), nil },
+		func() ([]byte, error) { return rebuildXRef(c, data, &budget{left: opts.MaxDecompressedBytes}) },
 	}
 	whole := intact(data)
 	if whole {
-		readings = append([]func() []byte{asIs}, readings...)
+		readings = append([]func() ([]byte, error){asIs}, readings...)
 	} else {
 		readings = append(readings, asIs)
 	}
 	encrypted := declaresEncryption(data)
 	var fallback *document
 	var fallbackPages []page
-	var firstErr error
+	var firstErr, mendErr error
 	for i, reading := range readings {
-		d := safely(reading)
+		d, err := safely(reading)
+		if errors.Is(err, context.DeadlineExceeded) {
+			cancel()
+			return nil, nil, openError(data, err)
+		}
+		if err != nil {
+			mendErr = err
+		}
 		if d == nil {
 			continue
 		}
@@ -103,7 +110,11 @@ func openDocument(data []byte, opts statement.Options) (*document, []page, error
 	}
 	cancel()
 	if firstErr == nil {
-		firstErr = errors.New("nothing to read")
+		firstErr = mendErr
+	}
+	if errors.Is(mendErr, errNoCatalog) && !declaresEncryption(data) {
+		return nil, nil, errf(statement.ErrCorrupt, statement.Position{},
+			"the PDF is damaged or truncated: its cross-reference table cannot be used and %s (%s)", errNoCatalog, shortErr(firstErr))
 	}
 	return nil, nil, openError(data, firstErr)
 }
@@ -120,11 +131,11 @@ func withEOF(data []byte) []byte {
 	return append(bytes.Clone(data), "\n%%EOF\n"...)
 }
 
-// safely runs a mending function, a panic counting as no result.
-func safely(mend func() []byte) (fixed []byte) {
+// safely runs a mending function, a panic counting as a failure.
+func safely(mend func() ([]byte, error)) (fixed []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			fixed = nil
+			fixed, err = nil, fmt.Errorf("%w: %v", errReaderPanic, r)
 		}
 	}()
 	return mend()

@@ -3,6 +3,7 @@ package pdf
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -150,15 +151,18 @@ type rebuiltXRef struct {
 	streams  int          // object streams read
 }
 
+// errNoCatalog is a rebuild's failure when no object of the file is a catalog.
+var errNoCatalog = errors.New("no document catalog (/Type /Catalog) was found in the file")
+
 // rebuildXRef scans data (from its %PDF- header on, so junk before it is dropped) and returns
-// the file with a new cross-reference stream appended, or nil when the scan finds no catalog.
-// Object streams are decompressed within b.
-func rebuildXRef(c context.Context, data []byte, b *budget) []byte {
+// the file with a new cross-reference stream appended; errNoCatalog when the scan finds no
+// catalog. Object streams are decompressed within b.
+func rebuildXRef(c context.Context, data []byte, b *budget) ([]byte, error) {
 	if h := bytes.Index(data[:min(len(data), 1024)], []byte("%PDF-")); h > 0 {
 		data = data[h:]
 	}
 	if len(data) > math.MaxInt32 {
-		return nil
+		return nil, errors.New("the file is too large to rebuild")
 	}
 	r := &rebuiltXRef{objects: map[int]scannedObject{}}
 	headers := scanObjHeaders(data)
@@ -175,8 +179,8 @@ func rebuildXRef(c context.Context, data []byte, b *budget) []byte {
 		ti++
 	}
 	for hi, h := range headers {
-		if c.Err() != nil {
-			return nil
+		if err := c.Err(); err != nil {
+			return nil, err
 		}
 		for ti < len(trailerPos) && trailerPos[ti] < int(h.start) {
 			trailer()
@@ -205,7 +209,10 @@ func rebuildXRef(c context.Context, data []byte, b *budget) []byte {
 	for ti < len(trailerPos) {
 		trailer()
 	}
-	return r.write(data)
+	if fixed := r.write(data); fixed != nil {
+		return fixed, nil
+	}
+	return nil, errNoCatalog
 }
 
 // scanTrailers finds the positions of the last maxTrailers trailer keywords.
