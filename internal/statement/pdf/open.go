@@ -39,8 +39,8 @@ type document struct {
 	cancel    context.CancelFunc
 	lazyErr   error // the first failure to parse an object from an object stream
 	encrypted bool
-	// repaired: a stream's /Length was clamped before reading, or the cross-reference table
-	// was rebuilt by scanning the file.
+	// repaired: a stream's /Length was rewritten before reading, or the file was mended
+	// (openDocument).
 	repaired bool
 }
 
