@@ -3,6 +3,7 @@ package pdf
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/statementmatch/service/internal/statement"
@@ -34,6 +35,19 @@ func FuzzPDFExtract(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add(onePage(tableContent(func(x, y float64, s string) string { return fmt.Sprintf("1 0 0 1 %g %g Tm (%s) Tj\n", x, y, s) })))
+	f.Add(pdftest.Compressed(tableObjects()...))
+	// The real producers' files (object streams, linearization, encryption; see
+	// open_test.go), those under 4 KiB: the fuzzer minimizes every new input it finds, which
+	// takes long on the larger files with embedded fonts.
+	fixtures, err := filepath.Glob(filepath.Join("testdata", "open", "*.pdf"))
+	if err != nil || len(fixtures) == 0 {
+		f.Fatalf("no fixtures in testdata/open: %v", err)
+	}
+	for _, name := range fixtures {
+		if data := fixture(f, filepath.Base(name)); len(data) <= 4<<10 {
+			f.Add(data)
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, err := Parse(data, statement.Options{MaxDecompressedBytes: 16 << 20})
 		if err != nil {

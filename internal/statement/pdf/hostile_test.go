@@ -116,12 +116,40 @@ func TestHostileStructures(t *testing.T) {
 		return rawPDF(objs...)
 	}()
 
+	// Shapes that reach the cross-reference rebuild (repair.go): no usable xref at all.
+	noXrefWith := func(objs ...string) []byte {
+		d := rawPDF(objs...)
+		return d[:bytes.Index(d, []byte("xref\n"))]
+	}
+	manyTrailers := noXrefWith("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page, font,
+		streamObj("", text)+strings.Repeat("\ntrailer\n<< /Root 1 0 R /Info << /A [[[[[[[[ >> >>", 100000))
+	sparseObjects := func() []byte {
+		d := noXrefWith("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page, font, streamObj("", text))
+		for _, n := range []int{400000, 524287, 524288, 9999999, 2147483647} {
+			d = fmt.Appendf(d, "%d 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n", n)
+		}
+		return d
+	}()
+	hugeObjStm := noXrefWith("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page, font,
+		streamObj("", text), streamObj("/Type /ObjStm /N 100000000 /First 99999999 /Filter /FlateDecode", gibBomb()))
+	manyObjects := func() []byte {
+		d := noXrefWith("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page, font, streamObj("", text))
+		for i := 6; i < 20000; i++ {
+			d = fmt.Appendf(d, "%d 0 obj [%d 0 R] endobj\n", i, i+1)
+		}
+		return d
+	}()
+
 	tests := []struct {
 		name string
 		data []byte
 		opts statement.Options
 		want error // nil: success or any contained failure
 	}{
+		{name: "a hundred thousand trailers and no xref", data: manyTrailers},
+		{name: "object numbers at and past the limit and no xref", data: sparseObjects},
+		{name: "an object stream claiming 100 million objects and inflating to 1 GiB, and no xref", data: hugeObjStm},
+		{name: "twenty thousand objects referring to the next and no xref", data: manyObjects},
 		{name: "not a PDF at all", data: []byte("Date,Amount\n2024-01-01,1.00\n"), want: statement.ErrNotAStatement},
 		{name: "a PDF header and nothing else", data: []byte("%PDF-1.7\n"), want: statement.ErrCorrupt},
 		{name: "a /Length larger than the file", data: lying},

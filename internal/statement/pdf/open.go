@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/pdfcpu/pdfcpu/pkg/filter"
@@ -32,15 +33,192 @@ const (
 // document is an opened PDF: pdfcpu's cross-reference table with every object loaded (and
 // decrypted), and the findings about how it was opened.
 type document struct {
-	xref      *model.XRefTable
+	xref *model.XRefTable
+	// ctx bounds the parsing of objects from object streams, which happens on first use.
+	ctx       context.Context
+	cancel    context.CancelFunc
+	lazyErr   error // the first failure to parse an object from an object stream
 	encrypted bool
-	repaired  bool // a stream's /Length was clamped before reading
+	// repaired: a stream's /Length was rewritten before reading, or the file was mended
+	// (openDocument).
+	repaired bool
 }
 
-// open reads data into pdfcpu's object model. pdfcpu reads relaxed (it repairs what it can,
-// as viewers do) and within limits derived from opts; a panic inside pdfcpu on hostile input
-// is contained and reported as a damaged file.
-func open(data []byte, opts statement.Options) (doc *document, err error) {
+// openDocument opens data and walks its page tree. A file whose end is intact (its last
+// startxref points to a cross-reference section, and %%EOF follows) is read by pdfcpu as it
+// is. When that reading fails, finds no catalog or pages, or loses the encryption the file
+// declares (its content would be read still encrypted), and for any file whose end is not
+// intact, the file is mended and read again: with the %%EOF it may lack, then through a
+// cross-reference table rebuilt by scanning the file (rebuildXRef), as poppler and pdfium
+// do, and last, for a damaged file, as pdfcpu mends it itself (slow on large files, so it
+// comes last). The first reading with pages that keeps the declared encryption is taken,
+// marked repaired unless it is the intact file's own; failing that, one with pages. A wrong
+// password or a limit ends the attempts; when none has pages, the first failure is reported.
+// Reading, mending included, is bounded by readTimeout.
+func openDocument(data []byte, opts statement.Options) (*document, []page, error) {
+	c, cancel := context.WithTimeout(context.Background(), readTimeout)
+	asIs := func() ([]byte, error) { return data, nil }
+	readings := []func() ([]byte, error){
+		func() ([]byte, error) { return withEOF(data), nil },
+		func() ([]byte, error) { return rebuildXRef(c, data, &budget{left: opts.MaxDecompressedBytes}) },
+	}
+	whole := intact(data)
+	if whole {
+		readings = append([]func() ([]byte, error){asIs}, readings...)
+	} else {
+		readings = append(readings, asIs)
+	}
+	encrypted := declaresEncryption(data)
+	var fallback *document
+	var fallbackPages []page
+	var firstErr, mendErr error
+	for i, reading := range readings {
+		d, err := safely(reading)
+		if errors.Is(err, context.DeadlineExceeded) {
+			cancel()
+			return nil, nil, openError(data, err)
+		}
+		if err != nil {
+			mendErr = err
+		}
+		if d == nil {
+			continue
+		}
+		doc, pages, err := readPages(c, d, opts)
+		if err == nil {
+			doc.repaired = doc.repaired || !whole || i > 0
+			if doc.encrypted || !encrypted {
+				doc.cancel = cancel
+				return doc, pages, nil
+			}
+			if fallback == nil {
+				fallback, fallbackPages = doc, pages
+			}
+			continue
+		}
+		if !repairable(err) {
+			cancel()
+			return nil, nil, openError(d, err)
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	if fallback != nil {
+		fallback.cancel = cancel
+		return fallback, fallbackPages, nil
+	}
+	cancel()
+	if firstErr == nil {
+		firstErr = mendErr
+	}
+	if errors.Is(mendErr, errNoCatalog) && !declaresEncryption(data) {
+		return nil, nil, errf(statement.ErrCorrupt, statement.Position{},
+			"the PDF is damaged or truncated: its cross-reference table cannot be used and %s (%s)", errNoCatalog, shortErr(firstErr))
+	}
+	return nil, nil, openError(data, firstErr)
+}
+
+// withEOF returns data with the %%EOF marker it lacks after its last startxref (a download
+// that lost its last bytes, a producer that stopped short), or nil when it has one. pdfcpu
+// then finds the cross-reference section where the file says, which is better than a rebuild
+// for an encrypted file whose objects are in object streams: the scan cannot list those.
+func withEOF(data []byte) []byte {
+	i := bytes.LastIndex(data, []byte("startxref"))
+	if i < 0 || bytes.Contains(data[i:], []byte("%%EOF")) {
+		return nil
+	}
+	return append(bytes.Clone(data), "\n%%EOF\n"...)
+}
+
+// safely runs a mending function, a panic counting as a failure.
+func safely(mend func() ([]byte, error)) (fixed []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			fixed, err = nil, fmt.Errorf("%w: %v", errReaderPanic, r)
+		}
+	}()
+	return mend()
+}
+
+// readPages reads data with pdfcpu and walks its page tree.
+func readPages(c context.Context, data []byte, opts statement.Options) (*document, []page, error) {
+	doc, err := read(c, data, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	pages, err := doc.pages(opts.MaxDepth)
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc, pages, nil
+}
+
+// intact reports whether data ends as an intact PDF does: its last startxref points to an
+// xref table or an "N G obj" (an xref stream), and %%EOF follows. pdfcpu mends other files
+// its own way, slowly and not always right (an encrypted file's content left encrypted).
+func intact(data []byte) bool {
+	i := bytes.LastIndex(data, []byte("startxref"))
+	if i < 0 || !bytes.Contains(data[i:], []byte("%%EOF")) {
+		return false
+	}
+	v, _, ok := readUint(data, skipSpace(data, i+len("startxref")))
+	if !ok || v < 0 || v >= int64(len(data)) {
+		return false
+	}
+	h := int64(max(0, bytes.Index(data[:min(len(data), 1024)], []byte("%PDF-"))))
+	for _, at := range []int64{v, v + h} {
+		if at >= int64(len(data)) {
+			continue
+		}
+		rest := data[skipSpace(data, int(at)):]
+		if bytes.HasPrefix(rest, []byte("xref")) {
+			return true
+		}
+		if k := bytes.Index(rest[:min(len(rest), 32)], []byte("obj")); k > 0 {
+			if h, ok := objHeaderAt(rest, k); ok && h.start == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errReaderPanic marks a panic inside pdfcpu, contained by read.
+var errReaderPanic = errors.New("reader failure")
+
+// repairable reports whether a failure to open may be mended by rebuilding the
+// cross-reference table: not a wrong password, and no limit.
+func repairable(err error) bool {
+	var se *statement.Error
+	if errors.As(err, &se) {
+		return errors.Is(err, statement.ErrCorrupt)
+	}
+	return !errors.Is(err, pdfcpu.ErrWrongPassword) && !errors.Is(err, filter.ErrDecodeLimitExceeded) &&
+		!errors.Is(err, context.DeadlineExceeded)
+}
+
+// declaresEncryption reports whether a trailer of data names an encryption dictionary.
+func declaresEncryption(data []byte) bool {
+	key := []byte("/Encrypt")
+	for i := 0; ; {
+		j := bytes.Index(data[i:], key)
+		if j < 0 {
+			return false
+		}
+		i += j + len(key)
+		k := skipSpace(data, i)
+		if k < len(data) && (data[k] == '<' || (data[k] >= '0' && data[k] <= '9')) {
+			return true
+		}
+	}
+}
+
+// read reads data into pdfcpu's object model. pdfcpu reads relaxed (it repairs what it can)
+// and within limits derived from opts; a panic inside pdfcpu on hostile input is contained
+// and reported as errReaderPanic. Errors other than *statement.Error are pdfcpu's, for
+// openError to classify.
+func read(c context.Context, data []byte, opts statement.Options) (doc *document, err error) {
 	fixed, clamped := clampStreamLengths(data)
 	streams := bytes.Count(data, []byte("ObjStm")) + bytes.Count(data, []byte("/XRef"))
 	if streams > maxObjectStreams {
@@ -69,21 +247,18 @@ func open(data []byte, opts statement.Options) (doc *document, err error) {
 
 	defer func() {
 		if r := recover(); r != nil {
-			doc, err = nil, statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
-				"the PDF structure cannot be read (reader failure: %v)", r)
+			doc, err = nil, fmt.Errorf("%w: %v", errReaderPanic, r)
 		}
 	}()
-	c, cancel := context.WithTimeout(context.Background(), readTimeout)
-	defer cancel()
 	ctx, err := pdfcpu.ReadWithContext(c, bytes.NewReader(fixed), conf)
 	if err != nil {
-		return nil, openError(data, err)
+		return nil, err
 	}
 	if ctx == nil || ctx.XRefTable == nil || ctx.XRefTable.Root == nil {
 		return nil, statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
 			"the PDF has no document catalog (/Root)")
 	}
-	return &document{xref: ctx.XRefTable, encrypted: ctx.XRefTable.Encrypt != nil, repaired: clamped}, nil
+	return &document{xref: ctx.XRefTable, ctx: c, encrypted: ctx.XRefTable.Encrypt != nil, repaired: clamped}, nil
 }
 
 // openError classifies a failure of pdfcpu's reader. pdfcpu has sentinels only for a wrong
@@ -91,7 +266,10 @@ func open(data []byte, opts statement.Options) (doc *document, err error) {
 // declaring /Encrypt which could not be opened is reported as encrypted, the more useful
 // message for a person holding a password-protected statement.
 func openError(data []byte, err error) error {
+	var se *statement.Error
 	switch {
+	case errors.As(err, &se):
+		return err
 	case errors.Is(err, pdfcpu.ErrWrongPassword):
 		return statement.Errorf(statement.FormatPDF, statement.ErrEncrypted, statement.Position{},
 			"the PDF needs a password to open")
@@ -101,9 +279,12 @@ func openError(data []byte, err error) error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return statement.Errorf(statement.FormatPDF, statement.ErrResourceLimit, statement.Position{},
 			"reading the PDF structure took longer than %s", readTimeout)
-	case bytes.Contains(data, []byte("/Encrypt")):
+	case declaresEncryption(data):
 		return statement.Errorf(statement.FormatPDF, statement.ErrEncrypted, statement.Position{},
 			"the PDF is encrypted and cannot be opened without a password (%s)", shortErr(err))
+	case errors.Is(err, errReaderPanic):
+		return statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
+			"the PDF structure cannot be read (%s)", shortErr(err))
 	}
 	return statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
 		"the PDF structure cannot be read (%s)", shortErr(err))
@@ -124,8 +305,10 @@ func shortErr(err error) string {
 // the declared lengths add up to less than the file. A direct /Length reaching past the end of
 // the file, or past what the lengths before it leave, is rewritten in place to 0 (padded with
 // spaces so no offset moves), which makes pdfcpu find the stream's end by its endstream
-// keyword instead. Indirect lengths (/Length 12 0 R) whose object is stored plainly are
-// checked the same way. The input is copied only when something is rewritten.
+// keyword instead. So is a /Length that does not end where the endstream keyword stands: a
+// line added to the stream by a mail gateway or an editor, which poppler reads up to
+// endstream. Indirect lengths (/Length 12 0 R) whose object is stored plainly are checked the
+// same way. The input is copied only when something is rewritten.
 func clampStreamLengths(data []byte) ([]byte, bool) {
 	out := data
 	changed := false
@@ -169,7 +352,7 @@ func clampStreamLengths(data []byte) ([]byte, bool) {
 				}
 			}
 		}
-		if n1 < 0 || int64(pos)+n1 > limit || sum+n1 > limit {
+		if n1 < 0 || int64(pos)+n1 > limit || sum+n1 > limit || !lengthFits(data, pos, n1) {
 			write(n1s, n1e)
 			continue
 		}
@@ -201,7 +384,7 @@ func clampStreamLengths(data []byte) ([]byte, bool) {
 		}
 		lying := v < 0
 		for _, at := range indirect[nr] {
-			if int64(at)+v > limit || sum+v > limit {
+			if int64(at)+v > limit || sum+v > limit || !lengthFits(data, at, v) {
 				lying = true
 				break
 			}
@@ -213,6 +396,36 @@ func clampStreamLengths(data []byte) ([]byte, bool) {
 		sum += v * int64(len(indirect[nr]))
 	}
 	return out, changed
+}
+
+// maxDictBytes is how far after a /Length key its stream keyword is looked for.
+const maxDictBytes = 4 << 10
+
+// lengthFits reports whether the stream whose dictionary has the /Length key at pos ends, n
+// bytes after its stream keyword's end of line, at an endstream keyword (white space between
+// allowed). A /Length that is not in a stream's dictionary (an encryption dictionary's key
+// length) fits.
+func lengthFits(data []byte, pos int, n int64) bool {
+	window := data[pos:min(len(data), pos+maxDictBytes)]
+	k := bytes.Index(window, []byte("stream"))
+	if k < 0 {
+		return true
+	}
+	if e := bytes.Index(window[:k], []byte("endobj")); e >= 0 {
+		return true
+	}
+	start := pos + k + len("stream")
+	if start < len(data) && data[start] == '\r' {
+		start++
+	}
+	if start < len(data) && data[start] == '\n' {
+		start++
+	}
+	end := int64(start) + n
+	if end > int64(len(data)) {
+		return false
+	}
+	return bytes.HasPrefix(data[skipSpace(data, int(end)):], []byte("endstream"))
 }
 
 // objNumberBefore parses "N G " before the obj keyword at pos.
@@ -289,6 +502,27 @@ func isDelim(c byte) bool {
 
 func isDelimOrSpace(c byte) bool { return isSpace(c) || isDelim(c) }
 
+// close releases the document's reading context.
+func (d *document) close() {
+	if d.cancel != nil {
+		d.cancel()
+	}
+}
+
+// missing is the error for a document whose catalog or pages are missing: a limit met while
+// parsing objects from object streams explains it better than "missing".
+func (d *document) missing(what string) error {
+	switch {
+	case errors.Is(d.lazyErr, filter.ErrDecodeLimitExceeded):
+		return errf(statement.ErrResourceLimit, statement.Position{}, "an object stream decompresses to more than the limit")
+	case errors.Is(d.lazyErr, context.DeadlineExceeded):
+		return errf(statement.ErrResourceLimit, statement.Position{}, "reading the PDF structure took longer than %s", readTimeout)
+	case d.lazyErr != nil:
+		return errf(statement.ErrCorrupt, statement.Position{}, "%s (an object stream cannot be read: %s)", what, shortErr(d.lazyErr))
+	}
+	return errf(statement.ErrCorrupt, statement.Position{}, "%s", what)
+}
+
 // maxRefHops bounds chains of references to references, which a hostile file can make cycle.
 const maxRefHops = 16
 
@@ -310,8 +544,29 @@ func (d *document) resolve(o types.Object) types.Object {
 			return nil
 		}
 		o = e.Object
+		if lazy, isLazy := o.(types.LazyObjectStreamObject); isLazy {
+			o = d.decodeLazy(e, lazy)
+		}
 	}
 	return nil
+}
+
+// decodeLazy parses an object stored in an object stream. pdfcpu's reader leaves such objects
+// (in PDF 1.5 files: the catalog, the page tree, pages, fonts) as placeholders that it parses
+// only when its own validation or dereference path asks for them; the object stream's content is
+// decompressed once, within its share of the decode limit, and the parsed object replaces the
+// placeholder. An object that does not parse is treated as missing (null), as viewers do.
+func (d *document) decodeLazy(e *model.XRefTableEntry, lazy types.LazyObjectStreamObject) types.Object {
+	o, err := lazy.DecodedObject(d.ctx)
+	if err != nil {
+		if d.lazyErr == nil {
+			d.lazyErr = err
+		}
+		e.Object = nil
+		return nil
+	}
+	e.Object = o
+	return o
 }
 
 // refNumber returns the object number o refers to, or -1 for a direct object.
@@ -379,8 +634,7 @@ type page struct {
 func (d *document) pages(maxDepth int) ([]page, error) {
 	root := d.dict(*d.xref.Root)
 	if root == nil {
-		return nil, statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
-			"the document catalog (/Root) is missing")
+		return nil, d.missing("the document catalog (/Root) is missing")
 	}
 	var out []page
 	seen := map[int]bool{}
@@ -426,8 +680,7 @@ func (d *document) pages(maxDepth int) ([]page, error) {
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
-			"the PDF has no pages")
+		return nil, d.missing("the PDF has no pages")
 	}
 	return out, nil
 }

@@ -1,11 +1,12 @@
 // Package pdf reads bank statements from PDFs that have a text layer. It opens the file with
-// pdfcpu (object model, cross-reference repair, filters, decryption with the empty user
-// password), interprets each page's content stream to place every glyph on the page (text
-// operators BT/ET, Tf, Td, TD, Tm, T*, TL, Tc, Tw, Tz, Ts, Tj, TJ, ' and ", with q/Q and cm
-// for the CTM, and form XObjects), decodes text through ToUnicode CMaps and simple-font
-// encodings, and rebuilds the statement's table from the positions: words into lines by
-// baseline, lines into cells by gaps, cells into columns found from the header row and the
-// alignment of amounts over the whole document. The table is then read like a spreadsheet.
+// pdfcpu (object model, filters, decryption with the empty user password), mending what pdfcpu
+// cannot read as viewers do (repair.go rebuilds the cross-reference table), interprets each
+// page's content stream to place every glyph on the page (text operators BT/ET, Tf, Td, TD, Tm,
+// T*, TL, Tc, Tw, Tz, Ts, Tj, TJ, ' and ", with q/Q and cm for the CTM, and form XObjects),
+// decodes text through ToUnicode CMaps and simple-font encodings, and rebuilds the statement's
+// table from the positions: words into lines by baseline, lines into cells by gaps, cells into
+// columns found from the header row and the alignment of amounts over the whole document. The
+// table is then read like a spreadsheet.
 //
 // Scanned statements (images only) fail with statement.ErrNoTextLayer: there is no OCR.
 package pdf
@@ -29,7 +30,8 @@ import (
 // Statement.Problems.
 //
 // Failures: ErrNotAStatement without a %PDF- header, ErrEncrypted when a password is needed,
-// ErrNoTextLayer when no page has text, ErrCorrupt for a file pdfcpu cannot read,
+// ErrNoTextLayer when no page has text, ErrCorrupt for a file that cannot be read even through
+// a rebuilt cross-reference table (Statement.Dialect says "repaired" when one was needed),
 // ErrResourceLimit past the page, operator, word or Options.MaxDecompressedBytes limits; and
 // those of tabular.Extract for the table.
 func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
@@ -86,14 +88,16 @@ func extract(data []byte, opts statement.Options) (ex *extraction, err error) {
 			ex, err = nil, errf(statement.ErrInternal, statement.Position{}, "text extraction failed: %v", r)
 		}
 	}()
-	doc, err := open(data, opts)
+	return extractText(data, opts)
+}
+
+// extractText opens data and reads the text of every page.
+func extractText(data []byte, opts statement.Options) (*extraction, error) {
+	doc, pages, err := openDocument(data, opts)
 	if err != nil {
 		return nil, err
 	}
-	pages, err := doc.pages(opts.MaxDepth)
-	if err != nil {
-		return nil, err
-	}
+	defer doc.close()
 	p := &parser{
 		doc:    doc,
 		opts:   opts,
@@ -101,7 +105,7 @@ func extract(data []byte, opts statement.Options) (ex *extraction, err error) {
 		fonts:  map[int]*font{},
 		kinds:  map[string]bool{},
 	}
-	ex = &extraction{encrypted: doc.encrypted, repaired: doc.repaired}
+	ex := &extraction{encrypted: doc.encrypted, repaired: doc.repaired}
 	words := 0
 	for i, pg := range pages {
 		ws, err := p.readPage(pg, i+1)

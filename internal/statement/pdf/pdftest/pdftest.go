@@ -310,3 +310,45 @@ func Raw(objs ...string) []byte {
 	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
 	return b.Bytes()
 }
+
+// Compressed writes a PDF 1.5 from object bodies as Raw does, the way pdfTeX, qpdf
+// --object-streams=generate and Acrobat's "reduced size" writers store them: every object
+// that is not a stream goes into one object stream (/Type /ObjStm), and a cross-reference
+// stream (/Type /XRef, /W [1 4 2]) replaces the xref table and trailer.
+func Compressed(objs ...string) []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.5\n%\xe2\xe3\xcf\xd3\n")
+	n := len(objs)
+	stmNr, xrefNr := n+1, n+2
+	type entry struct{ kind, f2, f3 int }
+	entries := make([]entry, xrefNr+1)
+	entries[0] = entry{0, 0, 65535}
+	var prolog, body bytes.Buffer
+	idx := 0
+	for i, o := range objs {
+		if strings.HasPrefix(o, "<<") && strings.Contains(o, "\nstream\n") {
+			entries[i+1] = entry{1, b.Len(), 0}
+			fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+			continue
+		}
+		fmt.Fprintf(&prolog, "%d %d ", i+1, body.Len())
+		body.WriteString(o + "\n")
+		entries[i+1] = entry{2, stmNr, idx}
+		idx++
+	}
+	stm := Deflate(append(prolog.Bytes(), body.Bytes()...))
+	entries[stmNr] = entry{1, b.Len(), 0}
+	fmt.Fprintf(&b, "%d 0 obj\n<< /Type /ObjStm /N %d /First %d /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream\nendobj\n",
+		stmNr, idx, prolog.Len(), len(stm), stm)
+	xref := b.Len()
+	entries[xrefNr] = entry{1, xref, 0}
+	var rows []byte
+	for _, e := range entries {
+		rows = append(rows, byte(e.kind), byte(e.f2>>24), byte(e.f2>>16), byte(e.f2>>8), byte(e.f2), byte(e.f3>>8), byte(e.f3))
+	}
+	rows = Deflate(rows)
+	fmt.Fprintf(&b, "%d 0 obj\n<< /Type /XRef /Size %d /W [1 4 2] /Root 1 0 R /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream\nendobj\n",
+		xrefNr, xrefNr+1, len(rows), rows)
+	fmt.Fprintf(&b, "startxref\n%d\n%%%%EOF\n", xref)
+	return b.Bytes()
+}
