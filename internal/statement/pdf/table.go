@@ -332,9 +332,12 @@ func buildGrid(pages [][]line) *grid {
 					g.skipped++
 					continue
 				}
-				// A line after the table that is no page furniture: a summary or notice, kept
-				// for the table reader, which knows balance and total labels.
-				g.rows = append(g.rows, plainRow(l))
+				// A line after the table that is no page furniture: a summary, kept for the
+				// table reader, which knows balance and total labels. Prose (a notice, a
+				// disclaimer) says nothing the reader could use.
+				if anyAmount(l) {
+					g.rows = append(g.rows, plainRow(l))
+				}
 			case isHeader(l):
 				if l != hdr {
 					g.skipped++
@@ -399,23 +402,45 @@ func pageFurniture(pages [][]line) map[*line]bool {
 	if len(pages) < 2 {
 		return nil
 	}
+	// Furniture stands outside the band of a page's rows: above its first row-like line or
+	// below its last. (Inside, two pages can hold the same wrapped description at the same
+	// height.)
+	first, last := make([]int, len(pages)), make([]int, len(pages))
+	for pi := range pages {
+		first[pi], last[pi] = len(pages[pi]), -1
+		for li := range pages[pi] {
+			if rowLike(&pages[pi][li]) {
+				first[pi], last[pi] = min(first[pi], li), li
+			}
+		}
+	}
+	outside := func(pi, li int) bool { return li < first[pi] || li > last[pi] }
 	type key struct {
 		text string
 		y    int
 	}
 	seen := map[key]int{} // -> last page it was seen on
 	count := map[key]int{}
+	texts := map[string]int{}
 	for pi := range pages {
+		seenText := map[string]bool{}
 		for li := range pages[pi] {
 			l := &pages[pi][li]
 			t := l.text()
-			if t == "" || rowLike(l) || isHeader(l) {
+			if t == "" || !outside(pi, li) || isHeader(l) {
 				continue
 			}
-			k := key{t, int(math.Round(l.y / 3))}
+			ft := furnitureText(t)
+			k := key{ft, int(math.Round(l.y / 3))}
 			if p, ok := seen[k]; !ok || p != pi {
 				count[k]++
 				seen[k] = pi
+			}
+			// A footer that follows the content stands higher on a shorter last page: a
+			// sentence of five words or more, repeated below the last row of several pages.
+			if li > last[pi] && len(strings.Fields(ft)) >= 5 && !seenText[ft] {
+				seenText[ft] = true
+				texts[ft]++
 			}
 		}
 	}
@@ -423,39 +448,27 @@ func pageFurniture(pages [][]line) map[*line]bool {
 	for pi := range pages {
 		for li := range pages[pi] {
 			l := &pages[pi][li]
-			if count[key{l.text(), int(math.Round(l.y / 3))}] >= 2 {
+			if !outside(pi, li) || isHeader(l) {
+				continue
+			}
+			ft := furnitureText(l.text())
+			if count[key{ft, int(math.Round(l.y / 3))}] >= 2 || (li > last[pi] && texts[ft] >= 2) {
 				out[l] = true
 			}
 		}
 	}
-	// A footer that follows the content, so that it stands higher on a shorter last page:
-	// a sentence of five words or more, repeated word for word on several pages, each time
-	// below the page's last row.
-	texts := map[string]int{}
-	var below []*line
-	for pi := range pages {
-		last := -1
-		for li := range pages[pi] {
-			if rowLike(&pages[pi][li]) {
-				last = li
-			}
-		}
-		seen := map[string]bool{}
-		for li := last + 1; li < len(pages[pi]) && last >= 0; li++ {
-			l := &pages[pi][li]
-			if t := l.text(); len(strings.Fields(t)) >= 5 && !seen[t] {
-				seen[t] = true
-				texts[t]++
-				below = append(below, l)
-			}
-		}
-	}
-	for _, l := range below {
-		if texts[l.text()] >= 2 {
-			out[l] = true
-		}
-	}
 	return out
+}
+
+// furnitureText is a line's text with its numbers blanked: a running footer says "Page 1",
+// then "Page 2".
+func furnitureText(t string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return '#'
+		}
+		return r
+	}, t)
 }
 
 // mergeHeaderLines joins the lines of a header set on two or three lines ("Rente-" over
@@ -919,6 +932,17 @@ func findColumns(hdr *line, lines []*line) []column {
 	var cols []column
 	for mi, m := range merged {
 		inside := pieces[mi]
+		if len(inside) > 1 && !allNamed(inside, func(p piece) string { return p.text }) {
+			// Words of one title set apart ("Payment type and details", "Paid" "out" as
+			// pdfTeX spaces a header): not every piece names a column by itself, so together
+			// they are the name of the one column of values under them.
+			title := inside[0]
+			for _, p := range inside[1:] {
+				title.text += " " + p.text
+				title.x1 = p.x1
+			}
+			inside = []piece{title}
+		}
 		if len(inside) <= 1 {
 			c := column{x0: m.x0, x1: m.x1}
 			if len(inside) == 1 {
@@ -938,6 +962,16 @@ func findColumns(hdr *line, lines []*line) []column {
 		}
 	}
 	return cols
+}
+
+// allNamed reports whether every piece names a column role by itself.
+func allNamed[T any](pieces []T, text func(T) string) bool {
+	for _, p := range pieces {
+		if tabular.HeaderRole(text(p)) == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // adoptTitles gives a header cell that stands over (next to) no values to the column of dates
