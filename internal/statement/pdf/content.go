@@ -66,6 +66,8 @@ type run struct {
 	y      float64 // baseline
 	size   float64 // font size on the page
 	space  float64 // width of a space in this font on the page
+	// oblique: the text does not run level (a diagonal watermark, a note up the margin).
+	oblique bool
 }
 
 // parser holds the state of one Parse.
@@ -530,8 +532,11 @@ func (p *parser) display(x, y float64) (float64, float64) {
 // they leave is what later tells words of one cell from separate cells.
 func (p *parser) glyph(text string, x0, y0, x1, y1, px, py, size, space float64) {
 	x0, y0 = p.display(x0, y0)
-	x1, _ = p.display(x1, y1)
+	x1, y1 = p.display(x1, y1)
 	px, _ = p.display(px, py)
+	// A glyph whose baseline climbs or falls more than a few degrees: a watermark set
+	// diagonally across the page, a note printed up the margin.
+	oblique := math.Abs(y1-y0) > 0.1*math.Abs(x1-x0) && math.Abs(y1-y0) > 0.01*size
 	if x1 < x0 {
 		x0, x1 = x1, x0
 	}
@@ -545,7 +550,7 @@ func (p *parser) glyph(text string, x0, y0, x1, y1, px, py, size, space float64)
 	if p.open {
 		w := &p.words[len(p.words)-1]
 		tol := 0.15 * size
-		if math.Abs(y0-w.y) < 0.2*size && x0 >= p.lastEnd-tol && x0 <= p.lastEnd+tol && len(w.buf) < maxWordBytes {
+		if !oblique && !w.oblique && math.Abs(y0-w.y) < 0.2*size && x0 >= p.lastEnd-tol && x0 <= p.lastEnd+tol && len(w.buf) < maxWordBytes {
 			w.buf = append(w.buf, text...)
 			w.x1 = max(w.x1, x1)
 			p.lastEnd = max(x1, px)
@@ -558,7 +563,7 @@ func (p *parser) glyph(text string, x0, y0, x1, y1, px, py, size, space float64)
 		return
 	}
 	p.runs++
-	p.words = append(p.words, run{buf: []byte(text), x0: x0, x1: x1, y: y0, size: size, space: space})
+	p.words = append(p.words, run{buf: []byte(text), x0: x0, x1: x1, y: y0, size: size, space: space, oblique: oblique})
 	p.open = true
 	p.lastEnd = max(x1, px)
 }

@@ -188,6 +188,17 @@ func TestParseTableLayouts(t *testing.T) {
 			want: []string{"Payroll ACME|2000", "1021|-250", "Card Purchase 07/07 Amazon|-112.13"},
 		},
 		{
+			// A diagonal watermark drawn letter by letter across the rows: its letters fall
+			// between the rows and are no text of the statement.
+			name: "a diagonal watermark across the table is left out",
+			content: "BT /F1 10 Tf\n" + cell(50, 700, "Date") + cell(120, 700, "Description") + right(400, 700, "Amount") +
+				cell(50, 686, "20.01.2024") + cell(120, 686, "Salary") + right(400, 686, "50.00") +
+				cell(50, 666, "21.01.2024") + cell(120, 666, "Fee") + right(400, 666, "-20.00") +
+				"/F1 30 Tf 0.7071 0.7071 -0.7071 0.7071 200 640 Tm (C) Tj 0.7071 0.7071 -0.7071 0.7071 215 655 Tm (O) Tj " +
+				"0.7071 0.7071 -0.7071 0.7071 230 670 Tm (P) Tj 0.7071 0.7071 -0.7071 0.7071 245 685 Tm (Y) Tj ET",
+			want: []string{"Salary|50", "Fee|-20"},
+		},
+		{
 			// A card issuer prints what the holder owes: purchases plain, payments marked CR.
 			name: "a credit card statement's purchases are debits and its payments credits",
 			content: "BT /F1 10 Tf\n" + cell(50, 800, "Credit Card Statement") + cell(300, 800, "Statement Period: 05 Feb 2023 - 04 Mar 2023") +

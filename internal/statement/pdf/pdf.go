@@ -112,6 +112,7 @@ func extractText(data []byte, opts statement.Options) (*extraction, error) {
 		if err != nil {
 			return nil, err
 		}
+		ws = dropOblique(ws)
 		words += len(ws)
 		ex.pages = append(ex.pages, buildLines(ws, i+1))
 	}
@@ -140,4 +141,27 @@ func (ex *extraction) dialect() string {
 		parts = append(parts, "repaired")
 	}
 	return strings.Join(parts, ";")
+}
+
+// dropOblique leaves out the words that do not run level when they are fewer than half the words of the
+// page: a watermark set across the page ("DUPLICATE", "COPY") or a note up its margin, whose
+// letters would otherwise fall between the rows as lines of their own. A page whose text is
+// mostly oblique (drawn rotated as a whole) keeps it all.
+func dropOblique(ws []run) []run {
+	n := 0
+	for _, w := range ws {
+		if w.oblique {
+			n++
+		}
+	}
+	if n == 0 || 2*n > len(ws) {
+		return ws
+	}
+	out := ws[:0]
+	for _, w := range ws {
+		if !w.oblique {
+			out = append(out, w)
+		}
+	}
+	return out
 }
