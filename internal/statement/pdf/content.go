@@ -489,6 +489,20 @@ func (p *parser) show(s []byte, gs *gstate, tm *matrix) {
 	if f == nil {
 		f = defaultFont
 	}
+	// A character spacing of a fifth of an em or more on a string of two glyphs is no letter
+	// spacing but the space between two words: Ghostscript writes "(Ne)Tj 2.25 Tc (wB)Tj"
+	// for "New Balance", and the pen must stop at the glyph's end so the gap splits them. A
+	// longer string so spaced is a word set wide ("S P A C E D"), kept whole.
+	wordGap := false
+	if gs.fs != 0 && gs.tc >= 0.2*math.Abs(gs.fs) {
+		n, rest := 0, s
+		for len(rest) > 0 && n < 3 {
+			_, k, _, _ := f.next(rest)
+			rest = rest[max(k, 1):]
+			n++
+		}
+		wordGap = n <= 2
+	}
 	for len(s) > 0 && p.err == nil {
 		code, n, text, w := f.next(s)
 		s = s[n:]
@@ -506,8 +520,12 @@ func (p *parser) show(s []byte, gs *gstate, tm *matrix) {
 			tx += gs.tw
 		}
 		// The pen after the glyph, character spacing included: letter-spaced text still
-		// reads as one word.
-		px, py := matrix{1, 0, 0, 1, tx * gs.th, 0}.mul(*tm).mul(gs.ctm).apply(0, gs.trise)
+		// reads as one word (but see wordGap).
+		pen := tx
+		if wordGap {
+			pen = w * gs.fs
+		}
+		px, py := matrix{1, 0, 0, 1, pen * gs.th, 0}.mul(*tm).mul(gs.ctm).apply(0, gs.trise)
 		p.glyph(text, x0, y0, x1, y1, px, py, size, space)
 		*tm = matrix{1, 0, 0, 1, tx * gs.th, 0}.mul(*tm)
 	}

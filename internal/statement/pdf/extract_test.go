@@ -82,6 +82,13 @@ func TestTextOperators(t *testing.T) {
 			want:    []string{"p1: SPACED"},
 		},
 		{
+			// Ghostscript (ps2pdf of groff output) sets the space between two words as the
+			// character spacing of a two-glyph string.
+			name:    "a wide character spacing on two glyphs is the space between words",
+			content: "BT /F1 10 Tf 1 0 0 1 50 700 Tm (Ne) Tj 2.5 Tc 11.12 0 Td (wB) Tj 0 Tc 16.37 0 Td (alance) Tj ET",
+			want:    []string{"p1: New Balance"},
+		},
+		{
 			name:    "word spacing with Tw widens spaces into a column gap",
 			content: "BT /F1 10 Tf 40 Tw 50 700 Td (left right) Tj ET",
 			want:    []string{"p1: left | right"},
