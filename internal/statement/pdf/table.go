@@ -1132,6 +1132,14 @@ func nearestSpan[T any](spans []T, x float64, bounds func(T) (float64, float64))
 // text only outside the amount and date columns and sits right under it on the same page (a
 // description wrapped onto a second line).
 func (g *grid) addLine(l *line, t *table, section sectionKind) {
+	if strayAmount(l, t) {
+		// A summary line inside the table's area whose amount stands under no column of
+		// amounts ("neuer Kontostand vom 31.03.2023   7.354,26 H" under the text columns): a
+		// label and its value, for the table reader, not a row of the table.
+		g.flush()
+		g.rows = append(g.rows, plainRow(l))
+		return
+	}
 	cells := g.mainCells(l, t, section)
 	if n := len(g.rows); (n > 0 || len(g.pending) > 0) && g.textOnly(cells) {
 		// A line of text only: the rest of the row above, or the start of the row below
@@ -1141,6 +1149,24 @@ func (g *grid) addLine(l *line, t *table, section sectionKind) {
 		return
 	}
 	g.attach(l, cells)
+}
+
+// strayAmount reports a line with an amount that lies under none of the table's columns of
+// amounts.
+func strayAmount(l *line, t *table) bool {
+	for _, c := range l.cells {
+		if !c.amount {
+			continue
+		}
+		mid := (c.x0 + c.x1) / 2
+		for _, col := range t.cols {
+			if col.amount && mid >= col.x0-0.5*l.size && mid <= col.x1+0.5*l.size {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // pendingLine is a line of text only, waiting for the row it belongs to.

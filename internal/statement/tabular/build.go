@@ -326,6 +326,12 @@ func (x *extractor) rowLabel(cells []string, anyCell bool) (labelKind, int) {
 		if k == labelNone && anyCell && totalPrefix(c) {
 			k = labelTotal // "Total Deposits and Additions", "Total for this period"
 		}
+		if k == labelNone && anyCell {
+			// "neuer Kontostand vom 31.03.2023", "Balance as at 31 March".
+			if pk, _ := labelPrefix(c); pk == labelOpening || pk == labelClosing {
+				k = pk
+			}
+		}
 		switch k {
 		case labelOpening, labelClosing, labelTurnover:
 			return k

@@ -156,7 +156,8 @@ func labelPrefix(c string) (labelKind, string) {
 			tail := words[n:]
 			for t := 1; t <= min(2, len(tail)); t++ {
 				v := strings.Join(tail[len(tail)-t:], " ")
-				if _, isNumber := scanNumber(v); isNumber && len(tail)-t <= 3 {
+				_, isDate := scanDate(v)
+				if _, isNumber := scanNumber(v); isNumber && !isDate && len(tail)-t <= 3 {
 					return k, v
 				}
 			}
