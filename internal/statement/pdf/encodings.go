@@ -195,3 +195,22 @@ func glyphRune(name string) (rune, bool) {
 	}
 	return 0, false
 }
+
+// numberedGlyph reads the glyph names that TeX's bitmap (Type 3) fonts and some
+// converters give: a letter or two and the character code ("a36", "g65", "cid36"), as poppler
+// does. Only printable ASCII codes are taken: the code is the character in the font's
+// ASCII-based encoding ("a36" is "$").
+func numberedGlyph(name string) (rune, bool) {
+	i := 0
+	for i < len(name) && i < 3 && (name[i] >= 'a' && name[i] <= 'z' || name[i] >= 'A' && name[i] <= 'Z') {
+		i++
+	}
+	if i == 0 || i == len(name) || len(name)-i > 3 {
+		return 0, false
+	}
+	v, err := strconv.Atoi(name[i:])
+	if err != nil || v < 33 || v > 126 {
+		return 0, false
+	}
+	return rune(v), true
+}

@@ -136,6 +136,8 @@ func (p *parser) loadSimple(fd types.Dict, toUni *cmap) *font {
 			if code >= 0 && code < 256 {
 				if r, ok := glyphRune(v.Value()); ok {
 					f.text[code] = string(r)
+				} else if r, ok := numberedGlyph(v.Value()); ok {
+					f.text[code] = string(r)
 				} else {
 					f.text[code] = "\uFFFD"
 				}

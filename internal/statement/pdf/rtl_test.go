@@ -39,3 +39,21 @@ func TestLigatures(t *testing.T) {
 	require.Equal(t, "Office affluent", ligatures("Oﬃce aﬄuent"))
 	require.Equal(t, "plain", ligatures("plain"))
 }
+
+// TestNumberedGlyph reads the glyph names of TeX's Type 3 fonts: pdfTeX draws "$" with a
+// bitmap font whose /Differences name it "a36".
+func TestNumberedGlyph(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		want rune
+		ok   bool
+	}{
+		{"a36", '$', true}, {"g65", 'A', true}, {"cid49", '1', true},
+		{"a7", 0, false}, {"a1234", 0, false}, {"dollar", 0, false}, {"36", 0, false},
+	} {
+		r, ok := numberedGlyph(tc.name)
+		require.Equal(t, tc.ok, ok, tc.name)
+		require.Equal(t, tc.want, r, tc.name)
+	}
+}
