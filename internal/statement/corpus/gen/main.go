@@ -61,6 +61,10 @@ func plans() []layoutPlan {
 		},
 			with(base("chromium", "libreoffice", "groff", "pdflatex"), "chromium:objstm", "libreoffice:damaged-xref-shift")},
 		{func(r *rand.Rand) *stmt {
+			// A year of a busy account, about 50 pages: the benchmark of a real layout.
+			return ukCurrent(r, "uk-current-year", day(2022, 9, 3), day(2023, 8, 31), 1700)
+		}, with(base("libreoffice"))},
+		{func(r *rand.Rand) *stmt {
 			return inSavings(r, "in-savings", day(2023, 4, 1), day(2023, 6, 30), 45, false)
 		}, with(base("chromium", "libreoffice", "pdflatex"), "chromium:user-encrypted", "libreoffice:user-encrypted",
 			"chromium:owner-encrypted", "pdflatex:gs", "libreoffice:damaged-xref-truncated")},
