@@ -730,7 +730,8 @@ var sectionWords = []struct {
 	words []string
 }{
 	{sectionSkip, []string{"daily balance", "daily ending balance", "daily ledger balance", "balance summary",
-		"checkbook", "check book", "balancing your", "reconcil", "tagessaldo", "saldenubersicht", "dagsaldo"}},
+		"checkbook", "check book", "balancing your", "reconcil", "tagessaldo", "saldenubersicht", "dagsaldo",
+		"interest charge calculation", "interest rate calculation", "annual percentage rate"}},
 	{sectionCredit, []string{"deposit", "addition", "credits", "paid in", "money in", "incoming", "payments and credits",
 		"payments & credits", "payments/credits", "refund", "receipts", "gutschrift", "eingang", "eingänge", "bijschrijving",
 		"ontvangst", "crédit", "credit", "depósito", "deposito", "abono", "entrada", "ingreso", "receita"}},
@@ -746,9 +747,13 @@ func sectionOf(l *line) sectionKind {
 	if anyAmount(l) || len(l.cells) > 2 {
 		return sectionNone
 	}
-	t := strings.ToLower(strings.Join(strings.Fields(l.text()), " "))
+	var words []string
+	for _, c := range l.cells {
+		words = append(words, strings.Fields(c.text)...)
+	}
+	t := strings.ToLower(strings.Join(words, " "))
 	t = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(t, "(continued)"), "continued"))
-	words := strings.Fields(t)
+	words = strings.Fields(t)
 	if len(words) == 0 || len(words) > 7 || strings.HasSuffix(t, ".") || strings.HasPrefix(t, "total") {
 		return sectionNone
 	}
