@@ -1146,6 +1146,13 @@ func (g *grid) addLine(l *line, t *table, section sectionKind) {
 		return
 	}
 	cells := g.mainCells(l, t, section)
+	if !rowLike(l) && g.wordsUnderAmounts(cells) {
+		// Prose across the table's width (a notice after the last row): words stand under
+		// the columns of amounts, which hold nothing but amounts in a row.
+		g.outside = append(g.outside, l.text())
+		g.skipped++
+		return
+	}
 	if n := len(g.rows); (n > 0 || len(g.pending) > 0) && g.textOnly(cells) {
 		// A line of text only: the rest of the row above, or the start of the row below
 		// when its description is set around the dated line (vertically centred cells).
@@ -1170,6 +1177,16 @@ func strayAmount(l *line, t *table) bool {
 			}
 		}
 		return true
+	}
+	return false
+}
+
+// wordsUnderAmounts reports text that is no amount in a column of amounts.
+func (g *grid) wordsUnderAmounts(cells []string) bool {
+	for i, t := range cells {
+		if t != "" && g.columns[i].amount && !looksAmount(t) {
+			return true
+		}
 	}
 	return false
 }

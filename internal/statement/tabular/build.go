@@ -380,6 +380,20 @@ func (x *extractor) numberAfter(cells []string, at int) (decimal.Decimal, bool) 
 				return v, true
 			}
 		}
+		// "31.03.2023 7.354,26 H": the day and the amount in one cell, the amount last.
+		if f := strings.Fields(c); len(f) >= 2 {
+			for t := 1; t <= 2 && t < len(f); t++ {
+				tail := strings.Join(f[len(f)-t:], " ")
+				if _, isDate := scanDate(tail); isDate {
+					continue
+				}
+				if n, ok := scanNumber(tail); ok {
+					if v, ok := n.value(x.dec.mark); ok {
+						return v, true
+					}
+				}
+			}
+		}
 	}
 	return decimal.Decimal{}, false
 }

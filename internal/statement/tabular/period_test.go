@@ -144,6 +144,12 @@ func TestBankLayouts(t *testing.T) {
 			want: []string{"2023-01-05|-1500.00", "2023-01-06|2000.00"},
 		},
 		{
+			name: "German S and H amounts, dates without a year, balances after their day",
+			rows: "Zeitraum 01.03.2023 - 31.03.2023\nalter Kontostand vom 28.02.2023;2.110,88 H\nBuchungstag;Wert;Vorgang;Betrag EUR\n" +
+				"02.03.;02.03.;Kartenzahlung;73,39 S\n06.03.;06.03.;Gehalt;1.500,00 H\nneuer Kontostand vom;31.03.2023 3.537,49 H;;",
+			want: []string{"2023-03-02|-73.39", "2023-03-06|1500.00"}, open: "2110.88", close: "3537.49",
+		},
+		{
 			name: "a Persian statement with Jalali dates, withdrawals and deposits",
 			rows: "تاریخ;شرح;برداشت;واریز;مانده\n1401/07/03;واریز حقوق;;15,000,000;20,000,000\n1401/07/10;خرید کارتی;2,500,000;;17,500,000",
 			want: []string{"2022-09-25|15000000.00", "2022-10-02|-2500000.00"},
