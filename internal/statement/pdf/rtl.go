@@ -27,20 +27,6 @@ func isLTRStrong(r rune) bool {
 	return unicode.IsDigit(r) || (unicode.IsLetter(r) && !isRTL(r))
 }
 
-// rtlShare returns whether most letters of s belong to right-to-left scripts.
-func rtlShare(s string) bool {
-	rtl, ltr := 0, 0
-	for _, r := range s {
-		switch {
-		case isRTL(r):
-			rtl++
-		case unicode.IsLetter(r):
-			ltr++
-		}
-	}
-	return rtl > 0 && rtl >= ltr
-}
-
 // rtlCell returns the reading order of a cell drawn in visual order, or s unchanged when it
 // holds no right-to-left letters.
 func rtlCell(s string) string {
