@@ -84,10 +84,7 @@ func TestRowsWithoutAYear(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var rows []Row
-			for i, line := range strings.Split(tc.rows, "\n") {
-				rows = append(rows, Row{Cells: strings.Split(line, ";"), Pos: statement.Position{Line: i + 1}})
-			}
+			rows := rowsOf(tc.rows)
 			st, err := Extract(Table{Format: statement.FormatPDF, Rows: rows, Context: tc.context}, statement.Options{})
 			require.NoError(t, err)
 			var got []string
@@ -162,10 +159,7 @@ func TestBankLayouts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var rows []Row
-			for i, line := range strings.Split(tc.rows, "\n") {
-				rows = append(rows, Row{Cells: strings.Split(line, ";"), Pos: statement.Position{Line: i + 1}})
-			}
+			rows := rowsOf(tc.rows)
 			st, err := Extract(Table{Format: statement.FormatPDF, Rows: rows, Card: tc.card}, statement.Options{})
 			require.NoError(t, err)
 			var got []string
@@ -238,10 +232,7 @@ func TestSummaryTotalsAreChecked(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			src := tc.summary + "\nDate;Description;Paid out;Paid in\n01/03/2023;Shop;10.00;\n02/03/2023;Shop;20.00;\n03/03/2023;Salary;;500.00"
-			var rows []Row
-			for i, line := range strings.Split(src, "\n") {
-				rows = append(rows, Row{Cells: strings.Split(line, ";"), Pos: statement.Position{Line: i + 1}})
-			}
+			rows := rowsOf(src)
 			st, err := Extract(Table{Format: statement.FormatPDF, Rows: rows}, statement.Options{})
 			require.NoError(t, err)
 			statement.Finish(st)
@@ -272,4 +263,13 @@ func TestRefInText(t *testing.T) {
 			require.Equal(t, tc.want, refInText(tc.in))
 		})
 	}
+}
+
+// rowsOf makes a table's rows from text: rows on lines, cells between semicolons.
+func rowsOf(src string) []Row {
+	var rows []Row
+	for i, line := range strings.Split(src, "\n") {
+		rows = append(rows, Row{Cells: strings.Split(line, ";"), Pos: statement.Position{Line: i + 1}})
+	}
+	return rows
 }
