@@ -57,11 +57,10 @@ func (x *extractor) minePreamble() {
 					}
 				}
 			case labelCredits, labelDebits:
+				// Only beside the label: under it stands the first row of a table whose column
+				// the label names ("Paid in" over the amounts of a summary by type).
 				isNumber := func(s string) bool { _, ok := scanNumber(s); return ok }
 				text := next(isNumber)
-				if text == "" {
-					text = x.below(i, k, isNumber)
-				}
 				if v, ok := x.amountIn(text); ok {
 					v = v.Abs()
 					if kind == labelCredits && x.mined.credits == nil {
