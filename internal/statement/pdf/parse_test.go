@@ -381,3 +381,27 @@ func TestDescriptionCentredAroundTheDatedLine(t *testing.T) {
 		"2022-03-01|DIRECT DEBIT EDF|-100"}, got)
 	require.Empty(t, st.Review)
 }
+
+// TestAmountsOnTheLineUnderTheDate reads rows whose dated line holds the description and whose
+// amounts stand on the line below, centred against a wrapped description cell.
+func TestAmountsOnTheLineUnderTheDate(t *testing.T) {
+	t.Parallel()
+	cell := func(x, y float64, s string) string {
+		return "1 0 0 1 " + ftoa(x) + " " + ftoa(y) + " Tm (" + s + ") Tj\n"
+	}
+	right := func(xr, y float64, s string) string { return cell(xr-textWidth(s, 10), y, s) }
+	content := "BT /F1 10 Tf\n" + cell(50, 800, "Statement from 01-04-2023 to 30-06-2023") +
+		cell(50, 760, "Date") + cell(130, 760, "Description") + right(420, 760, "Debit") + right(490, 760, "Credit") + right(570, 760, "Balance") +
+		cell(50, 740, "03-04-2023") + cell(130, 740, "UPI/DR/801685698623/IRCTC") +
+		cell(130, 729, "irctc@ybl") + right(420, 729, "4,471.39") + right(570, 729, "16,437.36") +
+		cell(50, 710, "05-04-2023") + cell(130, 710, "NEFT ACME PAYROLL") + right(490, 710, "50,000.00") + right(570, 710, "66,437.36") + "ET"
+	st, err := Parse(onePage(content), statement.Options{})
+	require.NoError(t, err)
+	statement.Finish(st)
+	var got []string
+	for _, tx := range st.Transactions {
+		got = append(got, tx.Date.String()+"|"+tx.Description+"|"+tx.Amount.String())
+	}
+	require.Equal(t, []string{"2023-04-03|UPI/DR/801685698623/IRCTC irctc@ybl|-4471.39", "2023-04-05|NEFT ACME PAYROLL|50000"}, got)
+	require.Empty(t, st.Review)
+}

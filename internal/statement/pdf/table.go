@@ -1220,6 +1220,16 @@ func (g *grid) attach(l *line, cells []string) {
 		g.join(&g.rows[n-1], l, cells, false)
 		return
 	}
+	if n := len(g.rows); n > 0 && g.amountsOfDatedRow(&g.rows[n-1], l, cells) {
+		// The dated line held the description, the amounts stand on the line below (a cell
+		// of the description wrapped, the amounts centred against it).
+		for _, p := range g.pending {
+			g.join(&g.rows[n-1], p.l, p.cells, false)
+		}
+		g.pending = g.pending[:0]
+		g.join(&g.rows[n-1], l, cells, false)
+		return
+	}
 	var before []pendingLine
 	for i, p := range g.pending {
 		if n := len(g.rows); n > 0 && g.continues(&g.rows[n-1], p.l, p.cells) &&
@@ -1238,6 +1248,28 @@ func (g *grid) attach(l *line, cells []string) {
 		g.join(&r, before[k].l, before[k].cells, true)
 	}
 	g.rows = append(g.rows, r)
+}
+
+// amountsOfDatedRow reports a line that holds the amounts, and no date, of the row above,
+// which has a date and no amount: the two are one transaction.
+func (g *grid) amountsOfDatedRow(prev *gridRow, l *line, cells []string) bool {
+	if prev.pos.Page != l.page || len(prev.cells) != len(cells) || prev.y-l.y > 2.2*l.size*float64(1+len(g.pending)) || prev.y <= l.y {
+		return false
+	}
+	dated, amount := false, false
+	for i, c := range g.columns {
+		switch {
+		case c.date && cells[i] != "":
+			return false
+		case c.date && prev.cells[i] != "":
+			dated = true
+		case c.amount && prev.cells[i] != "":
+			return false
+		case c.amount && looksAmount(cells[i]):
+			amount = true
+		}
+	}
+	return dated && amount
 }
 
 // flush gives the pending lines to the row above, where they continue it.
