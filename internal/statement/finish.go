@@ -137,24 +137,35 @@ func checkSection(st *Statement, i int) {
 // file's. Two lines of one day with the same balance are a day balance repeated on each line,
 // not a break.
 func checkRunningBalances(st *Statement, i int, txs []Transaction) {
-	type pair struct{ prev, cur *Transaction }
+	// Statements that print the balance only at the end of each day (Wells Fargo's "Ending
+	// daily balance") leave rows without one: a balance follows from the previous stated one
+	// and all the amounts between. between holds the amounts after prev up to and including
+	// cur (read oldest first), or from prev up to before cur (newest first).
+	type pair struct {
+		prev, cur        *Transaction
+		after, beforeCur decimal.Decimal
+	}
 	var pairs []pair
 	var prev *Transaction
+	var sinceFwd, sinceBwd decimal.Decimal
 	for k := range txs {
 		t := &txs[k]
+		sinceFwd = sinceFwd.Add(t.Amount)
 		if t.Balance == nil {
+			sinceBwd = sinceBwd.Add(t.Amount)
 			continue
 		}
 		if prev != nil {
-			pairs = append(pairs, pair{prev, t})
+			pairs = append(pairs, pair{prev: prev, cur: t, after: sinceFwd, beforeCur: sinceBwd})
 		}
 		prev = t
+		sinceFwd, sinceBwd = decimal.Zero, t.Amount
 	}
 	if len(pairs) == 0 {
 		return
 	}
-	forward := func(p pair) bool { return p.prev.Balance.Add(p.cur.Amount).Equal(*p.cur.Balance) }
-	backward := func(p pair) bool { return p.cur.Balance.Add(p.prev.Amount).Equal(*p.prev.Balance) }
+	forward := func(p pair) bool { return p.prev.Balance.Add(p.after).Equal(*p.cur.Balance) }
+	backward := func(p pair) bool { return p.cur.Balance.Add(p.beforeCur).Equal(*p.prev.Balance) }
 	nf, nb := 0, 0
 	for _, p := range pairs {
 		if forward(p) {
@@ -165,7 +176,12 @@ func checkRunningBalances(st *Statement, i int, txs []Transaction) {
 		}
 	}
 	follows := forward
-	if nb > nf {
+	switch first, last := txs[0].Date, txs[len(txs)-1].Date; {
+	case !first.IsZero() && !last.IsZero() && first.Compare(last) < 0:
+		// Listed oldest first: each balance follows the one above.
+	case !first.IsZero() && !last.IsZero() && first.Compare(last) > 0:
+		follows = backward
+	case nb > nf:
 		follows = backward
 	}
 	var lines []int

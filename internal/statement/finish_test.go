@@ -77,6 +77,19 @@ func TestFinish(t *testing.T) {
 			st:   Statement{Transactions: []Transaction{tx(3, "-1", "94", 2), tx(2, "5", "95", 3), tx(1, "-10", "90", 4)}},
 		},
 		{
+			name: "a balance printed only at the end of a day follows from all the day's amounts",
+			st:   Statement{Transactions: []Transaction{tx(1, "-10", "90", 2), tx(2, "5", "", 3), tx(2, "-1", "94", 4), tx(3, "6", "100", 5)}},
+		},
+		{
+			name: "newest first, a day balance follows from the amounts down to the next stated one",
+			st:   Statement{Transactions: []Transaction{tx(3, "6", "100", 2), tx(2, "-1", "94", 3), tx(2, "5", "", 4), tx(1, "-10", "90", 5)}},
+		},
+		{
+			name:      "a day balance that the amounts between do not explain is a break",
+			st:        Statement{Transactions: []Transaction{tx(1, "-10", "90", 2), tx(2, "5", "", 3), tx(2, "-1", "95", 4)}},
+			wantCodes: []ReviewCode{ReviewRunningBalanceBreak},
+		},
+		{
 			name: "a day balance repeated on each line of the day is not a break",
 			st:   Statement{Transactions: []Transaction{tx(1, "-10", "85", 2), tx(1, "-5", "85", 3), tx(2, "5", "90", 4)}},
 		},

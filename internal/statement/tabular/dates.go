@@ -114,8 +114,8 @@ func digits(s string, i, max int) (v, n, j int) {
 // scanDate reads a whole cell as a date. A time of day, a zone or a trailing dot may follow;
 // anything else makes the cell no date.
 func scanDate(s string) (rawDate, bool) {
-	if len(s) < 4 || len(s) > 48 {
-		return rawDate{}, false
+	if (len(s) < 4 && !(len(s) == 3 && s[1] == '/')) || len(s) > 48 {
+		return rawDate{}, false // "7/1" is the shortest date, as Wells Fargo prints it
 	}
 	if isDigit(s[0]) {
 		return scanNumericDate(s)

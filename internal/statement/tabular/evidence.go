@@ -206,6 +206,9 @@ func (x *extractor) decide(ev *evidence) decision {
 		case x.aroundOrder() != orderUnknown:
 			// The dates printed around the table (the period, the statement date) say it.
 			d.order = x.aroundOrder()
+		case x.periodOrder() != orderUnknown:
+			// The rows' dates fall in the statement period under one order only.
+			d.order = x.periodOrder()
 		case cur == "USD":
 			d.order = orderMDY
 		case cur != "":
@@ -317,6 +320,54 @@ func (x *extractor) aroundOrder() dateOrder {
 	case dmy > 0 && mdy == 0:
 		return orderDMY
 	case mdy > 0 && dmy == 0:
+		return orderMDY
+	}
+	return orderUnknown
+}
+
+// periodOrder returns the order of day and month under which the table's dates fall in the
+// statement period printed around it ("July 1, 2022 through July 31, 2022" over rows of
+// "7/1" ... "7/29"), when one order puts clearly more of them there; else orderUnknown.
+func (x *extractor) periodOrder() dateOrder {
+	var lines []string
+	for i := 0; i < x.lay.dataStart && i < len(x.sample); i++ {
+		if i != x.lay.header {
+			lines = append(lines, strings.Join(x.sample[i].Cells, " "))
+		}
+	}
+	lines = append(lines, x.t.Context...)
+	inside := func(o dateOrder) int {
+		s, e, ok := findPeriod(lines, o)
+		if !ok || x.lay.date < 0 {
+			return -1
+		}
+		n := 0
+		for i := x.lay.dataStart; i < len(x.sample); i++ {
+			rd, ok := scanDate(cellText(cell(x.sample[i].Cells, x.lay.date)))
+			if !ok || rd.kind != dkYearLast {
+				continue
+			}
+			d, ok := rd.resolve(o)
+			if !ok {
+				continue
+			}
+			for y := s.Year; y <= e.Year; y++ {
+				if !rd.noYear && y != d.Year {
+					continue
+				}
+				if dd, ok := statement.NewDate(y, d.Month, d.Day); ok && dd.Compare(s) >= 0 && dd.Compare(e) <= 0 {
+					n++
+					break
+				}
+			}
+		}
+		return n
+	}
+	dmy, mdy := inside(orderDMY), inside(orderMDY)
+	switch {
+	case dmy > mdy && mdy >= 0 || dmy > 0 && mdy < 0:
+		return orderDMY
+	case mdy > dmy && dmy >= 0 || mdy > 0 && dmy < 0:
 		return orderMDY
 	}
 	return orderUnknown

@@ -147,6 +147,13 @@ func TestBankLayouts(t *testing.T) {
 			want: []string{"2023-03-02|-73.39", "2023-03-06|1500.00"}, open: "2110.88", close: "3537.49",
 		},
 		{
+			name: "US M/D dates that only the period tells apart, a balance only at the end of each day",
+			rows: "Statement period;July 1, 2022 - July 31, 2022\nBeginning balance on 7/1;$1,000.00\n" +
+				"Date;Check Number;Description;Deposits/Credits;Withdrawals/Debits;Ending daily balance\n" +
+				"7/1;;Payroll;500.00;;\n7/1;;Coffee;;5.00;1,495.00\n7/3;1234;Check;;100.00;1,395.00\n7/5;;Shop;;20.00;\n7/5;;Shop 2;;30.00;1,345.00",
+			want: []string{"2022-07-01|500.00", "2022-07-01|-5.00", "2022-07-03|-100.00", "2022-07-05|-20.00", "2022-07-05|-30.00"},
+		},
+		{
 			name: "a Persian statement with Jalali dates, withdrawals and deposits",
 			rows: "تاریخ;شرح;برداشت;واریز;مانده\n1401/07/03;واریز حقوق;;15,000,000;20,000,000\n1401/07/10;خرید کارتی;2,500,000;;17,500,000",
 			want: []string{"2022-09-25|15000000.00", "2022-10-02|-2500000.00"},

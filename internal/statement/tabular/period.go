@@ -56,6 +56,9 @@ func findPeriod(lines []string, order dateOrder) (start, end statement.Date, ok 
 
 // periodWords reports a line that speaks of a period or a span between dates.
 func periodWords(l string) bool {
+	if strings.Contains(l, " - ") || strings.Contains(l, "–") || strings.Contains(l, " to ") {
+		return true
+	}
 	f := fold(l)
 	for _, w := range []string{"period", "through", "thru", " to ", "from", "statement", "zeitraum", " bis ",
 		"periode", "van ", " tot ", "du ", " au ", "del ", " al ", "periodo", " a ", " até ", "desde", "hasta",
