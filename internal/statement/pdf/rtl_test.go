@@ -57,3 +57,15 @@ func TestNumberedGlyph(t *testing.T) {
 		require.Equal(t, tc.want, r, tc.name)
 	}
 }
+
+// TestLooksAmount is the layout's test of an amount cell, in the forms statements print.
+func TestLooksAmount(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"1,234.56", "1.234,56", "1 234,56", "1,23,456.78", "-12.50", "(412.16)", "412.16-",
+		"36.699,95 CR", "1,234.00 Dr", "15,000.00Cr", "73,39 S", "12,00 D", "£2,937.11", "R$ 1.234,56", "S$22,800.00", "EUR 5,00"} {
+		require.True(t, looksAmount(s), s)
+	}
+	for _, s := range []string{"", "2023", "07/02", "Page 1 of 2", "12th Feb", "REF 000123", "1234567890"} {
+		require.False(t, looksAmount(s), s)
+	}
+}

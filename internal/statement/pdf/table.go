@@ -1424,7 +1424,10 @@ func looksAmount(s string) bool {
 		s = s[:n-2] // 73,39 S, 12,00 D: Soll/Haben, debet/credit
 	}
 	s = strings.TrimSuffix(strings.TrimSuffix(s, "CR"), "DR")
-	s = strings.Trim(s, "()+-−€$£¥ \u00a0")
+	s = strings.TrimSuffix(strings.TrimSuffix(s, "Cr"), "Dr") // 1,234.56Cr (FNB)
+	s = strings.Trim(s, "()+-−")
+	s = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(s, "R$"), "S$"), "R ") // Brazil, Singapore, South Africa
+	s = strings.Trim(s, "()+-−€$£¥₹ \u00a0")
 	if len(s) > 4 && s[len(s)-4] == ' ' && isUpperWord(s[len(s)-3:]) {
 		s = strings.TrimSpace(s[:len(s)-4])
 	}

@@ -14,6 +14,9 @@ type mined struct {
 	opening, closing       *decimal.Decimal
 	periodStart, periodEnd statement.Date
 	debits, credits        *decimal.Decimal
+	// yearRef is the latest dated mention around a table that states no period (a statement
+	// date, "as at 31 Jan 2023"): rows without a year fall in the year up to it.
+	yearRef statement.Date
 }
 
 // amount reading outcomes.
@@ -226,6 +229,10 @@ func (x *extractor) readAmount(r *Row, rs *rowScan) (v decimal.Decimal, cur stri
 				v = v.Neg()
 			case modeDebitOnly:
 				v = v.Abs().Neg()
+			case modeCreditMarked:
+				if n.mark != 'C' {
+					v = v.Abs().Neg()
+				}
 			case modeSigned:
 				if x.t.Card {
 					v = cardAmount(v, n)

@@ -26,6 +26,8 @@ type evidence struct {
 	ambPos               statement.Position
 	currencies           map[string]int
 	amountNeg, amountPos int
+	// amountCR and amountDR count amounts of the single amount column marked CR or DR.
+	amountCR, amountDR int
 	// Rows whose signed amount agrees or disagrees with the debit/credit mark.
 	flagAgree, flagDisagree int
 	debitPos, debitNeg      int
@@ -100,9 +102,14 @@ func (x *extractor) observe(ev *evidence, r *Row, rs *rowScan) {
 		zero := isZeroCore(n.core)
 		switch k {
 		case slotAmount:
-			if n.neg {
+			switch {
+			case n.mark == 'C':
+				ev.amountCR++
+			case n.mark == 'D':
+				ev.amountDR++
+			case n.neg:
 				ev.amountNeg++
-			} else if !zero {
+			case !zero:
 				ev.amountPos++
 			}
 			if lay.flag >= 0 && !zero {
@@ -241,6 +248,10 @@ func (x *extractor) decide(ev *evidence) decision {
 		// Purchases positive and payments negative, against the file's own DEBIT/CREDIT
 		// marks: a card export from the card holder's side. Money out is negative here.
 		d.mode = modeInverted
+	case lay.amount >= 0 && !x.t.Card && ev.amountCR > 0 && ev.amountDR == 0 && ev.amountNeg == 0 && ev.amountPos > 0:
+		// Credits marked CR, debits written plain (FNB's "1,234.56Cr" beside "56.78"): a
+		// plain amount is money out.
+		d.mode = modeCreditMarked
 	case lay.amount >= 0:
 		d.mode = modeSigned
 	default:

@@ -76,6 +76,12 @@ func TestRowsWithoutAYear(t *testing.T) {
 			want:    []string{"2022-12-05|-500.00", "2022-12-14|1500.00"},
 		},
 		{
+			name:    "no period, only a statement date: the rows are of the year up to it",
+			rows:    "Date;Description;Withdrawal;Deposit;Balance\n28 Dec;Shop;10.00;;990.00\n05 Jan;Salary;;500.00;1,490.00",
+			context: []string{"DBS Bank Ltd", "Statement Date 31 Jan 2023", "Account opened 14 Jun 2017"},
+			want:    []string{"2022-12-28|-10.00", "2023-01-05|500.00"},
+		},
+		{
 			name:    "a transaction just before the period keeps the earlier year",
 			rows:    "Date;Description;Amount\nDec 30;Late posting;-5.00\nJan 03;Shop;-7.00",
 			context: []string{"Statement period January 1, 2023 to January 31, 2023"},
@@ -152,6 +158,12 @@ func TestBankLayouts(t *testing.T) {
 				"Date;Check Number;Description;Deposits/Credits;Withdrawals/Debits;Ending daily balance\n" +
 				"7/1;;Payroll;500.00;;\n7/1;;Coffee;;5.00;1,495.00\n7/3;1234;Check;;100.00;1,395.00\n7/5;;Shop;;20.00;\n7/5;;Shop 2;;30.00;1,345.00",
 			want: []string{"2022-07-01|500.00", "2022-07-01|-5.00", "2022-07-03|-100.00", "2022-07-05|-20.00", "2022-07-05|-30.00"},
+		},
+		{
+			name: "South African amounts: credits marked Cr, debits plain, balances with Cr, dates without a year",
+			rows: "Statement Period : 01 January 2023 to 31 January 2023\nDate;Description;Amount;Balance\n" +
+				"03 Jan;Salary ACME;15,000.00Cr;15,500.00Cr\n05 Jan;POS Purchase Checkers;234.56;15,265.44Cr\n09 Jan;Fee;5.00;15,260.44Cr",
+			want: []string{"2023-01-03|15000.00", "2023-01-05|-234.56", "2023-01-09|-5.00"},
 		},
 		{
 			name: "a Persian statement with Jalali dates, withdrawals and deposits",

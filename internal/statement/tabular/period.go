@@ -168,6 +168,11 @@ func yearToken(t string) int {
 // statement states no period.
 func (x *extractor) yearFor(month time.Month, day int) (int, bool) {
 	s, e := x.mined.periodStart, x.mined.periodEnd
+	if (s.IsZero() || e.IsZero()) && !x.mined.yearRef.IsZero() {
+		// No period, but a statement date: the rows are of the year up to it.
+		e = x.mined.yearRef
+		s = statement.DateOf(e.Time().AddDate(0, 0, -364))
+	}
 	if s.IsZero() || e.IsZero() {
 		return 0, false
 	}
@@ -190,4 +195,23 @@ func (x *extractor) yearFor(month time.Month, day int) (int, bool) {
 		}
 	}
 	return best, best != 0
+}
+
+// latestMention returns the latest date with a year that lines mention, or the zero Date.
+func latestMention(lines []string, order dateOrder) statement.Date {
+	var latest statement.Date
+	for _, l := range lines {
+		if len(l) > 400 {
+			l = l[:400]
+		}
+		for _, m := range dateMentions(l, order) {
+			if m.year == 0 {
+				continue
+			}
+			if d, ok := statement.NewDate(m.year, time.Month(m.month), m.day); ok && (latest.IsZero() || d.Compare(latest) > 0) {
+				latest = d
+			}
+		}
+	}
+	return latest
 }

@@ -120,6 +120,8 @@ func (x *extractor) minePreamble() {
 		lines = append(lines, x.t.Context...)
 		if s, e, ok := findPeriod(lines, x.dec.order); ok {
 			x.mined.periodStart, x.mined.periodEnd = s, e
+		} else {
+			x.mined.yearRef = latestMention(lines, x.dec.order)
 		}
 	}
 }

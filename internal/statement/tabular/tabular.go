@@ -141,9 +141,11 @@ const (
 	modeDebitCredit
 	// modeDebitOnly: one unsigned column of a debit/credit pair whose other side is empty.
 	modeDebitOnly
+	// modeCreditMarked: one column whose credits are marked CR and whose debits are plain.
+	modeCreditMarked
 )
 
-var modeNames = [...]string{"signed", "flag", "inverted", "debit-credit", "debit-credit"}
+var modeNames = [...]string{"signed", "flag", "inverted", "debit-credit", "debit-credit", "credits-marked"}
 
 // each calls fn for every row with its index, until fn returns false.
 func (x *extractor) each(fn func(i int, r *Row) bool) {
