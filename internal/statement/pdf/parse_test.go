@@ -405,3 +405,30 @@ func TestAmountsOnTheLineUnderTheDate(t *testing.T) {
 	require.Equal(t, []string{"2023-04-03|UPI/DR/801685698623/IRCTC irctc@ybl|-4471.39", "2023-04-05|NEFT ACME PAYROLL|50000"}, got)
 	require.Empty(t, st.Review)
 }
+
+// TestTableWithoutAHeader reads a statement whose table has no header line: the columns come
+// from the rows with a date and an amount, their roles from what they hold (the running
+// balance tells the paid-out column from the paid-in one).
+func TestTableWithoutAHeader(t *testing.T) {
+	t.Parallel()
+	cell := func(x, y float64, s string) string {
+		return "1 0 0 1 " + ftoa(x) + " " + ftoa(y) + " Tm (" + s + ") Tj\n"
+	}
+	right := func(xr, y float64, s string) string { return cell(xr-textWidth(s, 10), y, s) }
+	content := "BT /F1 10 Tf\n" + cell(50, 800, "12th Feb 2022 to 11th Mar 2022") +
+		cell(50, 780, "Opening balance") + right(250, 780, "1,200.00") +
+		cell(50, 740, "14th Feb") + cell(110, 740, "CARD PAYMENT TESCO") + right(430, 740, "32.45") + right(570, 740, "1,167.55") +
+		cell(50, 726, "25th Feb") + cell(110, 726, "ACME LTD SALARY") + right(500, 726, "2,500.00") + right(570, 726, "3,667.55") +
+		cell(50, 712, "1st Mar") + cell(110, 712, "DIRECT DEBIT GAS") + right(430, 712, "100.00") + right(570, 712, "3,567.55") +
+		cell(50, 698, "2nd Mar") + cell(110, 698, "STANDING ORDER RENT") + right(430, 698, "900.00") + right(570, 698, "2,667.55") + "ET"
+	st, err := Parse(onePage(content), statement.Options{})
+	require.NoError(t, err)
+	statement.Finish(st)
+	var got []string
+	for _, tx := range st.Transactions {
+		got = append(got, tx.Date.String()+"|"+tx.Amount.String())
+	}
+	require.Equal(t, []string{"2022-02-14|-32.45", "2022-02-25|2500", "2022-03-01|-100", "2022-03-02|-900"}, got)
+	require.Equal(t, "1200", st.OpeningBalance.String())
+	require.Empty(t, st.Review)
+}

@@ -204,7 +204,11 @@ func buildGrid(pages [][]line) *grid {
 	mergeHeaderLines(pages)
 	hdr := chooseHeader(pages)
 	if hdr == nil {
-		// No header: every line is a row of its own cells, for the table reader to judge.
+		if g.headerless(pages) {
+			return g
+		}
+		// No table at all: every line is a row of its own cells, for the table reader to
+		// judge.
 		for _, pg := range pages {
 			for li := range pg {
 				g.rows = append(g.rows, plainRow(&pg[li]))
@@ -576,6 +580,78 @@ func mergeHeaderLines(pages [][]line) {
 			}
 		}
 	}
+}
+
+// headerless rebuilds a table that prints no header its columns could be named by (or one
+// whose names no language here knows): the columns are found from the lines with a date and
+// an amount alone, and the table reader gives them roles by what they hold. It reports false
+// when fewer than three such lines make no table.
+func (g *grid) headerless(pages [][]line) bool {
+	var dated []*line
+	for pi := range pages {
+		for li := range pages[pi] {
+			if l := &pages[pi][li]; datedAmount(l) {
+				dated = append(dated, l)
+			}
+		}
+	}
+	if len(dated) < 3 {
+		return false
+	}
+	first := dated[0]
+	var all []*line
+	for pi := range pages {
+		for li := range pages[pi] {
+			l := &pages[pi][li]
+			if pi > first.page-1 || pi == first.page-1 && li >= first.no-1 {
+				all = append(all, l)
+			}
+		}
+	}
+	t := &table{hdr: &line{}, lines: dated, all: all}
+	t.cols = findColumns(t.hdr, dated)
+	markColumns(t.cols, dated)
+	t.cols = mergeUntitled(t.cols)
+	t.toMain = make([]int, len(t.cols))
+	for i := range t.toMain {
+		t.toMain[i] = i
+	}
+	g.columns, g.roles = t.cols, make([]string, len(t.cols))
+	g.header = gridRow{cells: make([]string, len(g.columns)), pos: statement.Position{Page: first.page, Line: first.no}}
+	furniture := pageFurniture(pages)
+	var labelled []gridRow
+	for pi := range pages {
+		last := -1
+		for li := range pages[pi] {
+			if rowLike(&pages[pi][li]) {
+				last = li
+			}
+		}
+		for li := range pages[pi] {
+			l := &pages[pi][li]
+			switch {
+			case pi < first.page-1 || pi == first.page-1 && li < first.no-1:
+				// Without a header the table reader finds the columns' roles from the rows'
+				// values, which lines of prose above would blur: the lines before the table
+				// are text around it, and those with an amount (balances, totals) follow the
+				// table as labelled rows.
+				g.outside = append(g.outside, l.text())
+				if anyAmount(l) {
+					labelled = append(labelled, plainRow(l))
+				}
+			case furniture[l] || li > last+2 || decoration(l):
+				g.skipped++
+				g.outside = append(g.outside, l.text())
+			default:
+				g.addLine(l, t, sectionNone)
+				continue
+			}
+			g.flush()
+		}
+		g.flush()
+	}
+	g.rows = append(g.rows, labelled...)
+	return true
 }
 
 // table is the lines under one header (and its repeats), with their columns.
