@@ -166,6 +166,12 @@ func TestBankLayouts(t *testing.T) {
 			want: []string{"2023-01-03|15000.00", "2023-01-05|-234.56", "2023-01-09|-5.00"},
 		},
 		{
+			name: "unsigned amounts take their signs from the running balance that explains each of them",
+			rows: "Opening balance;1,000.00\nDate;Description;Amount;Balance\n01/03/2023;Shop;50.00;950.00\n" +
+				"15/03/2023;Salary;500.00;1,450.00\n20/03/2023;Rent;400.00;1,050.00",
+			want: []string{"2023-03-01|-50.00", "2023-03-15|500.00", "2023-03-20|-400.00"},
+		},
+		{
 			name: "a Persian statement with Jalali dates, withdrawals and deposits",
 			rows: "تاریخ;شرح;برداشت;واریز;مانده\n1401/07/03;واریز حقوق;;15,000,000;20,000,000\n1401/07/10;خرید کارتی;2,500,000;;17,500,000",
 			want: []string{"2022-09-25|15000000.00", "2022-10-02|-2500000.00"},

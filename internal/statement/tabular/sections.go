@@ -380,3 +380,47 @@ func commonCurrency(txs []statement.Transaction) string {
 	}
 	return c
 }
+
+// signFromBalances gives the amounts of a single unsigned amount column their signs from the
+// running balance beside them, when it explains every one: each balance differs from the one
+// before it (the opening balance before the first row) by exactly the row's amount. Statements
+// that print "Amount" and "Balance" without a sign or a debit/credit mark are read this way;
+// any row the balances do not explain leaves the amounts as they are, for the checks to flag.
+func (x *extractor) signFromBalances() {
+	txs := x.st.Transactions
+	if x.dec.mode != modeSigned || x.t.Card || len(txs) == 0 || x.mined.opening == nil || len(x.st.Sections) > 1 {
+		return
+	}
+	for _, t := range txs {
+		if t.Amount.Sign() < 0 || t.Balance == nil {
+			return
+		}
+	}
+	newest := newestFirst(txs)
+	neg := make([]bool, len(txs))
+	any := false
+	for i := range txs {
+		prev := x.mined.opening
+		switch {
+		case !newest && i > 0:
+			prev = txs[i-1].Balance
+		case newest && i+1 < len(txs):
+			prev = txs[i+1].Balance
+		}
+		d := txs[i].Balance.Sub(*prev)
+		if !d.Abs().Equal(txs[i].Amount.Abs()) {
+			return
+		}
+		neg[i] = d.Sign() < 0
+		any = any || neg[i]
+	}
+	if !any {
+		return
+	}
+	for i := range txs {
+		if neg[i] {
+			txs[i].Amount = txs[i].Amount.Neg()
+		}
+	}
+	x.dialect = append(x.dialect, "signs=balance")
+}

@@ -230,6 +230,7 @@ func (x *extractor) run() (*statement.Statement, error) {
 	}
 	x.dialect = append(x.dialect, x.dec.dialect...)
 	x.dialect = append(x.dialect, x.buildDialect...)
+	x.signFromBalances()
 	x.finishSections()
 	x.st.Problems = append(x.st.Problems, x.dec.problems...)
 	x.st.Problems = append(x.st.Problems, x.problems...)
