@@ -23,7 +23,7 @@ var version = "dev"
 const usage = `statementd: the Statement Matching Service
 
 Usage:
-  statementd serve [flags]     run the API listeners (and, later, the workers)
+  statementd serve [flags]     run the API listeners and the workers (--role=all|api|worker)
   statementd migrate [flags]   apply pending database migrations and exit
   statementd admin ...         manage accounts, API clients, API keys and signing secrets
                                ("statementd admin help" lists the commands)
