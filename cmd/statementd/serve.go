@@ -93,7 +93,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	jobs.Store = postgres.NewJobStore(db, queue)
 	parses.Store = postgres.NewParseJobStore(db, queue)
 
-	listeners, err := buildListeners(cfg, db, accounts, jobs, parses, webhooks, limiter, throttle, tokenAddresses, anonymous, logger)
+	listeners, err := buildListeners(cfg, postgres.Health{DB: db}, accounts, jobs, parses, webhooks, limiter, throttle, tokenAddresses, anonymous, logger)
 	if err != nil {
 		return err
 	}

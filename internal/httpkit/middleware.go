@@ -126,20 +126,27 @@ func Recover(logger *slog.Logger) echo.MiddlewareFunc {
 	}
 }
 
+// OutageTeller is a database that tells an error saying it could not be reached from any
+// other (postgres.Health is one): the store package knows its driver's errors, this one none.
+type OutageTeller interface {
+	Unreachable(err error) bool
+}
+
 // ErrorHandler returns the echo error handler of one API: every error, whether a handler, a
 // middleware, the validator or echo's router raised it, is written with render. Server errors are
 // logged with their cause; the client only ever sees the fixed message. An unexpected error that
-// says the database is unreachable (DatabaseUnreachable), or any while db does not answer a
-// ping, is not a bug: the answer is 503 SERVICE_UNAVAILABLE with Retry-After, which a client may
-// retry, rather than 500. A nil db pings nothing.
+// db says is an outage (when it is an OutageTeller), or any while db does not answer a ping, is
+// not a bug: the answer is 503 SERVICE_UNAVAILABLE with Retry-After, which a client may retry,
+// rather than 500. A nil db pings nothing.
 func ErrorHandler(logger *slog.Logger, render Renderer, db Pinger) echo.HTTPErrorHandler {
+	outage, _ := db.(OutageTeller)
 	return func(err error, c echo.Context) {
 		if c.Response().Committed {
 			return
 		}
 		ce := toClientError(err)
 		if ce.Status == http.StatusInternalServerError &&
-			(DatabaseUnreachable(err) || db != nil && !(Service{DB: db}).Ready(c.Request().Context())) {
+			(outage != nil && outage.Unreachable(err) || db != nil && !(Service{DB: db}).Ready(c.Request().Context())) {
 			ce = Unavailable(err).Internal.(*Error)
 		}
 		if ce.Status >= 500 {

@@ -1,4 +1,4 @@
-package httpkit
+package postgres
 
 import (
 	"context"
@@ -12,12 +12,27 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// DatabaseUnreachable reports whether err says the database could not be reached, or dropped the
+// Health is the database as the HTTP layer sees it: whether it answers a ping (readiness), and
+// whether an error says it could not be reached. The HTTP layer imports no driver package, so
+// the knowledge of PostgreSQL's and pgx's errors stays here.
+type Health struct {
+	DB interface {
+		PingContext(ctx context.Context) error
+	}
+}
+
+// PingContext pings the database.
+func (h Health) PingContext(ctx context.Context) error { return h.DB.PingContext(ctx) }
+
+// Unreachable is the package's Unreachable, for the HTTP layer's error handler.
+func (Health) Unreachable(err error) bool { return Unreachable(err) }
+
+// Unreachable reports whether err says the database could not be reached, or dropped the
 // connection, rather than that a statement was wrong: the connection was refused, reset or
 // closed, the server is shutting down or starting, it has no connection slot left, or the
 // request's time ran out waiting for it. Such an error is the service being unavailable (503,
 // worth a retry), never a bug (500), even when the database is back by the time it is answered.
-func DatabaseUnreachable(err error) bool {
+func Unreachable(err error) bool {
 	if err == nil {
 		return false
 	}

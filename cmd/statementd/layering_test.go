@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestLayering keeps the imports going one way (ARCHITECTURE.md): only the store package, the
+// embedded cluster and this wiring import database packages; only the HTTP adapters and the
+// generated servers import echo; only the HTTP adapters, the CLI and the generated code import
+// gen/; the domain packages import none of them.
+func TestLayering(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "../../...").Output()
+	require.NoError(t, err)
+	const mod = "github.com/statementmatch/service/"
+	rules := []struct {
+		name    string
+		imports func(string) bool
+		allowed []string
+	}{
+		{"database packages", func(p string) bool {
+			return strings.HasPrefix(p, "github.com/jackc/pgx") || strings.HasPrefix(p, "github.com/jmoiron/sqlx") ||
+				strings.HasPrefix(p, "github.com/lib/pq") || strings.HasPrefix(p, "github.com/riverqueue/river")
+		}, []string{"internal/postgres", "internal/platform/pgembed", "cmd/statementd"}},
+		{"echo", func(p string) bool { return strings.HasPrefix(p, "github.com/labstack/echo") },
+			[]string{"gen/reconapi", "gen/parseapi", "internal/httpkit", "internal/reconhttp", "internal/parsehttp"}},
+		{"generated code", func(p string) bool { return strings.HasPrefix(p, mod+"gen/") },
+			[]string{"gen/", "cmd/statementctl", "internal/reconhttp", "internal/parsehttp"}},
+	}
+	packages := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || !strings.HasPrefix(fields[0], mod) {
+			continue
+		}
+		packages++
+		pkg := strings.TrimPrefix(fields[0], mod)
+		for _, r := range rules {
+			ok := false
+			for _, a := range r.allowed {
+				if pkg == a || strings.HasPrefix(pkg, a+"/") || strings.HasSuffix(a, "/") && strings.HasPrefix(pkg, a) {
+					ok = true
+				}
+			}
+			if ok {
+				continue
+			}
+			for _, imp := range fields[1:] {
+				require.False(t, r.imports(imp), "%s imports %s (%s are for %v only)", pkg, imp, r.name, r.allowed)
+			}
+		}
+	}
+	require.Greater(t, packages, 20, "go list found the module's packages")
+}
