@@ -151,10 +151,10 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 	if cfg.Role != config.RoleWorker {
 		for _, env := range []struct {
 			name, addr string
-			env        reconhttp.Environment
+			env        account.Environment
 		}{
-			{"recon", cfg.ReconAddr, reconhttp.Production},
-			{"recon-sandbox", cfg.ReconSandboxAddr, reconhttp.Sandbox},
+			{"recon", cfg.ReconAddr, account.Production},
+			{"recon-sandbox", cfg.ReconSandboxAddr, account.Sandbox},
 		} {
 			if env.addr == "" {
 				continue

@@ -187,7 +187,7 @@ func idemHarness(t *testing.T) *keyHarness {
 		if keyHarnessErr != nil {
 			return
 		}
-		r, keyHarnessErr = reconhttp.New(reconhttp.Config{Env: reconhttp.Production, Logger: logger, DB: okPinger{},
+		r, keyHarnessErr = reconhttp.New(reconhttp.Config{Env: account.Production, Logger: logger, DB: okPinger{},
 			Accounts: keyAccounts{}, MaxUploadBodyBytes: 1 << 20, MaxFileBytes: 1 << 20, Jobs: reconJobs{h: h}})
 		h.parse, h.recon = p, r
 		keyHarnessVal = h

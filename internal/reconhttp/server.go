@@ -21,19 +21,11 @@ import (
 	"github.com/statementmatch/service/openapi"
 )
 
-// Environment is the environment a Reconciliation API listener serves. Tokens and jobs of one
-// environment do not exist in the other.
-type Environment string
-
-// The two environments of the Reconciliation API.
-const (
-	Production Environment = "production"
-	Sandbox    Environment = "sandbox"
-)
-
 // Config is what a Reconciliation API listener needs.
 type Config struct {
-	Env    Environment
+	// Env is the environment the listener serves (account.Production or account.Sandbox):
+	// tokens and jobs of one environment do not exist in the other.
+	Env    account.Environment
 	Logger *slog.Logger
 	// DB is pinged by /readyz.
 	DB httpkit.Pinger
@@ -84,7 +76,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load embedded reconciliation spec: %w", err)
 	}
-	if cfg.Env != Production && cfg.Env != Sandbox {
+	if cfg.Env != account.Production && cfg.Env != account.Sandbox {
 		return nil, fmt.Errorf("unknown reconciliation environment %q", cfg.Env)
 	}
 	if cfg.Accounts == nil {
@@ -100,7 +92,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{env: account.Environment(cfg.Env), svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, throttle: cfg.Throttle, addresses: cfg.AddressThrottle, now: cfg.Now,
+	s := &Server{env: cfg.Env, svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, throttle: cfg.Throttle, addresses: cfg.AddressThrottle, now: cfg.Now,
 		jobs: cfg.Jobs, maxFileBytes: cfg.MaxFileBytes}
 	if s.now == nil {
 		s.now = time.Now
