@@ -10,6 +10,7 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/statementmatch/service/gen/parseapi"
+	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/httpkit"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/ratelimit"
@@ -116,12 +117,12 @@ func (s *Server) ListJobs(ctx context.Context, req parseapi.ListJobsRequestObjec
 	}
 	jobs, next, err := s.jobs.List(ctx, caller.AccountID, lr)
 	switch {
-	case errors.Is(err, parsejob.ErrBadCursor):
+	case errors.Is(err, cursor.ErrBad):
 		return parseapi.ListJobs400JSONResponse{BadRequestJSONResponse: badCursor(ctx, err)}, nil
 	case err != nil:
 		return nil, err
 	}
-	list := parseapi.JobList{Jobs: make([]parseapi.Job, len(jobs)), NextCursor: cursor(next)}
+	list := parseapi.JobList{Jobs: make([]parseapi.Job, len(jobs)), NextCursor: nextCursor(next)}
 	for i, j := range jobs {
 		list.Jobs[i] = apiJob(j)
 	}
@@ -159,7 +160,7 @@ func (s *Server) GetJobResults(ctx context.Context, req parseapi.GetJobResultsRe
 	}
 	j, txs, next, err := s.jobs.Results(ctx, caller.AccountID, req.Id, cur, limit)
 	switch {
-	case errors.Is(err, parsejob.ErrBadCursor):
+	case errors.Is(err, cursor.ErrBad):
 		return parseapi.GetJobResults400JSONResponse{BadRequestJSONResponse: badCursor(ctx, err)}, nil
 	case errors.Is(err, parsejob.ErrNotFound):
 		return parseapi.GetJobResults404JSONResponse{NotFoundJSONResponse: jobNotFound(ctx, req.Id)}, nil
@@ -168,7 +169,7 @@ func (s *Server) GetJobResults(ctx context.Context, req parseapi.GetJobResultsRe
 	case err != nil:
 		return nil, err
 	}
-	page := parseapi.TransactionPage{JobId: j.ID, Transactions: make([]parseapi.Transaction, len(txs)), NextCursor: cursor(next)}
+	page := parseapi.TransactionPage{JobId: j.ID, Transactions: make([]parseapi.Transaction, len(txs)), NextCursor: nextCursor(next)}
 	for i, t := range txs {
 		page.Transactions[i] = apiTransaction(t)
 	}
@@ -246,13 +247,13 @@ func jobNotReady(ctx context.Context, j parsejob.Job) parseapi.JobNotReadyJSONRe
 	return parseapi.JobNotReadyJSONResponse{Body: errorBody(ctx, string(parseapi.ErrorCodeJobNotReady), msg)}
 }
 
-// badCursor refuses a cursor; parsejob's ErrBadCursor messages are written for the client.
+// badCursor refuses a cursor; parsejob's cursor.ErrBad messages are written for the client.
 func badCursor(ctx context.Context, err error) parseapi.BadRequestJSONResponse {
 	return parseapi.BadRequestJSONResponse{Body: errorBody(ctx, httpkit.CodeInvalidRequest, err.Error())}
 }
 
-// cursor is a next_cursor: null on the last page.
-func cursor(next string) *string { return text(next) }
+// nextCursor is a next_cursor: null on the last page.
+func nextCursor(next string) *string { return text(next) }
 
 // text is a nullable string of the API: null when empty.
 func text(s string) *string {

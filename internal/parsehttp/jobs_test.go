@@ -18,6 +18,7 @@ import (
 
 	"github.com/statementmatch/service/gen/parseapi"
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/statement"
 )
@@ -339,7 +340,7 @@ func TestListJobs(t *testing.T) {
 			name:  "a bad cursor: 400 with the rules' message",
 			query: url.Values{"cursor": {"abc"}},
 			answer: func(parsejob.ListRequest) ([]parsejob.Job, string, error) {
-				return nil, "", errors.Join(parsejob.ErrBadCursor, errors.New("the cursor was made for other filters"))
+				return nil, "", errors.Join(cursor.ErrBad, errors.New("the cursor was made for other filters"))
 			},
 			wantReq:    parsejob.ListRequest{Cursor: "abc"},
 			wantStatus: http.StatusBadRequest, wantDetail: "the cursor was made for other filters",
@@ -413,10 +414,10 @@ func TestGetJobResults(t *testing.T) {
 	}
 	var gotCursor string
 	var gotLimit int
-	h := newHarness(t, &fakeJobs{results: func(accountID, id uuid.UUID, cursor string, limit int) (parsejob.Job, []parsejob.Transaction, string, error) {
-		gotCursor, gotLimit = cursor, limit
-		if cursor == "bad" {
-			return parsejob.Job{}, nil, "", errors.Join(parsejob.ErrBadCursor, errors.New("the cursor belongs to another job's results"))
+	h := newHarness(t, &fakeJobs{results: func(accountID, id uuid.UUID, after string, limit int) (parsejob.Job, []parsejob.Transaction, string, error) {
+		gotCursor, gotLimit = after, limit
+		if after == "bad" {
+			return parsejob.Job{}, nil, "", errors.Join(cursor.ErrBad, errors.New("the cursor belongs to another job's results"))
 		}
 		j, ok := jobs[id]
 		if !ok || accountID != testAccount {
@@ -425,7 +426,7 @@ func TestGetJobResults(t *testing.T) {
 		if !j.Status.HasResults() {
 			return j, nil, "", parsejob.ErrNotReady
 		}
-		if cursor == "" {
+		if after == "" {
 			return j, specTransactions()[:1], "page-2", nil
 		}
 		return j, specTransactions()[1:], "", nil

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/statementmatch/service/gen/parseapi"
+	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/httpkit"
 	"github.com/statementmatch/service/internal/webhook"
 )
@@ -169,12 +170,12 @@ func (s *Server) ListWebhookDeliveries(ctx context.Context, req parseapi.ListWeb
 	switch {
 	case errors.Is(err, webhook.ErrNotFound):
 		return parseapi.ListWebhookDeliveries404JSONResponse{NotFoundJSONResponse: webhookNotFound(ctx, req.Id)}, nil
-	case errors.Is(err, webhook.ErrBadCursor):
+	case errors.Is(err, cursor.ErrBad):
 		return parseapi.ListWebhookDeliveries400JSONResponse{BadRequestJSONResponse: badCursor(ctx, err)}, nil
 	case err != nil:
 		return nil, err
 	}
-	list := parseapi.WebhookDeliveryList{WebhookId: req.Id, NextCursor: cursor(page.NextCursor),
+	list := parseapi.WebhookDeliveryList{WebhookId: req.Id, NextCursor: nextCursor(page.NextCursor),
 		Deliveries: make([]parseapi.WebhookDelivery, len(page.Deliveries))}
 	for i, d := range page.Deliveries {
 		list.Deliveries[i] = apiDelivery(d)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/statementmatch/service/internal/job"
+	"github.com/statementmatch/service/internal/cursor"
 )
 
 // Cursors are opaque to clients (see job.EncodeCursor). A job list cursor holds the
@@ -53,19 +53,19 @@ func listFilter(req ListRequest) string {
 }
 
 func encodeListCursor(m Mark, filter string) string {
-	return job.EncodeCursor(listCursor{V: cursorVersion, At: m.CreatedAt.UTC(), ID: m.ID, Filter: filter})
+	return cursor.Encode(listCursor{V: cursorVersion, At: m.CreatedAt.UTC(), ID: m.ID, Filter: filter})
 }
 
 func decodeListCursor(s, filter string) (Mark, error) {
 	var c listCursor
-	if err := job.DecodeCursor(s, &c); err != nil {
+	if err := cursor.Decode(s, &c); err != nil {
 		return Mark{}, err
 	}
 	if c.V != cursorVersion || c.ID == uuid.Nil || c.At.IsZero() {
-		return Mark{}, fmt.Errorf("%w: not a job list cursor", ErrBadCursor)
+		return Mark{}, fmt.Errorf("%w: not a job list cursor", cursor.ErrBad)
 	}
 	if c.Filter != filter {
-		return Mark{}, fmt.Errorf("%w: the cursor was made for other filters; send the same status, created_after and created_before as for the first page", ErrBadCursor)
+		return Mark{}, fmt.Errorf("%w: the cursor was made for other filters; send the same status, created_after and created_before as for the first page", cursor.ErrBad)
 	}
 	return Mark{CreatedAt: c.At, ID: c.ID}, nil
 }
@@ -75,19 +75,19 @@ func decodeListCursor(s, filter string) (Mark, error) {
 const maxCursorSeq = math.MaxInt32 - MaxResultsLimit - 1
 
 func encodeResultsCursor(jobID uuid.UUID, seq int) string {
-	return job.EncodeCursor(resultsCursor{V: cursorVersion, Job: jobID, Seq: seq})
+	return cursor.Encode(resultsCursor{V: cursorVersion, Job: jobID, Seq: seq})
 }
 
 func decodeResultsCursor(s string, jobID uuid.UUID) (int, error) {
 	var c resultsCursor
-	if err := job.DecodeCursor(s, &c); err != nil {
+	if err := cursor.Decode(s, &c); err != nil {
 		return 0, err
 	}
 	if c.V != cursorVersion || c.Seq < 0 || c.Seq > maxCursorSeq {
-		return 0, fmt.Errorf("%w: not a results cursor", ErrBadCursor)
+		return 0, fmt.Errorf("%w: not a results cursor", cursor.ErrBad)
 	}
 	if c.Job != jobID {
-		return 0, fmt.Errorf("%w: the cursor belongs to another job's results", ErrBadCursor)
+		return 0, fmt.Errorf("%w: the cursor belongs to another job's results", cursor.ErrBad)
 	}
 	return c.Seq, nil
 }

@@ -107,8 +107,6 @@ var (
 	ErrNotFound = errors.New("job not found")
 	// ErrNotReady: the job has no readable results (queued, processing or failed).
 	ErrNotReady = errors.New("job not ready")
-	// ErrBadCursor: a pagination cursor is malformed or belongs to another list.
-	ErrBadCursor = job.ErrBadCursor
 	// ErrStale: a worker attempt lost its claim on the job, or the job is finished.
 	ErrStale = job.ErrStale
 	// ErrIdempotencyConflict and ErrIdempotencyKeyReused are the Idempotency-Key refusals.

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/account"
-	"github.com/statementmatch/service/internal/job"
+	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/statement"
 )
 
@@ -201,7 +201,7 @@ func TestCursors(t *testing.T) {
 		t.Parallel()
 		c := encodeListCursor(mark, listFilter(filtered))
 		_, err := decodeListCursor(c, listFilter(ListRequest{Status: &status}))
-		require.ErrorIs(t, err, ErrBadCursor)
+		require.ErrorIs(t, err, cursor.ErrBad)
 		require.ErrorContains(t, err, "other filters")
 	})
 	t.Run("a results cursor belongs to its job", func(t *testing.T) {
@@ -211,7 +211,7 @@ func TestCursors(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, 99, seq)
 		_, err = decodeResultsCursor(encodeResultsCursor(id, 99), uuid.New())
-		require.ErrorIs(t, err, ErrBadCursor)
+		require.ErrorIs(t, err, cursor.ErrBad)
 	})
 	t.Run("a results cursor past any stored position is refused", func(t *testing.T) {
 		t.Parallel()
@@ -222,14 +222,14 @@ func TestCursors(t *testing.T) {
 		// A page after it would read positions beyond PostgreSQL's integer (a 500 before).
 		for _, bad := range []int{-1, maxCursorSeq + 1, math.MaxInt32, math.MaxInt64} {
 			_, err := decodeResultsCursor(encodeResultsCursor(id, bad), id)
-			require.ErrorIs(t, err, ErrBadCursor, "seq %d", bad)
+			require.ErrorIs(t, err, cursor.ErrBad, "seq %d", bad)
 		}
 	})
-	for _, bad := range []string{"%%%", "bm90IGpzb24", encodeResultsCursor(uuid.New(), 1), job.EncodeCursor(map[string]any{"v": 2})} {
+	for _, bad := range []string{"%%%", "bm90IGpzb24", encodeResultsCursor(uuid.New(), 1), cursor.Encode(map[string]any{"v": 2})} {
 		t.Run("a malformed or foreign list cursor is refused: "+bad, func(t *testing.T) {
 			t.Parallel()
 			_, err := decodeListCursor(bad, listFilter(ListRequest{}))
-			require.ErrorIs(t, err, ErrBadCursor)
+			require.ErrorIs(t, err, cursor.ErrBad)
 		})
 	}
 }

@@ -245,7 +245,7 @@ type ListRequest struct {
 }
 
 // List returns a page of the account's jobs, newest first, and the cursor of the next page
-// ("" on the last). A cursor that is malformed or was made for other filters is ErrBadCursor.
+// ("" on the last). A cursor that is malformed or was made for other filters is cursor.ErrBad.
 func (s *Service) List(ctx context.Context, accountID uuid.UUID, req ListRequest) ([]Job, string, error) {
 	limit := req.Limit
 	if limit <= 0 {
@@ -275,7 +275,7 @@ func (s *Service) List(ctx context.Context, accountID uuid.UUID, req ListRequest
 
 // Results returns a page of a readable job's transactions and the cursor of the next page (""
 // on the last): ErrNotFound for no such job, ErrNotReady (with the job) when it has no results,
-// ErrBadCursor for a cursor of another job or a malformed one.
+// cursor.ErrBad for a cursor of another job or a malformed one.
 func (s *Service) Results(ctx context.Context, accountID, id uuid.UUID, cursor string, limit int) (Job, []Transaction, string, error) {
 	if limit <= 0 {
 		limit = DefaultResultsLimit

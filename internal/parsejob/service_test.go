@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
@@ -276,9 +277,9 @@ func TestListPagesNewestFirstWithFilters(t *testing.T) {
 	b.process(t, ids[3])
 
 	var got []uuid.UUID
-	cursor := ""
+	after := ""
 	for {
-		page, next, err := b.svc.List(t.Context(), b.account.ID, parsejob.ListRequest{Cursor: cursor, Limit: 3})
+		page, next, err := b.svc.List(t.Context(), b.account.ID, parsejob.ListRequest{Cursor: after, Limit: 3})
 		require.NoError(t, err)
 		for _, j := range page {
 			got = append(got, j.ID)
@@ -286,7 +287,7 @@ func TestListPagesNewestFirstWithFilters(t *testing.T) {
 		if next == "" {
 			break
 		}
-		cursor = next
+		after = next
 	}
 	require.Len(t, got, 7)
 	for i := 1; i < len(got); i++ {
@@ -304,7 +305,7 @@ func TestListPagesNewestFirstWithFilters(t *testing.T) {
 	_, next, err = b.svc.List(t.Context(), b.account.ID, parsejob.ListRequest{Limit: 2})
 	require.NoError(t, err)
 	_, _, err = b.svc.List(t.Context(), b.account.ID, parsejob.ListRequest{Limit: 2, Cursor: next, Status: &completed})
-	require.ErrorIs(t, err, parsejob.ErrBadCursor, "a cursor is only good with its own filters")
+	require.ErrorIs(t, err, cursor.ErrBad, "a cursor is only good with its own filters")
 }
 
 func TestAnotherAccountsJobIsNotFound(t *testing.T) {

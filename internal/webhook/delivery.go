@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/job"
 )
 
@@ -120,9 +121,6 @@ type DeliveryMark struct {
 	CreatedAt time.Time
 	ID        uuid.UUID
 }
-
-// ErrBadCursor: a pagination cursor is malformed or belongs to another list.
-var ErrBadCursor = job.ErrBadCursor
 
 func (s *Service) schedule() Schedule {
 	if len(s.Schedule) == 0 {
@@ -269,9 +267,9 @@ type deliveryCursor struct {
 }
 
 // ListDeliveries returns a page of up to limit deliveries of an endpoint of the account, newest
-// first, after cursor when given (ErrBadCursor when it is not a cursor of this endpoint's
+// first, after pageCursor when given (cursor.ErrBad when it is not a cursor of this endpoint's
 // deliveries). A deleted endpoint is ErrNotFound.
-func (s *Service) ListDeliveries(ctx context.Context, accountID, endpointID uuid.UUID, cursor string, limit int) (DeliveryPage, error) {
+func (s *Service) ListDeliveries(ctx context.Context, accountID, endpointID uuid.UUID, pageCursor string, limit int) (DeliveryPage, error) {
 	if _, err := s.Store.Endpoint(ctx, accountID, endpointID, false); err != nil {
 		return DeliveryPage{}, err
 	}
@@ -279,16 +277,16 @@ func (s *Service) ListDeliveries(ctx context.Context, accountID, endpointID uuid
 		limit = 20
 	}
 	var after *DeliveryMark
-	if cursor != "" {
+	if pageCursor != "" {
 		var c deliveryCursor
-		if err := job.DecodeCursor(cursor, &c); err != nil {
+		if err := cursor.Decode(pageCursor, &c); err != nil {
 			return DeliveryPage{}, err
 		}
 		if c.V != 1 || c.ID == uuid.Nil || c.At.IsZero() {
-			return DeliveryPage{}, fmt.Errorf("%w: not a delivery list cursor", ErrBadCursor)
+			return DeliveryPage{}, fmt.Errorf("%w: not a delivery list cursor", cursor.ErrBad)
 		}
 		if c.Endpoint != endpointID {
-			return DeliveryPage{}, fmt.Errorf("%w: the cursor belongs to another endpoint's deliveries", ErrBadCursor)
+			return DeliveryPage{}, fmt.Errorf("%w: the cursor belongs to another endpoint's deliveries", cursor.ErrBad)
 		}
 		after = &DeliveryMark{CreatedAt: c.At, ID: c.ID}
 	}
@@ -300,7 +298,7 @@ func (s *Service) ListDeliveries(ctx context.Context, accountID, endpointID uuid
 	if len(ds) > limit {
 		page.Deliveries = ds[:limit]
 		last := ds[limit-1]
-		page.NextCursor = job.EncodeCursor(deliveryCursor{V: 1, At: last.CreatedAt.UTC(), ID: last.ID, Endpoint: endpointID})
+		page.NextCursor = cursor.Encode(deliveryCursor{V: 1, At: last.CreatedAt.UTC(), ID: last.ID, Endpoint: endpointID})
 	}
 	return page, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/webhook"
 )
@@ -452,11 +453,11 @@ func TestListDeliveries(t *testing.T) {
 		{name: "an unknown endpoint is not found", account: accountID, endpoint: uuid.New(), wantErr: webhook.ErrNotFound},
 		{name: "another account's endpoint is not found", account: uuid.New(), endpoint: ep.ID, wantErr: webhook.ErrNotFound},
 		{name: "a cursor of another endpoint's deliveries is refused", account: accountID, endpoint: ep.ID,
-			cursor: otherPage.NextCursor, wantErr: webhook.ErrBadCursor},
+			cursor: otherPage.NextCursor, wantErr: cursor.ErrBad},
 		{name: "a cursor the service did not make is refused", account: accountID, endpoint: ep.ID,
-			cursor: "not-a-cursor!", wantErr: webhook.ErrBadCursor},
+			cursor: "not-a-cursor!", wantErr: cursor.ErrBad},
 		{name: "a cursor of another list is refused", account: accountID, endpoint: ep.ID,
-			cursor: job.EncodeCursor(struct{ A string }{"x"}), wantErr: webhook.ErrBadCursor},
+			cursor: cursor.Encode(struct{ A string }{"x"}), wantErr: cursor.ErrBad},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
