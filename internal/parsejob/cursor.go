@@ -13,7 +13,7 @@ import (
 	"github.com/statementmatch/service/internal/cursor"
 )
 
-// Cursors are opaque to clients (see job.EncodeCursor). A job list cursor holds the
+// Cursors are opaque to clients (see cursor.Encode). A job list cursor holds the
 // last job's place in the newest-first order (keyset pagination: a page starts strictly after
 // it, so jobs created meanwhile never shift later pages) and a digest of the filters it was made
 // for; a results cursor holds the job and the last transaction's position.
