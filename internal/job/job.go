@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/idempotency"
 )
 
 // Status is a job's state. Completed and Failed are final.
@@ -78,10 +79,6 @@ var (
 	ErrNotReady = errors.New("job not ready")
 	// ErrQuotaExceeded: the account's monthly job quota is used up; see QuotaError.
 	ErrQuotaExceeded = errors.New("job quota exceeded")
-	// ErrIdempotencyConflict: a request with the same Idempotency-Key is still in progress.
-	ErrIdempotencyConflict = errors.New("idempotency key in use by a request in progress")
-	// ErrIdempotencyKeyReused: the Idempotency-Key was used with a different request.
-	ErrIdempotencyKeyReused = errors.New("idempotency key reused with a different request")
 	// ErrFileInvalid: an uploaded file is of an unsupported format or cannot be opened; see
 	// FileError.
 	ErrFileInvalid = errors.New("invalid file")
@@ -121,15 +118,15 @@ func (e *FileError) Unwrap() error { return ErrFileInvalid }
 // idempotency record and the queued work are committed together or not at all.
 type Store interface {
 	// ClaimKey records key as pending for a request with hash, unless a live record exists:
-	// then it returns that record and claimed false. Records older than KeyTTL, and pending
-	// ones older than PendingTTL, are replaced.
-	ClaimKey(ctx context.Context, k Key, now time.Time) (existing KeyRecord, claimed bool, err error)
+	// then it returns that record and claimed false. Records older than idempotency.KeyTTL,
+	// and pending ones older than idempotency.PendingTTL, are replaced.
+	ClaimKey(ctx context.Context, k idempotency.Key, now time.Time) (existing idempotency.Record, claimed bool, err error)
 	// ReleaseKey deletes the pending record of a request that failed.
-	ReleaseKey(ctx context.Context, k Key) error
+	ReleaseKey(ctx context.Context, k idempotency.Key) error
 	// Create stores the job and its files, charges the quota (refusing with a *QuotaError when
 	// the period's count has reached limit), marks the key done when k.Key is set, and queues
 	// the job's work.
-	Create(ctx context.Context, j Job, bank, expected File, q Charge, k Key) error
+	Create(ctx context.Context, j Job, bank, expected File, q Charge, k idempotency.Key) error
 	// Get returns the job of the account in env; ErrNotFound otherwise.
 	Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (Job, error)
 	// Results returns the stored results document of a completed job.
@@ -149,37 +146,6 @@ type Store interface {
 	// the final attempt fails the job even when it could not claim it first.
 	Fail(ctx context.Context, id uuid.UUID, attempt int, f Failure, now time.Time) error
 }
-
-// Key identifies an Idempotency-Key record and the request that uses it.
-type Key struct {
-	AccountID uuid.UUID
-	// Scope separates the keys of the APIs and environments: "recon:production".
-	Scope string
-	Key   string
-	// Hash is the SHA-256 of the request, so a reuse with another request is told apart.
-	Hash []byte
-	// ResourceID is what the request creates (a job, a webhook endpoint); set when the key is
-	// marked done.
-	ResourceID uuid.UUID
-}
-
-// KeyRecord is a stored Idempotency-Key.
-type KeyRecord struct {
-	Hash       []byte
-	Done       bool
-	ResourceID uuid.UUID
-	CreatedAt  time.Time
-}
-
-// Idempotency-Key lifetimes.
-const (
-	// KeyTTL is how long a key is remembered from its first use.
-	KeyTTL = 24 * time.Hour
-	// PendingTTL is how long a key stays pending before a new request may take it over: a
-	// request holds it only while its job is checked and stored (seconds), so a key pending
-	// longer belongs to a process that died.
-	PendingTTL = time.Minute
-)
 
 // Charge is the quota charge of a new job.
 type Charge struct {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/expected"
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/statement/engine"
 )
@@ -57,7 +58,7 @@ type NewJob struct {
 	Env       account.Environment
 	Bank      File
 	Expected  File
-	// IdempotencyKey is the client's Idempotency-Key, empty when none was sent.
+	// IdempotencyKey is the client's Idempotency-idempotency.Key, empty when none was sent.
 	IdempotencyKey string
 }
 
@@ -68,57 +69,18 @@ type Accepted struct {
 	Replayed bool
 }
 
-// Create accepts a job: it honours the Idempotency-Key, checks both files' formats (a
+// Create accepts a job: it honours the Idempotency-idempotency.Key, checks both files' formats (a
 // *FileError naming the field), charges the monthly quota (a *QuotaError past it) and stores
 // the job with its files and its queued work in one transaction.
 func (s *Service) Create(ctx context.Context, req NewJob) (Accepted, error) {
 	now := s.now()
-	key := Key{AccountID: req.AccountID, Scope: QuotaScope(req.Env), Key: req.IdempotencyKey, Hash: requestHash(req)}
-	return Idempotently(ctx, s.Store, key, now, s.logger(),
+	key := idempotency.Key{AccountID: req.AccountID, Scope: QuotaScope(req.Env), Key: req.IdempotencyKey, Hash: requestHash(req)}
+	return idempotency.Run(ctx, s.Store, key, now, s.logger(),
 		func() (Accepted, error) { return s.create(ctx, req, key, now) },
-		func(existing KeyRecord) (Accepted, error) { return s.replay(ctx, req, existing) })
+		func(existing idempotency.Record) (Accepted, error) { return s.replay(ctx, req, existing) })
 }
 
-// KeyStore keeps Idempotency-Key records; both APIs' stores have it.
-type KeyStore interface {
-	ClaimKey(ctx context.Context, k Key, now time.Time) (existing KeyRecord, claimed bool, err error)
-	ReleaseKey(ctx context.Context, k Key) error
-}
-
-// Idempotently runs a create request under its Idempotency-Key (none when k.Key is empty): it
-// claims the key and runs create, which must mark the key done in the transaction that creates;
-// a key already held goes to replay when its record is done and of the same request, and is
-// ErrIdempotencyKeyReused (another request) or ErrIdempotencyConflict (still pending)
-// otherwise. A create that fails releases the key, so the client may retry with it.
-func Idempotently[T any](ctx context.Context, keys KeyStore, k Key, now time.Time, log *slog.Logger,
-	create func() (T, error), replay func(KeyRecord) (T, error)) (T, error) {
-	var zero T
-	if k.Key == "" {
-		return create()
-	}
-	existing, claimed, err := keys.ClaimKey(ctx, k, now)
-	if err != nil {
-		return zero, fmt.Errorf("claim idempotency key: %w", err)
-	}
-	if !claimed {
-		switch {
-		case !bytes.Equal(existing.Hash, k.Hash):
-			return zero, ErrIdempotencyKeyReused
-		case !existing.Done:
-			return zero, ErrIdempotencyConflict
-		}
-		return replay(existing)
-	}
-	out, err := create()
-	if err != nil {
-		if rerr := keys.ReleaseKey(context.WithoutCancel(ctx), k); rerr != nil {
-			log.ErrorContext(ctx, "release idempotency key", slog.String("error", rerr.Error()))
-		}
-	}
-	return out, err
-}
-
-func (s *Service) create(ctx context.Context, req NewJob, key Key, now time.Time) (Accepted, error) {
+func (s *Service) create(ctx context.Context, req NewJob, key idempotency.Key, now time.Time) (Accepted, error) {
 	if err := s.checkBank(req.Bank); err != nil {
 		return Accepted{}, err
 	}
@@ -147,8 +109,8 @@ func (s *Service) create(ctx context.Context, req NewJob, key Key, now time.Time
 	return Accepted{Job: j}, nil
 }
 
-// replay answers a request whose Idempotency-Key is held, done, by the same request.
-func (s *Service) replay(ctx context.Context, req NewJob, existing KeyRecord) (Accepted, error) {
+// replay answers a request whose Idempotency-idempotency.Key is held, done, by the same request.
+func (s *Service) replay(ctx context.Context, req NewJob, existing idempotency.Record) (Accepted, error) {
 	j, err := s.Store.Get(ctx, req.AccountID, req.Env, existing.ResourceID)
 	if err != nil {
 		return Accepted{}, fmt.Errorf("load replayed job: %w", err)

@@ -16,6 +16,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
@@ -361,7 +362,7 @@ func TestServiceCreateHonoursTheIdempotencyKey(t *testing.T) {
 			{"the files swapped", b.request(exp, bank, "key-1")},
 		} {
 			_, err := b.svc.Create(ctx, tc.req)
-			require.ErrorIs(t, err, job.ErrIdempotencyKeyReused, tc.name)
+			require.ErrorIs(t, err, idempotency.ErrKeyReused, tc.name)
 		}
 		sandbox := b.request(bank, exp, "key-1")
 		sandbox.Env = account.Sandbox
@@ -399,9 +400,9 @@ func TestServiceCreateHonoursTheIdempotencyKey(t *testing.T) {
 		_, err = b.db.ExecContext(ctx, `UPDATE idempotency_keys SET state = 'pending', resource_id = NULL`)
 		require.NoError(t, err)
 		_, err = b.svc.Create(ctx, req)
-		require.ErrorIs(t, err, job.ErrIdempotencyConflict)
+		require.ErrorIs(t, err, idempotency.ErrConflict)
 
-		b.now = b.now.Add(job.PendingTTL)
+		b.now = b.now.Add(idempotency.PendingTTL)
 		acc, err := b.svc.Create(ctx, req)
 		require.NoError(t, err, "a key pending past PendingTTL is taken over")
 		require.False(t, acc.Replayed)

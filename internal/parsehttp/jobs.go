@@ -12,6 +12,7 @@ import (
 	"github.com/statementmatch/service/gen/parseapi"
 	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/internal/statement"
@@ -68,11 +69,11 @@ func (s *Server) CreateJob(ctx context.Context, req parseapi.CreateJobRequestObj
 		return nil, httpkit.LimitExceeded(httpkit.CodeLimitExceeded,
 			fmt.Sprintf("The monthly limit of %d jobs is used up; it resets at %s.", quotaErr.Limit, quotaErr.ResetAt.UTC().Format(time.RFC3339)),
 			max(1, int(quotaErr.ResetAt.Sub(s.now()).Seconds()+0.999)))
-	case errors.Is(err, parsejob.ErrIdempotencyConflict):
+	case errors.Is(err, idempotency.ErrConflict):
 		return parseapi.CreateJob409JSONResponse{IdempotencyConflictJSONResponse: parseapi.IdempotencyConflictJSONResponse{
 			Body: errorBody(ctx, string(parseapi.ErrorCodeIdempotencyConflict),
 				"A request with this Idempotency-Key is still in progress; retry shortly.")}}, nil
-	case errors.Is(err, parsejob.ErrIdempotencyKeyReused):
+	case errors.Is(err, idempotency.ErrKeyReused):
 		return parseapi.CreateJob422JSONResponse{IdempotencyKeyReusedJSONResponse: parseapi.IdempotencyKeyReusedJSONResponse{
 			Body: errorBody(ctx, string(parseapi.ErrorCodeIdempotencyKeyReused),
 				"This Idempotency-Key was used with a different request (another file or file name) in the last 24 hours; use a new key.")}}, nil

@@ -19,6 +19,7 @@ import (
 	"github.com/statementmatch/service/gen/parseapi"
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/cursor"
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/statement"
 )
@@ -211,7 +212,7 @@ func TestCreateJob(t *testing.T) {
 			name: "the same key in progress: 409 IDEMPOTENCY_CONFLICT",
 			key:  "key-1",
 			answer: func(parsejob.NewJob) (parsejob.Accepted, error) {
-				return parsejob.Accepted{}, parsejob.ErrIdempotencyConflict
+				return parsejob.Accepted{}, idempotency.ErrConflict
 			},
 			wantStatus: http.StatusConflict, wantCode: parseapi.ErrorCodeIdempotencyConflict, wantDetail: "still in progress",
 		},
@@ -219,7 +220,7 @@ func TestCreateJob(t *testing.T) {
 			name: "the same key with another file: 422 IDEMPOTENCY_KEY_REUSED",
 			key:  "key-1",
 			answer: func(parsejob.NewJob) (parsejob.Accepted, error) {
-				return parsejob.Accepted{}, parsejob.ErrIdempotencyKeyReused
+				return parsejob.Accepted{}, idempotency.ErrKeyReused
 			},
 			wantStatus: http.StatusUnprocessableEntity, wantCode: parseapi.ErrorCodeIdempotencyKeyReused, wantDetail: "use a new key",
 		},

@@ -10,6 +10,7 @@ import (
 	"github.com/statementmatch/service/gen/parseapi"
 	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/webhook"
 )
 
@@ -58,11 +59,11 @@ func (s *Server) CreateWebhook(ctx context.Context, req parseapi.CreateWebhookRe
 		return parseapi.CreateWebhook400JSONResponse{InvalidWebhookRequestJSONResponse: parseapi.InvalidWebhookRequestJSONResponse{
 			Body: errorBody(ctx, httpkit.CodeInvalidRequest,
 				fmt.Sprintf("This account has %d webhook endpoints, the most it may have; delete one first.", webhook.MaxEndpoints))}}, nil
-	case errors.Is(err, webhook.ErrIdempotencyConflict):
+	case errors.Is(err, idempotency.ErrConflict):
 		return parseapi.CreateWebhook409JSONResponse{IdempotencyConflictJSONResponse: parseapi.IdempotencyConflictJSONResponse{
 			Body: errorBody(ctx, string(parseapi.ErrorCodeIdempotencyConflict),
 				"A request with this Idempotency-Key is still in progress; retry shortly.")}}, nil
-	case errors.Is(err, webhook.ErrIdempotencyKeyReused):
+	case errors.Is(err, idempotency.ErrKeyReused):
 		return parseapi.CreateWebhook422JSONResponse{IdempotencyKeyReusedJSONResponse: parseapi.IdempotencyKeyReusedJSONResponse{
 			Body: errorBody(ctx, string(parseapi.ErrorCodeIdempotencyKeyReused),
 				"This Idempotency-Key was used with a different request body in the last 24 hours; use a new key.")}}, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/statement"
 )
@@ -109,9 +110,6 @@ var (
 	ErrNotReady = errors.New("job not ready")
 	// ErrStale: a worker attempt lost its claim on the job, or the job is finished.
 	ErrStale = job.ErrStale
-	// ErrIdempotencyConflict and ErrIdempotencyKeyReused are the Idempotency-Key refusals.
-	ErrIdempotencyConflict  = job.ErrIdempotencyConflict
-	ErrIdempotencyKeyReused = job.ErrIdempotencyKeyReused
 )
 
 // QuotaError is the refusal of a job past the plan's monthly limit.
@@ -153,14 +151,14 @@ type Mark struct {
 // status.
 type Store interface {
 	// ClaimKey, ReleaseKey and QuotaUsed are as in job.Store.
-	ClaimKey(ctx context.Context, k job.Key, now time.Time) (existing job.KeyRecord, claimed bool, err error)
-	ReleaseKey(ctx context.Context, k job.Key) error
+	ClaimKey(ctx context.Context, k idempotency.Key, now time.Time) (existing idempotency.Record, claimed bool, err error)
+	ReleaseKey(ctx context.Context, k idempotency.Key) error
 	QuotaUsed(ctx context.Context, accountID uuid.UUID, scope string, period time.Time) (int, error)
 
 	// Create stores the queued job and its file, charges the quota (a *QuotaError when the
 	// period's count has reached the limit), marks the key done when k.Key is set, and queues
 	// the job's work.
-	Create(ctx context.Context, j Job, f File, q job.Charge, k job.Key) error
+	Create(ctx context.Context, j Job, f File, q job.Charge, k idempotency.Key) error
 	// Get returns the account's job; ErrNotFound otherwise.
 	Get(ctx context.Context, accountID, id uuid.UUID) (Job, error)
 	// List returns up to q.Limit jobs of the account, newest first.

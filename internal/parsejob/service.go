@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/internal/statement"
@@ -111,13 +112,13 @@ type Accepted struct {
 // and its work in one transaction.
 func (s *Service) Create(ctx context.Context, req NewJob) (Accepted, error) {
 	now := s.now()
-	key := job.Key{AccountID: req.AccountID, Scope: QuotaScope, Key: req.IdempotencyKey, Hash: requestHash(req)}
-	return job.Idempotently(ctx, s.Store, key, now, s.logger(),
+	key := idempotency.Key{AccountID: req.AccountID, Scope: QuotaScope, Key: req.IdempotencyKey, Hash: requestHash(req)}
+	return idempotency.Run(ctx, s.Store, key, now, s.logger(),
 		func() (Accepted, error) { return s.create(ctx, req, key, now) },
-		func(existing job.KeyRecord) (Accepted, error) { return s.replay(ctx, req, existing) })
+		func(existing idempotency.Record) (Accepted, error) { return s.replay(ctx, req, existing) })
 }
 
-func (s *Service) create(ctx context.Context, req NewJob, key job.Key, now time.Time) (Accepted, error) {
+func (s *Service) create(ctx context.Context, req NewJob, key idempotency.Key, now time.Time) (Accepted, error) {
 	format, err := s.checkFile(req.File)
 	if err != nil {
 		return Accepted{}, err
@@ -146,7 +147,7 @@ func (s *Service) create(ctx context.Context, req NewJob, key job.Key, now time.
 
 // replay answers a request whose Idempotency-Key is held, done, by the same request: the first
 // answer again.
-func (s *Service) replay(ctx context.Context, req NewJob, existing job.KeyRecord) (Accepted, error) {
+func (s *Service) replay(ctx context.Context, req NewJob, existing idempotency.Record) (Accepted, error) {
 	j, err := s.Store.Get(ctx, req.AccountID, existing.ResourceID)
 	if err != nil {
 		return Accepted{}, fmt.Errorf("load replayed job: %w", err)

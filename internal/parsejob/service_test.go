@@ -16,6 +16,7 @@ import (
 
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/cursor"
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
@@ -206,7 +207,7 @@ func TestIdempotentUploads(t *testing.T) {
 	other := req
 	other.File = fileOf("april.csv", []byte(statementCSV))
 	_, err = b.svc.Create(ctx, other)
-	require.ErrorIs(t, err, parsejob.ErrIdempotencyKeyReused)
+	require.ErrorIs(t, err, idempotency.ErrKeyReused)
 
 	u, err := b.svc.Usage(ctx, b.account.ID)
 	require.NoError(t, err)

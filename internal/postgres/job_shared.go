@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jmoiron/sqlx"
 
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/job"
 )
 
@@ -33,7 +34,7 @@ const chunkSize = 256 << 10
 // claimKey is job.Store's ClaimKey. The insert either takes the key, or (on conflict) takes it
 // over when the existing record expired or was abandoned pending; otherwise the existing record
 // is read. A record deleted between the two statements is claimed on the next round.
-func claimKey(ctx context.Context, db *sqlx.DB, k job.Key, now time.Time) (job.KeyRecord, bool, error) {
+func claimKey(ctx context.Context, db *sqlx.DB, k idempotency.Key, now time.Time) (idempotency.Record, bool, error) {
 	for range 3 {
 		var claimed bool
 		err := db.QueryRowContext(ctx, `
@@ -43,15 +44,15 @@ ON CONFLICT (account_id, scope, key) DO UPDATE
    SET request_hash = EXCLUDED.request_hash, state = 'pending', resource_id = NULL, created_at = EXCLUDED.created_at
  WHERE idempotency_keys.created_at <= $6
     OR (idempotency_keys.state = 'pending' AND idempotency_keys.created_at <= $7)
-RETURNING true`, k.AccountID, k.Scope, k.Key, k.Hash, now, now.Add(-job.KeyTTL), now.Add(-job.PendingTTL)).Scan(&claimed)
+RETURNING true`, k.AccountID, k.Scope, k.Key, k.Hash, now, now.Add(-idempotency.KeyTTL), now.Add(-idempotency.PendingTTL)).Scan(&claimed)
 		if err == nil {
-			return job.KeyRecord{}, true, nil
+			return idempotency.Record{}, true, nil
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
-			return job.KeyRecord{}, false, err
+			return idempotency.Record{}, false, err
 		}
 		var (
-			rec   job.KeyRecord
+			rec   idempotency.Record
 			state string
 			id    uuid.NullUUID
 		)
@@ -62,17 +63,17 @@ SELECT request_hash, state, resource_id, created_at FROM idempotency_keys
 			continue
 		}
 		if err != nil {
-			return job.KeyRecord{}, false, err
+			return idempotency.Record{}, false, err
 		}
 		rec.Done, rec.ResourceID = state == "done", id.UUID
 		return rec, false, nil
 	}
-	return job.KeyRecord{}, false, errors.New("idempotency key changed hands repeatedly")
+	return idempotency.Record{}, false, errors.New("idempotency key changed hands repeatedly")
 }
 
 // releaseKey is job.Store's ReleaseKey: it deletes the key while its own request holds it
 // pending.
-func releaseKey(ctx context.Context, db *sqlx.DB, k job.Key) error {
+func releaseKey(ctx context.Context, db *sqlx.DB, k idempotency.Key) error {
 	_, err := db.ExecContext(ctx, `
 DELETE FROM idempotency_keys WHERE account_id = $1 AND scope = $2 AND key = $3 AND state = 'pending' AND request_hash = $4`,
 		k.AccountID, k.Scope, k.Key, k.Hash)
@@ -89,7 +90,7 @@ func quotaUsed(ctx context.Context, db *sqlx.DB, accountID uuid.UUID, scope stri
 
 // chargeAndRecordKey ends the transaction that creates a job: it charges the quota (see charge)
 // and records the idempotency key (see recordKey).
-func chargeAndRecordKey(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, q job.Charge, k job.Key) error {
+func chargeAndRecordKey(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, q job.Charge, k idempotency.Key) error {
 	if _, err := charge(ctx, tx, accountID, q); err != nil {
 		return err
 	}
@@ -116,9 +117,9 @@ RETURNING used`, accountID, q.Scope, q.Period, q.Limit).Scan(&used)
 }
 
 // recordKey marks the idempotency key done with k.ResourceID, in the transaction that creates
-// the resource (job.ErrIdempotencyConflict when the request no longer holds it pending); nothing
+// the resource (idempotency.ErrConflict when the request no longer holds it pending); nothing
 // when k.Key is empty.
-func recordKey(ctx context.Context, tx *sqlx.Tx, k job.Key) error {
+func recordKey(ctx context.Context, tx *sqlx.Tx, k idempotency.Key) error {
 	if k.Key == "" {
 		return nil
 	}
@@ -131,7 +132,7 @@ UPDATE idempotency_keys SET state = 'done', resource_id = $5
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
 		// Another request took the key over (this one was pending past PendingTTL).
-		return job.ErrIdempotencyConflict
+		return idempotency.ErrConflict
 	}
 	return nil
 }

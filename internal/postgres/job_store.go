@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/job"
 )
 
@@ -27,12 +28,14 @@ var _ job.Store = (*JobStore)(nil)
 func NewJobStore(db *sqlx.DB, q *Queue) *JobStore { return &JobStore{DB: db, Queue: q} }
 
 // ClaimKey implements job.Store; see claimKey.
-func (s *JobStore) ClaimKey(ctx context.Context, k job.Key, now time.Time) (job.KeyRecord, bool, error) {
+func (s *JobStore) ClaimKey(ctx context.Context, k idempotency.Key, now time.Time) (idempotency.Record, bool, error) {
 	return claimKey(ctx, s.DB, k, now)
 }
 
 // ReleaseKey implements job.Store; see releaseKey.
-func (s *JobStore) ReleaseKey(ctx context.Context, k job.Key) error { return releaseKey(ctx, s.DB, k) }
+func (s *JobStore) ReleaseKey(ctx context.Context, k idempotency.Key) error {
+	return releaseKey(ctx, s.DB, k)
+}
 
 // QuotaUsed implements job.Store; see quotaUsed.
 func (s *JobStore) QuotaUsed(ctx context.Context, accountID uuid.UUID, scope string, period time.Time) (int, error) {
@@ -41,7 +44,7 @@ func (s *JobStore) QuotaUsed(ctx context.Context, accountID uuid.UUID, scope str
 
 // Create implements job.Store: files, job row, quota charge, idempotency record and queued work
 // in one transaction. A job refused by the quota rolls everything back.
-func (s *JobStore) Create(ctx context.Context, j job.Job, bank, expected job.File, q job.Charge, k job.Key) error {
+func (s *JobStore) Create(ctx context.Context, j job.Job, bank, expected job.File, q job.Charge, k idempotency.Key) error {
 	return inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
 		bankID, err := storeFile(ctx, tx, j.AccountID, bank, j.CreatedAt)
 		if err != nil {

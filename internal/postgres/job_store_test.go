@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
@@ -71,7 +72,7 @@ func (b *jobBundle) create(t *testing.T) job.Job {
 	t.Helper()
 	j := b.newJob(b.account, account.Production)
 	require.NoError(t, b.store.Create(t.Context(), j, fileOf("bank.csv", []byte("Date,Description,Amount\n")),
-		fileOf("expected.csv", []byte("reference,amount\n")), b.charge(1000), job.Key{}))
+		fileOf("expected.csv", []byte("reference,amount\n")), b.charge(1000), idempotency.Key{}))
 	return j
 }
 
@@ -105,7 +106,7 @@ func TestJobStoreCreateStoresTheJobItsFilesAndItsQueuedWork(t *testing.T) {
 	exp := []byte("invoice_number,amount\nINV-1,10.00\n")
 	j := b.newJob(b.account, account.Production)
 	j.BankFile, j.ExpectedFile = "März.xlsx", "expected.csv"
-	require.NoError(t, b.store.Create(ctx, j, fileOf("März.xlsx", bank), fileOf("expected.csv", exp), b.charge(1000), job.Key{}))
+	require.NoError(t, b.store.Create(ctx, j, fileOf("März.xlsx", bank), fileOf("expected.csv", exp), b.charge(1000), idempotency.Key{}))
 
 	got, err := b.store.Get(ctx, b.account.ID, account.Production, j.ID)
 	require.NoError(t, err)
@@ -175,7 +176,7 @@ func TestJobStoreCreateLeavesNothingBehindWhenItFails(t *testing.T) {
 			t.Parallel()
 			b := setupJobStore(t)
 			ctx := t.Context()
-			k := job.Key{AccountID: b.account.ID, Scope: job.QuotaScope(account.Production), Key: "k-1", Hash: []byte("request")}
+			k := idempotency.Key{AccountID: b.account.ID, Scope: job.QuotaScope(account.Production), Key: "k-1", Hash: []byte("request")}
 			_, claimed, err := b.store.ClaimKey(ctx, k, b.now)
 			require.NoError(t, err)
 			require.True(t, claimed)
@@ -204,10 +205,10 @@ func TestJobStoreQuotaRefusesTheJobPastTheLimit(t *testing.T) {
 	ctx := t.Context()
 	charge := b.charge(3)
 	for i := range 3 {
-		require.NoError(t, b.store.Create(ctx, b.newJob(b.account, account.Production), fileOf("b", []byte("b")), fileOf("e", []byte("e")), charge, job.Key{}), "job %d", i+1)
+		require.NoError(t, b.store.Create(ctx, b.newJob(b.account, account.Production), fileOf("b", []byte("b")), fileOf("e", []byte("e")), charge, idempotency.Key{}), "job %d", i+1)
 	}
 	refused := b.newJob(b.account, account.Production)
-	err := b.store.Create(ctx, refused, fileOf("b", []byte("b")), fileOf("e", []byte("e")), charge, job.Key{})
+	err := b.store.Create(ctx, refused, fileOf("b", []byte("b")), fileOf("e", []byte("e")), charge, idempotency.Key{})
 	var qe *job.QuotaError
 	require.ErrorAs(t, err, &qe)
 	require.ErrorIs(t, err, job.ErrQuotaExceeded)
@@ -235,10 +236,10 @@ func TestJobStoreQuotaRefusesTheJobPastTheLimit(t *testing.T) {
 	// One more job in each other count: none of them is full.
 	sandbox := b.newJob(b.account, account.Sandbox)
 	require.NoError(t, b.store.Create(ctx, sandbox, fileOf("b", []byte("b")), fileOf("e", []byte("e")),
-		job.Charge{Scope: job.QuotaScope(account.Sandbox), Period: charge.Period, Limit: 3, ResetAt: charge.ResetAt}, job.Key{}))
+		job.Charge{Scope: job.QuotaScope(account.Sandbox), Period: charge.Period, Limit: 3, ResetAt: charge.ResetAt}, idempotency.Key{}))
 	require.NoError(t, b.store.Create(ctx, b.newJob(b.account, account.Production), fileOf("b", []byte("b")), fileOf("e", []byte("e")),
-		job.Charge{Scope: charge.Scope, Period: nextMonth, Limit: 3, ResetAt: nextReset}, job.Key{}))
-	require.NoError(t, b.store.Create(ctx, b.newJob(other, account.Production), fileOf("b", []byte("b")), fileOf("e", []byte("e")), charge, job.Key{}))
+		job.Charge{Scope: charge.Scope, Period: nextMonth, Limit: 3, ResetAt: nextReset}, idempotency.Key{}))
+	require.NoError(t, b.store.Create(ctx, b.newJob(other, account.Production), fileOf("b", []byte("b")), fileOf("e", []byte("e")), charge, idempotency.Key{}))
 	for _, tc := range tests {
 		used, err := b.store.QuotaUsed(ctx, tc.account, tc.scope, tc.period)
 		require.NoError(t, err, tc.name)
@@ -260,7 +261,7 @@ func TestJobStoreQuotaIsExactUnderConcurrentCreates(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range tries {
 		wg.Go(func() {
-			errs[i] = b.store.Create(ctx, b.newJob(b.account, account.Production), fileOf("b", []byte("b")), fileOf("e", []byte("e")), charge, job.Key{})
+			errs[i] = b.store.Create(ctx, b.newJob(b.account, account.Production), fileOf("b", []byte("b")), fileOf("e", []byte("e")), charge, idempotency.Key{})
 		})
 	}
 	wg.Wait()
@@ -323,16 +324,16 @@ func TestJobStoreKeepsIdempotencyKeysPerAccountAndScopeForTheirLifetime(t *testi
 	ctx := t.Context()
 	other := b.otherAccount(t)
 	scope := job.QuotaScope(account.Production)
-	key := func(name, hash string) job.Key {
-		return job.Key{AccountID: b.account.ID, Scope: scope, Key: name, Hash: []byte(hash)}
+	key := func(name, hash string) idempotency.Key {
+		return idempotency.Key{AccountID: b.account.ID, Scope: scope, Key: name, Hash: []byte(hash)}
 	}
-	claim := func(k job.Key, at time.Time) (job.KeyRecord, bool) {
+	claim := func(k idempotency.Key, at time.Time) (idempotency.Record, bool) {
 		t.Helper()
 		rec, claimed, err := b.store.ClaimKey(ctx, k, at)
 		require.NoError(t, err)
 		return rec, claimed
 	}
-	createWith := func(k job.Key) (job.Job, error) {
+	createWith := func(k idempotency.Key) (job.Job, error) {
 		j := b.newJob(b.account, account.Production)
 		k.ResourceID = j.ID
 		return j, b.store.Create(ctx, j, fileOf("b", []byte("b")), fileOf("e", []byte("e")), b.charge(1000), k)
@@ -383,16 +384,16 @@ func TestJobStoreKeepsIdempotencyKeysPerAccountAndScopeForTheirLifetime(t *testi
 		k := key("abandoned", "h1")
 		_, claimed := claim(k, b.now)
 		require.True(t, claimed)
-		_, claimed = claim(key("abandoned", "h2"), b.now.Add(job.PendingTTL-time.Second))
+		_, claimed = claim(key("abandoned", "h2"), b.now.Add(idempotency.PendingTTL-time.Second))
 		require.False(t, claimed, "not yet")
-		_, claimed = claim(key("abandoned", "h2"), b.now.Add(job.PendingTTL))
+		_, claimed = claim(key("abandoned", "h2"), b.now.Add(idempotency.PendingTTL))
 		require.True(t, claimed)
 
 		j, err := createWith(k)
-		require.ErrorIs(t, err, job.ErrIdempotencyConflict, "the first request lost its key")
+		require.ErrorIs(t, err, idempotency.ErrConflict, "the first request lost its key")
 		_, err = b.store.Get(ctx, b.account.ID, account.Production, j.ID)
 		require.ErrorIs(t, err, job.ErrNotFound, "and its job was not stored")
-		rec, claimed := claim(k, b.now.Add(job.PendingTTL))
+		rec, claimed := claim(k, b.now.Add(idempotency.PendingTTL))
 		require.False(t, claimed)
 		require.Equal(t, []byte("h2"), rec.Hash)
 		require.False(t, rec.Done)
@@ -404,12 +405,12 @@ func TestJobStoreKeepsIdempotencyKeysPerAccountAndScopeForTheirLifetime(t *testi
 		require.True(t, claimed)
 		_, err := createWith(k)
 		require.NoError(t, err)
-		rec, claimed := claim(key("expired", "h2"), b.now.Add(job.KeyTTL-time.Second))
+		rec, claimed := claim(key("expired", "h2"), b.now.Add(idempotency.KeyTTL-time.Second))
 		require.False(t, claimed, "not yet")
 		require.True(t, rec.Done)
-		_, claimed = claim(key("expired", "h2"), b.now.Add(job.KeyTTL))
+		_, claimed = claim(key("expired", "h2"), b.now.Add(idempotency.KeyTTL))
 		require.True(t, claimed)
-		rec, claimed = claim(key("expired", "h2"), b.now.Add(job.KeyTTL))
+		rec, claimed = claim(key("expired", "h2"), b.now.Add(idempotency.KeyTTL))
 		require.False(t, claimed)
 		require.False(t, rec.Done, "the new request holds it pending")
 		require.Equal(t, uuid.Nil, rec.ResourceID)
@@ -422,10 +423,10 @@ func TestJobStoreKeepsIdempotencyKeysPerAccountAndScopeForTheirLifetime(t *testi
 		require.True(t, claimed)
 		for _, tc := range []struct {
 			name string
-			k    job.Key
+			k    idempotency.Key
 		}{
-			{"another account", job.Key{AccountID: other.ID, Scope: scope, Key: "shared", Hash: []byte("h1")}},
-			{"another scope", job.Key{AccountID: b.account.ID, Scope: job.QuotaScope(account.Sandbox), Key: "shared", Hash: []byte("h1")}},
+			{"another account", idempotency.Key{AccountID: other.ID, Scope: scope, Key: "shared", Hash: []byte("h1")}},
+			{"another scope", idempotency.Key{AccountID: b.account.ID, Scope: job.QuotaScope(account.Sandbox), Key: "shared", Hash: []byte("h1")}},
 		} {
 			_, claimed := claim(tc.k, b.now)
 			require.True(t, claimed, "%s claims the same key apart", tc.name)

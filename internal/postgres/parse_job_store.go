@@ -17,6 +17,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/shopspring/decimal"
 
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/statement"
@@ -43,12 +44,12 @@ func NewParseJobStore(db *sqlx.DB, q *Queue) *ParseJobStore {
 }
 
 // ClaimKey implements parsejob.Store; see claimKey.
-func (s *ParseJobStore) ClaimKey(ctx context.Context, k job.Key, now time.Time) (job.KeyRecord, bool, error) {
+func (s *ParseJobStore) ClaimKey(ctx context.Context, k idempotency.Key, now time.Time) (idempotency.Record, bool, error) {
 	return claimKey(ctx, s.DB, k, now)
 }
 
 // ReleaseKey implements parsejob.Store; see releaseKey.
-func (s *ParseJobStore) ReleaseKey(ctx context.Context, k job.Key) error {
+func (s *ParseJobStore) ReleaseKey(ctx context.Context, k idempotency.Key) error {
 	return releaseKey(ctx, s.DB, k)
 }
 
@@ -60,7 +61,7 @@ func (s *ParseJobStore) QuotaUsed(ctx context.Context, accountID uuid.UUID, scop
 // Create implements parsejob.Store: file, job row, queued work, quota charge, webhook events
 // (job.created, and usage.threshold when the charge reached one) and idempotency record in one
 // transaction. A job refused by the quota rolls everything back.
-func (s *ParseJobStore) Create(ctx context.Context, j parsejob.Job, f parsejob.File, q job.Charge, k job.Key) error {
+func (s *ParseJobStore) Create(ctx context.Context, j parsejob.Job, f parsejob.File, q job.Charge, k idempotency.Key) error {
 	return inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
 		upload, err := storeFile(ctx, tx, j.AccountID, f, j.CreatedAt)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/postgres"
@@ -73,7 +74,7 @@ func (b *parseBundle) createAt(t testing.TB, acc account.Account, at time.Time) 
 	t.Helper()
 	j := b.newJob(acc, at)
 	require.NoError(t, b.store.Create(t.Context(), j, fileOf(j.FileName, []byte("Date,Description,Amount\n")),
-		b.charge(100_000), job.Key{}))
+		b.charge(100_000), idempotency.Key{}))
 	return j
 }
 
@@ -147,7 +148,7 @@ func TestParseJobStoreCreateStoresTheQueuedJobItsFileAndItsWork(t *testing.T) {
 	data := randomBytes(t, 5<<19) // 2.5 MiB: two full chunks and a half one
 	j := b.newJob(b.account, b.now)
 	j.FileName, j.Format, j.RequestID = "März.pdf", statement.FormatPDF, "req-0123456789"
-	require.NoError(t, b.store.Create(ctx, j, fileOf("März.pdf", data), b.charge(50), job.Key{}))
+	require.NoError(t, b.store.Create(ctx, j, fileOf("März.pdf", data), b.charge(50), idempotency.Key{}))
 
 	got, err := b.store.Get(ctx, b.account.ID, j.ID)
 	require.NoError(t, err)
@@ -186,7 +187,7 @@ func TestParseJobStoreCreateMarksTheIdempotencyKeyDone(t *testing.T) {
 	t.Parallel()
 	b := setupParseStore(t)
 	ctx := t.Context()
-	k := job.Key{AccountID: b.account.ID, Scope: parsejob.QuotaScope, Key: "k-1", Hash: []byte("request")}
+	k := idempotency.Key{AccountID: b.account.ID, Scope: parsejob.QuotaScope, Key: "k-1", Hash: []byte("request")}
 	_, claimed, err := b.store.ClaimKey(ctx, k, b.now)
 	require.NoError(t, err)
 	require.True(t, claimed)
@@ -205,17 +206,17 @@ func TestParseJobStoreCreateMarksTheIdempotencyKeyDone(t *testing.T) {
 	require.False(t, claimed, "releasing a done key does nothing")
 
 	t.Run("a request that lost its key to another one creates nothing", func(t *testing.T) {
-		lost := job.Key{AccountID: b.account.ID, Scope: parsejob.QuotaScope, Key: "k-2", Hash: []byte("first")}
+		lost := idempotency.Key{AccountID: b.account.ID, Scope: parsejob.QuotaScope, Key: "k-2", Hash: []byte("first")}
 		_, claimed, err := b.store.ClaimKey(ctx, lost, b.now)
 		require.NoError(t, err)
 		require.True(t, claimed)
-		_, claimed, err = b.store.ClaimKey(ctx, job.Key{AccountID: b.account.ID, Scope: parsejob.QuotaScope, Key: "k-2", Hash: []byte("second")},
-			b.now.Add(job.PendingTTL))
+		_, claimed, err = b.store.ClaimKey(ctx, idempotency.Key{AccountID: b.account.ID, Scope: parsejob.QuotaScope, Key: "k-2", Hash: []byte("second")},
+			b.now.Add(idempotency.PendingTTL))
 		require.NoError(t, err)
 		require.True(t, claimed, "the pending key was abandoned long enough to be taken over")
 		j := b.newJob(b.account, b.now)
 		lost.ResourceID = j.ID
-		require.ErrorIs(t, b.store.Create(ctx, j, fileOf("b.csv", []byte("b")), b.charge(50), lost), job.ErrIdempotencyConflict)
+		require.ErrorIs(t, b.store.Create(ctx, j, fileOf("b.csv", []byte("b")), b.charge(50), lost), idempotency.ErrConflict)
 		_, err = b.store.Get(ctx, b.account.ID, j.ID)
 		require.ErrorIs(t, err, parsejob.ErrNotFound)
 		require.Equal(t, 1, b.count(t, `SELECT count(*) FROM uploads`), "only the first job's file is stored")
@@ -228,9 +229,9 @@ func TestParseJobStoreQuotaRefusalLeavesNothingBehind(t *testing.T) {
 	ctx := t.Context()
 	charge := b.charge(2)
 	for i := range 2 {
-		require.NoError(t, b.store.Create(ctx, b.newJob(b.account, b.now), fileOf("a.csv", []byte("a")), charge, job.Key{}), "job %d", i+1)
+		require.NoError(t, b.store.Create(ctx, b.newJob(b.account, b.now), fileOf("a.csv", []byte("a")), charge, idempotency.Key{}), "job %d", i+1)
 	}
-	k := job.Key{AccountID: b.account.ID, Scope: parsejob.QuotaScope, Key: "k-refused", Hash: []byte("request")}
+	k := idempotency.Key{AccountID: b.account.ID, Scope: parsejob.QuotaScope, Key: "k-refused", Hash: []byte("request")}
 	_, claimed, err := b.store.ClaimKey(ctx, k, b.now)
 	require.NoError(t, err)
 	require.True(t, claimed)

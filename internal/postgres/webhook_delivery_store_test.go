@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/postgres"
@@ -36,7 +37,7 @@ func (b *hookBundle) endpoint(t *testing.T, acc account.Account, events ...webho
 	t.Helper()
 	e := newEndpoint(acc, "https://hooks.example/"+uuid.NewString(), b.now)
 	e.Events = events
-	require.NoError(t, b.hooks.CreateEndpoint(t.Context(), e, webhook.MaxEndpoints, job.Key{}))
+	require.NoError(t, b.hooks.CreateEndpoint(t.Context(), e, webhook.MaxEndpoints, idempotency.Key{}))
 	return e
 }
 
@@ -44,7 +45,7 @@ func (b *hookBundle) endpoint(t *testing.T, acc account.Account, events ...webho
 func (b *hookBundle) createCharged(t *testing.T, at time.Time, c job.Charge) (parsejob.Job, error) {
 	t.Helper()
 	j := b.newJob(b.account, at)
-	return j, b.store.Create(t.Context(), j, fileOf(j.FileName, []byte("Date,Description,Amount\n")), c, job.Key{})
+	return j, b.store.Create(t.Context(), j, fileOf(j.FileName, []byte("Date,Description,Amount\n")), c, idempotency.Key{})
 }
 
 // storedEvent is a webhook_events row with its body decoded.

@@ -11,7 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
-	"github.com/statementmatch/service/internal/job"
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/webhook"
 )
 
@@ -25,13 +25,13 @@ var _ webhook.Store = (*WebhookStore)(nil)
 // NewWebhookStore returns the webhook store of db.
 func NewWebhookStore(db *sqlx.DB) *WebhookStore { return &WebhookStore{DB: db} }
 
-// ClaimKey implements job.KeyStore.
-func (s *WebhookStore) ClaimKey(ctx context.Context, k job.Key, now time.Time) (job.KeyRecord, bool, error) {
+// ClaimKey implements idempotency.Store.
+func (s *WebhookStore) ClaimKey(ctx context.Context, k idempotency.Key, now time.Time) (idempotency.Record, bool, error) {
 	return claimKey(ctx, s.DB, k, now)
 }
 
-// ReleaseKey implements job.KeyStore.
-func (s *WebhookStore) ReleaseKey(ctx context.Context, k job.Key) error {
+// ReleaseKey implements idempotency.Store.
+func (s *WebhookStore) ReleaseKey(ctx context.Context, k idempotency.Key) error {
 	return releaseKey(ctx, s.DB, k)
 }
 
@@ -40,7 +40,7 @@ func (s *WebhookStore) ReleaseKey(ctx context.Context, k job.Key) error {
 // is a statement of its own: under READ COMMITTED a statement sees what was committed when it
 // started, so a count in the statement that waited for the lock would miss the endpoint of the
 // transaction it waited for.
-func (s *WebhookStore) CreateEndpoint(ctx context.Context, e webhook.Endpoint, max int, k job.Key) error {
+func (s *WebhookStore) CreateEndpoint(ctx context.Context, e webhook.Endpoint, max int, k idempotency.Key) error {
 	return inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, e.AccountID); err != nil {
 			return fmt.Errorf("lock account: %w", err)

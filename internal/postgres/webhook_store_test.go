@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/account"
-	"github.com/statementmatch/service/internal/job"
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
 	"github.com/statementmatch/service/internal/webhook"
@@ -37,8 +37,8 @@ func TestWebhookStoreKeepsEndpoints(t *testing.T) {
 	some := newEndpoint(acc, "https://hooks.example/some", now.Add(time.Second))
 	some.Events = []webhook.EventType{webhook.EventJobCompleted, webhook.EventJobFailed}
 	some.Description = "ERP \x00 import"
-	require.NoError(t, store.CreateEndpoint(ctx, some, webhook.MaxEndpoints, job.Key{}))
-	require.NoError(t, store.CreateEndpoint(ctx, all, webhook.MaxEndpoints, job.Key{}))
+	require.NoError(t, store.CreateEndpoint(ctx, some, webhook.MaxEndpoints, idempotency.Key{}))
+	require.NoError(t, store.CreateEndpoint(ctx, all, webhook.MaxEndpoints, idempotency.Key{}))
 
 	got, err := store.Endpoints(ctx, acc.ID)
 	require.NoError(t, err)
@@ -70,7 +70,7 @@ func TestWebhookStoreRecordsTheIdempotencyKeyWithTheEndpoint(t *testing.T) {
 	t.Parallel()
 	store, acc, now := setupWebhookStore(t)
 	ctx := t.Context()
-	k := job.Key{AccountID: acc.ID, Scope: webhook.IdempotencyScope, Key: "k-1", Hash: []byte("request")}
+	k := idempotency.Key{AccountID: acc.ID, Scope: webhook.IdempotencyScope, Key: "k-1", Hash: []byte("request")}
 	_, claimed, err := store.ClaimKey(ctx, k, now)
 	require.NoError(t, err)
 	require.True(t, claimed)
@@ -92,7 +92,7 @@ func TestWebhookStoreHoldsTheEndpointLimitUnderConcurrency(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range tries {
 		wg.Go(func() {
-			errs[i] = store.CreateEndpoint(t.Context(), newEndpoint(acc, fmt.Sprintf("https://hooks.example/%d", i), now), max, job.Key{})
+			errs[i] = store.CreateEndpoint(t.Context(), newEndpoint(acc, fmt.Sprintf("https://hooks.example/%d", i), now), max, idempotency.Key{})
 		})
 	}
 	wg.Wait()
@@ -106,7 +106,7 @@ func TestWebhookStoreHoldsTheEndpointLimitUnderConcurrency(t *testing.T) {
 	}
 	require.Equal(t, max, created)
 	require.NoError(t, store.DeleteEndpoint(t.Context(), acc.ID, mustFirst(t, store, acc).ID, now))
-	require.NoError(t, store.CreateEndpoint(t.Context(), newEndpoint(acc, "https://hooks.example/again", now), max, job.Key{}),
+	require.NoError(t, store.CreateEndpoint(t.Context(), newEndpoint(acc, "https://hooks.example/again", now), max, idempotency.Key{}),
 		"a deleted endpoint frees its place")
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/statementmatch/service/gen/reconapi"
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/job"
 )
 
@@ -68,10 +69,10 @@ func (s *Server) CreateJob(ctx context.Context, req reconapi.CreateJobRequestObj
 		return nil, httpkit.LimitExceeded(httpkit.CodeLimitExceeded,
 			fmt.Sprintf("monthly job quota of %d jobs used up; it resets at %s", quotaErr.Limit, quotaErr.ResetAt.UTC().Format(time.RFC3339)),
 			max(1, int(quotaErr.ResetAt.Sub(s.now()).Seconds()+0.999)))
-	case errors.Is(err, job.ErrIdempotencyConflict):
+	case errors.Is(err, idempotency.ErrConflict):
 		return reconapi.CreateJob409JSONResponse{IdempotencyConflictJSONResponse: reconapi.IdempotencyConflictJSONResponse{
 			Body: errorBody(codeIdempotencyConflict, "a request with this Idempotency-Key is still in progress")}}, nil
-	case errors.Is(err, job.ErrIdempotencyKeyReused):
+	case errors.Is(err, idempotency.ErrKeyReused):
 		return reconapi.CreateJob422JSONResponse{IdempotencyKeyReusedJSONResponse: reconapi.IdempotencyKeyReusedJSONResponse{
 			Body: errorBody(codeIdempotencyKeyReused,
 				"this Idempotency-Key was used with a different request (other files or env) in the last 24 hours; use a new key")}}, nil

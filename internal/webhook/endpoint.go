@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/statementmatch/service/internal/job"
+	"github.com/statementmatch/service/internal/idempotency"
 )
 
 // MaxEndpoints is how many webhook endpoints an account may have.
@@ -58,18 +58,15 @@ var (
 	ErrNotFound = errors.New("webhook endpoint not found")
 	// ErrTooManyEndpoints: the account has MaxEndpoints endpoints already.
 	ErrTooManyEndpoints = fmt.Errorf("an account can have at most %d webhook endpoints", MaxEndpoints)
-	// ErrIdempotencyConflict and ErrIdempotencyKeyReused are the Idempotency-Key refusals.
-	ErrIdempotencyConflict  = job.ErrIdempotencyConflict
-	ErrIdempotencyKeyReused = job.ErrIdempotencyKeyReused
 )
 
 // Store keeps webhook endpoints and the Idempotency-Keys of their creation.
 type Store interface {
-	job.KeyStore
+	idempotency.Store
 	// CreateEndpoint stores e unless the account has max endpoints already
 	// (ErrTooManyEndpoints), and marks the key done with e.ID when k.Key is set, in one
 	// transaction.
-	CreateEndpoint(ctx context.Context, e Endpoint, max int, k job.Key) error
+	CreateEndpoint(ctx context.Context, e Endpoint, max int, k idempotency.Key) error
 	// Endpoint returns an endpoint of the account, deleted ones included when withDeleted.
 	Endpoint(ctx context.Context, accountID, id uuid.UUID, withDeleted bool) (Endpoint, error)
 	// Endpoints returns the account's endpoints, oldest first.
@@ -149,8 +146,8 @@ type Created struct {
 // honoured as for jobs.
 func (s *Service) Create(ctx context.Context, req NewEndpoint) (Created, error) {
 	now := s.now()
-	key := job.Key{AccountID: req.AccountID, Scope: IdempotencyScope, Key: req.IdempotencyKey, Hash: endpointHash(req)}
-	created, err := job.Idempotently(ctx, s.Store, key, now, s.logger(),
+	key := idempotency.Key{AccountID: req.AccountID, Scope: IdempotencyScope, Key: req.IdempotencyKey, Hash: endpointHash(req)}
+	created, err := idempotency.Run(ctx, s.Store, key, now, s.logger(),
 		func() (Created, error) {
 			if err := s.Policy.CheckURL(ctx, req.URL); err != nil {
 				return Created{}, err
@@ -163,7 +160,7 @@ func (s *Service) Create(ctx context.Context, req NewEndpoint) (Created, error) 
 			}
 			return Created{Endpoint: e}, nil
 		},
-		func(existing job.KeyRecord) (Created, error) {
+		func(existing idempotency.Record) (Created, error) {
 			e, err := s.Store.Endpoint(ctx, req.AccountID, existing.ResourceID, true)
 			if err != nil {
 				return Created{}, fmt.Errorf("load replayed endpoint: %w", err)
