@@ -122,12 +122,6 @@ func TestGolden(t *testing.T) {
 func TestParseTableLayouts(t *testing.T) {
 	t.Parallel()
 	statementPage := func(content string) []byte { return onePage(content) }
-	cell := func(x, y float64, s string) string {
-		return "1 0 0 1 " + ftoa(x) + " " + ftoa(y) + " Tm (" + s + ") Tj\n"
-	}
-	right := func(xr, y float64, s string) string { // right-aligned at xr, Helvetica 10
-		return cell(xr-textWidth(s, 10), y, s)
-	}
 	tests := []struct {
 		name    string
 		content string
@@ -135,35 +129,35 @@ func TestParseTableLayouts(t *testing.T) {
 	}{
 		{
 			name: "right-aligned amounts under a left-aligned header",
-			content: "BT /F1 10 Tf\n" + cell(50, 700, "Date") + cell(120, 700, "Description") + cell(300, 700, "Amount") +
-				cell(50, 686, "03.01.2024") + cell(120, 686, "Bakery") + right(360, 686, "-3.20") +
-				cell(50, 672, "04.01.2024") + cell(120, 672, "Transfer in") + right(360, 672, "1,250.00") + "ET",
+			content: "BT /F1 10 Tf\n" + showAt(50, 700, "Date") + showAt(120, 700, "Description") + showAt(300, 700, "Amount") +
+				showAt(50, 686, "03.01.2024") + showAt(120, 686, "Bakery") + showRight(360, 686, "-3.20") +
+				showAt(50, 672, "04.01.2024") + showAt(120, 672, "Transfer in") + showRight(360, 672, "1,250.00") + "ET",
 			want: []string{"Bakery|-3.2", "Transfer in|1250"},
 		},
 		{
 			name: "a date column without a header cell above it still maps",
-			content: "BT /F1 10 Tf\n" + cell(50, 700, "Booking date") + cell(130, 700, "Text") + cell(330, 700, "Amount EUR") +
-				cell(50, 686, "13.01.2024") + cell(130, 686, "Card payment  Shop 1") + right(390, 686, "-10,00") +
-				cell(130, 674, "second line of text") +
-				cell(50, 660, "14.01.2024") + cell(130, 660, "Refund") + right(390, 660, "5,00") + "ET",
+			content: "BT /F1 10 Tf\n" + showAt(50, 700, "Booking date") + showAt(130, 700, "Text") + showAt(330, 700, "Amount EUR") +
+				showAt(50, 686, "13.01.2024") + showAt(130, 686, "Card payment  Shop 1") + showRight(390, 686, "-10,00") +
+				showAt(130, 674, "second line of text") +
+				showAt(50, 660, "14.01.2024") + showAt(130, 660, "Refund") + showRight(390, 660, "5,00") + "ET",
 			want: []string{"Card payment Shop 1 second line of text|-10", "Refund|5"},
 		},
 		{
 			name: "words of a long description merged with a neighbouring cell are split by column",
-			content: "BT /F1 10 Tf\n" + cell(50, 700, "Date") + cell(110, 700, "Details") + cell(300, 700, "Amount") + cell(380, 700, "Balance") +
-				cell(50, 686, "15/01/2024") + cell(110, 686, "Groceries") + right(340, 686, "-20.00") + right(420, 686, "80.00") +
-				"1 0 0 1 50 672 Tm (16/01/2024 Rent) Tj " + right(340, 672, "-50.00") + right(420, 672, "30.00") + "ET",
+			content: "BT /F1 10 Tf\n" + showAt(50, 700, "Date") + showAt(110, 700, "Details") + showAt(300, 700, "Amount") + showAt(380, 700, "Balance") +
+				showAt(50, 686, "15/01/2024") + showAt(110, 686, "Groceries") + showRight(340, 686, "-20.00") + showRight(420, 686, "80.00") +
+				"1 0 0 1 50 672 Tm (16/01/2024 Rent) Tj " + showRight(340, 672, "-50.00") + showRight(420, 672, "30.00") + "ET",
 			want: []string{"Groceries|-20", "Rent|-50"},
 		},
 		{
 			name: "a summary box naming columns above the transaction table is not the header",
-			content: "BT /F1 10 Tf\n" + cell(50, 760, "Account") + cell(200, 760, "Currency") + cell(300, 760, "Period") +
-				cell(50, 746, "12345678") + cell(200, 746, "EUR") + cell(300, 746, "01.01.2024 - 31.01.2024") +
-				cell(50, 720, "Opening balance") + cell(200, 720, "Credits") + cell(300, 720, "Debits") + cell(400, 720, "Closing balance") +
-				right(120, 706, "100.00") + right(250, 706, "50.00") + right(350, 706, "20.00") + right(470, 706, "130.00") +
-				cell(50, 680, "Date") + cell(120, 680, "Description") + cell(320, 680, "Amount") +
-				cell(50, 666, "20.01.2024") + cell(120, 666, "Salary") + right(360, 666, "50.00") +
-				cell(50, 652, "21.01.2024") + cell(120, 652, "Fee") + right(360, 652, "-20.00") + "ET",
+			content: "BT /F1 10 Tf\n" + showAt(50, 760, "Account") + showAt(200, 760, "Currency") + showAt(300, 760, "Period") +
+				showAt(50, 746, "12345678") + showAt(200, 746, "EUR") + showAt(300, 746, "01.01.2024 - 31.01.2024") +
+				showAt(50, 720, "Opening balance") + showAt(200, 720, "Credits") + showAt(300, 720, "Debits") + showAt(400, 720, "Closing balance") +
+				showRight(120, 706, "100.00") + showRight(250, 706, "50.00") + showRight(350, 706, "20.00") + showRight(470, 706, "130.00") +
+				showAt(50, 680, "Date") + showAt(120, 680, "Description") + showAt(320, 680, "Amount") +
+				showAt(50, 666, "20.01.2024") + showAt(120, 666, "Salary") + showRight(360, 666, "50.00") +
+				showAt(50, 652, "21.01.2024") + showAt(120, 652, "Fee") + showRight(360, 652, "-20.00") + "ET",
 			want: []string{"Salary|50", "Fee|-20"},
 		},
 		{
@@ -171,29 +165,29 @@ func TestParseTableLayouts(t *testing.T) {
 			// unsigned, rows as MM/DD with the period in the page header, and a table of daily
 			// balances that holds no transactions.
 			name: "sections give the sign of their tables, each table with its own columns",
-			content: "BT /F1 10 Tf\n" + cell(300, 800, "July 1, 2022 through July 31, 2022") +
-				cell(50, 770, "DEPOSITS AND ADDITIONS") +
-				cell(50, 756, "DATE") + cell(100, 756, "DESCRIPTION") + right(500, 756, "AMOUNT") +
-				cell(50, 742, "07/01") + cell(100, 742, "Payroll ACME") + right(500, 742, "$2,000.00") +
-				cell(50, 728, "Total Deposits and Additions") + right(500, 728, "$2,000.00") +
-				cell(50, 700, "CHECKS PAID") +
-				cell(50, 686, "CHECK NO.") + cell(200, 686, "DATE PAID") + right(500, 686, "AMOUNT") +
-				cell(50, 672, "1021") + cell(200, 672, "07/05") + right(500, 672, "250.00") +
-				cell(50, 644, "ELECTRONIC WITHDRAWALS") +
-				cell(50, 630, "DATE") + cell(100, 630, "DESCRIPTION") + right(500, 630, "AMOUNT") +
-				cell(50, 616, "07/08") + cell(100, 616, "Card Purchase 07/07 Amazon") + right(500, 616, "112.13") +
-				cell(50, 588, "DAILY ENDING BALANCE") +
-				cell(50, 574, "DATE") + right(200, 574, "AMOUNT") + cell(250, 574, "DATE") + right(400, 574, "AMOUNT") +
-				cell(50, 560, "07/01") + right(200, 560, "2,000.00") + cell(250, 560, "07/08") + right(400, 560, "1,637.87") + "ET",
+			content: "BT /F1 10 Tf\n" + showAt(300, 800, "July 1, 2022 through July 31, 2022") +
+				showAt(50, 770, "DEPOSITS AND ADDITIONS") +
+				showAt(50, 756, "DATE") + showAt(100, 756, "DESCRIPTION") + showRight(500, 756, "AMOUNT") +
+				showAt(50, 742, "07/01") + showAt(100, 742, "Payroll ACME") + showRight(500, 742, "$2,000.00") +
+				showAt(50, 728, "Total Deposits and Additions") + showRight(500, 728, "$2,000.00") +
+				showAt(50, 700, "CHECKS PAID") +
+				showAt(50, 686, "CHECK NO.") + showAt(200, 686, "DATE PAID") + showRight(500, 686, "AMOUNT") +
+				showAt(50, 672, "1021") + showAt(200, 672, "07/05") + showRight(500, 672, "250.00") +
+				showAt(50, 644, "ELECTRONIC WITHDRAWALS") +
+				showAt(50, 630, "DATE") + showAt(100, 630, "DESCRIPTION") + showRight(500, 630, "AMOUNT") +
+				showAt(50, 616, "07/08") + showAt(100, 616, "Card Purchase 07/07 Amazon") + showRight(500, 616, "112.13") +
+				showAt(50, 588, "DAILY ENDING BALANCE") +
+				showAt(50, 574, "DATE") + showRight(200, 574, "AMOUNT") + showAt(250, 574, "DATE") + showRight(400, 574, "AMOUNT") +
+				showAt(50, 560, "07/01") + showRight(200, 560, "2,000.00") + showAt(250, 560, "07/08") + showRight(400, 560, "1,637.87") + "ET",
 			want: []string{"Payroll ACME|2000", "1021|-250", "Card Purchase 07/07 Amazon|-112.13"},
 		},
 		{
 			// A diagonal watermark drawn letter by letter across the rows: its letters fall
 			// between the rows and are no text of the statement.
 			name: "a diagonal watermark across the table is left out",
-			content: "BT /F1 10 Tf\n" + cell(50, 700, "Date") + cell(120, 700, "Description") + right(400, 700, "Amount") +
-				cell(50, 686, "20.01.2024") + cell(120, 686, "Salary") + right(400, 686, "50.00") +
-				cell(50, 666, "21.01.2024") + cell(120, 666, "Fee") + right(400, 666, "-20.00") +
+			content: "BT /F1 10 Tf\n" + showAt(50, 700, "Date") + showAt(120, 700, "Description") + showRight(400, 700, "Amount") +
+				showAt(50, 686, "20.01.2024") + showAt(120, 686, "Salary") + showRight(400, 686, "50.00") +
+				showAt(50, 666, "21.01.2024") + showAt(120, 666, "Fee") + showRight(400, 666, "-20.00") +
 				"/F1 30 Tf 0.7071 0.7071 -0.7071 0.7071 200 640 Tm (C) Tj 0.7071 0.7071 -0.7071 0.7071 215 655 Tm (O) Tj " +
 				"0.7071 0.7071 -0.7071 0.7071 230 670 Tm (P) Tj 0.7071 0.7071 -0.7071 0.7071 245 685 Tm (Y) Tj ET",
 			want: []string{"Salary|50", "Fee|-20"},
@@ -201,11 +195,11 @@ func TestParseTableLayouts(t *testing.T) {
 		{
 			// A card issuer prints what the holder owes: purchases plain, payments marked CR.
 			name: "a credit card statement's purchases are debits and its payments credits",
-			content: "BT /F1 10 Tf\n" + cell(50, 800, "Credit Card Statement") + cell(300, 800, "Statement Period: 05 Feb 2023 - 04 Mar 2023") +
-				cell(50, 786, "Minimum Payment Due") + right(300, 786, "25.00") +
-				cell(50, 756, "Trans Date") + cell(120, 756, "Description") + right(500, 756, "Amount") +
-				cell(50, 742, "Feb 06") + cell(120, 742, "AMAZON MKTP US") + right(500, 742, "45.10") +
-				cell(50, 728, "Feb 10") + cell(120, 728, "PAYMENT THANK YOU") + right(500, 728, "500.00 CR") + "ET",
+			content: "BT /F1 10 Tf\n" + showAt(50, 800, "Credit Card Statement") + showAt(300, 800, "Statement Period: 05 Feb 2023 - 04 Mar 2023") +
+				showAt(50, 786, "Minimum Payment Due") + showRight(300, 786, "25.00") +
+				showAt(50, 756, "Trans Date") + showAt(120, 756, "Description") + showRight(500, 756, "Amount") +
+				showAt(50, 742, "Feb 06") + showAt(120, 742, "AMAZON MKTP US") + showRight(500, 742, "45.10") +
+				showAt(50, 728, "Feb 10") + showAt(120, 728, "PAYMENT THANK YOU") + showRight(500, 728, "500.00 CR") + "ET",
 			want: []string{"AMAZON MKTP US|-45.1", "PAYMENT THANK YOU|500"},
 		},
 	}
@@ -265,14 +259,10 @@ func TestBankOf(t *testing.T) {
 // statements print them ("Txn" over "Date", "Value" over "Date").
 func TestHeaderOnTwoLines(t *testing.T) {
 	t.Parallel()
-	cell := func(x, y float64, s string) string {
-		return "1 0 0 1 " + ftoa(x) + " " + ftoa(y) + " Tm (" + s + ") Tj\n"
-	}
-	right := func(xr, y float64, s string) string { return cell(xr-textWidth(s, 10), y, s) }
-	content := "BT /F1 10 Tf\n" + cell(50, 711, "Txn") + cell(120, 711, "Value") +
-		cell(50, 700, "Date") + cell(120, 700, "Date") + cell(190, 700, "Description") + right(420, 700, "Debit") + right(500, 700, "Credit") +
-		cell(50, 680, "02-04-2022") + cell(120, 680, "03-04-2022") + cell(190, 680, "NEFT ACME") + right(500, 680, "1,50,000.00") +
-		cell(50, 666, "05-04-2022") + cell(120, 666, "05-04-2022") + cell(190, 666, "UPI SWIGGY") + right(420, 666, "456.00") + "ET"
+	content := "BT /F1 10 Tf\n" + showAt(50, 711, "Txn") + showAt(120, 711, "Value") +
+		showAt(50, 700, "Date") + showAt(120, 700, "Date") + showAt(190, 700, "Description") + showRight(420, 700, "Debit") + showRight(500, 700, "Credit") +
+		showAt(50, 680, "02-04-2022") + showAt(120, 680, "03-04-2022") + showAt(190, 680, "NEFT ACME") + showRight(500, 680, "1,50,000.00") +
+		showAt(50, 666, "05-04-2022") + showAt(120, 666, "05-04-2022") + showAt(190, 666, "UPI SWIGGY") + showRight(420, 666, "456.00") + "ET"
 	st, err := Parse(onePage(content), statement.Options{})
 	require.NoError(t, err)
 	require.Len(t, st.Transactions, 2)
@@ -288,30 +278,26 @@ func TestHeaderOnTwoLines(t *testing.T) {
 // forward.
 func TestTableOverPages(t *testing.T) {
 	t.Parallel()
-	cell := func(x, y float64, s string) string {
-		return "1 0 0 1 " + ftoa(x) + " " + ftoa(y) + " Tm (" + s + ") Tj\n"
-	}
-	right := func(xr, y float64, s string) string { return cell(xr-textWidth(s, 10), y, s) }
 	header := func(y float64, aside string) string {
-		h := cell(50, y, "Date") + cell(100, y, "Description") + right(330, y, "Money") + right(400, y, "Money") + right(480, y, "Balance") +
-			right(330, y-11, "out") + right(400, y-11, "in")
+		h := showAt(50, y, "Date") + showAt(100, y, "Description") + showRight(330, y, "Money") + showRight(400, y, "Money") + showRight(480, y, "Balance") +
+			showRight(330, y-11, "out") + showRight(400, y-11, "in")
 		if aside != "" {
-			h += cell(500, y, aside)
+			h += showAt(500, y, aside)
 		}
 		return h
 	}
 	footer := func(y float64) string {
-		return cell(50, y, "Example Bank plc is authorised by the Regulation Authority")
+		return showAt(50, y, "Example Bank plc is authorised by the Regulation Authority")
 	}
-	page1 := "BT /F1 10 Tf\n" + cell(50, 800, "Statement 1st Mar 2023 to 31st Mar 2023") +
+	page1 := "BT /F1 10 Tf\n" + showAt(50, 800, "Statement 1st Mar 2023 to 31st Mar 2023") +
 		header(760, "Go paperless") +
-		cell(50, 730, "01 Mar") + cell(100, 730, "BALANCE BROUGHT FORWARD") + right(480, 730, "100.00") + cell(500, 730, "Rates from 4.10% AER.") +
-		cell(50, 716, "02 Mar") + cell(100, 716, "CARD PAYMENT TESCO") + right(330, 716, "10.00") + right(480, 716, "90.00") + cell(500, 716, "Terms apply.") +
-		cell(100, 704, "REF 0001") +
+		showAt(50, 730, "01 Mar") + showAt(100, 730, "BALANCE BROUGHT FORWARD") + showRight(480, 730, "100.00") + showAt(500, 730, "Rates from 4.10% AER.") +
+		showAt(50, 716, "02 Mar") + showAt(100, 716, "CARD PAYMENT TESCO") + showRight(330, 716, "10.00") + showRight(480, 716, "90.00") + showAt(500, 716, "Terms apply.") +
+		showAt(100, 704, "REF 0001") +
 		footer(690) + "ET"
 	page2 := "BT /F1 10 Tf\n" + header(760, "") +
-		cell(50, 730, "03 Mar") + cell(100, 730, "SALARY ACME") + right(400, 730, "1,000.00") + right(480, 730, "1,090.00") +
-		cell(50, 716, "31 Mar") + cell(100, 716, "BALANCE CARRIED FORWARD") + right(480, 716, "1,090.00") +
+		showAt(50, 730, "03 Mar") + showAt(100, 730, "SALARY ACME") + showRight(400, 730, "1,000.00") + showRight(480, 730, "1,090.00") +
+		showAt(50, 716, "31 Mar") + showAt(100, 716, "BALANCE CARRIED FORWARD") + showRight(480, 716, "1,090.00") +
 		footer(690) + "ET"
 	st, err := Parse(pagesPDF(page1, page2), statement.Options{})
 	require.NoError(t, err)
@@ -330,18 +316,14 @@ func TestTableOverPages(t *testing.T) {
 // "04-" over "2022"), the amounts on the middle one, as State Bank of India prints them.
 func TestDateWrappedInANarrowColumn(t *testing.T) {
 	t.Parallel()
-	cell := func(x, y float64, s string) string {
-		return "1 0 0 1 " + ftoa(x) + " " + ftoa(y) + " Tm (" + s + ") Tj\n"
-	}
-	right := func(xr, y float64, s string) string { return cell(xr-textWidth(s, 10), y, s) }
-	content := "BT /F1 10 Tf\n" + cell(50, 800, "Account Statement from 01-04-2022 to 30-04-2022") +
-		cell(50, 760, "Date") + cell(90, 760, "Description") + right(400, 760, "Debit") + right(480, 760, "Credit") + right(560, 760, "Balance") +
-		cell(50, 740, "02-") + cell(90, 740, "BY TRANSFER-") +
-		cell(50, 729, "04-") + cell(90, 729, "NEFT ACME") + right(480, 729, "1,50,000.00") + right(560, 729, "2,73,456.78") +
-		cell(50, 718, "2022") + cell(90, 718, "PVT LTD") +
-		cell(50, 700, "05-") + cell(90, 700, "TO TRANSFER-") + right(400, 700, "456.00") + right(560, 700, "2,73,000.78") +
-		cell(50, 689, "04-") + cell(90, 689, "UPI SWIGGY") +
-		cell(50, 678, "2022") + "ET"
+	content := "BT /F1 10 Tf\n" + showAt(50, 800, "Account Statement from 01-04-2022 to 30-04-2022") +
+		showAt(50, 760, "Date") + showAt(90, 760, "Description") + showRight(400, 760, "Debit") + showRight(480, 760, "Credit") + showRight(560, 760, "Balance") +
+		showAt(50, 740, "02-") + showAt(90, 740, "BY TRANSFER-") +
+		showAt(50, 729, "04-") + showAt(90, 729, "NEFT ACME") + showRight(480, 729, "1,50,000.00") + showRight(560, 729, "2,73,456.78") +
+		showAt(50, 718, "2022") + showAt(90, 718, "PVT LTD") +
+		showAt(50, 700, "05-") + showAt(90, 700, "TO TRANSFER-") + showRight(400, 700, "456.00") + showRight(560, 700, "2,73,000.78") +
+		showAt(50, 689, "04-") + showAt(90, 689, "UPI SWIGGY") +
+		showAt(50, 678, "2022") + "ET"
 	st, err := Parse(onePage(content), statement.Options{})
 	require.NoError(t, err)
 	statement.Finish(st)
@@ -359,17 +341,13 @@ func TestDateWrappedInANarrowColumn(t *testing.T) {
 // any one-line description reaches.
 func TestDescriptionCentredAroundTheDatedLine(t *testing.T) {
 	t.Parallel()
-	cell := func(x, y float64, s string) string {
-		return "1 0 0 1 " + ftoa(x) + " " + ftoa(y) + " Tm (" + s + ") Tj\n"
-	}
-	right := func(xr, y float64, s string) string { return cell(xr-textWidth(s, 10), y, s) }
-	content := "BT /F1 10 Tf\n" + cell(300, 800, "12th Feb 2022 to 11th Mar 2022") +
-		cell(50, 760, "Date") + cell(110, 760, "Description") + right(430, 760, "Paid out") + right(500, 760, "Paid in") + right(570, 760, "Balance") +
-		cell(50, 740, "12th Feb") + cell(110, 740, "ACME LTD SALARY") + right(500, 740, "500.00") + right(570, 740, "600.00") +
-		cell(110, 724, "CARD PAYMENT TO TESCO STORES") + cell(300, 724, "3217") +
-		cell(50, 717, "14th Feb") + right(430, 717, "32.45") + right(570, 717, "567.55") +
-		cell(110, 710, "ON 13 FEB") +
-		cell(50, 690, "1st Mar") + cell(110, 690, "DIRECT DEBIT EDF") + right(430, 690, "100.00") + right(570, 690, "467.55") + "ET"
+	content := "BT /F1 10 Tf\n" + showAt(300, 800, "12th Feb 2022 to 11th Mar 2022") +
+		showAt(50, 760, "Date") + showAt(110, 760, "Description") + showRight(430, 760, "Paid out") + showRight(500, 760, "Paid in") + showRight(570, 760, "Balance") +
+		showAt(50, 740, "12th Feb") + showAt(110, 740, "ACME LTD SALARY") + showRight(500, 740, "500.00") + showRight(570, 740, "600.00") +
+		showAt(110, 724, "CARD PAYMENT TO TESCO STORES") + showAt(300, 724, "3217") +
+		showAt(50, 717, "14th Feb") + showRight(430, 717, "32.45") + showRight(570, 717, "567.55") +
+		showAt(110, 710, "ON 13 FEB") +
+		showAt(50, 690, "1st Mar") + showAt(110, 690, "DIRECT DEBIT EDF") + showRight(430, 690, "100.00") + showRight(570, 690, "467.55") + "ET"
 	st, err := Parse(onePage(content), statement.Options{})
 	require.NoError(t, err)
 	statement.Finish(st)
@@ -386,15 +364,11 @@ func TestDescriptionCentredAroundTheDatedLine(t *testing.T) {
 // amounts stand on the line below, centred against a wrapped description cell.
 func TestAmountsOnTheLineUnderTheDate(t *testing.T) {
 	t.Parallel()
-	cell := func(x, y float64, s string) string {
-		return "1 0 0 1 " + ftoa(x) + " " + ftoa(y) + " Tm (" + s + ") Tj\n"
-	}
-	right := func(xr, y float64, s string) string { return cell(xr-textWidth(s, 10), y, s) }
-	content := "BT /F1 10 Tf\n" + cell(50, 800, "Statement from 01-04-2023 to 30-06-2023") +
-		cell(50, 760, "Date") + cell(130, 760, "Description") + right(420, 760, "Debit") + right(490, 760, "Credit") + right(570, 760, "Balance") +
-		cell(50, 740, "03-04-2023") + cell(130, 740, "UPI/DR/801685698623/IRCTC") +
-		cell(130, 729, "irctc@ybl") + right(420, 729, "4,471.39") + right(570, 729, "16,437.36") +
-		cell(50, 710, "05-04-2023") + cell(130, 710, "NEFT ACME PAYROLL") + right(490, 710, "50,000.00") + right(570, 710, "66,437.36") + "ET"
+	content := "BT /F1 10 Tf\n" + showAt(50, 800, "Statement from 01-04-2023 to 30-06-2023") +
+		showAt(50, 760, "Date") + showAt(130, 760, "Description") + showRight(420, 760, "Debit") + showRight(490, 760, "Credit") + showRight(570, 760, "Balance") +
+		showAt(50, 740, "03-04-2023") + showAt(130, 740, "UPI/DR/801685698623/IRCTC") +
+		showAt(130, 729, "irctc@ybl") + showRight(420, 729, "4,471.39") + showRight(570, 729, "16,437.36") +
+		showAt(50, 710, "05-04-2023") + showAt(130, 710, "NEFT ACME PAYROLL") + showRight(490, 710, "50,000.00") + showRight(570, 710, "66,437.36") + "ET"
 	st, err := Parse(onePage(content), statement.Options{})
 	require.NoError(t, err)
 	statement.Finish(st)
@@ -411,16 +385,12 @@ func TestAmountsOnTheLineUnderTheDate(t *testing.T) {
 // balance tells the paid-out column from the paid-in one).
 func TestTableWithoutAHeader(t *testing.T) {
 	t.Parallel()
-	cell := func(x, y float64, s string) string {
-		return "1 0 0 1 " + ftoa(x) + " " + ftoa(y) + " Tm (" + s + ") Tj\n"
-	}
-	right := func(xr, y float64, s string) string { return cell(xr-textWidth(s, 10), y, s) }
-	content := "BT /F1 10 Tf\n" + cell(50, 800, "12th Feb 2022 to 11th Mar 2022") +
-		cell(50, 780, "Opening balance") + right(250, 780, "1,200.00") +
-		cell(50, 740, "14th Feb") + cell(110, 740, "CARD PAYMENT TESCO") + right(430, 740, "32.45") + right(570, 740, "1,167.55") +
-		cell(50, 726, "25th Feb") + cell(110, 726, "ACME LTD SALARY") + right(500, 726, "2,500.00") + right(570, 726, "3,667.55") +
-		cell(50, 712, "1st Mar") + cell(110, 712, "DIRECT DEBIT GAS") + right(430, 712, "100.00") + right(570, 712, "3,567.55") +
-		cell(50, 698, "2nd Mar") + cell(110, 698, "STANDING ORDER RENT") + right(430, 698, "900.00") + right(570, 698, "2,667.55") + "ET"
+	content := "BT /F1 10 Tf\n" + showAt(50, 800, "12th Feb 2022 to 11th Mar 2022") +
+		showAt(50, 780, "Opening balance") + showRight(250, 780, "1,200.00") +
+		showAt(50, 740, "14th Feb") + showAt(110, 740, "CARD PAYMENT TESCO") + showRight(430, 740, "32.45") + showRight(570, 740, "1,167.55") +
+		showAt(50, 726, "25th Feb") + showAt(110, 726, "ACME LTD SALARY") + showRight(500, 726, "2,500.00") + showRight(570, 726, "3,667.55") +
+		showAt(50, 712, "1st Mar") + showAt(110, 712, "DIRECT DEBIT GAS") + showRight(430, 712, "100.00") + showRight(570, 712, "3,567.55") +
+		showAt(50, 698, "2nd Mar") + showAt(110, 698, "STANDING ORDER RENT") + showRight(430, 698, "900.00") + showRight(570, 698, "2,667.55") + "ET"
 	st, err := Parse(onePage(content), statement.Options{})
 	require.NoError(t, err)
 	statement.Finish(st)
@@ -432,3 +402,11 @@ func TestTableWithoutAHeader(t *testing.T) {
 	require.Equal(t, "1200", st.OpeningBalance.String())
 	require.Empty(t, st.Review)
 }
+
+// showAt shows s with its baseline starting at (x, y), in the font set before (Helvetica 10).
+func showAt(x, y float64, s string) string {
+	return "1 0 0 1 " + ftoa(x) + " " + ftoa(y) + " Tm (" + s + ") Tj\n"
+}
+
+// showRight shows s right-aligned at xr, in Helvetica 10.
+func showRight(xr, y float64, s string) string { return showAt(xr-textWidth(s, 10), y, s) }
