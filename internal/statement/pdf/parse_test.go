@@ -302,10 +302,7 @@ func TestTableOverPages(t *testing.T) {
 	st, err := Parse(pagesPDF(page1, page2), statement.Options{})
 	require.NoError(t, err)
 	statement.Finish(st)
-	var got []string
-	for _, tx := range st.Transactions {
-		got = append(got, tx.Date.String()+"|"+tx.Description+"|"+tx.Amount.String())
-	}
+	got := dateDescAmount(st)
 	require.Equal(t, []string{"2023-03-02|CARD PAYMENT TESCO REF 0001|-10", "2023-03-03|SALARY ACME|1000"}, got)
 	require.Empty(t, st.Review)
 	require.Equal(t, "100", st.OpeningBalance.String())
@@ -327,10 +324,7 @@ func TestDateWrappedInANarrowColumn(t *testing.T) {
 	st, err := Parse(onePage(content), statement.Options{})
 	require.NoError(t, err)
 	statement.Finish(st)
-	var got []string
-	for _, tx := range st.Transactions {
-		got = append(got, tx.Date.String()+"|"+tx.Description+"|"+tx.Amount.String())
-	}
+	got := dateDescAmount(st)
 	require.Equal(t, []string{"2022-04-02|BY TRANSFER-NEFT ACME PVT LTD|150000", "2022-04-05|TO TRANSFER-UPI SWIGGY|-456"}, got)
 	require.Empty(t, st.Review, "the period's 30-04-2022 says the dates are day first")
 }
@@ -351,10 +345,7 @@ func TestDescriptionCentredAroundTheDatedLine(t *testing.T) {
 	st, err := Parse(onePage(content), statement.Options{})
 	require.NoError(t, err)
 	statement.Finish(st)
-	var got []string
-	for _, tx := range st.Transactions {
-		got = append(got, tx.Date.String()+"|"+tx.Description+"|"+tx.Amount.String())
-	}
+	got := dateDescAmount(st)
 	require.Equal(t, []string{"2022-02-12|ACME LTD SALARY|500", "2022-02-14|CARD PAYMENT TO TESCO STORES 3217 ON 13 FEB|-32.45",
 		"2022-03-01|DIRECT DEBIT EDF|-100"}, got)
 	require.Empty(t, st.Review)
@@ -372,10 +363,7 @@ func TestAmountsOnTheLineUnderTheDate(t *testing.T) {
 	st, err := Parse(onePage(content), statement.Options{})
 	require.NoError(t, err)
 	statement.Finish(st)
-	var got []string
-	for _, tx := range st.Transactions {
-		got = append(got, tx.Date.String()+"|"+tx.Description+"|"+tx.Amount.String())
-	}
+	got := dateDescAmount(st)
 	require.Equal(t, []string{"2023-04-03|UPI/DR/801685698623/IRCTC irctc@ybl|-4471.39", "2023-04-05|NEFT ACME PAYROLL|50000"}, got)
 	require.Empty(t, st.Review)
 }
@@ -410,3 +398,12 @@ func showAt(x, y float64, s string) string {
 
 // showRight shows s right-aligned at xr, in Helvetica 10.
 func showRight(xr, y float64, s string) string { return showAt(xr-textWidth(s, 10), y, s) }
+
+// dateDescAmount lists a statement's transactions as "date|description|amount".
+func dateDescAmount(st *statement.Statement) []string {
+	var out []string
+	for _, tx := range st.Transactions {
+		out = append(out, tx.Date.String()+"|"+tx.Description+"|"+tx.Amount.String())
+	}
+	return out
+}
