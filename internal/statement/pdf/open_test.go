@@ -144,18 +144,24 @@ func cutAt(t testing.TB, d []byte, keep int) []byte {
 	return bytes.Clone(d[:sx+keep])
 }
 
-// appendUpdate appends an incremental update (Acrobat, iText stamping) that defines object
-// num anew, with a classic xref section whose /Prev is the file's last startxref.
-func appendUpdate(t testing.TB, d []byte, num int, body string) []byte {
-	sx, _, _ := lastStartxref(t, d)
-	root := regexp.MustCompile(`/Root\s*\d+\s+\d+\s+R`).Find(d)
+// appendObject appends object num with body after the file d, as an incremental update
+// starts, and returns the file, the object's offset, the file's last startxref and its /Root.
+func appendObject(t testing.TB, d []byte, num int, body string) (out []byte, off, sx int, root []byte) {
+	sx, _, _ = lastStartxref(t, d)
+	root = regexp.MustCompile(`/Root\s*\d+\s+\d+\s+R`).Find(d)
 	require.NotNil(t, root)
-	out := bytes.Clone(d)
+	out = bytes.Clone(d)
 	if out[len(out)-1] != '\n' {
 		out = append(out, '\n')
 	}
-	off := len(out)
-	out = fmt.Appendf(out, "%d 0 obj\n%s\nendobj\n", num, body)
+	off = len(out)
+	return fmt.Appendf(out, "%d 0 obj\n%s\nendobj\n", num, body), off, sx, root
+}
+
+// appendUpdate appends an incremental update (Acrobat, iText stamping) that defines object
+// num anew, with a classic xref section whose /Prev is the file's last startxref.
+func appendUpdate(t testing.TB, d []byte, num int, body string) []byte {
+	out, off, sx, root := appendObject(t, d, num, body)
 	xref := len(out)
 	return fmt.Appendf(out, "xref\n0 1\n0000000000 65535 f \n%d 1\n%010d 00000 n \ntrailer\n<< /Size %d %s /Prev %d >>\nstartxref\n%d\n%%%%EOF\n",
 		num, off, num+1, root, sx, xref)
@@ -165,15 +171,7 @@ func appendUpdate(t testing.TB, d []byte, num int, body string) []byte {
 // object num anew and an uncompressed xref stream (object num+1) whose /Prev is the file's
 // last startxref.
 func appendUpdateStream(t testing.TB, d []byte, num int, body string) []byte {
-	sx, _, _ := lastStartxref(t, d)
-	root := regexp.MustCompile(`/Root\s*\d+\s+\d+\s+R`).Find(d)
-	require.NotNil(t, root)
-	out := bytes.Clone(d)
-	if out[len(out)-1] != '\n' {
-		out = append(out, '\n')
-	}
-	off := len(out)
-	out = fmt.Appendf(out, "%d 0 obj\n%s\nendobj\n", num, body)
+	out, off, sx, root := appendObject(t, d, num, body)
 	xref := len(out)
 	rows := []byte{1, byte(off >> 24), byte(off >> 16), byte(off >> 8), byte(off), 0, 0,
 		1, byte(xref >> 24), byte(xref >> 16), byte(xref >> 8), byte(xref), 0, 0}
