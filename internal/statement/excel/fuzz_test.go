@@ -18,14 +18,7 @@ func FuzzXLSX(f *testing.F) {
 		`<mergeCells count="1"><mergeCell ref="A2:A3"/></mergeCells>`).build(f))
 	f.Add(rawBook{date1904: true, xfFmts: []int{0, 14}, sst: []string{`<t>Date</t>`, `<r><t>Am</t></r><r><t>ount</t></r>`},
 		sheets: []rawSheet{{name: "S", xml: sheetXML(`<row r="1"><c t="s"><v>0</v></c><c t="s"><v>1</v></c></row><row r="2"><c s="1"><v>41639</v></c><c><v>12.5</v></c></row>`)}}}.build(f))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		st, err := Parse(data, fuzzOpts)
-		if err != nil {
-			return
-		}
-		checkConsistent(t, st)
-		statement.Finish(st)
-	})
+	f.Fuzz(parseConsistent)
 }
 
 // FuzzXLS feeds the parser mutations of the Raiffeisen workbook and of a generated BIFF8
@@ -33,14 +26,7 @@ func FuzzXLSX(f *testing.F) {
 func FuzzXLS(f *testing.F) {
 	f.Add(readCorpus(f, raiffeisenXLS))
 	f.Add(xlsFile(sampleBIFF()))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		st, err := Parse(data, fuzzOpts)
-		if err != nil {
-			return
-		}
-		checkConsistent(t, st)
-		statement.Finish(st)
-	})
+	f.Fuzz(parseConsistent)
 }
 
 // FuzzHTML feeds the reader mutations of HTML table exports: the UK bank export of the corpus
@@ -52,14 +38,7 @@ func FuzzHTML(f *testing.F) {
 	f.Add(page(`<table><tr><td colspan=2>T</td></tr><tr><th>Date<th>Amount<tr><td rowspan=2>02/03/2026<td>1,00<tr><td>&minus;2,00</table>`))
 	f.Add(utf16LE(`<?xml version="1.0"?><html><table><tr><td>Date</td><td>Amount</td></tr><tr><td>2026-03-02</td><td>1.00</td></tr></table></html>`))
 	f.Add([]byte("<table><tr><td><table><tr><td>01/02/2026</td><td>-1</td></tr></table></td></tr></table>"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		st, err := Parse(data, fuzzOpts)
-		if err != nil {
-			return
-		}
-		checkConsistent(t, st)
-		statement.Finish(st)
-	})
+	f.Fuzz(parseConsistent)
 }
 
 // FuzzSpreadsheetML feeds the reader mutations of Excel 2003 XML Spreadsheets: the corpus file
@@ -68,12 +47,16 @@ func FuzzSpreadsheetML(f *testing.F) {
 	f.Add(readCorpus(f, "testdata/corpus/generated__spreadsheetml-2003.xls"))
 	f.Add(xmlSpreadsheet(worksheet("S", smlHeader+smlRow("2026-03-02T00:00:00.000", "a &amp; b", "-1.5E1")+
 		`<Row ss:Index="4"><Cell ss:MergeDown="1" ss:Index="1"><Data ss:Type="DateTime">2026-03-03T10:00:00</Data></Cell><Cell ss:MergeAcross="1"><Data ss:Type="Boolean">1</Data></Cell></Row>`)))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		st, err := Parse(data, fuzzOpts)
-		if err != nil {
-			return
-		}
-		checkConsistent(t, st)
-		statement.Finish(st)
-	})
+	f.Fuzz(parseConsistent)
+}
+
+// parseConsistent is the body of the package's fuzz targets: the parser must not panic, and a
+// successful parse must be consistent and finish.
+func parseConsistent(t *testing.T, data []byte) {
+	st, err := Parse(data, fuzzOpts)
+	if err != nil {
+		return
+	}
+	checkConsistent(t, st)
+	statement.Finish(st)
 }
