@@ -14,7 +14,6 @@ import (
 
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
-	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/parsehttp"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/platform/config"
@@ -22,6 +21,7 @@ import (
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/internal/reconhttp"
+	"github.com/statementmatch/service/internal/reconjob"
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/webhook"
 )
@@ -72,7 +72,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 	// The queue and the job rules: every process can queue jobs; the worker roles also work them.
 	limits := statement.Options{MaxRows: cfg.MaxRows}
-	jobs := &job.Service{Accounts: accounts.Store, Now: time.Now, Limits: limits, Logger: logger}
+	jobs := &reconjob.Service{Accounts: accounts.Store, Now: time.Now, Limits: limits, Logger: logger}
 	parses := &parsejob.Service{Accounts: accounts.Store, Now: time.Now, Limits: limits, Logger: logger}
 	policy, err := webhook.ParsePolicy(cfg.WebhookAllow)
 	if err != nil {
@@ -142,7 +142,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 // buildListeners returns the listeners the role and addresses ask for; an empty address
 // disables its listener.
-func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *job.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, throttle, tokenAddresses, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*httpkit.Listener, error) {
+func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *reconjob.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, throttle, tokenAddresses, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*httpkit.Listener, error) {
 	var listeners []*httpkit.Listener
 	add := func(name, addr string, h http.Handler) {
 		listeners = append(listeners, &httpkit.Listener{Name: name, Addr: addr, Handler: h, Logger: logger,

@@ -21,10 +21,10 @@ import (
 
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
-	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/parsehttp"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/reconhttp"
+	"github.com/statementmatch/service/internal/reconjob"
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/webhook"
 )
@@ -252,9 +252,9 @@ type reconJobs struct {
 	h *keyHarness
 }
 
-func (j reconJobs) Create(_ context.Context, req job.NewJob) (job.Accepted, error) {
+func (j reconJobs) Create(_ context.Context, req reconjob.NewJob) (reconjob.Accepted, error) {
 	j.h.record(req.IdempotencyKey)
-	return job.Accepted{Job: job.Job{ID: uuid.New(), AccountID: req.AccountID, Env: req.Env, Status: job.StatusProcessing,
+	return reconjob.Accepted{Job: reconjob.Job{ID: uuid.New(), AccountID: req.AccountID, Env: req.Env, Status: reconjob.StatusProcessing,
 		CreatedAt: time.Now()}}, nil
 }
 

@@ -14,8 +14,10 @@ import (
 	"github.com/statementmatch/service/internal/httpkit"
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/parsejob"
+	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/upload"
 )
 
 // Jobs is what the Parsing API needs of the parsing job rules; *parsejob.Service has it.
@@ -56,7 +58,7 @@ func (s *Server) CreateJob(ctx context.Context, req parseapi.CreateJobRequestObj
 		IdempotencyKey: key, RequestID: httpkit.RequestID(ctx)})
 	var (
 		fileErr  *parsejob.FileError
-		quotaErr *parsejob.QuotaError
+		quotaErr *quota.Error
 	)
 	switch {
 	case errors.As(err, &fileErr) && fileErr.TooLarge:
@@ -93,8 +95,8 @@ func (s *Server) CreateJob(ctx context.Context, req parseapi.CreateJobRequestObj
 	return parseapi.CreateJob202JSONResponse{Headers: headers, Body: parseapi.JobEnvelope{Ok: true, Data: apiJob(acc.Job), Meta: m}}, nil
 }
 
-func jobFile(u *httpkit.Upload) parsejob.File {
-	return parsejob.File{Name: u.Name, Size: u.Size, SHA256: u.SHA256, Open: u.Open}
+func jobFile(u *httpkit.Upload) upload.File {
+	return upload.File{Name: u.Name, Size: u.Size, SHA256: u.SHA256, Open: u.Open}
 }
 
 // ListJobs returns a page of the caller's jobs, newest first. A created_after at or after

@@ -21,6 +21,7 @@ import (
 	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/parsejob"
+	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/statement"
 )
 
@@ -117,8 +118,8 @@ func TestAPITransaction(t *testing.T) {
 	require.Equal(t, "", bare.Description, "description is a string, empty when the statement has none")
 }
 
-// upload is a POST /api/v1/jobs with one file part.
-func upload(t *testing.T, name, content string) *http.Request {
+// uploadRequest is a POST /api/v1/jobs with one file part.
+func uploadRequest(t *testing.T, name, content string) *http.Request {
 	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
@@ -199,7 +200,7 @@ func TestCreateJob(t *testing.T) {
 		{
 			name: "the monthly limit is used up: 429 LIMIT_EXCEEDED until the reset",
 			answer: func(parsejob.NewJob) (parsejob.Accepted, error) {
-				return parsejob.Accepted{}, &parsejob.QuotaError{Limit: 50, ResetAt: time.Now().Add(resetIn)}
+				return parsejob.Accepted{}, &quota.Error{Limit: 50, ResetAt: time.Now().Add(resetIn)}
 			},
 			wantStatus: http.StatusTooManyRequests, wantCode: parseapi.ErrorCodeLimitExceeded, wantDetail: "The monthly limit of 50 jobs is used up",
 			check: func(t *testing.T, rec *httptest.ResponseRecorder) {
@@ -247,7 +248,7 @@ func TestCreateJob(t *testing.T) {
 				return tt.answer(req)
 			}}
 			h := newHarness(t, jobs, true)
-			req := upload(t, "march.csv", "date,amount\n2025-03-01,1.00\n")
+			req := uploadRequest(t, "march.csv", "date,amount\n2025-03-01,1.00\n")
 			req.Header.Set("X-Request-Id", "req-this")
 			if tt.key != "" {
 				req.Header.Set("Idempotency-Key", tt.key)
@@ -290,7 +291,7 @@ func TestCreateJobRefusesABadUpload(t *testing.T) {
 	})
 	t.Run("a file over the limit", func(t *testing.T) {
 		t.Parallel()
-		rec := h.do(t, upload(t, "big.csv", string(bytes.Repeat([]byte("x"), 1<<20+1))))
+		rec := h.do(t, uploadRequest(t, "big.csv", string(bytes.Repeat([]byte("x"), 1<<20+1))))
 		require.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
 		require.Contains(t, rec.Body.String(), `"error":"FILE_TOO_LARGE"`)
 	})

@@ -2,21 +2,23 @@
 // (idempotency, the monthly job limit, the file's first check), working it (parse the statement,
 // keep its transactions, decide between completed and review), and reading it back: lists of
 // jobs, pages of transactions, exports, usage and the account's plan. Storage and the queue are
-// behind the Store interface; the idempotency and quota rules are those of package job, shared
-// by both APIs.
+// behind the Store interface; the idempotency and quota rules are those of packages idempotency and
+// quota, shared by both APIs.
 package parsejob
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
 	"github.com/statementmatch/service/internal/idempotency"
-	"github.com/statementmatch/service/internal/job"
+	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/upload"
 )
 
 // Status is a parsing job's state: Queued -> Processing -> Completed | Review | Failed.
@@ -57,6 +59,11 @@ const (
 type Failure struct {
 	Code    ErrorCode
 	Message string
+}
+
+// LogValue logs the failure as its code and reason.
+func (f Failure) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("code", string(f.Code)), slog.String("reason", f.Message))
 }
 
 // Job is a parsing job and what was learned about its statement. The statement fields are set
@@ -108,12 +115,7 @@ var (
 	ErrNotFound = errors.New("job not found")
 	// ErrNotReady: the job has no readable results (queued, processing or failed).
 	ErrNotReady = errors.New("job not ready")
-	// ErrStale: a worker attempt lost its claim on the job, or the job is finished.
-	ErrStale = job.ErrStale
 )
-
-// QuotaError is the refusal of a job past the plan's monthly limit.
-type QuotaError = job.QuotaError
 
 // FileError refuses an uploaded file; its text may be shown to the client.
 type FileError struct {
@@ -124,9 +126,6 @@ type FileError struct {
 }
 
 func (e *FileError) Error() string { return "file: " + e.Msg }
-
-// File is an uploaded file, received in full, with its digest.
-type File = job.File
 
 // ListQuery selects a page of an account's jobs, newest first (created_at, then id, both
 // descending).
@@ -150,15 +149,15 @@ type Mark struct {
 // are committed together or not at all; so must Complete: the transactions and the final
 // status.
 type Store interface {
-	// ClaimKey, ReleaseKey and QuotaUsed are as in job.Store.
+	// ClaimKey, ReleaseKey and QuotaUsed are as in reconjob.Store.
 	ClaimKey(ctx context.Context, k idempotency.Key, now time.Time) (existing idempotency.Record, claimed bool, err error)
 	ReleaseKey(ctx context.Context, k idempotency.Key) error
 	QuotaUsed(ctx context.Context, accountID uuid.UUID, scope string, period time.Time) (int, error)
 
-	// Create stores the queued job and its file, charges the quota (a *QuotaError when the
+	// Create stores the queued job and its file, charges the quota (a *quota.Error when the
 	// period's count has reached the limit), marks the key done when k.Key is set, and queues
 	// the job's work.
-	Create(ctx context.Context, j Job, f File, q job.Charge, k idempotency.Key) error
+	Create(ctx context.Context, j Job, f upload.File, q quota.Charge, k idempotency.Key) error
 	// Get returns the account's job; ErrNotFound otherwise.
 	Get(ctx context.Context, accountID, id uuid.UUID) (Job, error)
 	// List returns up to q.Limit jobs of the account, newest first.
@@ -172,15 +171,15 @@ type Store interface {
 	OldestQueued(ctx context.Context) (time.Time, bool, error)
 
 	// Claim makes attempt the job's current attempt and the job processing, unless the job is
-	// finished or a newer attempt claimed it (ErrStale).
+	// finished or a newer attempt claimed it (attempt.ErrStale).
 	Claim(ctx context.Context, id uuid.UUID, attempt int) (Job, error)
 	// ReadFile returns the content of the job's file.
 	ReadFile(ctx context.Context, id uuid.UUID) ([]byte, error)
 	// Complete stores the transactions and the statement fields of out (Status completed or
 	// review, the statement's fields, TransactionsCount, ReviewReasons, CompletedAt), if
-	// attempt still holds the job (ErrStale otherwise).
+	// attempt still holds the job (attempt.ErrStale otherwise).
 	Complete(ctx context.Context, id uuid.UUID, attempt int, out Job, txs []statement.Transaction) error
-	// Fail marks the job failed, unless it is finished or a newer attempt claimed it (ErrStale):
+	// Fail marks the job failed, unless it is finished or a newer attempt claimed it (attempt.ErrStale):
 	// the final attempt fails the job even when it could not claim it first.
 	Fail(ctx context.Context, id uuid.UUID, attempt int, f Failure, now time.Time) error
 }

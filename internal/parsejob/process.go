@@ -6,81 +6,68 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/statementmatch/service/internal/attempt"
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/statement/engine"
 )
 
-// Process works one attempt of a job: it claims the job for the attempt (making it
-// processing), reads its file, parses it, and stores the transactions with the final status
+// Process works one attempt of a job by the rules of attempt.Runner: it claims the job (making
+// it processing), reads its file, parses it, and stores the transactions with the final status
 // (completed, or review when the statement's checks found something) or the failure, in a way
-// that is safe to repeat. A job that is finished, or that a newer attempt claimed, is left
-// alone and Process returns nil. A file that cannot be parsed fails the job for good and
-// returns nil. Any other error (the database is unreachable, say) is returned so the queue
-// retries the attempt later; on the final attempt the job is failed first, so it never stays
+// that is safe to repeat. A file that cannot be parsed, or whose parse ran past the attempt's
+// time limit, fails the job for good and returns nil; an error of the service is returned so
+// the queue retries the attempt, and the final attempt fails the job first, so it never stays
 // processing.
-func (s *Service) Process(ctx context.Context, id uuid.UUID, attempt int, final bool) error {
-	log := s.logger().With(slog.String("job_id", id.String()), slog.Int("attempt", attempt))
-	if _, err := s.Store.Claim(ctx, id, attempt); err != nil {
-		if errors.Is(err, ErrStale) || errors.Is(err, ErrNotFound) {
-			log.InfoContext(ctx, "parse attempt skipped: the job is finished or a newer attempt holds it")
+func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) error {
+	return s.runner().Run(ctx, attempt.Attempt{JobID: id, Number: n, Final: final}, func(ctx context.Context) (attempt.Outcome[Failure], error) {
+		data, err := s.Store.ReadFile(ctx, id)
+		if err != nil {
+			return attempt.Outcome[Failure]{}, fmt.Errorf("read file: %w", err)
+		}
+		st, failure := s.parse(data)
+		if failure != nil {
+			return attempt.Outcome[Failure]{Failure: failure}, nil
+		}
+		return attempt.Outcome[Failure]{Store: func(ctx context.Context) error {
+			out := outcome(st)
+			now := s.now()
+			out.CompletedAt = &now
+			if err := s.Store.Complete(ctx, id, n, out, st.Transactions); err != nil {
+				return err
+			}
+			s.logger().InfoContext(ctx, "parse job finished", slog.String("job_id", id.String()), slog.Int("attempt", n),
+				slog.String("status", string(out.Status)), slog.Int("transactions", out.TransactionsCount),
+				slog.Int("review_reasons", len(out.ReviewReasons)))
 			return nil
-		}
-		return s.retryOrFail(ctx, log, id, attempt, final, fmt.Errorf("claim job: %w", err))
-	}
-	data, err := s.Store.ReadFile(ctx, id)
-	if err != nil {
-		return s.retryOrFail(ctx, log, id, attempt, final, fmt.Errorf("read file: %w", err))
-	}
-	st, failure := s.parse(data)
-	data = nil
-	if failure == nil && ctx.Err() != nil {
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			// The process is shutting down: the queue runs the attempt again elsewhere.
-			return ctx.Err()
-		}
-		// The attempt ran past its time limit: the same file would again.
-		failure = &Failure{Code: CodeTimeout, Message: "parsing the file took longer than allowed"}
-	}
-	if failure != nil {
-		log.InfoContext(ctx, "parse job failed", slog.String("code", string(failure.Code)), slog.String("reason", failure.Message))
-		err = s.Store.Fail(context.WithoutCancel(ctx), id, attempt, *failure, s.now())
-	} else {
-		out := outcome(st)
-		now := s.now()
-		out.CompletedAt = &now
-		err = s.Store.Complete(ctx, id, attempt, out, st.Transactions)
-		if err == nil {
-			log.InfoContext(ctx, "parse job finished", slog.String("status", string(out.Status)),
-				slog.Int("transactions", out.TransactionsCount), slog.Int("review_reasons", len(out.ReviewReasons)))
-		}
-	}
-	if errors.Is(err, ErrStale) {
-		log.WarnContext(ctx, "parse outcome dropped: a newer attempt holds the job")
-		return nil
-	}
-	if err != nil {
-		return s.retryOrFail(ctx, log, id, attempt, final, fmt.Errorf("store outcome: %w", err))
-	}
-	return nil
+		}}, nil
+	})
 }
 
 // MessageAbandoned is the failure message of a job whose attempts all ended in errors of the
 // service (or whose work the queue gave up on): the file itself may be fine.
 const MessageAbandoned = "the job could not be processed; upload the file again"
 
-// retryOrFail returns err for the queue to retry, after failing the job on the final attempt.
-func (s *Service) retryOrFail(ctx context.Context, log *slog.Logger, id uuid.UUID, attempt int, final bool, err error) error {
-	log.ErrorContext(ctx, "parse attempt failed", slog.String("error", err.Error()), slog.Bool("final", final))
-	if final {
-		f := Failure{Code: CodeInternalError, Message: MessageAbandoned}
-		if ferr := s.Store.Fail(context.WithoutCancel(ctx), id, attempt, f, s.now()); ferr != nil && !errors.Is(ferr, ErrStale) {
-			log.ErrorContext(ctx, "fail job", slog.String("error", ferr.Error()))
-		}
+// runner is the attempt runner of parsing jobs.
+func (s *Service) runner() *attempt.Runner[Failure] {
+	return &attempt.Runner[Failure]{
+		Kind:   "parse",
+		Logger: s.logger(),
+		Now:    s.now,
+		Claim: func(ctx context.Context, a attempt.Attempt) error {
+			_, err := s.Store.Claim(ctx, a.JobID, a.Number)
+			return err
+		},
+		NotFound: ErrNotFound,
+		Fail: func(ctx context.Context, a attempt.Attempt, f Failure, now time.Time) error {
+			return s.Store.Fail(ctx, a.JobID, a.Number, f, now)
+		},
+		TimedOut:  Failure{Code: CodeTimeout, Message: "parsing the file took longer than allowed"},
+		Abandoned: Failure{Code: CodeInternalError, Message: MessageAbandoned},
 	}
-	return err
 }
 
 // parse reads the statement. It is deterministic: the same file gives the same statement or

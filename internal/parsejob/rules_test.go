@@ -18,10 +18,11 @@ import (
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/upload"
 )
 
-func memFile(name string, data []byte) File {
-	return File{Name: name, Size: int64(len(data)), SHA256: sha256.Sum256(data),
+func memFile(name string, data []byte) upload.File {
+	return upload.File{Name: name, Size: int64(len(data)), SHA256: sha256.Sum256(data),
 		Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }}
 }
 

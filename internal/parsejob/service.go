@@ -16,10 +16,11 @@ import (
 
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/idempotency"
-	"github.com/statementmatch/service/internal/job"
+	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/statement/engine"
+	"github.com/statementmatch/service/internal/upload"
 )
 
 // Monthly job limits of the Parsing API plans.
@@ -61,8 +62,10 @@ const (
 // degraded: jobs are picked up within a poll interval when workers are running.
 const DegradedAfter = time.Minute
 
-// Accounts finds an account's plans, as for reconciliation jobs.
-type Accounts = job.Accounts
+// Accounts finds an account's plans; account.Store has it.
+type Accounts interface {
+	Account(ctx context.Context, id uuid.UUID) (account.Account, error)
+}
 
 // Service applies the parsing job rules.
 type Service struct {
@@ -93,7 +96,7 @@ func (s *Service) logger() *slog.Logger {
 // NewJob is an upload.
 type NewJob struct {
 	AccountID uuid.UUID
-	File      File
+	File      upload.File
 	// IdempotencyKey is the client's Idempotency-Key, empty when none was sent.
 	IdempotencyKey string
 	// RequestID is the id of the upload request, kept for idempotent replays.
@@ -108,7 +111,7 @@ type Accepted struct {
 }
 
 // Create accepts an upload: it honours the Idempotency-Key, checks the file (a *FileError),
-// charges the monthly job limit (a *QuotaError past it) and stores the queued job with its file
+// charges the monthly job limit (a *quota.Error past it) and stores the queued job with its file
 // and its work in one transaction.
 func (s *Service) Create(ctx context.Context, req NewJob) (Accepted, error) {
 	now := s.now()
@@ -127,14 +130,14 @@ func (s *Service) create(ctx context.Context, req NewJob, key idempotency.Key, n
 	if err != nil {
 		return Accepted{}, fmt.Errorf("load account: %w", err)
 	}
-	start, reset := job.Period(now)
-	charge := job.Charge{Scope: QuotaScope, Period: start, Limit: MonthlyLimit(acc.ParsePlan), ResetAt: reset}
+	start, reset := quota.Period(now)
+	charge := quota.Charge{Scope: QuotaScope, Period: start, Limit: MonthlyLimit(acc.ParsePlan), ResetAt: reset}
 	// A cheap early refusal for an account whose limit is used up, before its file is written;
 	// the exact check is the charge inside Create.
 	if used, err := s.Store.QuotaUsed(ctx, req.AccountID, QuotaScope, start); err != nil {
 		return Accepted{}, fmt.Errorf("read quota: %w", err)
 	} else if used >= charge.Limit {
-		return Accepted{}, &QuotaError{Limit: charge.Limit, ResetAt: reset}
+		return Accepted{}, &quota.Error{Limit: charge.Limit, ResetAt: reset}
 	}
 	j := Job{ID: uuid.New(), AccountID: req.AccountID, Status: StatusQueued, FileName: req.File.Name, Format: format,
 		CreatedAt: now.Truncate(time.Microsecond), RequestID: req.RequestID}
@@ -169,14 +172,14 @@ func requestHash(req NewJob) []byte {
 }
 
 // checkFile is the check before a job is accepted: a supported format that opens (see
-// job.CheckStatement), and not more rows than allowed where that shows without parsing. A text
+// upload.CheckStatement), and not more rows than allowed where that shows without parsing. A text
 // file with no more lines than the row limit cannot hold more rows; one with more is parsed here
 // once to count them, so an oversized upload is refused before it is stored. Containers (PDF,
 // Excel) and markup exports (HTML tables, XML Spreadsheets) were parsed whole by the check;
 // their row count decides there too.
-func (s *Service) checkFile(f File) (statement.Format, error) {
+func (s *Service) checkFile(f upload.File) (statement.Format, error) {
 	limits := s.Limits.WithDefaults()
-	format, err := job.CheckStatement(f, limits)
+	format, err := upload.CheckStatement(f, limits)
 	var serr *statement.Error
 	switch {
 	case errors.Is(err, statement.ErrTooManyRows):
@@ -199,7 +202,7 @@ func (s *Service) checkFile(f File) (statement.Format, error) {
 	if lines <= limits.MaxRows {
 		return format, nil
 	}
-	data, err := job.ReadAll(f)
+	data, err := upload.ReadAll(f)
 	if err != nil {
 		return "", err
 	}
@@ -209,7 +212,7 @@ func (s *Service) checkFile(f File) (statement.Format, error) {
 	return format, nil
 }
 
-func countLines(f File) (int, error) {
+func countLines(f upload.File) (int, error) {
 	r, err := f.Open()
 	if err != nil {
 		return 0, fmt.Errorf("open upload: %w", err)
@@ -372,7 +375,7 @@ func (s *Service) Usage(ctx context.Context, accountID uuid.UUID) (Usage, error)
 	if err != nil {
 		return Usage{}, fmt.Errorf("load account: %w", err)
 	}
-	start, end := job.Period(s.now())
+	start, end := quota.Period(s.now())
 	used, err := s.Store.QuotaUsed(ctx, accountID, QuotaScope, start)
 	if err != nil {
 		return Usage{}, fmt.Errorf("read quota: %w", err)

@@ -20,7 +20,9 @@ import (
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
+	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/upload"
 )
 
 // bundle is a parsing job service over a fresh database: the real store with an insert-only
@@ -49,12 +51,12 @@ func setup(t *testing.T, plan account.ParsePlan) *bundle {
 	return b
 }
 
-func fileOf(name string, data []byte) parsejob.File {
-	return parsejob.File{Name: name, Size: int64(len(data)), SHA256: sha256.Sum256(data),
+func fileOf(name string, data []byte) upload.File {
+	return upload.File{Name: name, Size: int64(len(data)), SHA256: sha256.Sum256(data),
 		Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }}
 }
 
-func (b *bundle) create(t *testing.T, f parsejob.File) parsejob.Job {
+func (b *bundle) create(t *testing.T, f upload.File) parsejob.Job {
 	t.Helper()
 	acc, err := b.svc.Create(t.Context(), parsejob.NewJob{AccountID: b.account.ID, File: f, RequestID: "req-" + f.Name})
 	require.NoError(t, err)
@@ -221,7 +223,7 @@ func TestTheMonthlyLimitRefusesTheJobPastIt(t *testing.T) {
 		b.create(t, fileOf(fmt.Sprintf("s%d.csv", i), []byte(statementCSV)))
 	}
 	_, err := b.svc.Create(t.Context(), parsejob.NewJob{AccountID: b.account.ID, File: fileOf("one-more.csv", []byte(statementCSV))})
-	var qerr *parsejob.QuotaError
+	var qerr *quota.Error
 	require.ErrorAs(t, err, &qerr)
 	require.Equal(t, parsejob.LimitFree, qerr.Limit)
 	require.Equal(t, time.Date(2024, 4, 1, 0, 0, 0, 0, time.UTC), qerr.ResetAt)

@@ -19,7 +19,8 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/statementmatch/service/internal/idempotency"
-	"github.com/statementmatch/service/internal/job"
+	"github.com/statementmatch/service/internal/quota"
+	"github.com/statementmatch/service/internal/upload"
 )
 
 // What both job stores share (JobStore for reconciliation jobs, ParseJobStore for parsing jobs):
@@ -31,7 +32,7 @@ import (
 // about 400 MiB.)
 const chunkSize = 256 << 10
 
-// claimKey is job.Store's ClaimKey. The insert either takes the key, or (on conflict) takes it
+// claimKey is reconjob.Store's ClaimKey. The insert either takes the key, or (on conflict) takes it
 // over when the existing record expired or was abandoned pending; otherwise the existing record
 // is read. A record deleted between the two statements is claimed on the next round.
 func claimKey(ctx context.Context, db *sqlx.DB, k idempotency.Key, now time.Time) (idempotency.Record, bool, error) {
@@ -71,7 +72,7 @@ SELECT request_hash, state, resource_id, created_at FROM idempotency_keys
 	return idempotency.Record{}, false, errors.New("idempotency key changed hands repeatedly")
 }
 
-// releaseKey is job.Store's ReleaseKey: it deletes the key while its own request holds it
+// releaseKey is reconjob.Store's ReleaseKey: it deletes the key while its own request holds it
 // pending.
 func releaseKey(ctx context.Context, db *sqlx.DB, k idempotency.Key) error {
 	_, err := db.ExecContext(ctx, `
@@ -80,7 +81,7 @@ DELETE FROM idempotency_keys WHERE account_id = $1 AND scope = $2 AND key = $3 A
 	return err
 }
 
-// quotaUsed is job.Store's QuotaUsed: the jobs counted in the account's scope and period.
+// quotaUsed is reconjob.Store's QuotaUsed: the jobs counted in the account's scope and period.
 func quotaUsed(ctx context.Context, db *sqlx.DB, accountID uuid.UUID, scope string, period time.Time) (int, error) {
 	var used int
 	err := db.QueryRowContext(ctx, `SELECT coalesce(sum(used), 0) FROM job_quota WHERE account_id = $1 AND scope = $2 AND period = $3`,
@@ -90,7 +91,7 @@ func quotaUsed(ctx context.Context, db *sqlx.DB, accountID uuid.UUID, scope stri
 
 // chargeAndRecordKey ends the transaction that creates a job: it charges the quota (see charge)
 // and records the idempotency key (see recordKey).
-func chargeAndRecordKey(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, q job.Charge, k idempotency.Key) error {
+func chargeAndRecordKey(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, q quota.Charge, k idempotency.Key) error {
 	if _, err := charge(ctx, tx, accountID, q); err != nil {
 		return err
 	}
@@ -98,17 +99,17 @@ func chargeAndRecordKey(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, q
 }
 
 // charge counts one more job in the account's quota period and returns the new count; a
-// *job.QuotaError when the count has reached q.Limit already. The quota is charged at the end of
+// *quota.Error when the count has reached q.Limit already. The quota is charged at the end of
 // the transaction that creates a job: its row lock serialises an account's concurrent creates,
 // so it is held only for the end of the transaction, not while the files are written.
-func charge(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, q job.Charge) (int, error) {
+func charge(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, q quota.Charge) (int, error) {
 	var used int
 	err := tx.QueryRowContext(ctx, `
 INSERT INTO job_quota (account_id, scope, period, used) VALUES ($1, $2, $3, 1)
 ON CONFLICT (account_id, scope, period) DO UPDATE SET used = job_quota.used + 1 WHERE job_quota.used < $4
 RETURNING used`, accountID, q.Scope, q.Period, q.Limit).Scan(&used)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && used > q.Limit) {
-		return 0, &job.QuotaError{Limit: q.Limit, ResetAt: q.ResetAt}
+		return 0, &quota.Error{Limit: q.Limit, ResetAt: q.ResetAt}
 	}
 	if err != nil {
 		return 0, fmt.Errorf("charge quota: %w", err)
@@ -138,7 +139,7 @@ UPDATE idempotency_keys SET state = 'done', resource_id = $5
 }
 
 // storeFile writes an uploaded file in chunks and returns its id.
-func storeFile(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, f job.File, now time.Time) (uuid.UUID, error) {
+func storeFile(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, f upload.File, now time.Time) (uuid.UUID, error) {
 	id := uuid.New()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO uploads (id, account_id, file_name, size, sha256, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 		id, accountID, cleanText(f.Name), f.Size, f.SHA256[:], now); err != nil {
@@ -257,8 +258,8 @@ func boundByDeadline(ctx context.Context, tx *sqlx.Tx, left time.Duration) error
 	return err
 }
 
-// attempt is one attempt at a job: the n-th run of the job's queued work.
-type attempt struct {
+// attemptTag is one attempt at a job: the n-th run of the job's queued work.
+type attemptTag struct {
 	kind string // parseAttemptKind or reconAttemptKind
 	job  uuid.UUID
 	n    int
@@ -272,11 +273,11 @@ const (
 
 // name is the application_name of the attempt's transactions, which pg_stat_activity shows:
 // "parse-job <id> #<n>", 59 bytes at most (PostgreSQL keeps 63).
-func (a attempt) name() string { return a.kind + " " + a.job.String() + " #" + strconv.Itoa(a.n) }
+func (a attemptTag) name() string { return a.kind + " " + a.job.String() + " #" + strconv.Itoa(a.n) }
 
 // tag names tx after the attempt until tx ends, so that a newer attempt can find it (see
 // takeOver), and so can whoever looks at pg_stat_activity.
-func (a attempt) tag(ctx context.Context, tx *sqlx.Tx) error {
+func (a attemptTag) tag(ctx context.Context, tx *sqlx.Tx) error {
 	_, err := tx.ExecContext(ctx, `SELECT set_config('application_name', $1, true)`, a.name())
 	return err
 }
@@ -297,7 +298,7 @@ const takeOverLockWait = time.Second
 //
 // pg_terminate_backend needs the older attempt's backend to run as the same role (or the role
 // to have pg_signal_backend), as all statementd processes sharing a database do.
-func takeOver(ctx context.Context, db *sqlx.DB, a attempt, take func(*sqlx.Tx) error) error {
+func takeOver(ctx context.Context, db *sqlx.DB, a attemptTag, take func(*sqlx.Tx) error) error {
 	for {
 		err := inTx(ctx, db, func(tx *sqlx.Tx) error {
 			if _, err := tx.ExecContext(ctx, `SELECT set_config('lock_timeout', $1, true), set_config('application_name', $2, true)`,
@@ -318,7 +319,7 @@ func takeOver(ctx context.Context, db *sqlx.DB, a attempt, take func(*sqlx.Tx) e
 
 // endOlderAttempts terminates the backends whose transactions are tagged as attempts at a's job
 // older than a.
-func endOlderAttempts(ctx context.Context, db *sqlx.DB, a attempt) error {
+func endOlderAttempts(ctx context.Context, db *sqlx.DB, a attemptTag) error {
 	prefix := a.kind + " " + a.job.String() + " #"
 	_, err := db.ExecContext(ctx, `
 SELECT pg_terminate_backend(pid) FROM pg_stat_activity

@@ -11,8 +11,11 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/attempt"
 	"github.com/statementmatch/service/internal/idempotency"
-	"github.com/statementmatch/service/internal/job"
+	"github.com/statementmatch/service/internal/quota"
+	"github.com/statementmatch/service/internal/reconjob"
+	"github.com/statementmatch/service/internal/upload"
 )
 
 // JobStore keeps reconciliation jobs, their files and results, quota counts and idempotency
@@ -22,29 +25,29 @@ type JobStore struct {
 	Queue *Queue
 }
 
-var _ job.Store = (*JobStore)(nil)
+var _ reconjob.Store = (*JobStore)(nil)
 
 // NewJobStore returns the job store of db, queueing on q.
 func NewJobStore(db *sqlx.DB, q *Queue) *JobStore { return &JobStore{DB: db, Queue: q} }
 
-// ClaimKey implements job.Store; see claimKey.
+// ClaimKey implements reconjob.Store; see claimKey.
 func (s *JobStore) ClaimKey(ctx context.Context, k idempotency.Key, now time.Time) (idempotency.Record, bool, error) {
 	return claimKey(ctx, s.DB, k, now)
 }
 
-// ReleaseKey implements job.Store; see releaseKey.
+// ReleaseKey implements reconjob.Store; see releaseKey.
 func (s *JobStore) ReleaseKey(ctx context.Context, k idempotency.Key) error {
 	return releaseKey(ctx, s.DB, k)
 }
 
-// QuotaUsed implements job.Store; see quotaUsed.
+// QuotaUsed implements reconjob.Store; see quotaUsed.
 func (s *JobStore) QuotaUsed(ctx context.Context, accountID uuid.UUID, scope string, period time.Time) (int, error) {
 	return quotaUsed(ctx, s.DB, accountID, scope, period)
 }
 
-// Create implements job.Store: files, job row, quota charge, idempotency record and queued work
+// Create implements reconjob.Store: files, job row, quota charge, idempotency record and queued work
 // in one transaction. A job refused by the quota rolls everything back.
-func (s *JobStore) Create(ctx context.Context, j job.Job, bank, expected job.File, q job.Charge, k idempotency.Key) error {
+func (s *JobStore) Create(ctx context.Context, j reconjob.Job, bank, expected upload.File, q quota.Charge, k idempotency.Key) error {
 	return inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
 		bankID, err := storeFile(ctx, tx, j.AccountID, bank, j.CreatedAt)
 		if err != nil {
@@ -84,34 +87,34 @@ type jobRow struct {
 	CompletedAt  sql.NullTime   `db:"completed_at"`
 }
 
-func (r jobRow) job() job.Job {
-	j := job.Job{ID: r.ID, AccountID: r.AccountID, Env: account.Environment(r.Env), Status: job.Status(r.Status),
+func (r jobRow) job() reconjob.Job {
+	j := reconjob.Job{ID: r.ID, AccountID: r.AccountID, Env: account.Environment(r.Env), Status: reconjob.Status(r.Status),
 		BankFile: r.BankFile, ExpectedFile: r.ExpectedFile, CreatedAt: r.CreatedAt.UTC()}
 	if r.CompletedAt.Valid {
 		t := r.CompletedAt.Time.UTC()
 		j.CompletedAt = &t
 	}
 	if r.ErrorCode.Valid {
-		j.Error = &job.Failure{Code: job.ErrorCode(r.ErrorCode.String), Message: r.ErrorMessage.String}
+		j.Error = &reconjob.Failure{Code: reconjob.ErrorCode(r.ErrorCode.String), Message: r.ErrorMessage.String}
 	}
 	return j
 }
 
-// Get implements job.Store.
-func (s *JobStore) Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (job.Job, error) {
+// Get implements reconjob.Store.
+func (s *JobStore) Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (reconjob.Job, error) {
 	var r jobRow
 	err := s.DB.GetContext(ctx, &r, `SELECT `+jobColumns+` FROM recon_jobs WHERE id = $1 AND account_id = $2 AND env = $3`, id, accountID, string(env))
 	if errors.Is(err, sql.ErrNoRows) {
-		return job.Job{}, job.ErrNotFound
+		return reconjob.Job{}, reconjob.ErrNotFound
 	}
 	if err != nil {
-		return job.Job{}, err
+		return reconjob.Job{}, err
 	}
 	return r.job(), nil
 }
 
-// Results implements job.Store.
-func (s *JobStore) Results(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (job.Job, []byte, error) {
+// Results implements reconjob.Store.
+func (s *JobStore) Results(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (reconjob.Job, []byte, error) {
 	var r struct {
 		jobRow
 		Body []byte `db:"body"`
@@ -121,35 +124,37 @@ SELECT j.*, coalesce(r.body, ''::bytea) AS body
   FROM (SELECT `+jobColumns+` FROM recon_jobs) j LEFT JOIN recon_results r ON r.job_id = j.id
  WHERE j.id = $1 AND j.account_id = $2 AND j.env = $3`, id, accountID, string(env))
 	if errors.Is(err, sql.ErrNoRows) {
-		return job.Job{}, nil, job.ErrNotFound
+		return reconjob.Job{}, nil, reconjob.ErrNotFound
 	}
 	if err != nil {
-		return job.Job{}, nil, err
+		return reconjob.Job{}, nil, err
 	}
 	return r.job(), r.Body, nil
 }
 
-// Claim implements job.Store.
-func (s *JobStore) Claim(ctx context.Context, id uuid.UUID, attempt int) (job.Job, error) {
+// Claim implements reconjob.Store.
+func (s *JobStore) Claim(ctx context.Context, id uuid.UUID, n int) (reconjob.Job, error) {
 	var r jobRow
-	err := takeOver(ctx, s.DB, reconAttempt(id, attempt), func(tx *sqlx.Tx) error {
+	err := takeOver(ctx, s.DB, reconAttempt(id, n), func(tx *sqlx.Tx) error {
 		return tx.GetContext(ctx, &r, `
 UPDATE recon_jobs SET attempt = $2 WHERE id = $1 AND status = 'processing' AND attempt < $2
-RETURNING `+jobColumns, id, attempt)
+RETURNING `+jobColumns, id, n)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
-		return job.Job{}, job.ErrStale
+		return reconjob.Job{}, attempt.ErrStale
 	}
 	if err != nil {
-		return job.Job{}, err
+		return reconjob.Job{}, err
 	}
 	return r.job(), nil
 }
 
 // reconAttempt is attempt n at reconciliation job id.
-func reconAttempt(id uuid.UUID, n int) attempt { return attempt{kind: reconAttemptKind, job: id, n: n} }
+func reconAttempt(id uuid.UUID, n int) attemptTag {
+	return attemptTag{kind: reconAttemptKind, job: id, n: n}
+}
 
-// ReadFile implements job.Store.
+// ReadFile implements reconjob.Store.
 func (s *JobStore) ReadFile(ctx context.Context, id uuid.UUID, field string) ([]byte, error) {
 	column := "bank_upload"
 	if field == "expected" {
@@ -157,41 +162,41 @@ func (s *JobStore) ReadFile(ctx context.Context, id uuid.UUID, field string) ([]
 	}
 	data, err := readUpload(ctx, s.DB, `SELECT u.id, u.size FROM recon_jobs j JOIN uploads u ON u.id = j.`+column+` WHERE j.id = $1`, id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, job.ErrNotFound
+		return nil, reconjob.ErrNotFound
 	}
 	return data, err
 }
 
-// Complete implements job.Store.
-func (s *JobStore) Complete(ctx context.Context, id uuid.UUID, attempt int, results []byte, now time.Time) error {
+// Complete implements reconjob.Store.
+func (s *JobStore) Complete(ctx context.Context, id uuid.UUID, n int, results []byte, now time.Time) error {
 	return inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
-		if err := reconAttempt(id, attempt).tag(ctx, tx); err != nil {
+		if err := reconAttempt(id, n).tag(ctx, tx); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `
-UPDATE recon_jobs SET status = 'completed', completed_at = $3 WHERE id = $1 AND attempt = $2 AND status = 'processing'`, id, attempt, now)
+UPDATE recon_jobs SET status = 'completed', completed_at = $3 WHERE id = $1 AND attempt = $2 AND status = 'processing'`, id, n, now)
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n != 1 {
-			return job.ErrStale
+			return attempt.ErrStale
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO recon_results (job_id, body) VALUES ($1, $2)`, id, results)
 		return err
 	})
 }
 
-// Fail implements job.Store.
-func (s *JobStore) Fail(ctx context.Context, id uuid.UUID, attempt int, f job.Failure, now time.Time) error {
-	return takeOver(ctx, s.DB, reconAttempt(id, attempt), func(tx *sqlx.Tx) error {
+// Fail implements reconjob.Store.
+func (s *JobStore) Fail(ctx context.Context, id uuid.UUID, n int, f reconjob.Failure, now time.Time) error {
+	return takeOver(ctx, s.DB, reconAttempt(id, n), func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `
 UPDATE recon_jobs SET status = 'failed', error_code = $3, error_message = $4, completed_at = $5, attempt = $2
- WHERE id = $1 AND attempt <= $2 AND status = 'processing'`, id, attempt, string(f.Code), f.Message, now)
+ WHERE id = $1 AND attempt <= $2 AND status = 'processing'`, id, n, string(f.Code), f.Message, now)
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n != 1 {
-			return job.ErrStale
+			return attempt.ErrStale
 		}
 		return nil
 	})

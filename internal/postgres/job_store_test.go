@@ -16,10 +16,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/attempt"
 	"github.com/statementmatch/service/internal/idempotency"
-	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
+	"github.com/statementmatch/service/internal/quota"
+	"github.com/statementmatch/service/internal/reconjob"
+	"github.com/statementmatch/service/internal/upload"
 )
 
 // jobBundle is a job store over a fresh database, with an insert-only queue and one account.
@@ -56,19 +59,19 @@ func (b *jobBundle) otherAccount(t *testing.T) account.Account {
 }
 
 // newJob is a new processing job of acc in env.
-func (b *jobBundle) newJob(acc account.Account, env account.Environment) job.Job {
-	return job.Job{ID: uuid.New(), AccountID: acc.ID, Env: env, Status: job.StatusProcessing,
+func (b *jobBundle) newJob(acc account.Account, env account.Environment) reconjob.Job {
+	return reconjob.Job{ID: uuid.New(), AccountID: acc.ID, Env: env, Status: reconjob.StatusProcessing,
 		BankFile: "bank.csv", ExpectedFile: "expected.csv", CreatedAt: b.now}
 }
 
 // charge is the quota charge of the production scope in the bundle's month.
-func (b *jobBundle) charge(limit int) job.Charge {
-	start, reset := job.Period(b.now)
-	return job.Charge{Scope: job.QuotaScope(account.Production), Period: start, Limit: limit, ResetAt: reset}
+func (b *jobBundle) charge(limit int) quota.Charge {
+	start, reset := quota.Period(b.now)
+	return quota.Charge{Scope: reconjob.QuotaScope(account.Production), Period: start, Limit: limit, ResetAt: reset}
 }
 
 // create stores a small job of the bundle's account in production and returns it.
-func (b *jobBundle) create(t *testing.T) job.Job {
+func (b *jobBundle) create(t *testing.T) reconjob.Job {
 	t.Helper()
 	j := b.newJob(b.account, account.Production)
 	require.NoError(t, b.store.Create(t.Context(), j, fileOf("bank.csv", []byte("Date,Description,Amount\n")),
@@ -85,8 +88,8 @@ func (b *jobBundle) count(t *testing.T, query string, args ...any) int {
 }
 
 // fileOf is an upload of data, read from memory.
-func fileOf(name string, data []byte) job.File {
-	return job.File{Name: name, Size: int64(len(data)), SHA256: sha256.Sum256(data),
+func fileOf(name string, data []byte) upload.File {
+	return upload.File{Name: name, Size: int64(len(data)), SHA256: sha256.Sum256(data),
 		Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }}
 }
 
@@ -113,7 +116,7 @@ func TestJobStoreCreateStoresTheJobItsFilesAndItsQueuedWork(t *testing.T) {
 	require.Equal(t, j.ID, got.ID)
 	require.Equal(t, b.account.ID, got.AccountID)
 	require.Equal(t, account.Production, got.Env)
-	require.Equal(t, job.StatusProcessing, got.Status)
+	require.Equal(t, reconjob.StatusProcessing, got.Status)
 	require.Equal(t, "März.xlsx", got.BankFile)
 	require.Equal(t, "expected.csv", got.ExpectedFile)
 	require.True(t, got.CreatedAt.Equal(b.now), "created at %s", got.CreatedAt)
@@ -147,7 +150,7 @@ func TestJobStoreCreateStoresTheJobItsFilesAndItsQueuedWork(t *testing.T) {
 		j.ID, j.ID.String()), "the queued work names the job and the job row names it")
 
 	_, err = b.store.ReadFile(ctx, uuid.New(), "bank")
-	require.ErrorIs(t, err, job.ErrNotFound)
+	require.ErrorIs(t, err, reconjob.ErrNotFound)
 }
 
 func TestJobStoreCreateLeavesNothingBehindWhenItFails(t *testing.T) {
@@ -155,20 +158,20 @@ func TestJobStoreCreateLeavesNothingBehindWhenItFails(t *testing.T) {
 	good := []byte("Date,Description,Amount\n2024-03-01,INV-1,10.00\n")
 	tests := []struct {
 		name     string
-		bank     job.File
-		expected job.File
+		bank     upload.File
+		expected upload.File
 	}{
-		{"a bank file shorter than its stated size", func() job.File {
+		{"a bank file shorter than its stated size", func() upload.File {
 			f := fileOf("bank.csv", good)
 			f.Size++
 			return f
 		}(), fileOf("expected.csv", good)},
-		{"an expected file whose digest is not its content's (after the bank file is stored)", fileOf("bank.csv", good), func() job.File {
+		{"an expected file whose digest is not its content's (after the bank file is stored)", fileOf("bank.csv", good), func() upload.File {
 			f := fileOf("expected.csv", good)
 			f.SHA256[0] ^= 0xff
 			return f
 		}()},
-		{"an expected file that cannot be opened", fileOf("bank.csv", good), job.File{Name: "expected.csv", Size: 1,
+		{"an expected file that cannot be opened", fileOf("bank.csv", good), upload.File{Name: "expected.csv", Size: 1,
 			Open: func() (io.ReadCloser, error) { return nil, errors.New("spool file gone") }}},
 	}
 	for _, tc := range tests {
@@ -176,7 +179,7 @@ func TestJobStoreCreateLeavesNothingBehindWhenItFails(t *testing.T) {
 			t.Parallel()
 			b := setupJobStore(t)
 			ctx := t.Context()
-			k := idempotency.Key{AccountID: b.account.ID, Scope: job.QuotaScope(account.Production), Key: "k-1", Hash: []byte("request")}
+			k := idempotency.Key{AccountID: b.account.ID, Scope: reconjob.QuotaScope(account.Production), Key: "k-1", Hash: []byte("request")}
 			_, claimed, err := b.store.ClaimKey(ctx, k, b.now)
 			require.NoError(t, err)
 			require.True(t, claimed)
@@ -188,7 +191,7 @@ func TestJobStoreCreateLeavesNothingBehindWhenItFails(t *testing.T) {
 			for _, table := range []string{"recon_jobs", "uploads", "upload_chunks", "job_quota", "river_job"} {
 				require.Zero(t, b.count(t, `SELECT count(*) FROM `+table), "no row is left in %s", table)
 			}
-			used, err := b.store.QuotaUsed(ctx, b.account.ID, job.QuotaScope(account.Production), b.charge(0).Period)
+			used, err := b.store.QuotaUsed(ctx, b.account.ID, reconjob.QuotaScope(account.Production), b.charge(0).Period)
 			require.NoError(t, err)
 			require.Zero(t, used)
 			rec, claimed, err := b.store.ClaimKey(ctx, k, b.now)
@@ -209,18 +212,18 @@ func TestJobStoreQuotaRefusesTheJobPastTheLimit(t *testing.T) {
 	}
 	refused := b.newJob(b.account, account.Production)
 	err := b.store.Create(ctx, refused, fileOf("b", []byte("b")), fileOf("e", []byte("e")), charge, idempotency.Key{})
-	var qe *job.QuotaError
+	var qe *quota.Error
 	require.ErrorAs(t, err, &qe)
-	require.ErrorIs(t, err, job.ErrQuotaExceeded)
+	require.ErrorIs(t, err, quota.ErrExceeded)
 	require.Equal(t, 3, qe.Limit)
 	require.True(t, qe.ResetAt.Equal(time.Date(2024, 4, 1, 0, 0, 0, 0, time.UTC)), "resets at %s", qe.ResetAt)
 	_, err = b.store.Get(ctx, b.account.ID, account.Production, refused.ID)
-	require.ErrorIs(t, err, job.ErrNotFound, "the refused job is not stored")
+	require.ErrorIs(t, err, reconjob.ErrNotFound, "the refused job is not stored")
 	require.Equal(t, 3, b.count(t, `SELECT count(*) FROM river_job`), "the refused job is not queued")
 	require.Equal(t, 6, b.count(t, `SELECT count(*) FROM uploads`), "the refused job's files are not stored")
 
 	other := b.otherAccount(t)
-	nextMonth, nextReset := job.Period(charge.ResetAt)
+	nextMonth, nextReset := quota.Period(charge.ResetAt)
 	tests := []struct {
 		name    string
 		account uuid.UUID
@@ -229,16 +232,16 @@ func TestJobStoreQuotaRefusesTheJobPastTheLimit(t *testing.T) {
 		want    int
 	}{
 		{"the charged scope and month count the accepted jobs only", b.account.ID, charge.Scope, charge.Period, 3},
-		{"the sandbox scope counts apart", b.account.ID, job.QuotaScope(account.Sandbox), charge.Period, 1},
+		{"the sandbox scope counts apart", b.account.ID, reconjob.QuotaScope(account.Sandbox), charge.Period, 1},
 		{"the next month counts apart", b.account.ID, charge.Scope, nextMonth, 1},
 		{"another account counts apart", other.ID, charge.Scope, charge.Period, 1},
 	}
 	// One more job in each other count: none of them is full.
 	sandbox := b.newJob(b.account, account.Sandbox)
 	require.NoError(t, b.store.Create(ctx, sandbox, fileOf("b", []byte("b")), fileOf("e", []byte("e")),
-		job.Charge{Scope: job.QuotaScope(account.Sandbox), Period: charge.Period, Limit: 3, ResetAt: charge.ResetAt}, idempotency.Key{}))
+		quota.Charge{Scope: reconjob.QuotaScope(account.Sandbox), Period: charge.Period, Limit: 3, ResetAt: charge.ResetAt}, idempotency.Key{}))
 	require.NoError(t, b.store.Create(ctx, b.newJob(b.account, account.Production), fileOf("b", []byte("b")), fileOf("e", []byte("e")),
-		job.Charge{Scope: charge.Scope, Period: nextMonth, Limit: 3, ResetAt: nextReset}, idempotency.Key{}))
+		quota.Charge{Scope: charge.Scope, Period: nextMonth, Limit: 3, ResetAt: nextReset}, idempotency.Key{}))
 	require.NoError(t, b.store.Create(ctx, b.newJob(other, account.Production), fileOf("b", []byte("b")), fileOf("e", []byte("e")), charge, idempotency.Key{}))
 	for _, tc := range tests {
 		used, err := b.store.QuotaUsed(ctx, tc.account, tc.scope, tc.period)
@@ -270,7 +273,7 @@ func TestJobStoreQuotaIsExactUnderConcurrentCreates(t *testing.T) {
 		switch {
 		case err == nil:
 			accepted++
-		case errors.Is(err, job.ErrQuotaExceeded):
+		case errors.Is(err, quota.ErrExceeded):
 			refused++
 		default:
 			t.Errorf("unexpected error: %v", err)
@@ -300,9 +303,9 @@ func TestJobStoreShowsAJobOnlyToItsAccountInItsEnvironment(t *testing.T) {
 		want    error
 	}{
 		{"its account in its environment finds it", b.account.ID, account.Production, j.ID, nil},
-		{"its account in the other environment does not", b.account.ID, account.Sandbox, j.ID, job.ErrNotFound},
-		{"another account does not", other.ID, account.Production, j.ID, job.ErrNotFound},
-		{"an unknown id is not found", b.account.ID, account.Production, uuid.New(), job.ErrNotFound},
+		{"its account in the other environment does not", b.account.ID, account.Sandbox, j.ID, reconjob.ErrNotFound},
+		{"another account does not", other.ID, account.Production, j.ID, reconjob.ErrNotFound},
+		{"an unknown id is not found", b.account.ID, account.Production, uuid.New(), reconjob.ErrNotFound},
 	}
 	for _, tc := range tests {
 		got, err := b.store.Get(ctx, tc.account, tc.env, tc.id)
@@ -312,7 +315,7 @@ func TestJobStoreShowsAJobOnlyToItsAccountInItsEnvironment(t *testing.T) {
 		if tc.want == nil {
 			require.Equal(t, j.ID, got.ID)
 			require.Equal(t, j.ID, gotR.ID)
-			require.Equal(t, job.StatusProcessing, gotR.Status, "a processing job has no results yet")
+			require.Equal(t, reconjob.StatusProcessing, gotR.Status, "a processing job has no results yet")
 			require.Empty(t, body)
 		}
 	}
@@ -323,7 +326,7 @@ func TestJobStoreKeepsIdempotencyKeysPerAccountAndScopeForTheirLifetime(t *testi
 	b := setupJobStore(t)
 	ctx := t.Context()
 	other := b.otherAccount(t)
-	scope := job.QuotaScope(account.Production)
+	scope := reconjob.QuotaScope(account.Production)
 	key := func(name, hash string) idempotency.Key {
 		return idempotency.Key{AccountID: b.account.ID, Scope: scope, Key: name, Hash: []byte(hash)}
 	}
@@ -333,7 +336,7 @@ func TestJobStoreKeepsIdempotencyKeysPerAccountAndScopeForTheirLifetime(t *testi
 		require.NoError(t, err)
 		return rec, claimed
 	}
-	createWith := func(k idempotency.Key) (job.Job, error) {
+	createWith := func(k idempotency.Key) (reconjob.Job, error) {
 		j := b.newJob(b.account, account.Production)
 		k.ResourceID = j.ID
 		return j, b.store.Create(ctx, j, fileOf("b", []byte("b")), fileOf("e", []byte("e")), b.charge(1000), k)
@@ -392,7 +395,7 @@ func TestJobStoreKeepsIdempotencyKeysPerAccountAndScopeForTheirLifetime(t *testi
 		j, err := createWith(k)
 		require.ErrorIs(t, err, idempotency.ErrConflict, "the first request lost its key")
 		_, err = b.store.Get(ctx, b.account.ID, account.Production, j.ID)
-		require.ErrorIs(t, err, job.ErrNotFound, "and its job was not stored")
+		require.ErrorIs(t, err, reconjob.ErrNotFound, "and its job was not stored")
 		rec, claimed := claim(k, b.now.Add(idempotency.PendingTTL))
 		require.False(t, claimed)
 		require.Equal(t, []byte("h2"), rec.Hash)
@@ -426,7 +429,7 @@ func TestJobStoreKeepsIdempotencyKeysPerAccountAndScopeForTheirLifetime(t *testi
 			k    idempotency.Key
 		}{
 			{"another account", idempotency.Key{AccountID: other.ID, Scope: scope, Key: "shared", Hash: []byte("h1")}},
-			{"another scope", idempotency.Key{AccountID: b.account.ID, Scope: job.QuotaScope(account.Sandbox), Key: "shared", Hash: []byte("h1")}},
+			{"another scope", idempotency.Key{AccountID: b.account.ID, Scope: reconjob.QuotaScope(account.Sandbox), Key: "shared", Hash: []byte("h1")}},
 		} {
 			_, claimed := claim(tc.k, b.now)
 			require.True(t, claimed, "%s claims the same key apart", tc.name)
@@ -445,7 +448,7 @@ func TestJobStoreOnlyTheLatestAttemptFinishesAJob(t *testing.T) {
 			got, err := b.store.Claim(ctx, j.ID, attempt)
 			if err == nil {
 				require.Equal(t, j.ID, got.ID)
-				require.Equal(t, job.StatusProcessing, got.Status)
+				require.Equal(t, reconjob.StatusProcessing, got.Status)
 			}
 			return err
 		}
@@ -455,7 +458,7 @@ func TestJobStoreOnlyTheLatestAttemptFinishesAJob(t *testing.T) {
 	}
 	fail := func(attempt int) func() error {
 		return func() error {
-			return b.store.Fail(ctx, j.ID, attempt, job.Failure{Code: job.CodeServerError, Message: "late"}, done)
+			return b.store.Fail(ctx, j.ID, attempt, reconjob.Failure{Code: reconjob.CodeServerError, Message: "late"}, done)
 		}
 	}
 	results := func() int { return b.count(t, `SELECT count(*) FROM recon_results WHERE job_id = $1`, j.ID) }
@@ -467,15 +470,15 @@ func TestJobStoreOnlyTheLatestAttemptFinishesAJob(t *testing.T) {
 		wantResults int
 	}{
 		{"attempt 1 claims the new job", claim(1), nil, 0},
-		{"attempt 1 cannot claim it again", claim(1), job.ErrStale, 0},
+		{"attempt 1 cannot claim it again", claim(1), attempt.ErrStale, 0},
 		{"attempt 2 takes it over", claim(2), nil, 0},
-		{"attempt 1 cannot claim it back", claim(1), job.ErrStale, 0},
-		{"attempt 1 can no longer complete it", complete(1, `{"stale":true}`), job.ErrStale, 0},
-		{"attempt 1 can no longer fail it", fail(1), job.ErrStale, 0},
+		{"attempt 1 cannot claim it back", claim(1), attempt.ErrStale, 0},
+		{"attempt 1 can no longer complete it", complete(1, `{"stale":true}`), attempt.ErrStale, 0},
+		{"attempt 1 can no longer fail it", fail(1), attempt.ErrStale, 0},
 		{"attempt 2 completes it", complete(2, `{"matched":[]}`), nil, 1},
-		{"attempt 2 cannot complete it twice", complete(2, `{"again":true}`), job.ErrStale, 1},
-		{"attempt 2 cannot fail it once completed", fail(2), job.ErrStale, 1},
-		{"attempt 3 cannot claim a completed job", claim(3), job.ErrStale, 1},
+		{"attempt 2 cannot complete it twice", complete(2, `{"again":true}`), attempt.ErrStale, 1},
+		{"attempt 2 cannot fail it once completed", fail(2), attempt.ErrStale, 1},
+		{"attempt 3 cannot claim a completed job", claim(3), attempt.ErrStale, 1},
 	}
 	for _, s := range steps {
 		err := s.do()
@@ -489,14 +492,14 @@ func TestJobStoreOnlyTheLatestAttemptFinishesAJob(t *testing.T) {
 
 	got, body, err := b.store.Results(ctx, b.account.ID, account.Production, j.ID)
 	require.NoError(t, err)
-	require.Equal(t, job.StatusCompleted, got.Status)
+	require.Equal(t, reconjob.StatusCompleted, got.Status)
 	require.NotNil(t, got.CompletedAt)
 	require.True(t, got.CompletedAt.Equal(done))
 	require.Nil(t, got.Error)
 	require.JSONEq(t, `{"matched":[]}`, string(body))
 
 	_, err = b.store.Claim(ctx, uuid.New(), 1)
-	require.ErrorIs(t, err, job.ErrStale, "an unknown job cannot be claimed")
+	require.ErrorIs(t, err, attempt.ErrStale, "an unknown job cannot be claimed")
 }
 
 func TestJobStoreFailStoresWhyTheJobFailed(t *testing.T) {
@@ -507,29 +510,29 @@ func TestJobStoreFailStoresWhyTheJobFailed(t *testing.T) {
 	done := b.now.Add(time.Minute)
 	_, err := b.store.Claim(ctx, j.ID, 1)
 	require.NoError(t, err)
-	f := job.Failure{Code: job.CodeFileInvalid, Message: `bank: row 3: amount "abc" is not a decimal number`}
+	f := reconjob.Failure{Code: reconjob.CodeFileInvalid, Message: `bank: row 3: amount "abc" is not a decimal number`}
 	require.NoError(t, b.store.Fail(ctx, j.ID, 1, f, done))
 
 	got, err := b.store.Get(ctx, b.account.ID, account.Production, j.ID)
 	require.NoError(t, err)
-	require.Equal(t, job.StatusFailed, got.Status)
+	require.Equal(t, reconjob.StatusFailed, got.Status)
 	require.Equal(t, &f, got.Error)
 	require.NotNil(t, got.CompletedAt)
 	require.True(t, got.CompletedAt.Equal(done))
 	gotR, body, err := b.store.Results(ctx, b.account.ID, account.Production, j.ID)
 	require.NoError(t, err)
-	require.Equal(t, job.StatusFailed, gotR.Status)
+	require.Equal(t, reconjob.StatusFailed, gotR.Status)
 	require.Empty(t, body)
 
 	for _, tc := range []struct {
 		name string
 		err  error
 	}{
-		{"the failing attempt cannot fail it again", b.store.Fail(ctx, j.ID, 1, job.Failure{Code: job.CodeServerError, Message: "x"}, done)},
+		{"the failing attempt cannot fail it again", b.store.Fail(ctx, j.ID, 1, reconjob.Failure{Code: reconjob.CodeServerError, Message: "x"}, done)},
 		{"the failing attempt cannot complete it", b.store.Complete(ctx, j.ID, 1, []byte(`{}`), done)},
 		{"a newer attempt cannot claim it", func() error { _, err := b.store.Claim(ctx, j.ID, 2); return err }()},
 	} {
-		require.ErrorIs(t, tc.err, job.ErrStale, tc.name)
+		require.ErrorIs(t, tc.err, attempt.ErrStale, tc.name)
 	}
 	got, err = b.store.Get(ctx, b.account.ID, account.Production, j.ID)
 	require.NoError(t, err)

@@ -17,10 +17,12 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/shopspring/decimal"
 
+	"github.com/statementmatch/service/internal/attempt"
 	"github.com/statementmatch/service/internal/idempotency"
-	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/parsejob"
+	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/upload"
 	"github.com/statementmatch/service/internal/webhook"
 )
 
@@ -61,7 +63,7 @@ func (s *ParseJobStore) QuotaUsed(ctx context.Context, accountID uuid.UUID, scop
 // Create implements parsejob.Store: file, job row, queued work, quota charge, webhook events
 // (job.created, and usage.threshold when the charge reached one) and idempotency record in one
 // transaction. A job refused by the quota rolls everything back.
-func (s *ParseJobStore) Create(ctx context.Context, j parsejob.Job, f parsejob.File, q job.Charge, k idempotency.Key) error {
+func (s *ParseJobStore) Create(ctx context.Context, j parsejob.Job, f upload.File, q quota.Charge, k idempotency.Key) error {
 	return inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
 		upload, err := storeFile(ctx, tx, j.AccountID, f, j.CreatedAt)
 		if err != nil {
@@ -274,16 +276,16 @@ func (s *ParseJobStore) OldestQueued(ctx context.Context) (time.Time, bool, erro
 }
 
 // Claim implements parsejob.Store.
-func (s *ParseJobStore) Claim(ctx context.Context, id uuid.UUID, attempt int) (parsejob.Job, error) {
+func (s *ParseJobStore) Claim(ctx context.Context, id uuid.UUID, n int) (parsejob.Job, error) {
 	var r parseJobRow
-	err := takeOver(ctx, s.DB, parseAttempt(id, attempt), func(tx *sqlx.Tx) error {
+	err := takeOver(ctx, s.DB, parseAttempt(id, n), func(tx *sqlx.Tx) error {
 		return tx.GetContext(ctx, &r, `
 UPDATE parse_jobs SET attempt = $2, status = 'processing'
  WHERE id = $1 AND status IN ('queued', 'processing') AND attempt < $2
-RETURNING `+parseJobColumns, id, attempt)
+RETURNING `+parseJobColumns, id, n)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
-		return parsejob.Job{}, parsejob.ErrStale
+		return parsejob.Job{}, attempt.ErrStale
 	}
 	if err != nil {
 		return parsejob.Job{}, fmt.Errorf("claim parse job: %w", err)
@@ -292,7 +294,9 @@ RETURNING `+parseJobColumns, id, attempt)
 }
 
 // parseAttempt is attempt n at parsing job id.
-func parseAttempt(id uuid.UUID, n int) attempt { return attempt{kind: parseAttemptKind, job: id, n: n} }
+func parseAttempt(id uuid.UUID, n int) attemptTag {
+	return attemptTag{kind: parseAttemptKind, job: id, n: n}
+}
 
 // ReadFile implements parsejob.Store.
 func (s *ParseJobStore) ReadFile(ctx context.Context, id uuid.UUID) ([]byte, error) {
@@ -312,7 +316,7 @@ description, reference, counterparty_name, counterparty_account, balance, type, 
 
 // Complete implements parsejob.Store. It stores transactions_count as len(txs), the rows it
 // wrote, whatever out.TransactionsCount says.
-func (s *ParseJobStore) Complete(ctx context.Context, id uuid.UUID, attempt int, out parsejob.Job, txs []statement.Transaction) error {
+func (s *ParseJobStore) Complete(ctx context.Context, id uuid.UUID, n int, out parsejob.Job, txs []statement.Transaction) error {
 	if !out.Status.HasResults() {
 		return fmt.Errorf("complete parse job %s: status %q has no results", id, out.Status)
 	}
@@ -336,7 +340,7 @@ func (s *ParseJobStore) Complete(ctx context.Context, id uuid.UUID, attempt int,
 	err = inConnTx(ctx, s.DB, func(conn *sqlx.Conn, tx *sqlx.Tx) error {
 		// Tagged, so that a newer attempt can end this transaction should this worker freeze in
 		// the COPY (see takeOver).
-		if err := parseAttempt(id, attempt).tag(ctx, tx); err != nil {
+		if err := parseAttempt(id, n).tag(ctx, tx); err != nil {
 			return err
 		}
 		var accountID uuid.UUID
@@ -347,11 +351,11 @@ UPDATE parse_jobs
        opening_balance = $9, closing_balance = $10, transactions_count = $11, review_reasons = $12, completed_at = $13
  WHERE id = $1 AND attempt = $2 AND status = 'processing'
 RETURNING account_id, created_at`,
-			id, attempt, string(out.Status), nullText(out.BankName), nullText(out.Account), nullText(out.Currency),
+			id, n, string(out.Status), nullText(out.BankName), nullText(out.Account), nullText(out.Currency),
 			dateValue(out.PeriodStart), dateValue(out.PeriodEnd), decimalValue(out.OpeningBalance), decimalValue(out.ClosingBalance),
 			len(txs), reasons, *out.CompletedAt).Scan(&accountID, &createdAt)
 		if errors.Is(err, sql.ErrNoRows) {
-			return parsejob.ErrStale
+			return attempt.ErrStale
 		}
 		if err != nil {
 			return err
@@ -362,7 +366,7 @@ RETURNING account_id, created_at`,
 		return s.Queue.emitEvent(ctx, tx, accountID, event,
 			jobData(id, out.Status, cleanText(out.BankName), len(txs), createdAt), *out.CompletedAt)
 	})
-	if err != nil && !errors.Is(err, parsejob.ErrStale) {
+	if err != nil && !errors.Is(err, attempt.ErrStale) {
 		return fmt.Errorf("complete parse job %s: %w", id, err)
 	}
 	return err
@@ -536,23 +540,23 @@ func appendCopyText(b []byte, s string, null bool) []byte {
 }
 
 // Fail implements parsejob.Store, with the job.failed webhook event in the same transaction.
-func (s *ParseJobStore) Fail(ctx context.Context, id uuid.UUID, attempt int, f parsejob.Failure, now time.Time) error {
-	err := takeOver(ctx, s.DB, parseAttempt(id, attempt), func(tx *sqlx.Tx) error {
+func (s *ParseJobStore) Fail(ctx context.Context, id uuid.UUID, n int, f parsejob.Failure, now time.Time) error {
+	err := takeOver(ctx, s.DB, parseAttempt(id, n), func(tx *sqlx.Tx) error {
 		var accountID uuid.UUID
 		var createdAt time.Time
 		err := tx.QueryRowContext(ctx, `
 UPDATE parse_jobs SET status = 'failed', error_code = $3, error_message = $4, completed_at = $5, attempt = $2
  WHERE id = $1 AND attempt <= $2 AND status IN ('queued', 'processing')
-RETURNING account_id, created_at`, id, attempt, string(f.Code), cleanText(f.Message), now).Scan(&accountID, &createdAt)
+RETURNING account_id, created_at`, id, n, string(f.Code), cleanText(f.Message), now).Scan(&accountID, &createdAt)
 		if errors.Is(err, sql.ErrNoRows) {
-			return parsejob.ErrStale
+			return attempt.ErrStale
 		}
 		if err != nil {
 			return err
 		}
 		return s.Queue.emitEvent(ctx, tx, accountID, webhook.EventJobFailed, jobData(id, parsejob.StatusFailed, "", 0, createdAt), now)
 	})
-	if err != nil && !errors.Is(err, parsejob.ErrStale) {
+	if err != nil && !errors.Is(err, attempt.ErrStale) {
 		return fmt.Errorf("fail parse job: %w", err)
 	}
 	return err

@@ -17,11 +17,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/attempt"
 	"github.com/statementmatch/service/internal/idempotency"
-	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
+	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/statement"
 )
 
@@ -64,9 +65,9 @@ func (b *parseBundle) newJob(acc account.Account, at time.Time) parsejob.Job {
 }
 
 // charge is the parse quota charge in the bundle's month.
-func (b *parseBundle) charge(limit int) job.Charge {
-	start, reset := job.Period(b.now)
-	return job.Charge{Scope: parsejob.QuotaScope, Period: start, Limit: limit, ResetAt: reset}
+func (b *parseBundle) charge(limit int) quota.Charge {
+	start, reset := quota.Period(b.now)
+	return quota.Charge{Scope: parsejob.QuotaScope, Period: start, Limit: limit, ResetAt: reset}
 }
 
 // createAt stores a small job of acc created at the given time and returns it.
@@ -239,9 +240,9 @@ func TestParseJobStoreQuotaRefusalLeavesNothingBehind(t *testing.T) {
 	k.ResourceID = refused.ID
 
 	err = b.store.Create(ctx, refused, fileOf("a.csv", []byte("a")), charge, k)
-	var qe *parsejob.QuotaError
+	var qe *quota.Error
 	require.ErrorAs(t, err, &qe)
-	require.ErrorIs(t, err, job.ErrQuotaExceeded)
+	require.ErrorIs(t, err, quota.ErrExceeded)
 	require.Equal(t, 2, qe.Limit)
 	require.True(t, qe.ResetAt.Equal(time.Date(2024, 4, 1, 0, 0, 0, 0, time.UTC)), "resets at %s", qe.ResetAt)
 
@@ -383,15 +384,15 @@ func TestParseJobStoreOnlyTheLatestAttemptFinishesAJob(t *testing.T) {
 		wantRows   int
 	}{
 		{"attempt 1 claims the queued job", claim(1), nil, parsejob.StatusProcessing, 0},
-		{"attempt 1 cannot claim it again", claim(1), parsejob.ErrStale, parsejob.StatusProcessing, 0},
+		{"attempt 1 cannot claim it again", claim(1), attempt.ErrStale, parsejob.StatusProcessing, 0},
 		{"attempt 2 takes it over", claim(2), nil, parsejob.StatusProcessing, 0},
-		{"attempt 1 cannot claim it back", claim(1), parsejob.ErrStale, parsejob.StatusProcessing, 0},
-		{"attempt 1 can no longer complete it, and writes nothing", complete(1, 5), parsejob.ErrStale, parsejob.StatusProcessing, 0},
-		{"attempt 1 can no longer fail it", fail(1), parsejob.ErrStale, parsejob.StatusProcessing, 0},
+		{"attempt 1 cannot claim it back", claim(1), attempt.ErrStale, parsejob.StatusProcessing, 0},
+		{"attempt 1 can no longer complete it, and writes nothing", complete(1, 5), attempt.ErrStale, parsejob.StatusProcessing, 0},
+		{"attempt 1 can no longer fail it", fail(1), attempt.ErrStale, parsejob.StatusProcessing, 0},
 		{"attempt 2 completes it", complete(2, 3), nil, parsejob.StatusCompleted, 3},
-		{"attempt 2 cannot complete it twice", complete(2, 4), parsejob.ErrStale, parsejob.StatusCompleted, 3},
-		{"attempt 2 cannot fail it once completed", fail(2), parsejob.ErrStale, parsejob.StatusCompleted, 3},
-		{"attempt 3 cannot claim a finished job", claim(3), parsejob.ErrStale, parsejob.StatusCompleted, 3},
+		{"attempt 2 cannot complete it twice", complete(2, 4), attempt.ErrStale, parsejob.StatusCompleted, 3},
+		{"attempt 2 cannot fail it once completed", fail(2), attempt.ErrStale, parsejob.StatusCompleted, 3},
+		{"attempt 3 cannot claim a finished job", claim(3), attempt.ErrStale, parsejob.StatusCompleted, 3},
 	}
 	for _, s := range steps {
 		err := s.do()
@@ -412,7 +413,7 @@ func TestParseJobStoreOnlyTheLatestAttemptFinishesAJob(t *testing.T) {
 	require.True(t, got.CompletedAt.Equal(done))
 
 	_, err = b.store.Claim(ctx, uuid.New(), 1)
-	require.ErrorIs(t, err, parsejob.ErrStale, "an unknown job cannot be claimed")
+	require.ErrorIs(t, err, attempt.ErrStale, "an unknown job cannot be claimed")
 }
 
 func TestParseJobStoreCompleteStoresTheStatementExactly(t *testing.T) {
@@ -555,7 +556,7 @@ func TestParseJobStoreCompleteRefusesWhatItCannotStore(t *testing.T) {
 	for _, tc := range tests {
 		err := b.store.Complete(ctx, j.ID, 1, tc.out, tc.txs)
 		require.Error(t, err, tc.name)
-		require.NotErrorIs(t, err, parsejob.ErrStale, tc.name)
+		require.NotErrorIs(t, err, attempt.ErrStale, tc.name)
 		got, err := b.store.Get(ctx, b.account.ID, j.ID)
 		require.NoError(t, err)
 		require.Equal(t, parsejob.StatusProcessing, got.Status, "%s: the job is left as it was", tc.name)
@@ -703,7 +704,7 @@ func TestParseJobStoreFailStoresWhyTheJobFailed(t *testing.T) {
 			{"it cannot be completed", b.store.Complete(ctx, j.ID, 1, parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done}, nil)},
 			{"a newer attempt cannot claim it", func() error { _, err := b.store.Claim(ctx, j.ID, 2); return err }()},
 		} {
-			require.ErrorIs(t, tc.err, parsejob.ErrStale, tc.name)
+			require.ErrorIs(t, tc.err, attempt.ErrStale, tc.name)
 		}
 		got, err = b.store.Get(ctx, b.account.ID, j.ID)
 		require.NoError(t, err)
@@ -722,13 +723,13 @@ func TestParseJobStoreFailStoresWhyTheJobFailed(t *testing.T) {
 		j := b.create(t)
 		_, err := b.store.Claim(ctx, j.ID, 3)
 		require.NoError(t, err)
-		require.ErrorIs(t, b.store.Fail(ctx, j.ID, 2, parsejob.Failure{Code: parsejob.CodeInternalError, Message: "x"}, done), parsejob.ErrStale)
+		require.ErrorIs(t, b.store.Fail(ctx, j.ID, 2, parsejob.Failure{Code: parsejob.CodeInternalError, Message: "x"}, done), attempt.ErrStale)
 		got, err := b.store.Get(ctx, b.account.ID, j.ID)
 		require.NoError(t, err)
 		require.Equal(t, parsejob.StatusProcessing, got.Status)
 	})
 
-	require.ErrorIs(t, b.store.Fail(ctx, uuid.New(), 1, parsejob.Failure{Code: parsejob.CodeInternalError, Message: "x"}, done), parsejob.ErrStale)
+	require.ErrorIs(t, b.store.Fail(ctx, uuid.New(), 1, parsejob.Failure{Code: parsejob.CodeInternalError, Message: "x"}, done), attempt.ErrStale)
 }
 
 func TestQueueWorksAParseJob(t *testing.T) {

@@ -15,8 +15,8 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/rivermigrate"
 
-	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/parsejob"
+	"github.com/statementmatch/service/internal/reconjob"
 	"github.com/statementmatch/service/internal/webhook"
 )
 
@@ -66,8 +66,8 @@ const (
 // returns when the next attempt is due, or the zero time when the delivery is finished.
 type Deliverer func(ctx context.Context, id uuid.UUID) (time.Time, error)
 
-// Processor works one attempt of a job; job.Service.Process and parsejob.Service.Process are.
-type Processor func(ctx context.Context, id uuid.UUID, attempt int, final bool) error
+// Processor works one attempt of a job; reconjob.Service.Process and parsejob.Service.Process are.
+type Processor func(ctx context.Context, id uuid.UUID, n int, final bool) error
 
 // QueueConfig configures a Queue.
 type QueueConfig struct {
@@ -189,7 +189,7 @@ var abandoned = []struct {
 	// events: the table's jobs announce their failure to webhooks (job.failed).
 	events bool
 }{
-	{"recon_jobs", "'processing'", reconAttemptKind, string(job.CodeServerError), job.MessageAbandoned, false},
+	{"recon_jobs", "'processing'", reconAttemptKind, string(reconjob.CodeServerError), reconjob.MessageAbandoned, false},
 	{"parse_jobs", "'queued', 'processing'", parseAttemptKind, string(parsejob.CodeInternalError), parsejob.MessageAbandoned, true},
 }
 

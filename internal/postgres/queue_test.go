@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/account"
-	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/postgres"
+	"github.com/statementmatch/service/internal/reconjob"
 )
 
 // waitFor is the deadline for something the queue does in the background: a limit for a
@@ -166,25 +166,25 @@ func TestQueueSweepFailsTheJobsTheQueueGaveUpOn(t *testing.T) {
 		queue string
 		// finish, when set, finishes the job before the sweep.
 		finish     func(id uuid.UUID) error
-		wantStatus job.Status
-		wantCode   job.ErrorCode
+		wantStatus reconjob.Status
+		wantCode   reconjob.ErrorCode
 	}{
 		{"a job whose queued work was discarded fails", queueDiscarded, nil,
-			job.StatusFailed, job.CodeServerError},
+			reconjob.StatusFailed, reconjob.CodeServerError},
 		{"a job whose queued work was cancelled fails", queueCancelled, nil,
-			job.StatusFailed, job.CodeServerError},
+			reconjob.StatusFailed, reconjob.CodeServerError},
 		{"a job whose queued work completed long ago without finishing it fails", queueCompletedLongAgo, nil,
-			job.StatusFailed, job.CodeServerError},
+			reconjob.StatusFailed, reconjob.CodeServerError},
 		{"a job whose queued work completed a moment ago is left to its newer attempt", queueCompletedJustNow, nil,
-			job.StatusProcessing, ""},
+			reconjob.StatusProcessing, ""},
 		{"a completed job whose queued work was discarded stays completed", queueDiscarded,
 			func(id uuid.UUID) error { return b.store.Complete(ctx, id, 0, []byte(`{}`), b.now) },
-			job.StatusCompleted, ""},
+			reconjob.StatusCompleted, ""},
 		{"a job that failed for its files keeps its own failure", queueDiscarded,
 			func(id uuid.UUID) error {
-				return b.store.Fail(ctx, id, 0, job.Failure{Code: job.CodeFileInvalid, Message: "bank: the file is empty"}, b.now)
+				return b.store.Fail(ctx, id, 0, reconjob.Failure{Code: reconjob.CodeFileInvalid, Message: "bank: the file is empty"}, b.now)
 			},
-			job.StatusFailed, job.CodeFileInvalid},
+			reconjob.StatusFailed, reconjob.CodeFileInvalid},
 	}
 	ids := make([]uuid.UUID, len(tests))
 	for i, tc := range tests {
@@ -208,7 +208,7 @@ func TestQueueSweepFailsTheJobsTheQueueGaveUpOn(t *testing.T) {
 		}
 		require.NotNil(t, got.Error, tc.name)
 		require.Equal(t, tc.wantCode, got.Error.Code, tc.name)
-		if tc.wantCode == job.CodeServerError {
+		if tc.wantCode == reconjob.CodeServerError {
 			require.Equal(t, "the job could not be processed; create it again", got.Error.Message, tc.name)
 			require.NotNil(t, got.CompletedAt, tc.name)
 		}
@@ -267,12 +267,12 @@ func TestQueueRescuesStuckWorkAtTheHorizon(t *testing.T) {
 		// attempt the processor is called with, 0 for none.
 		wantState   string
 		wantAttempt int
-		wantStatus  job.Status
+		wantStatus  reconjob.Status
 	}{
-		{"an hour past the horizon: run again", stuck(1, "1 hour"), "completed", 2, job.StatusProcessing},
-		{"a minute past the horizon: run again", stuck(1, "1 minute"), "completed", 2, job.StatusProcessing},
-		{"a minute short of the horizon: left running", stuck(1, "-1 minute"), "running", 0, job.StatusProcessing},
-		{"past the horizon at its last attempt: discarded, the job failed", stuck(postgres.MaxAttempts, "1 hour"), "discarded", 0, job.StatusFailed},
+		{"an hour past the horizon: run again", stuck(1, "1 hour"), "completed", 2, reconjob.StatusProcessing},
+		{"a minute past the horizon: run again", stuck(1, "1 minute"), "completed", 2, reconjob.StatusProcessing},
+		{"a minute short of the horizon: left running", stuck(1, "-1 minute"), "running", 0, reconjob.StatusProcessing},
+		{"past the horizon at its last attempt: discarded, the job failed", stuck(postgres.MaxAttempts, "1 hour"), "discarded", 0, reconjob.StatusFailed},
 	}
 	ids := make([]uuid.UUID, len(tests))
 	for i, tc := range tests {

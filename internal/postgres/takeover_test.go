@@ -14,6 +14,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/stretchr/testify/require"
 
+	"github.com/statementmatch/service/internal/attempt"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
@@ -162,7 +163,7 @@ func TestParseJobStoreANewerAttemptEndsAFrozenOlderOne(t *testing.T) {
 		claimCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		_, err = b.store.Claim(claimCtx, j.ID, 2)
-		require.ErrorIs(t, err, parsejob.ErrStale, "attempt 2 is stale at once, without waiting for attempt 3")
+		require.ErrorIs(t, err, attempt.ErrStale, "attempt 2 is stale at once, without waiting for attempt 3")
 
 		f.thaw()
 		require.NoError(t, <-newer, "attempt 3, frozen meanwhile, completes the job")

@@ -12,7 +12,8 @@ import (
 	"github.com/lib/pq"
 	"github.com/riverqueue/river"
 
-	"github.com/statementmatch/service/internal/job"
+	"github.com/statementmatch/service/internal/attempt"
+	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/webhook"
 )
 
@@ -70,7 +71,7 @@ var usageThresholds = []int{80, 100}
 
 // emitUsageThresholds announces, once per account, scope and period, each threshold the
 // period's count reached with used jobs: a usage.threshold event in tx.
-func (q *Queue) emitUsageThresholds(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, c job.Charge, used int, at time.Time) error {
+func (q *Queue) emitUsageThresholds(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, c quota.Charge, used int, at time.Time) error {
 	for _, pct := range usageThresholds {
 		if used*100 < pct*c.Limit {
 			continue
@@ -175,7 +176,7 @@ UPDATE webhook_deliveries
 			return fmt.Errorf("update delivery: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n != 1 {
-			return job.ErrStale
+			return attempt.ErrStale
 		}
 		var status sql.NullInt32
 		if a.StatusCode != 0 {
@@ -227,7 +228,7 @@ UPDATE webhook_deliveries SET status = $2, status_reason = $3, next_attempt_at =
 		return fmt.Errorf("finish delivery: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
-		return job.ErrStale
+		return attempt.ErrStale
 	}
 	return nil
 }

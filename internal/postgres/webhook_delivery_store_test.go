@@ -12,10 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/attempt"
 	"github.com/statementmatch/service/internal/idempotency"
-	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/postgres"
+	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/webhook"
 )
 
@@ -42,7 +43,7 @@ func (b *hookBundle) endpoint(t *testing.T, acc account.Account, events ...webho
 }
 
 // createCharged stores a job of the bundle's account created at at, charged to c.
-func (b *hookBundle) createCharged(t *testing.T, at time.Time, c job.Charge) (parsejob.Job, error) {
+func (b *hookBundle) createCharged(t *testing.T, at time.Time, c quota.Charge) (parsejob.Job, error) {
 	t.Helper()
 	j := b.newJob(b.account, at)
 	return j, b.store.Create(t.Context(), j, fileOf(j.FileName, []byte("Date,Description,Amount\n")), c, idempotency.Key{})
@@ -107,9 +108,9 @@ func (b *hookBundle) task(t *testing.T, id uuid.UUID) webhook.Task {
 	return task
 }
 
-// attempt is an outcome of attempt n of delivery d to e at at: pending with a retry a minute
+// outcomeOf is the outcome of attempt n of delivery d to e at at: pending with a retry a minute
 // later when it failed, succeeded otherwise.
-func attempt(d uuid.UUID, e webhook.Endpoint, n int, at, first time.Time, success bool) webhook.Outcome {
+func outcomeOf(d uuid.UUID, e webhook.Endpoint, n int, at, first time.Time, success bool) webhook.Outcome {
 	o := webhook.Outcome{DeliveryID: d, EndpointID: e.ID, FirstAttemptAt: first, Status: webhook.DeliverySucceeded,
 		Attempt: webhook.Attempt{Number: n, At: at, Success: success, StatusCode: 200, Duration: 120 * time.Millisecond}}
 	if !success {
@@ -242,11 +243,11 @@ func TestWebhookOutboxJobOutcomesEmitTheirEvents(t *testing.T) {
 		_, err := b.store.Claim(ctx, j.ID, 2)
 		require.NoError(t, err)
 		require.ErrorIs(t, b.store.Complete(ctx, j.ID, 1, parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done},
-			manyTransactions(1)), parsejob.ErrStale)
-		require.ErrorIs(t, b.store.Fail(ctx, j.ID, 1, parsejob.Failure{Code: parsejob.CodeFileCorrupt, Message: "x"}, done), parsejob.ErrStale)
+			manyTransactions(1)), attempt.ErrStale)
+		require.ErrorIs(t, b.store.Fail(ctx, j.ID, 1, parsejob.Failure{Code: parsejob.CodeFileCorrupt, Message: "x"}, done), attempt.ErrStale)
 		require.NoError(t, b.store.Fail(ctx, j.ID, 2, parsejob.Failure{Code: parsejob.CodeFileCorrupt, Message: "x"}, done))
 		require.ErrorIs(t, b.store.Fail(ctx, j.ID, 2, parsejob.Failure{Code: parsejob.CodeFileCorrupt, Message: "x"}, done),
-			parsejob.ErrStale, "a finished job")
+			attempt.ErrStale, "a finished job")
 		require.Equal(t, []string{"job.created", "job.failed"}, b.jobEvents(t, j.ID), "only the attempt that won emitted")
 	})
 }
@@ -267,7 +268,7 @@ func TestWebhookOutboxQuotaRefusalWritesNoEvent(t *testing.T) {
 	require.Equal(t, []int{3, 3, 3, 2}, before, "the accepted job: job.created and both thresholds")
 
 	refused, err := b.createCharged(t, b.now, charge)
-	var qe *parsejob.QuotaError
+	var qe *quota.Error
 	require.ErrorAs(t, err, &qe)
 	require.Equal(t, before, counts(), "the refusal rolled its events back")
 	require.Empty(t, b.jobEvents(t, refused.ID))
@@ -283,7 +284,7 @@ func TestWebhookOutboxUsageThresholdsAreAnnouncedOncePerPeriod(t *testing.T) {
 	// Each job is created a minute after the one before (in the month of base), so the events
 	// are ordered by when they happened.
 	jobs := 0
-	create := func(base time.Time, c job.Charge, n int) {
+	create := func(base time.Time, c quota.Charge, n int) {
 		t.Helper()
 		for range n {
 			jobs++
@@ -322,8 +323,8 @@ func TestWebhookOutboxUsageThresholdsAreAnnouncedOncePerPeriod(t *testing.T) {
 	require.Len(t, data(), 2, "each threshold is announced once in a period")
 
 	april := b.now.AddDate(0, 1, 0)
-	start, reset := job.Period(april)
-	create(april, job.Charge{Scope: parsejob.QuotaScope, Period: start, Limit: 5, ResetAt: reset}, 4)
+	start, reset := quota.Period(april)
+	create(april, quota.Charge{Scope: parsejob.QuotaScope, Period: start, Limit: 5, ResetAt: reset}, 4)
 	require.Equal(t, []map[string]any{march(80, 4), march(100, 5), threshold(80, 4, "2024-04-01T00:00:00Z", "2024-05-01T00:00:00Z")},
 		data(), "a new period announces its thresholds again")
 }
@@ -345,7 +346,7 @@ func TestWebhookDeliveryRecordAttemptKeepsTheDeliveryAndTheEndpointStreak(t *tes
 	failingSince := func() time.Time { t.Helper(); return b.task(t, ids[0]).Endpoint.FailingSince }
 
 	// Attempt 1 fails: the delivery waits for its retry, the endpoint starts failing.
-	first := attempt(ids[0], e, 1, t1, t1, false)
+	first := outcomeOf(ids[0], e, 1, t1, t1, false)
 	require.NoError(t, b.hooks.RecordAttempt(ctx, first))
 	got := b.task(t, ids[0])
 	require.Equal(t, webhook.DeliveryPending, got.Status)
@@ -355,16 +356,16 @@ func TestWebhookDeliveryRecordAttemptKeepsTheDeliveryAndTheEndpointStreak(t *tes
 	require.Nil(t, got.CompletedAt)
 	sameTime(t, t1, failingSince(), "the endpoint's failing streak starts")
 
-	require.ErrorIs(t, b.hooks.RecordAttempt(ctx, first), job.ErrStale, "an attempt is recorded once")
-	require.ErrorIs(t, b.hooks.RecordAttempt(ctx, attempt(ids[0], e, 3, t1, t1, false)), job.ErrStale, "attempt 2 comes first")
+	require.ErrorIs(t, b.hooks.RecordAttempt(ctx, first), attempt.ErrStale, "an attempt is recorded once")
+	require.ErrorIs(t, b.hooks.RecordAttempt(ctx, outcomeOf(ids[0], e, 3, t1, t1, false)), attempt.ErrStale, "attempt 2 comes first")
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM webhook_attempts WHERE delivery_id = $1`, ids[0]))
 
 	t2 := t1.Add(time.Minute)
-	require.NoError(t, b.hooks.RecordAttempt(ctx, attempt(ids[0], e, 2, t2, t1, false)))
+	require.NoError(t, b.hooks.RecordAttempt(ctx, outcomeOf(ids[0], e, 2, t2, t1, false)))
 	sameTime(t, t1, failingSince(), "a later failure does not move the streak's start")
 
 	t3 := t2.Add(time.Minute)
-	require.NoError(t, b.hooks.RecordAttempt(ctx, attempt(ids[0], e, 3, t3, t1, true)))
+	require.NoError(t, b.hooks.RecordAttempt(ctx, outcomeOf(ids[0], e, 3, t3, t1, true)))
 	got = b.task(t, ids[0])
 	require.Equal(t, webhook.DeliverySucceeded, got.Status)
 	require.Equal(t, 3, got.AttemptsCount)
@@ -373,13 +374,13 @@ func TestWebhookDeliveryRecordAttemptKeepsTheDeliveryAndTheEndpointStreak(t *tes
 	require.NotNil(t, got.CompletedAt)
 	sameTime(t, t3, *got.CompletedAt, "completed")
 	require.True(t, failingSince().IsZero(), "a success ends the streak")
-	require.ErrorIs(t, b.hooks.RecordAttempt(ctx, attempt(ids[0], e, 4, t3, t1, true)), job.ErrStale, "the delivery is finished")
+	require.ErrorIs(t, b.hooks.RecordAttempt(ctx, outcomeOf(ids[0], e, 4, t3, t1, true)), attempt.ErrStale, "the delivery is finished")
 
 	// The next failure starts a new streak; then the endpoint is disabled.
 	t4 := t3.Add(time.Hour)
-	require.NoError(t, b.hooks.RecordAttempt(ctx, attempt(ids[1], e, 1, t4, t4, false)))
+	require.NoError(t, b.hooks.RecordAttempt(ctx, outcomeOf(ids[1], e, 1, t4, t4, false)))
 	sameTime(t, t4, failingSince(), "a new streak")
-	gone := attempt(ids[1], e, 2, t4.Add(time.Minute), t4, false)
+	gone := outcomeOf(ids[1], e, 2, t4.Add(time.Minute), t4, false)
 	gone.Status, gone.Reason, gone.NextAttemptAt = webhook.DeliveryFailed, "The endpoint answered 410 Gone.", time.Time{}
 	gone.Attempt.StatusCode, gone.Attempt.Error = 410, "The endpoint answered 410 Gone."
 	gone.DisableEndpoint = "Gone for good."
@@ -420,7 +421,7 @@ func TestWebhookDeliveryDeleteEndpointCancelsItsPendingDeliveries(t *testing.T) 
 	succeeded := b.deliveryOf(t, first, webhook.EventJobCreated, e)
 	pending := b.deliveryOf(t, second, webhook.EventJobCreated, e)
 	kept := b.deliveryOf(t, second, webhook.EventJobCreated, other)
-	require.NoError(t, b.hooks.RecordAttempt(ctx, attempt(succeeded, e, 1, b.now, b.now, true)))
+	require.NoError(t, b.hooks.RecordAttempt(ctx, outcomeOf(succeeded, e, 1, b.now, b.now, true)))
 
 	deletedAt := b.now.Add(time.Hour)
 	require.NoError(t, b.hooks.DeleteEndpoint(ctx, b.account.ID, e.ID, deletedAt))
@@ -454,13 +455,13 @@ func TestWebhookDeliveryDeleteEndpointCancelsItsPendingDeliveries(t *testing.T) 
 		{"a succeeded delivery cannot be finished", succeeded},
 		{"an unknown delivery cannot be finished", uuid.New()},
 	} {
-		require.ErrorIs(t, b.hooks.FinishDelivery(ctx, tc.id, webhook.DeliveryFailed, "late", deletedAt), job.ErrStale, tc.name)
+		require.ErrorIs(t, b.hooks.FinishDelivery(ctx, tc.id, webhook.DeliveryFailed, "late", deletedAt), attempt.ErrStale, tc.name)
 	}
 	require.NoError(t, b.hooks.FinishDelivery(ctx, kept, webhook.DeliveryFailed, "The endpoint is disabled: x", deletedAt))
 	got := b.task(t, kept)
 	require.Equal(t, webhook.DeliveryFailed, got.Status)
 	require.Equal(t, "The endpoint is disabled: x", got.Reason)
-	require.ErrorIs(t, b.hooks.FinishDelivery(ctx, kept, webhook.DeliveryFailed, "again", deletedAt), job.ErrStale, "finished once")
+	require.ErrorIs(t, b.hooks.FinishDelivery(ctx, kept, webhook.DeliveryFailed, "again", deletedAt), attempt.ErrStale, "finished once")
 }
 
 // Deliveries pages an endpoint's deliveries newest first without gaps or repeats (ties on
@@ -484,8 +485,8 @@ func TestWebhookDeliveriesPagesNewestFirstWithTheirAttempts(t *testing.T) {
 		return bytes.Compare(y.ID[:], x.ID[:])
 	})
 	retried := want[7].ID
-	require.NoError(t, b.hooks.RecordAttempt(ctx, attempt(retried, e, 1, b.now, b.now, false)))
-	require.NoError(t, b.hooks.RecordAttempt(ctx, attempt(retried, e, 2, b.now.Add(time.Minute), b.now, true)))
+	require.NoError(t, b.hooks.RecordAttempt(ctx, outcomeOf(retried, e, 1, b.now, b.now, false)))
+	require.NoError(t, b.hooks.RecordAttempt(ctx, outcomeOf(retried, e, 2, b.now.Add(time.Minute), b.now, true)))
 
 	var got []webhook.Delivery
 	var after *webhook.DeliveryMark

@@ -14,15 +14,17 @@ import (
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
 	"github.com/statementmatch/service/internal/idempotency"
-	"github.com/statementmatch/service/internal/job"
+	"github.com/statementmatch/service/internal/quota"
+	"github.com/statementmatch/service/internal/reconjob"
+	"github.com/statementmatch/service/internal/upload"
 )
 
-// Jobs is what the Reconciliation API needs of the job rules; *job.Service has it.
+// Jobs is what the Reconciliation API needs of the job rules; *reconjob.Service has it.
 type Jobs interface {
-	Create(ctx context.Context, req job.NewJob) (job.Accepted, error)
-	Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (job.Job, error)
-	Results(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (job.Job, job.Results, error)
-	Quota(ctx context.Context, accountID uuid.UUID, env account.Environment) (job.Quota, error)
+	Create(ctx context.Context, req reconjob.NewJob) (reconjob.Accepted, error)
+	Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (reconjob.Job, error)
+	Results(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (reconjob.Job, reconjob.Results, error)
+	Quota(ctx context.Context, accountID uuid.UUID, env account.Environment) (reconjob.Quota, error)
 }
 
 // The parts of POST /api/v1/jobs (CreateJobRequest).
@@ -55,11 +57,11 @@ func (s *Server) CreateJob(ctx context.Context, req reconapi.CreateJobRequestObj
 			return nil, err
 		}
 	}
-	acc, err := s.jobs.Create(ctx, job.NewJob{AccountID: caller.AccountID, Env: s.env,
+	acc, err := s.jobs.Create(ctx, reconjob.NewJob{AccountID: caller.AccountID, Env: s.env,
 		Bank: jobFile(form.Files[partBank]), Expected: jobFile(form.Files[partExpected]), IdempotencyKey: key})
 	var (
-		fileErr  *job.FileError
-		quotaErr *job.QuotaError
+		fileErr  *reconjob.FileError
+		quotaErr *quota.Error
 	)
 	switch {
 	case errors.As(err, &fileErr):
@@ -102,8 +104,8 @@ func (s *Server) checkEnv(env string) error {
 	}
 }
 
-func jobFile(u *httpkit.Upload) job.File {
-	return job.File{Name: u.Name, Size: u.Size, SHA256: u.SHA256, Open: u.Open}
+func jobFile(u *httpkit.Upload) upload.File {
+	return upload.File{Name: u.Name, Size: u.Size, SHA256: u.SHA256, Open: u.Open}
 }
 
 // GetJob returns the caller's job.
@@ -113,7 +115,7 @@ func (s *Server) GetJob(ctx context.Context, req reconapi.GetJobRequestObject) (
 		return nil, errors.New("get job: no authenticated caller")
 	}
 	j, err := s.jobs.Get(ctx, caller.AccountID, s.env, req.JobId)
-	if errors.Is(err, job.ErrNotFound) {
+	if errors.Is(err, reconjob.ErrNotFound) {
 		return reconapi.GetJob404JSONResponse{NotFoundJSONResponse: jobNotFound(req.JobId)}, nil
 	}
 	if err != nil {
@@ -126,7 +128,7 @@ func jobNotFound(id uuid.UUID) reconapi.NotFoundJSONResponse {
 	return reconapi.NotFoundJSONResponse{Body: errorBody(httpkit.CodeNotFound, fmt.Sprintf("job %s not found", id))}
 }
 
-func apiJob(j job.Job) reconapi.Job {
+func apiJob(j reconjob.Job) reconapi.Job {
 	out := reconapi.Job{JobId: j.ID, Status: reconapi.JobStatus(j.Status), CreatedAt: j.CreatedAt.UTC(),
 		BankFile: j.BankFile, ExpectedFile: j.ExpectedFile, Env: reconapi.Environment(j.Env)}
 	if j.CompletedAt != nil {
@@ -147,11 +149,11 @@ func (s *Server) GetJobResults(ctx context.Context, req reconapi.GetJobResultsRe
 	}
 	j, res, err := s.jobs.Results(ctx, caller.AccountID, s.env, req.JobId)
 	switch {
-	case errors.Is(err, job.ErrNotFound):
+	case errors.Is(err, reconjob.ErrNotFound):
 		return reconapi.GetJobResults404JSONResponse{NotFoundJSONResponse: jobNotFound(req.JobId)}, nil
-	case errors.Is(err, job.ErrNotReady):
+	case errors.Is(err, reconjob.ErrNotReady):
 		msg := fmt.Sprintf("job %s is still processing; poll GET /api/v1/jobs/%s until it is completed", j.ID, j.ID)
-		if j.Status == job.StatusFailed {
+		if j.Status == reconjob.StatusFailed {
 			msg = fmt.Sprintf("job %s failed and has no results; see the job's error", j.ID)
 		}
 		return reconapi.GetJobResults409JSONResponse{JobNotReadyJSONResponse: reconapi.JobNotReadyJSONResponse{Body: errorBody(codeJobNotReady, msg)}}, nil
@@ -161,7 +163,7 @@ func (s *Server) GetJobResults(ctx context.Context, req reconapi.GetJobResultsRe
 	return reconapi.GetJobResults200JSONResponse{Body: apiResults(j.ID, res)}, nil
 }
 
-func apiResults(id uuid.UUID, r job.Results) reconapi.JobResults {
+func apiResults(id uuid.UUID, r reconjob.Results) reconapi.JobResults {
 	out := reconapi.JobResults{
 		JobId:                id,
 		Matched:              make([]reconapi.MatchedReference, len(r.Matched)),
@@ -191,7 +193,7 @@ func apiResults(id uuid.UUID, r job.Results) reconapi.JobResults {
 	return out
 }
 
-func apiEntries(entries []job.BankEntry) []reconapi.BankEntry {
+func apiEntries(entries []reconjob.BankEntry) []reconapi.BankEntry {
 	out := make([]reconapi.BankEntry, len(entries))
 	for i, e := range entries {
 		out[i] = reconapi.BankEntry{Line: e.Line, Date: openapi_types.Date{Time: e.Date.Time()}, Amount: e.Amount,

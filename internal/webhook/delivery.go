@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/statementmatch/service/internal/attempt"
 	"github.com/statementmatch/service/internal/cursor"
-	"github.com/statementmatch/service/internal/job"
 )
 
 // Events are written by the state changes that cause them, in the same transaction (an
@@ -105,10 +105,10 @@ type DeliveryStore interface {
 	// DeliveryTask returns a delivery with its endpoint and body (ErrNotFound when there is none).
 	DeliveryTask(ctx context.Context, id uuid.UUID) (Task, error)
 	// RecordAttempt stores o.Attempt and the delivery's new state in one transaction, if the
-	// delivery is pending with o.Attempt.Number-1 attempts (job.ErrStale otherwise): a success
+	// delivery is pending with o.Attempt.Number-1 attempts (attempt.ErrStale otherwise): a success
 	// clears the endpoint's failing streak, a failure starts it if none is running.
 	RecordAttempt(ctx context.Context, o Outcome) error
-	// FinishDelivery ends a pending delivery without an attempt (job.ErrStale when it is not
+	// FinishDelivery ends a pending delivery without an attempt (attempt.ErrStale when it is not
 	// pending).
 	FinishDelivery(ctx context.Context, id uuid.UUID, status DeliveryStatus, reason string, at time.Time) error
 	// Deliveries lists an endpoint's deliveries with their attempts, newest first, after the
@@ -160,7 +160,7 @@ func (s *Service) Deliver(ctx context.Context, id uuid.UUID) (time.Time, error) 
 		if !t.EndpointDeleted {
 			status, reason = DeliveryFailed, "The endpoint is disabled: "+t.Endpoint.DisabledReason
 		}
-		if err := s.Deliveries.FinishDelivery(ctx, id, status, reason, now); err != nil && !errors.Is(err, job.ErrStale) {
+		if err := s.Deliveries.FinishDelivery(ctx, id, status, reason, now); err != nil && !errors.Is(err, attempt.ErrStale) {
 			return time.Time{}, fmt.Errorf("finish delivery %s: %w", id, err)
 		}
 		return time.Time{}, nil
@@ -186,7 +186,7 @@ func (s *Service) Deliver(ctx context.Context, id uuid.UUID) (time.Time, error) 
 	}
 	o := s.outcome(t, res, now)
 	err = s.Deliveries.RecordAttempt(context.WithoutCancel(ctx), o)
-	if errors.Is(err, job.ErrStale) {
+	if errors.Is(err, attempt.ErrStale) {
 		return time.Time{}, nil
 	}
 	if err != nil {

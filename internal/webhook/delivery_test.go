@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/internal/attempt"
 	"github.com/statementmatch/service/internal/cursor"
-	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/webhook"
 )
 
@@ -350,7 +350,7 @@ func TestDeliverWhenTheAttemptCannotBeRecorded(t *testing.T) {
 		recordErr error
 		wantErr   bool
 	}{
-		{name: "a stale attempt (another run recorded it) is nothing more to do", recordErr: job.ErrStale},
+		{name: "a stale attempt (another run recorded it) is nothing more to do", recordErr: attempt.ErrStale},
 		{name: "any other failure is an error, so the work runs again", recordErr: errors.New("connection reset"), wantErr: true},
 	}
 	for _, tt := range tests {

@@ -1,5 +1,6 @@
 // Package exceltest writes workbooks for tests: minimal .xls (BIFF8 in an OLE2 compound file)
-// workbooks, and hostile .xlsx ones whose entries inflate to far more than they take.
+// workbooks, .xlsx workbooks of given rows, and hostile .xlsx ones whose entries inflate to far
+// more than they take.
 package exceltest
 
 import (

@@ -1,4 +1,4 @@
-package job
+package reconjob
 
 import (
 	"time"
@@ -23,14 +23,6 @@ func QuotaLimit(plan account.ReconPlan, env account.Environment) int {
 		return QuotaPro
 	}
 	return QuotaStandard
-}
-
-// Period returns the calendar month (UTC) that holds now: its first instant and the first
-// instant of the next month, when the quota resets.
-func Period(now time.Time) (start, reset time.Time) {
-	now = now.UTC()
-	start = time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-	return start, start.AddDate(0, 1, 0)
 }
 
 // QuotaScope names the quota (and idempotency) scope of the Reconciliation API in env: each

@@ -1,19 +1,22 @@
-package job_test
+package upload_test
 
 import (
 	"archive/zip"
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/excel/exceltest"
+	"github.com/statementmatch/service/internal/upload"
 )
 
 // TestCheckStatementNamesTheFormatOfAWorkbookItLeavesToTheWorker: a workbook larger than the
@@ -22,7 +25,8 @@ import (
 // is never created without one.
 func TestCheckStatementNamesTheFormatOfAWorkbookItLeavesToTheWorker(t *testing.T) {
 	t.Parallel()
-	book := bankXLSX(t)
+	book, err := exceltest.XLSX([][]any{{"Date", "Description", "Amount"}, {time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC), "SEPA CREDIT", 1250.5}})
+	require.NoError(t, err)
 	zr, err := zip.NewReader(bytes.NewReader(book), int64(len(book)))
 	require.NoError(t, err)
 	var buf bytes.Buffer
@@ -37,15 +41,15 @@ func TestCheckStatementNamesTheFormatOfAWorkbookItLeavesToTheWorker(t *testing.T
 	require.NoError(t, zw.Close())
 	require.Greater(t, buf.Len(), 64<<10)
 
-	format, err := job.CheckStatement(fileOf("big.xlsx", buf.Bytes()), statement.Options{})
+	format, err := upload.CheckStatement(fileOf("big.xlsx", buf.Bytes()), statement.Options{})
 	require.ErrorIs(t, err, statement.ErrResourceLimit)
 	require.Equal(t, statement.FormatXLSX, format)
 }
 
 // headOnly is an upload that fails any read past its first limit bytes: a check that reads it
 // whole, rather than its head, fails with a read error instead of answering.
-func headOnly(name string, data []byte, limit int) job.File {
-	return job.File{Name: name, Size: int64(len(data)), Open: func() (io.ReadCloser, error) {
+func headOnly(name string, data []byte, limit int) upload.File {
+	return upload.File{Name: name, Size: int64(len(data)), Open: func() (io.ReadCloser, error) {
 		return io.NopCloser(io.MultiReader(bytes.NewReader(data[:min(limit, len(data))]), failingReader{})), nil
 	}}
 }
@@ -86,7 +90,7 @@ func TestCheckStatementReadsTheHeadOfTextFormats(t *testing.T) {
 	camtEntry := `<Ntry><Amt Ccy="EUR">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-01-05</Dt></BookgDt></Ntry>` + "\n"
 	tests := []struct {
 		name   string
-		file   job.File
+		file   upload.File
 		format statement.Format
 		kind   error // nil: accepted
 		msg    string
@@ -129,7 +133,7 @@ func TestCheckStatementReadsTheHeadOfTextFormats(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			format, err := job.CheckStatement(tc.file, statement.Options{})
+			format, err := upload.CheckStatement(tc.file, statement.Options{})
 			if tc.kind == nil {
 				require.NoError(t, err)
 				require.Equal(t, tc.format, format)
@@ -141,4 +145,9 @@ func TestCheckStatementReadsTheHeadOfTextFormats(t *testing.T) {
 			require.Contains(t, err.Error(), tc.msg)
 		})
 	}
+}
+
+func fileOf(name string, data []byte) upload.File {
+	return upload.File{Name: name, Size: int64(len(data)), SHA256: sha256.Sum256(data),
+		Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }}
 }

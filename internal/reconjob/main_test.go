@@ -1,4 +1,4 @@
-package job_test
+package reconjob_test
 
 import (
 	"testing"

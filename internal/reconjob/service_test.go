@@ -1,4 +1,4 @@
-package job_test
+package reconjob_test
 
 import (
 	"bytes"
@@ -13,14 +13,16 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/stretchr/testify/require"
-	"github.com/xuri/excelize/v2"
 
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/idempotency"
-	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
+	"github.com/statementmatch/service/internal/quota"
+	"github.com/statementmatch/service/internal/reconjob"
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/excel/exceltest"
+	"github.com/statementmatch/service/internal/upload"
 )
 
 // bankCSV pays INV-2024-001 exactly, INV-2024-002 in two instalments and INV-2024-003 short;
@@ -54,8 +56,8 @@ var wantResults = []string{
 
 // brief writes results one line per reference, then the unused bank lines and the summary,
 // so that a test compares them whole and a failure shows what differs.
-func brief(r job.Results) []string {
-	entries := func(es []job.BankEntry) string {
+func brief(r reconjob.Results) []string {
+	entries := func(es []reconjob.BankEntry) string {
 		parts := make([]string, len(es))
 		for i, e := range es {
 			parts[i] = fmt.Sprintf("line %d %s %s%s %q", e.Line, e.Date, e.Amount.String(), prefixed(" ", e.Currency), e.Text)
@@ -92,7 +94,7 @@ func prefixed(prefix, s string) string {
 type serviceBundle struct {
 	db      *sqlx.DB
 	store   *postgres.JobStore
-	svc     *job.Service
+	svc     *reconjob.Service
 	account account.Account
 	now     time.Time
 }
@@ -107,25 +109,25 @@ func setupService(t *testing.T) *serviceBundle {
 	require.NoError(t, err)
 	b := &serviceBundle{db: db, store: postgres.NewJobStore(db, q), account: acc,
 		now: time.Date(2024, 3, 15, 10, 30, 0, 123456789, time.UTC)}
-	b.svc = &job.Service{Store: b.store, Accounts: accounts, Now: func() time.Time { return b.now },
+	b.svc = &reconjob.Service{Store: b.store, Accounts: accounts, Now: func() time.Time { return b.now },
 		Logger: slog.New(slog.DiscardHandler)}
 	return b
 }
 
 // request is a production request of the bundle's account with these files.
-func (b *serviceBundle) request(bank, expected job.File, key string) job.NewJob {
-	return job.NewJob{AccountID: b.account.ID, Env: account.Production, Bank: bank, Expected: expected, IdempotencyKey: key}
+func (b *serviceBundle) request(bank, expected upload.File, key string) reconjob.NewJob {
+	return reconjob.NewJob{AccountID: b.account.ID, Env: account.Production, Bank: bank, Expected: expected, IdempotencyKey: key}
 }
 
 // create accepts a job with these files and returns it.
-func (b *serviceBundle) create(t *testing.T, bank, expected job.File) job.Job {
+func (b *serviceBundle) create(t *testing.T, bank, expected upload.File) reconjob.Job {
 	t.Helper()
 	acc, err := b.svc.Create(t.Context(), b.request(bank, expected, ""))
 	require.NoError(t, err)
 	return acc.Job
 }
 
-func (b *serviceBundle) get(t *testing.T, id uuid.UUID) job.Job {
+func (b *serviceBundle) get(t *testing.T, id uuid.UUID) reconjob.Job {
 	t.Helper()
 	j, err := b.svc.Get(t.Context(), b.account.ID, account.Production, id)
 	require.NoError(t, err)
@@ -153,8 +155,8 @@ func cutCAMT() string {
 }
 
 // fileOf is an upload of data, read from memory.
-func fileOf(name string, data []byte) job.File {
-	return job.File{Name: name, Size: int64(len(data)), SHA256: sha256.Sum256(data),
+func fileOf(name string, data []byte) upload.File {
+	return upload.File{Name: name, Size: int64(len(data)), SHA256: sha256.Sum256(data),
 		Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }}
 }
 
@@ -170,28 +172,19 @@ func bankXLSX(t *testing.T) []byte {
 		{day(6), "SEPA CREDIT GAMMA INV2024003", 90},
 		{day(7), "CARD PAYMENT OFFICE SUPPLIES", -45.99},
 	}
-	f := excelize.NewFile()
-	defer f.Close()
-	for r, row := range rows {
-		for c, v := range row {
-			cell, err := excelize.CoordinatesToCellName(c+1, r+1)
-			require.NoError(t, err)
-			require.NoError(t, f.SetCellValue("Sheet1", cell, v))
-		}
-	}
-	buf, err := f.WriteToBuffer()
+	book, err := exceltest.XLSX(rows)
 	require.NoError(t, err)
-	return buf.Bytes()
+	return book
 }
 
 func TestServiceCreatesAJobAndProcessingItStoresItsResults(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		bank func(t *testing.T) job.File
+		bank func(t *testing.T) upload.File
 	}{
-		{"a CSV bank statement", func(*testing.T) job.File { return fileOf("march.csv", []byte(bankCSV)) }},
-		{"an Excel bank statement with date and numeric cells", func(t *testing.T) job.File { return fileOf("march.xlsx", bankXLSX(t)) }},
+		{"a CSV bank statement", func(*testing.T) upload.File { return fileOf("march.csv", []byte(bankCSV)) }},
+		{"an Excel bank statement with date and numeric cells", func(t *testing.T) upload.File { return fileOf("march.xlsx", bankXLSX(t)) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -204,26 +197,26 @@ func TestServiceCreatesAJobAndProcessingItStoresItsResults(t *testing.T) {
 			require.False(t, acc.Replayed)
 			j := acc.Job
 			require.NotEqual(t, uuid.Nil, j.ID)
-			require.Equal(t, job.StatusProcessing, j.Status)
+			require.Equal(t, reconjob.StatusProcessing, j.Status)
 			require.Equal(t, bank.Name, j.BankFile)
 			require.Equal(t, "invoices.csv", j.ExpectedFile)
 			require.True(t, j.CreatedAt.Equal(b.now.Truncate(time.Microsecond)), "created at %s", j.CreatedAt)
 
 			_, _, err = b.svc.Results(ctx, b.account.ID, account.Production, j.ID)
-			require.ErrorIs(t, err, job.ErrNotReady, "no results before the job is processed")
+			require.ErrorIs(t, err, reconjob.ErrNotReady, "no results before the job is processed")
 
 			b.now = b.now.Add(time.Minute)
 			require.NoError(t, b.svc.Process(ctx, j.ID, 1, false))
 
 			got, res, err := b.svc.Results(ctx, b.account.ID, account.Production, j.ID)
 			require.NoError(t, err)
-			require.Equal(t, job.StatusCompleted, got.Status)
+			require.Equal(t, reconjob.StatusCompleted, got.Status)
 			require.NotNil(t, got.CompletedAt)
 			require.WithinDuration(t, b.now, *got.CompletedAt, time.Microsecond, "PostgreSQL keeps microseconds")
 			require.Nil(t, got.Error)
 			require.Equal(t, wantResults, brief(res))
 			require.Equal(t, "1250.50", res.Matched[0].Amount.String(), "amounts keep the currency's decimals")
-			require.Equal(t, job.StatusCompleted, b.get(t, j.ID).Status)
+			require.Equal(t, reconjob.StatusCompleted, b.get(t, j.ID).Status)
 
 			require.NoError(t, b.svc.Process(ctx, j.ID, 2, false), "a later attempt of a finished job does nothing")
 			_, again, err := b.svc.Results(ctx, b.account.ID, account.Production, j.ID)
@@ -237,8 +230,8 @@ func TestServiceCreateRefusesAFileOfTheWrongKind(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		bank     job.File
-		expected job.File
+		bank     upload.File
+		expected upload.File
 		field    string
 	}{
 		{"a bank file that starts like a PDF but is not one",
@@ -255,9 +248,9 @@ func TestServiceCreateRefusesAFileOfTheWrongKind(t *testing.T) {
 			t.Parallel()
 			b := setupService(t)
 			_, err := b.svc.Create(t.Context(), b.request(tc.bank, tc.expected, "key-1"))
-			var fe *job.FileError
+			var fe *reconjob.FileError
 			require.ErrorAs(t, err, &fe)
-			require.ErrorIs(t, err, job.ErrFileInvalid)
+			require.ErrorIs(t, err, reconjob.ErrFileInvalid)
 			require.Equal(t, tc.field, fe.Field)
 			require.NotEmpty(t, fe.Msg)
 			require.True(t, strings.HasPrefix(err.Error(), tc.field+": "), err.Error())
@@ -275,24 +268,24 @@ func TestServiceProcessFailsAJobWhoseFilesCannotBeRead(t *testing.T) {
 		bank     string
 		expected string
 		limits   statement.Options
-		code     job.ErrorCode
+		code     reconjob.ErrorCode
 		// message is checked with check.
 		check func(t *testing.T, message string)
 	}{
 		{"a large bank file cut after the head the upload check reads passes the check and fails the job",
-			cutCAMT(), expectedCSV, statement.Options{}, job.CodeFileInvalid,
+			cutCAMT(), expectedCSV, statement.Options{}, reconjob.CodeFileInvalid,
 			func(t *testing.T, message string) { require.True(t, strings.HasPrefix(message, "bank: "), message) }},
 		{"an expected file with a bad amount in row 3 passes the upload check and fails the job",
-			bankCSV, "invoice_number,amount\nINV-2024-001,1250.50\nINV-2024-002,abc\n", statement.Options{}, job.CodeFileInvalid,
+			bankCSV, "invoice_number,amount\nINV-2024-001,1250.50\nINV-2024-002,abc\n", statement.Options{}, reconjob.CodeFileInvalid,
 			func(t *testing.T, message string) {
 				require.True(t, strings.HasPrefix(message, "expected: row 3: "), message)
 				require.Contains(t, message, `"abc"`)
 			}},
 		{"a bank file with more rows than allowed fails the job as too large",
-			bankCSV, expectedCSV, statement.Options{MaxRows: 2}, job.CodeFileTooLarge,
+			bankCSV, expectedCSV, statement.Options{MaxRows: 2}, reconjob.CodeFileTooLarge,
 			func(t *testing.T, message string) { require.True(t, strings.HasPrefix(message, "bank: "), message) }},
 		{"an expected file with more rows than allowed fails the job as too large",
-			"Date,Description,Amount\n2024-03-01,INV-2024-001,1250.50\n", expectedCSV, statement.Options{MaxRows: 2}, job.CodeFileTooLarge,
+			"Date,Description,Amount\n2024-03-01,INV-2024-001,1250.50\n", expectedCSV, statement.Options{MaxRows: 2}, reconjob.CodeFileTooLarge,
 			func(t *testing.T, message string) { require.True(t, strings.HasPrefix(message, "expected: "), message) }},
 	}
 	for _, tc := range tests {
@@ -306,8 +299,8 @@ func TestServiceProcessFailsAJobWhoseFilesCannotBeRead(t *testing.T) {
 			require.NoError(t, b.svc.Process(ctx, j.ID, 1, false), "a problem with the files is not retried")
 
 			got, _, err := b.svc.Results(ctx, b.account.ID, account.Production, j.ID)
-			require.ErrorIs(t, err, job.ErrNotReady, "a failed job has no results")
-			require.Equal(t, job.StatusFailed, got.Status)
+			require.ErrorIs(t, err, reconjob.ErrNotReady, "a failed job has no results")
+			require.Equal(t, reconjob.StatusFailed, got.Status)
 			require.NotNil(t, got.CompletedAt)
 			require.NotNil(t, got.Error)
 			require.Equal(t, tc.code, got.Error.Code)
@@ -337,7 +330,7 @@ func TestServiceCreateHonoursTheIdempotencyKey(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, again.Replayed)
 		require.Equal(t, first.Job.ID, again.Job.ID)
-		require.Equal(t, job.StatusProcessing, again.Job.Status)
+		require.Equal(t, reconjob.StatusProcessing, again.Job.Status)
 		require.Nil(t, again.Job.CompletedAt)
 
 		q, err := b.svc.Quota(ctx, b.account.ID, account.Production)
@@ -355,7 +348,7 @@ func TestServiceCreateHonoursTheIdempotencyKey(t *testing.T) {
 		require.NoError(t, err)
 		for _, tc := range []struct {
 			name string
-			req  job.NewJob
+			req  reconjob.NewJob
 		}{
 			{"other content", b.request(fileOf("march.csv", []byte(bankCSV+"2024-03-08,MORE,1.00\n")), exp, "key-1")},
 			{"another file name", b.request(fileOf("april.csv", []byte(bankCSV)), exp, "key-1")},
@@ -377,7 +370,7 @@ func TestServiceCreateHonoursTheIdempotencyKey(t *testing.T) {
 		ctx := t.Context()
 		bad := fileOf("invoices.csv", []byte("invoice_number\nINV-1\n"))
 		_, err := b.svc.Create(ctx, b.request(bank, bad, "key-1"))
-		require.ErrorIs(t, err, job.ErrFileInvalid)
+		require.ErrorIs(t, err, reconjob.ErrFileInvalid)
 		require.Zero(t, b.count(t, `SELECT count(*) FROM idempotency_keys`))
 
 		acc, err := b.svc.Create(ctx, b.request(bank, exp, "key-1"))
@@ -421,12 +414,12 @@ func TestServiceQuotaIsThePlansMonthlyLimit(t *testing.T) {
 		limit int
 		reset time.Time
 	}{
-		{"a standard account has 1000 jobs a month in production", account.ReconStandard, account.Production, lastInstant, job.QuotaStandard, march},
-		{"a standard account has 100 jobs a month in the sandbox", account.ReconStandard, account.Sandbox, lastInstant, job.QuotaSandbox, march},
-		{"a pro account has 20000 jobs a month in production", account.ReconPro, account.Production, lastInstant, job.QuotaPro, march},
-		{"a pro account has 100 jobs a month in the sandbox", account.ReconPro, account.Sandbox, lastInstant, job.QuotaSandbox, march},
+		{"a standard account has 1000 jobs a month in production", account.ReconStandard, account.Production, lastInstant, reconjob.QuotaStandard, march},
+		{"a standard account has 100 jobs a month in the sandbox", account.ReconStandard, account.Sandbox, lastInstant, reconjob.QuotaSandbox, march},
+		{"a pro account has 20000 jobs a month in production", account.ReconPro, account.Production, lastInstant, reconjob.QuotaPro, march},
+		{"a pro account has 100 jobs a month in the sandbox", account.ReconPro, account.Sandbox, lastInstant, reconjob.QuotaSandbox, march},
 		{"the quota resets at the first instant of the next month in UTC, whatever the clock's zone",
-			account.ReconStandard, account.Production, time.Date(2024, 12, 31, 23, 30, 0, 0, time.FixedZone("UTC-5", -5*3600)), job.QuotaStandard,
+			account.ReconStandard, account.Production, time.Date(2024, 12, 31, 23, 30, 0, 0, time.FixedZone("UTC-5", -5*3600)), reconjob.QuotaStandard,
 			time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)},
 	}
 	for _, tc := range tests {
@@ -439,10 +432,10 @@ func TestServiceQuotaIsThePlansMonthlyLimit(t *testing.T) {
 			b.now = tc.now
 			q, err := b.svc.Quota(ctx, acc.ID, tc.env)
 			require.NoError(t, err)
-			require.Equal(t, job.Quota{Plan: tc.plan, Env: tc.env, Limit: tc.limit, Used: 0, ResetAt: tc.reset}, q)
+			require.Equal(t, reconjob.Quota{Plan: tc.plan, Env: tc.env, Limit: tc.limit, Used: 0, ResetAt: tc.reset}, q)
 			require.Equal(t, tc.limit, q.Remaining())
 
-			req := job.NewJob{AccountID: acc.ID, Env: tc.env, Bank: fileOf("march.csv", []byte(bankCSV)), Expected: fileOf("invoices.csv", []byte(expectedCSV))}
+			req := reconjob.NewJob{AccountID: acc.ID, Env: tc.env, Bank: fileOf("march.csv", []byte(bankCSV)), Expected: fileOf("invoices.csv", []byte(expectedCSV))}
 			_, err = b.svc.Create(ctx, req)
 			require.NoError(t, err)
 			q, err = b.svc.Quota(ctx, acc.ID, tc.env)
@@ -463,9 +456,9 @@ func TestServiceCreateRefusesAJobPastTheQuota(t *testing.T) {
 	b := setupService(t)
 	ctx := t.Context()
 	// The sandbox's 100 jobs, used up but one.
-	start, reset := job.Period(b.now)
+	start, reset := quota.Period(b.now)
 	_, err := b.db.ExecContext(ctx, `INSERT INTO job_quota (account_id, scope, period, used) VALUES ($1, $2, $3, $4)`,
-		b.account.ID, job.QuotaScope(account.Sandbox), start, job.QuotaSandbox-1)
+		b.account.ID, reconjob.QuotaScope(account.Sandbox), start, reconjob.QuotaSandbox-1)
 	require.NoError(t, err)
 	req := b.request(fileOf("march.csv", []byte(bankCSV)), fileOf("invoices.csv", []byte(expectedCSV)), "")
 	req.Env = account.Sandbox
@@ -473,9 +466,9 @@ func TestServiceCreateRefusesAJobPastTheQuota(t *testing.T) {
 	_, err = b.svc.Create(ctx, req)
 	require.NoError(t, err, "the last job of the month")
 	_, err = b.svc.Create(ctx, req)
-	var qe *job.QuotaError
+	var qe *quota.Error
 	require.ErrorAs(t, err, &qe)
-	require.Equal(t, job.QuotaError{Limit: job.QuotaSandbox, ResetAt: reset}, *qe)
+	require.Equal(t, quota.Error{Limit: reconjob.QuotaSandbox, ResetAt: reset}, *qe)
 	_, err = b.svc.Create(ctx, b.request(req.Bank, req.Expected, ""))
 	require.NoError(t, err, "production counts apart")
 }
@@ -508,10 +501,10 @@ func TestServiceProcessNeverLeavesAJobProcessingAfterItsFinalAttempt(t *testing.
 	tests := []struct {
 		name       string
 		final      bool
-		wantStatus job.Status
+		wantStatus reconjob.Status
 	}{
-		{"an attempt that cannot read the files returns the error to be retried", false, job.StatusProcessing},
-		{"the final attempt that cannot read the files fails the job as a server error", true, job.StatusFailed},
+		{"an attempt that cannot read the files returns the error to be retried", false, reconjob.StatusProcessing},
+		{"the final attempt that cannot read the files fails the job as a server error", true, reconjob.StatusFailed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -534,7 +527,7 @@ func TestServiceProcessNeverLeavesAJobProcessingAfterItsFinalAttempt(t *testing.
 				require.Nil(t, got.CompletedAt)
 				return
 			}
-			require.Equal(t, &job.Failure{Code: job.CodeServerError, Message: "the job could not be processed; create it again"}, got.Error)
+			require.Equal(t, &reconjob.Failure{Code: reconjob.CodeServerError, Message: "the job could not be processed; create it again"}, got.Error)
 			require.NotNil(t, got.CompletedAt)
 		})
 	}

@@ -1,4 +1,4 @@
-package job
+package reconjob
 
 import (
 	"github.com/shopspring/decimal"

@@ -1,0 +1,113 @@
+package attempt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Attempt is one run of a job's work by the queue.
+type Attempt struct {
+	JobID uuid.UUID
+	// Number counts the job's attempts from 1; a newer attempt fences out the older ones.
+	Number int
+	// Final is the queue's last attempt: if it cannot finish, nobody will.
+	Final bool
+}
+
+// Failure is why a job failed for good, as a kind of job writes it. LogValue gives its code and
+// reason for the log.
+type Failure interface {
+	slog.LogValuer
+}
+
+// Outcome is what the work of an attempt came to: a Failure that ends the job for good (the
+// files cannot be read, say), or else Store, which stores the results if the attempt still
+// holds the job (ErrStale otherwise).
+type Outcome[F Failure] struct {
+	Failure *F
+	Store   func(ctx context.Context) error
+}
+
+// Runner works the attempts of one kind of job by the rules every kind shares, so they cannot
+// drift apart:
+//   - the attempt claims the job first; a job that is finished, unknown or claimed by a newer
+//     attempt is left alone, and Run returns nil;
+//   - a failure of the files fails the job for good (Run returns nil), and is written even when
+//     the attempt's context was cancelled in the meantime;
+//   - an attempt that ran past its deadline fails the job with TimedOut: the same files would
+//     take as long again; one cancelled because the process is stopping returns the context's
+//     error, and the queue runs it again elsewhere;
+//   - an outcome whose attempt lost the job (ErrStale) is dropped;
+//   - any other error (the database is unreachable, say) is returned for the queue to retry,
+//     and the final attempt fails the job with Abandoned first, so it never stays unfinished.
+type Runner[F Failure] struct {
+	// Kind names the work in log messages: "parse" gives "parse attempt failed".
+	Kind   string
+	Logger *slog.Logger
+	// Now is the clock of failures.
+	Now func() time.Time
+	// Claim makes the attempt the job's current one: ErrStale when the job is finished or a
+	// newer attempt holds it, NotFound when there is no such job.
+	Claim    func(ctx context.Context, a Attempt) error
+	NotFound error
+	// Fail writes the job's failure, unless the job is finished or a newer attempt holds it
+	// (ErrStale).
+	Fail func(ctx context.Context, a Attempt, f F, now time.Time) error
+	// TimedOut is the failure of an attempt that ran past its deadline; Abandoned that of a job
+	// whose final attempt could not finish for reasons of the service.
+	TimedOut, Abandoned F
+}
+
+// Run works attempt a: work reads the job's input and computes its outcome; an error from it
+// is the service's (a file that cannot be read from the database, say) and is retried.
+func (r *Runner[F]) Run(ctx context.Context, a Attempt, work func(ctx context.Context) (Outcome[F], error)) error {
+	log := r.Logger.With(slog.String("job_id", a.JobID.String()), slog.Int("attempt", a.Number))
+	if err := r.Claim(ctx, a); err != nil {
+		if errors.Is(err, ErrStale) || errors.Is(err, r.NotFound) {
+			log.InfoContext(ctx, r.Kind+" attempt skipped: the job is finished or a newer attempt holds it")
+			return nil
+		}
+		return r.retryOrFail(ctx, log, a, fmt.Errorf("claim job: %w", err))
+	}
+	out, err := work(ctx)
+	if err != nil {
+		return r.retryOrFail(ctx, log, a, err)
+	}
+	if out.Failure == nil && ctx.Err() != nil {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// The process is shutting down: the queue runs the attempt again elsewhere.
+			return ctx.Err()
+		}
+		out.Failure = &r.TimedOut
+	}
+	if out.Failure != nil {
+		log.InfoContext(ctx, r.Kind+" job failed", slog.Any("failure", *out.Failure))
+		err = r.Fail(context.WithoutCancel(ctx), a, *out.Failure, r.Now().UTC())
+	} else {
+		err = out.Store(ctx)
+	}
+	if errors.Is(err, ErrStale) {
+		log.WarnContext(ctx, r.Kind+" outcome dropped: a newer attempt holds the job")
+		return nil
+	}
+	if err != nil {
+		return r.retryOrFail(ctx, log, a, fmt.Errorf("store outcome: %w", err))
+	}
+	return nil
+}
+
+// retryOrFail returns err for the queue to retry, after failing the job on the final attempt.
+func (r *Runner[F]) retryOrFail(ctx context.Context, log *slog.Logger, a Attempt, err error) error {
+	log.ErrorContext(ctx, r.Kind+" attempt failed", slog.String("error", err.Error()), slog.Bool("final", a.Final))
+	if a.Final {
+		if ferr := r.Fail(context.WithoutCancel(ctx), a, r.Abandoned, r.Now().UTC()); ferr != nil && !errors.Is(ferr, ErrStale) {
+			log.ErrorContext(ctx, "fail job", slog.String("error", ferr.Error()))
+		}
+	}
+	return err
+}

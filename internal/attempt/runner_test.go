@@ -1,0 +1,126 @@
+package attempt_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/internal/attempt"
+)
+
+type failure struct{ code string }
+
+func (f failure) LogValue() slog.Value { return slog.StringValue(f.code) }
+
+var (
+	errGone = errors.New("no such job")
+	errDown = errors.New("database unreachable")
+)
+
+// book records what the runner asked of the store.
+type book struct {
+	claimErr, storeErr, failErr error
+	failed                      []string
+	failCtxAlive                bool
+	stored                      bool
+}
+
+func (b *book) runner() *attempt.Runner[failure] {
+	return &attempt.Runner[failure]{
+		Kind:   "test",
+		Logger: slog.New(slog.DiscardHandler),
+		Now:    time.Now,
+		Claim:  func(context.Context, attempt.Attempt) error { return b.claimErr },
+		Fail: func(ctx context.Context, _ attempt.Attempt, f failure, _ time.Time) error {
+			b.failed = append(b.failed, f.code)
+			b.failCtxAlive = ctx.Err() == nil
+			return b.failErr
+		},
+		NotFound:  errGone,
+		TimedOut:  failure{"timeout"},
+		Abandoned: failure{"abandoned"},
+	}
+}
+
+func TestRunner(t *testing.T) {
+	t.Parallel()
+	done := func(b *book) func(context.Context) (attempt.Outcome[failure], error) {
+		return func(context.Context) (attempt.Outcome[failure], error) {
+			return attempt.Outcome[failure]{Store: func(context.Context) error { b.stored = true; return b.storeErr }}, nil
+		}
+	}
+	badFile := func(*book) func(context.Context) (attempt.Outcome[failure], error) {
+		return func(context.Context) (attempt.Outcome[failure], error) {
+			return attempt.Outcome[failure]{Failure: &failure{"file_corrupt"}}, nil
+		}
+	}
+	unreadable := func(*book) func(context.Context) (attempt.Outcome[failure], error) {
+		return func(context.Context) (attempt.Outcome[failure], error) { return attempt.Outcome[failure]{}, errDown }
+	}
+	tests := []struct {
+		name   string
+		book   book
+		final  bool
+		ctx    func() (context.Context, context.CancelFunc)
+		work   func(*book) func(context.Context) (attempt.Outcome[failure], error)
+		err    error
+		failed []string
+		stored bool
+	}{
+		{name: "a finished job, or one a newer attempt holds, is left alone", book: book{claimErr: attempt.ErrStale}, work: done},
+		{name: "an unknown job is left alone", book: book{claimErr: errGone}, work: done, final: true},
+		{name: "a claim that fails is retried", book: book{claimErr: errDown}, work: done, err: errDown},
+		{name: "the final claim that fails fails the job as abandoned", book: book{claimErr: errDown}, final: true, work: done,
+			err: errDown, failed: []string{"abandoned"}},
+		{name: "results are stored", work: done, stored: true},
+		{name: "results of an attempt that lost the job are dropped", book: book{storeErr: attempt.ErrStale}, work: done, stored: true},
+		{name: "results that cannot be stored are retried", book: book{storeErr: errDown}, work: done, stored: true, err: errDown},
+		{name: "a failure of the files fails the job for good", work: badFile, failed: []string{"file_corrupt"}},
+		{name: "a failure of the files is written after a cancel", work: badFile, failed: []string{"file_corrupt"},
+			ctx: func() (context.Context, context.CancelFunc) {
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				return ctx, func() {}
+			}},
+		{name: "work that ran past its deadline fails the job as timed out", work: done, failed: []string{"timeout"},
+			ctx: func() (context.Context, context.CancelFunc) { return context.WithDeadline(context.Background(), time.Unix(0, 0)) }},
+		{name: "work cancelled by a shutdown is handed back to the queue", work: done, err: context.Canceled, final: true,
+			ctx: func() (context.Context, context.CancelFunc) {
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				return ctx, func() {}
+			}},
+		{name: "input that cannot be read is retried", work: unreadable, err: errDown},
+		{name: "input that the final attempt cannot read fails the job as abandoned", work: unreadable, final: true,
+			err: errDown, failed: []string{"abandoned"}},
+		{name: "a failure that another attempt wrote first is not an error", book: book{failErr: attempt.ErrStale}, work: badFile,
+			failed: []string{"file_corrupt"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.Background(), context.CancelFunc(func() {})
+			if tc.ctx != nil {
+				ctx, cancel = tc.ctx()
+			}
+			defer cancel()
+			b := tc.book
+			err := b.runner().Run(ctx, attempt.Attempt{JobID: uuid.New(), Number: 1, Final: tc.final}, tc.work(&b))
+			if tc.err == nil {
+				require.NoError(t, err)
+			} else {
+				require.ErrorIs(t, err, tc.err)
+			}
+			require.Equal(t, tc.failed, b.failed)
+			require.Equal(t, tc.stored, b.stored)
+			if len(b.failed) > 0 {
+				require.True(t, b.failCtxAlive, "a failure is written with a context that is not cancelled")
+			}
+		})
+	}
+}

@@ -1,0 +1,118 @@
+package reconjob
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/statementmatch/service/internal/attempt"
+	"github.com/statementmatch/service/internal/expected"
+	"github.com/statementmatch/service/internal/match"
+	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/engine"
+)
+
+// Process works one attempt of a job by the rules of attempt.Runner: it claims the job, reads
+// both files, matches, and stores the results or the failure, in a way that is safe to repeat.
+// A problem with the files fails the job for good and returns nil; an error of the service is
+// returned so the queue retries the attempt, and the final attempt fails the job with
+// SERVER_ERROR first, so it never stays processing.
+func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) error {
+	return s.runner().Run(ctx, attempt.Attempt{JobID: id, Number: n, Final: final}, func(ctx context.Context) (attempt.Outcome[Failure], error) {
+		bank, err := s.Store.ReadFile(ctx, id, "bank")
+		if err != nil {
+			return attempt.Outcome[Failure]{}, fmt.Errorf("read bank file: %w", err)
+		}
+		exp, err := s.Store.ReadFile(ctx, id, "expected")
+		if err != nil {
+			return attempt.Outcome[Failure]{}, fmt.Errorf("read expected file: %w", err)
+		}
+		res, failure := s.reconcile(bank, exp)
+		if failure != nil {
+			return attempt.Outcome[Failure]{Failure: failure}, nil
+		}
+		bank, exp = nil, nil // let the files go before the results are encoded
+		body, err := json.Marshal(res)
+		if err != nil {
+			return attempt.Outcome[Failure]{}, fmt.Errorf("encode results: %w", err)
+		}
+		return attempt.Outcome[Failure]{Store: func(ctx context.Context) error {
+			if err := s.Store.Complete(ctx, id, n, body, s.now()); err != nil {
+				return err
+			}
+			s.logger().InfoContext(ctx, "reconciliation job completed", slog.String("job_id", id.String()), slog.Int("attempt", n),
+				slog.Int("matched", res.Summary.MatchedCount), slog.Int("partial", res.Summary.PartialCount),
+				slog.Int("unmatched", res.Summary.UnmatchedCount))
+			return nil
+		}}, nil
+	})
+}
+
+// MessageAbandoned is the failure message of a job whose attempts all ended in errors of the
+// service (or whose work the queue gave up on): the files themselves may be fine.
+const MessageAbandoned = "the job could not be processed; create it again"
+
+// runner is the attempt runner of reconciliation jobs.
+func (s *Service) runner() *attempt.Runner[Failure] {
+	return &attempt.Runner[Failure]{
+		Kind:   "reconciliation",
+		Logger: s.logger(),
+		Now:    s.now,
+		Claim: func(ctx context.Context, a attempt.Attempt) error {
+			_, err := s.Store.Claim(ctx, a.JobID, a.Number)
+			return err
+		},
+		NotFound: ErrNotFound,
+		Fail: func(ctx context.Context, a attempt.Attempt, f Failure, now time.Time) error {
+			return s.Store.Fail(ctx, a.JobID, a.Number, f, now)
+		},
+		// The files take as long again: past the processing limits, as FILE_TOO_LARGE says.
+		TimedOut:  Failure{Code: CodeFileTooLarge, Message: "processing the files took longer than allowed"},
+		Abandoned: Failure{Code: CodeServerError, Message: MessageAbandoned},
+	}
+}
+
+// reconcile reads both files and matches them. It is deterministic: the same files give the
+// same results or the same failure.
+func (s *Service) reconcile(bankData, expectedData []byte) (res Results, failure *Failure) {
+	defer func() {
+		if r := recover(); r != nil {
+			buf := make([]byte, 4<<10)
+			buf = buf[:runtime.Stack(buf, false)]
+			s.logger().Error("panic while reconciling", slog.Any("panic", r), slog.String("stack", string(buf)))
+			failure = &Failure{Code: CodeServerError, Message: "the job could not be processed"}
+		}
+	}()
+	st, err := engine.Parse(bankData, s.Limits)
+	if err != nil {
+		return Results{}, bankFailure(err)
+	}
+	exp, err := expected.Read(expectedData, s.Limits)
+	if err != nil {
+		code := CodeFileInvalid
+		if errors.Is(err, expected.ErrTooLarge) {
+			code = CodeFileTooLarge
+		}
+		return Results{}, &Failure{Code: code, Message: "expected: " + err.Error()}
+	}
+	bank := bankEntries(st)
+	return buildResults(exp, bank, match.Reconcile(exp, bank)), nil
+}
+
+// bankFailure says why the bank statement could not be read.
+func bankFailure(err error) *Failure {
+	switch {
+	case errors.Is(err, statement.ErrInternal):
+		return &Failure{Code: CodeServerError, Message: "bank: " + statement.ErrInternal.Error()}
+	case errors.Is(err, statement.ErrTooManyRows), errors.Is(err, statement.ErrResourceLimit):
+		return &Failure{Code: CodeFileTooLarge, Message: "bank: " + err.Error()}
+	default:
+		return &Failure{Code: CodeFileInvalid, Message: "bank: " + err.Error()}
+	}
+}
