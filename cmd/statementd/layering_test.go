@@ -25,7 +25,7 @@ func TestLayering(t *testing.T) {
 		{"database packages", func(p string) bool {
 			return strings.HasPrefix(p, "github.com/jackc/pgx") || strings.HasPrefix(p, "github.com/jmoiron/sqlx") ||
 				strings.HasPrefix(p, "github.com/lib/pq") || strings.HasPrefix(p, "github.com/riverqueue/river")
-		}, []string{"internal/postgres", "internal/platform/pgembed", "cmd/statementd"}},
+		}, []string{"internal/postgres", "internal/queue", "internal/platform/pgembed", "cmd/statementd"}},
 		{"echo", func(p string) bool { return strings.HasPrefix(p, "github.com/labstack/echo") },
 			[]string{"gen/reconapi", "gen/parseapi", "internal/httpkit", "internal/reconhttp", "internal/parsehttp"}},
 		{"generated code", func(p string) bool { return strings.HasPrefix(p, mod+"gen/") },

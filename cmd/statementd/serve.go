@@ -19,6 +19,7 @@ import (
 	"github.com/statementmatch/service/internal/platform/config"
 	"github.com/statementmatch/service/internal/platform/secretbox"
 	"github.com/statementmatch/service/internal/postgres"
+	"github.com/statementmatch/service/internal/queue"
 	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/internal/reconhttp"
 	"github.com/statementmatch/service/internal/reconjob"
@@ -71,9 +72,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	anonymous := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: httpkit.AnonymousBudget}
 
 	// The queue and the job rules: every process can queue jobs; the worker roles also work them.
+	enqueuer, err := queue.NewEnqueuer(db.DB)
+	if err != nil {
+		return err
+	}
 	limits := statement.Options{MaxRows: cfg.MaxRows}
-	jobs := &reconjob.Service{Accounts: accounts.Store, Now: time.Now, Limits: limits, Logger: logger}
-	parses := &parsejob.Service{Accounts: accounts.Store, Now: time.Now, Limits: limits, Logger: logger}
+	jobs := &reconjob.Service{Store: postgres.NewJobStore(db, enqueuer), Accounts: accounts.Store, Now: time.Now, Limits: limits,
+		Logger: logger}
+	parses := &parsejob.Service{Store: postgres.NewParseJobStore(db, enqueuer), Accounts: accounts.Store, Now: time.Now,
+		Limits: limits, Logger: logger}
 	policy, err := webhook.ParsePolicy(cfg.WebhookAllow)
 	if err != nil {
 		return fmt.Errorf("STATEMENTD_WEBHOOK_ALLOW / --webhook-allow: %w", err)
@@ -82,16 +89,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	webhooks := &webhook.Service{Store: webhookStore, Deliveries: webhookStore, Secrets: accounts, Policy: policy,
 		Sender: webhook.NewSender(policy), Schedule: cfg.WebhookRetrySchedule, Now: time.Now, Logger: logger}
 
-	qcfg := postgres.QueueConfig{PollInterval: cfg.JobPollInterval, JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter, Logger: logger}
+	var workers *queue.Workers
 	if cfg.Role != config.RoleAPI {
-		qcfg.Workers, qcfg.Reconcile, qcfg.Parse, qcfg.Deliver = cfg.Workers, jobs.Process, parses.Process, webhooks.Deliver
+		sweeper := &postgres.Sweeper{DB: db, Queue: enqueuer, Recon: reconjob.Abandoned, Parse: parsejob.Abandoned,
+			DeliveryKind: queue.KindDelivery}
+		workers, err = queue.NewWorkers(db.DB, queue.Config{Workers: cfg.Workers, Reconcile: jobs.Process, Parse: parses.Process,
+			Deliver: webhooks.Deliver, Sweep: sweeper.Sweep, PollInterval: cfg.JobPollInterval, JobTimeout: cfg.JobTimeout,
+			RescueAfter: cfg.JobRescueAfter, Logger: logger})
+		if err != nil {
+			return err
+		}
 	}
-	queue, err := postgres.NewQueue(db, qcfg)
-	if err != nil {
-		return err
-	}
-	jobs.Store = postgres.NewJobStore(db, queue)
-	parses.Store = postgres.NewParseJobStore(db, queue)
 
 	listeners, err := buildListeners(cfg, postgres.Health{DB: db}, accounts, jobs, parses, webhooks, limiter, throttle, tokenAddresses, anonymous, logger)
 	if err != nil {
@@ -105,11 +113,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	// The queue's context is not the signal's: on SIGTERM it stops fetching and lets running
 	// jobs finish within the shutdown timeout, then hands the rest back to the queue.
-	if err := queue.Start(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("start job queue: %w", err)
+	workerCount := 0
+	if workers != nil {
+		if err := workers.Start(context.WithoutCancel(ctx)); err != nil {
+			return fmt.Errorf("start job queue: %w", err)
+		}
+		workerCount = cfg.Workers
 	}
 	logger.Info("statementd started", slog.String("version", version), slog.String("role", string(cfg.Role)),
-		slog.Int("workers", qcfg.Workers))
+		slog.Int("workers", workerCount))
 
 	g, gctx := errgroup.WithContext(ctx)
 	for _, l := range listeners {
@@ -122,11 +134,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
 		defer cancel()
 		var wg sync.WaitGroup
-		wg.Go(func() {
-			if err := queue.Stop(shutdownCtx); err != nil {
-				logger.Error("shutdown", slog.String("component", "queue"), slog.String("error", err.Error()))
-			}
-		})
+		if workers != nil {
+			wg.Go(func() {
+				if err := workers.Stop(shutdownCtx); err != nil {
+					logger.Error("shutdown", slog.String("component", "queue"), slog.String("error", err.Error()))
+				}
+			})
+		}
 		for _, l := range listeners {
 			if err := l.Shutdown(shutdownCtx); err != nil {
 				logger.Error("shutdown", slog.String("listener", l.Name), slog.String("error", err.Error()))

@@ -47,9 +47,9 @@ func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) 
 	})
 }
 
-// MessageAbandoned is the failure message of a job whose attempts all ended in errors of the
-// service (or whose work the queue gave up on): the file itself may be fine.
-const MessageAbandoned = "the job could not be processed; upload the file again"
+// Abandoned is the failure of a job whose attempts all ended in errors of the service, or whose
+// work the queue gave up on: the file itself may be fine.
+var Abandoned = Failure{Code: CodeInternalError, Message: "the job could not be processed; upload the file again"}
 
 // runner is the attempt runner of parsing jobs.
 func (s *Service) runner() *attempt.Runner[Failure] {
@@ -66,7 +66,7 @@ func (s *Service) runner() *attempt.Runner[Failure] {
 			return s.Store.Fail(ctx, a.JobID, a.Number, f, now)
 		},
 		TimedOut:  Failure{Code: CodeTimeout, Message: "parsing the file took longer than allowed"},
-		Abandoned: Failure{Code: CodeInternalError, Message: MessageAbandoned},
+		Abandoned: Abandoned,
 	}
 }
 

@@ -131,7 +131,8 @@ func (s *Service) create(ctx context.Context, req NewJob, key idempotency.Key, n
 		return Accepted{}, fmt.Errorf("load account: %w", err)
 	}
 	start, reset := quota.Period(now)
-	charge := quota.Charge{Scope: QuotaScope, Period: start, Limit: MonthlyLimit(acc.ParsePlan), ResetAt: reset}
+	charge := quota.Charge{Scope: QuotaScope, Period: start, Limit: MonthlyLimit(acc.ParsePlan), ResetAt: reset,
+		Announce: UsageThresholds}
 	// A cheap early refusal for an account whose limit is used up, before its file is written;
 	// the exact check is the charge inside Create.
 	if used, err := s.Store.QuotaUsed(ctx, req.AccountID, QuotaScope, start); err != nil {

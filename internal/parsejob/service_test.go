@@ -20,6 +20,7 @@ import (
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
+	"github.com/statementmatch/service/internal/queue"
 	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/upload"
@@ -40,7 +41,7 @@ type bundle struct {
 func setup(t *testing.T, plan account.ParsePlan) *bundle {
 	t.Helper()
 	db := pgtest.New(t)
-	q, err := postgres.NewQueue(db, postgres.QueueConfig{Logger: slog.New(slog.DiscardHandler)})
+	q, err := queue.NewEnqueuer(db.DB)
 	require.NoError(t, err)
 	accounts := postgres.NewAccountStore(db)
 	acc, err := accounts.CreateAccount(t.Context(), account.Account{Name: "Acme", ReconPlan: account.ReconStandard, ParsePlan: plan})

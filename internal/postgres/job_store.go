@@ -22,13 +22,13 @@ import (
 // keys, and queues jobs on Queue in the transaction that creates them.
 type JobStore struct {
 	DB    *sqlx.DB
-	Queue *Queue
+	Queue Enqueuer
 }
 
 var _ reconjob.Store = (*JobStore)(nil)
 
 // NewJobStore returns the job store of db, queueing on q.
-func NewJobStore(db *sqlx.DB, q *Queue) *JobStore { return &JobStore{DB: db, Queue: q} }
+func NewJobStore(db *sqlx.DB, q Enqueuer) *JobStore { return &JobStore{DB: db, Queue: q} }
 
 // ClaimKey implements reconjob.Store; see claimKey.
 func (s *JobStore) ClaimKey(ctx context.Context, k idempotency.Key, now time.Time) (idempotency.Record, bool, error) {
@@ -57,7 +57,7 @@ func (s *JobStore) Create(ctx context.Context, j reconjob.Job, bank, expected up
 		if err != nil {
 			return fmt.Errorf("store expected file: %w", err)
 		}
-		queued, err := s.Queue.enqueueReconcile(ctx, tx.Tx, j.ID)
+		queued, err := s.Queue.EnqueueReconcile(ctx, tx.Tx, j.ID)
 		if err != nil {
 			return fmt.Errorf("queue job: %w", err)
 		}

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
+	"github.com/statementmatch/service/internal/queue"
 	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/reconjob"
 	"github.com/statementmatch/service/internal/upload"
@@ -37,7 +37,7 @@ type jobBundle struct {
 func setupJobStore(t *testing.T) *jobBundle {
 	t.Helper()
 	db, url := pgtest.NewURL(t)
-	q, err := postgres.NewQueue(db, postgres.QueueConfig{Logger: slog.New(slog.DiscardHandler)})
+	q, err := queue.NewEnqueuer(db.DB)
 	require.NoError(t, err)
 	acc, err := postgres.NewAccountStore(db).CreateAccount(t.Context(), account.Account{Name: "Acme"})
 	require.NoError(t, err)

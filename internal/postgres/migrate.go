@@ -10,6 +10,8 @@ import (
 
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/statementmatch/service/migrations"
 )
@@ -61,3 +63,33 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 	}
 	return nil
 }
+
+// migrateQueue applies River's own migrations. Each runs in its own transaction (a later one
+// uses an enum value an earlier one adds, which PostgreSQL allows only after a commit), so a
+// session-level advisory lock, held on a connection of its own, makes processes that start
+// together take turns.
+func migrateQueue(ctx context.Context, db *sql.DB) (int, error) {
+	migrator, err := rivermigrate.New(riverdatabasesql.New(db), &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return 0, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, queueMigrationLock); err != nil {
+		return 0, err
+	}
+	defer func() {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, queueMigrationLock)
+	}()
+	res, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return 0, err
+	}
+	return len(res.Versions), nil
+}
+
+// queueMigrationLock is the advisory lock key of migrateQueue: "river" in ASCII.
+const queueMigrationLock int64 = 0x7269766572

@@ -23,7 +23,6 @@ import (
 	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/upload"
-	"github.com/statementmatch/service/internal/webhook"
 )
 
 // ParseJobStore keeps parsing jobs (the Parsing API), their files and transactions, and queues
@@ -35,13 +34,13 @@ import (
 // "". Money is numeric, written with the scale it has (1250.50 stays 1250.50, never 1250.5).
 type ParseJobStore struct {
 	DB    *sqlx.DB
-	Queue *Queue
+	Queue Enqueuer
 }
 
 var _ parsejob.Store = (*ParseJobStore)(nil)
 
 // NewParseJobStore returns the parsing job store of db, queueing on q.
-func NewParseJobStore(db *sqlx.DB, q *Queue) *ParseJobStore {
+func NewParseJobStore(db *sqlx.DB, q Enqueuer) *ParseJobStore {
 	return &ParseJobStore{DB: db, Queue: q}
 }
 
@@ -69,7 +68,7 @@ func (s *ParseJobStore) Create(ctx context.Context, j parsejob.Job, f upload.Fil
 		if err != nil {
 			return fmt.Errorf("store file: %w", err)
 		}
-		queued, err := s.Queue.enqueueParse(ctx, tx.Tx, j.ID)
+		queued, err := s.Queue.EnqueueParse(ctx, tx.Tx, j.ID)
 		if err != nil {
 			return fmt.Errorf("queue parse job: %w", err)
 		}
@@ -84,24 +83,23 @@ VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8)`,
 		if err != nil {
 			return err
 		}
-		if err := s.Queue.emitUsageThresholds(ctx, tx, j.AccountID, q, used, j.CreatedAt); err != nil {
+		if err := emitUsageThresholds(ctx, tx, s.Queue, j.AccountID, q, used, j.CreatedAt); err != nil {
 			return err
 		}
-		if err := s.Queue.emitEvent(ctx, tx, j.AccountID, webhook.EventJobCreated,
-			jobData(j.ID, parsejob.StatusQueued, "", 0, j.CreatedAt), j.CreatedAt); err != nil {
+		if err := announce(ctx, tx, s.Queue, j); err != nil {
 			return err
 		}
 		return recordKey(ctx, tx, k)
 	})
 }
 
-// jobData is the data of a job.* webhook event.
-func jobData(id uuid.UUID, status parsejob.Status, bankName string, count int, createdAt time.Time) webhook.JobData {
-	d := webhook.JobData{JobID: id, Status: string(status), TransactionsCount: count, CreatedAt: createdAt.UTC()}
-	if bankName != "" {
-		d.BankName = &bankName
+// announce writes the webhook event that announces j (parsejob.Announcement), if any, in tx.
+func announce(ctx context.Context, tx *sqlx.Tx, q Enqueuer, j parsejob.Job) error {
+	ev, ok := parsejob.Announcement(j)
+	if !ok {
+		return nil
 	}
-	return d
+	return emit(ctx, tx, q, ev)
 }
 
 const parseJobColumns = `id, account_id, status, file_name, format, bank_name, account, currency, period_start, period_end,
@@ -333,10 +331,6 @@ func (s *ParseJobStore) Complete(ctx context.Context, id uuid.UUID, n int, out p
 	if err != nil {
 		return fmt.Errorf("complete parse job %s: %w", id, err)
 	}
-	event := webhook.EventJobCompleted
-	if out.Status == parsejob.StatusReview {
-		event = webhook.EventJobReview
-	}
 	err = inConnTx(ctx, s.DB, func(conn *sqlx.Conn, tx *sqlx.Tx) error {
 		// Tagged, so that a newer attempt can end this transaction should this worker freeze in
 		// the COPY (see takeOver).
@@ -363,8 +357,8 @@ RETURNING account_id, created_at`,
 		if err := copyTransactions(ctx, conn, id, txs); err != nil {
 			return err
 		}
-		return s.Queue.emitEvent(ctx, tx, accountID, event,
-			jobData(id, out.Status, cleanText(out.BankName), len(txs), createdAt), *out.CompletedAt)
+		return announce(ctx, tx, s.Queue, parsejob.Job{ID: id, AccountID: accountID, Status: out.Status,
+			BankName: cleanText(out.BankName), TransactionsCount: len(txs), CreatedAt: createdAt, CompletedAt: out.CompletedAt})
 	})
 	if err != nil && !errors.Is(err, attempt.ErrStale) {
 		return fmt.Errorf("complete parse job %s: %w", id, err)
@@ -539,7 +533,8 @@ func appendCopyText(b []byte, s string, null bool) []byte {
 	return b
 }
 
-// Fail implements parsejob.Store, with the job.failed webhook event in the same transaction.
+// Fail implements parsejob.Store, with the job's announcement (job.failed) in the same
+// transaction.
 func (s *ParseJobStore) Fail(ctx context.Context, id uuid.UUID, n int, f parsejob.Failure, now time.Time) error {
 	err := takeOver(ctx, s.DB, parseAttempt(id, n), func(tx *sqlx.Tx) error {
 		var accountID uuid.UUID
@@ -554,7 +549,8 @@ RETURNING account_id, created_at`, id, n, string(f.Code), cleanText(f.Message), 
 		if err != nil {
 			return err
 		}
-		return s.Queue.emitEvent(ctx, tx, accountID, webhook.EventJobFailed, jobData(id, parsejob.StatusFailed, "", 0, createdAt), now)
+		return announce(ctx, tx, s.Queue, parsejob.Job{ID: id, AccountID: accountID, Status: parsejob.StatusFailed,
+			CreatedAt: createdAt, CompletedAt: &now})
 	})
 	if err != nil && !errors.Is(err, attempt.ErrStale) {
 		return fmt.Errorf("fail parse job: %w", err)

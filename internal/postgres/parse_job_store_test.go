@@ -3,10 +3,7 @@ package postgres_test
 import (
 	"bytes"
 	"cmp"
-	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"testing"
 	"time"
@@ -22,6 +19,7 @@ import (
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
+	"github.com/statementmatch/service/internal/queue"
 	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/statement"
 )
@@ -38,12 +36,12 @@ type parseBundle struct {
 func setupParseStore(t testing.TB) *parseBundle {
 	t.Helper()
 	db := pgtest.New(t)
-	q, err := postgres.NewQueue(db, postgres.QueueConfig{Logger: slog.New(slog.DiscardHandler)})
+	q, err := queue.NewEnqueuer(db.DB)
 	require.NoError(t, err)
 	return newParseBundle(t, db, q)
 }
 
-func newParseBundle(t testing.TB, db *sqlx.DB, q *postgres.Queue) *parseBundle {
+func newParseBundle(t testing.TB, db *sqlx.DB, q postgres.Enqueuer) *parseBundle {
 	t.Helper()
 	acc, err := postgres.NewAccountStore(db).CreateAccount(t.Context(), account.Account{Name: "Acme"})
 	require.NoError(t, err)
@@ -67,7 +65,8 @@ func (b *parseBundle) newJob(acc account.Account, at time.Time) parsejob.Job {
 // charge is the parse quota charge in the bundle's month.
 func (b *parseBundle) charge(limit int) quota.Charge {
 	start, reset := quota.Period(b.now)
-	return quota.Charge{Scope: parsejob.QuotaScope, Period: start, Limit: limit, ResetAt: reset}
+	return quota.Charge{Scope: parsejob.QuotaScope, Period: start, Limit: limit, ResetAt: reset,
+		Announce: parsejob.UsageThresholds}
 }
 
 // createAt stores a small job of acc created at the given time and returns it.
@@ -732,55 +731,10 @@ func TestParseJobStoreFailStoresWhyTheJobFailed(t *testing.T) {
 	require.ErrorIs(t, b.store.Fail(ctx, uuid.New(), 1, parsejob.Failure{Code: parsejob.CodeInternalError, Message: "x"}, done), attempt.ErrStale)
 }
 
-func TestQueueWorksAParseJob(t *testing.T) {
-	t.Parallel()
-	errTransient := errors.New("database unreachable")
-	tests := []struct {
-		name string
-		fail func(call) error
-		want []call // without the id
-	}{
-		{"a new job is worked once, as attempt 1 of several", nil, []call{{attempt: 1}}},
-		{"an attempt that fails is retried as attempt 2", func(c call) error {
-			if c.attempt == 1 {
-				return errTransient
-			}
-			return nil
-		}, []call{{attempt: 1}, {attempt: 2}}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			qb := setupQueue(t, tc.fail)
-			b := newParseBundle(t, qb.db, qb.queue)
-			j := b.create(t)
-			qb.start(t)
-			for _, want := range tc.want {
-				want.id = j.ID
-				require.Equal(t, want, nextCall(t, qb.parseCalls))
-			}
-			require.Eventually(t, func() bool {
-				var state string
-				require.NoError(t, b.db.GetContext(t.Context(), &state,
-					`SELECT r.state FROM river_job r JOIN parse_jobs j ON j.queue_job_id = r.id WHERE j.id = $1`, j.ID))
-				return state == "completed"
-			}, waitFor, 10*time.Millisecond, "the queued work is completed once the processor returns nil")
-			qb.stop(t)
-			select {
-			case c := <-qb.parseCalls:
-				t.Fatalf("an extra parse call: %+v", c)
-			case c := <-qb.calls:
-				t.Fatalf("a reconcile call for a parse job: %+v", c)
-			default:
-			}
-		})
-	}
-}
-
 func TestQueueSweepFailsTheParseJobsTheQueueGaveUpOn(t *testing.T) {
 	t.Parallel()
 	qb := setupQueue(t, nil)
-	b := newParseBundle(t, qb.db, qb.queue)
+	b := newParseBundle(t, qb.db, qb.enqueuer)
 	ctx := t.Context()
 	claim := func(id uuid.UUID) error { _, err := b.store.Claim(ctx, id, 1); return err }
 	tests := []struct {
@@ -855,24 +809,6 @@ func TestQueueSweepFailsTheParseJobsTheQueueGaveUpOn(t *testing.T) {
 	case c := <-qb.parseCalls:
 		t.Fatalf("no parse job was available to work, yet: %+v", c)
 	default:
-	}
-}
-
-func TestNewQueueWithWorkersNeedsEveryProcessor(t *testing.T) {
-	t.Parallel()
-	db := pgtest.New(t)
-	noop := func(context.Context, uuid.UUID, int, bool) error { return nil }
-	deliver := func(context.Context, uuid.UUID) (time.Time, error) { return time.Time{}, nil }
-	for _, tc := range []struct {
-		name string
-		cfg  postgres.QueueConfig
-	}{
-		{"no reconcile processor", postgres.QueueConfig{Workers: 1, Parse: noop, Deliver: deliver}},
-		{"no parse processor", postgres.QueueConfig{Workers: 1, Reconcile: noop, Deliver: deliver}},
-		{"no webhook deliverer", postgres.QueueConfig{Workers: 1, Reconcile: noop, Parse: noop}},
-	} {
-		_, err := postgres.NewQueue(db, tc.cfg)
-		require.Error(t, err, tc.name)
 	}
 }
 

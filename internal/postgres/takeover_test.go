@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"log/slog"
 	"net"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
+	"github.com/statementmatch/service/internal/queue"
 )
 
 // freezer stands in for a worker process that stops running (SIGSTOP, a frozen VM) in the middle
@@ -114,7 +114,7 @@ func completeFrozen(t *testing.T, b *parseBundle, url string, id uuid.UUID, n in
 func TestParseJobStoreANewerAttemptEndsAFrozenOlderOne(t *testing.T) {
 	t.Parallel()
 	db, url := pgtest.NewURL(t)
-	q, err := postgres.NewQueue(db, postgres.QueueConfig{Logger: slog.New(slog.DiscardHandler)})
+	q, err := queue.NewEnqueuer(db.DB)
 	require.NoError(t, err)
 	b := newParseBundle(t, db, q)
 	ctx := t.Context()
@@ -177,7 +177,7 @@ func TestParseJobStoreANewerAttemptEndsAFrozenOlderOne(t *testing.T) {
 func TestQueueSweepEndsAFrozenAttemptAtAnAbandonedJob(t *testing.T) {
 	t.Parallel()
 	qb := setupQueue(t, nil)
-	b := newParseBundle(t, qb.db, qb.queue)
+	b := newParseBundle(t, qb.db, qb.enqueuer)
 	ctx := t.Context()
 	j := b.create(t)
 	_, err := b.store.Claim(ctx, j.ID, 1)

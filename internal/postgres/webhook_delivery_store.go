@@ -10,89 +10,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
-	"github.com/riverqueue/river"
 
 	"github.com/statementmatch/service/internal/attempt"
-	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/webhook"
 )
 
-// Webhook events are written by the transactions of the state changes that cause them (an
-// outbox): emitEvent stores the event's body once, one pending delivery per subscribed enabled
-// endpoint, and one queue job per delivery, all in the caller's transaction. So an event exists
-// exactly when its cause committed, and its deliveries survive any crash after that.
-
 var _ webhook.DeliveryStore = (*WebhookStore)(nil)
-
-// emitEvent writes an event of type t with data, which happened at at, for the account's
-// endpoints that subscribe to it, in tx. Nothing is written when no endpoint does.
-func (q *Queue) emitEvent(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, t webhook.EventType, data any, at time.Time) error {
-	var endpoints []uuid.UUID
-	err := tx.SelectContext(ctx, &endpoints, `
-SELECT id FROM webhook_endpoints
- WHERE account_id = $1 AND enabled AND deleted_at IS NULL AND (events IS NULL OR $2 = ANY (events))
- ORDER BY id`, accountID, string(t))
-	if err != nil {
-		return fmt.Errorf("find endpoints of %s: %w", t, err)
-	}
-	if len(endpoints) == 0 {
-		return nil
-	}
-	body, err := webhook.Body(t, data, at)
-	if err != nil {
-		return err
-	}
-	eventID := uuid.New()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_events (id, account_id, type, body, created_at) VALUES ($1, $2, $3, $4, $5)`,
-		eventID, accountID, string(t), body, at); err != nil {
-		return fmt.Errorf("insert %s event: %w", t, err)
-	}
-	ids := make(pq.StringArray, len(endpoints))
-	targets := make(pq.StringArray, len(endpoints))
-	work := make([]river.InsertManyParams, len(endpoints))
-	for i, e := range endpoints {
-		id := uuid.New()
-		ids[i], targets[i] = id.String(), e.String()
-		work[i] = river.InsertManyParams{Args: deliverArgs{DeliveryID: id}}
-	}
-	if _, err := tx.ExecContext(ctx, `
-INSERT INTO webhook_deliveries (id, event_id, endpoint_id, status, next_attempt_at, created_at)
-SELECT d, $2, e, 'pending', $4, $4 FROM unnest($1::uuid[], $3::uuid[]) AS x (d, e)`, ids, eventID, targets, at); err != nil {
-		return fmt.Errorf("insert deliveries of %s: %w", t, err)
-	}
-	if _, err := q.client.InsertManyTx(ctx, tx.Tx, work); err != nil {
-		return fmt.Errorf("queue deliveries of %s: %w", t, err)
-	}
-	return nil
-}
-
-// usageThresholds are the shares of the job limit whose reaching is announced.
-var usageThresholds = []int{80, 100}
-
-// emitUsageThresholds announces, once per account, scope and period, each threshold the
-// period's count reached with used jobs: a usage.threshold event in tx.
-func (q *Queue) emitUsageThresholds(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, c quota.Charge, used int, at time.Time) error {
-	for _, pct := range usageThresholds {
-		if used*100 < pct*c.Limit {
-			continue
-		}
-		res, err := tx.ExecContext(ctx, `
-INSERT INTO usage_thresholds (account_id, scope, period, percent, reached_at) VALUES ($1, $2, $3, $4, $5)
-ON CONFLICT DO NOTHING`, accountID, c.Scope, c.Period, pct, at)
-		if err != nil {
-			return fmt.Errorf("record usage threshold: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			continue
-		}
-		data := webhook.UsageThresholdData{ThresholdPercent: pct, JobsCreated: used, JobsLimit: c.Limit,
-			PeriodStart: c.Period.UTC(), PeriodEnd: c.ResetAt.UTC()}
-		if err := q.emitEvent(ctx, tx, accountID, webhook.EventUsageThreshold, data, at); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 type deliveryRow struct {
 	ID             uuid.UUID      `db:"id"`

@@ -324,7 +324,7 @@ func TestWebhookOutboxUsageThresholdsAreAnnouncedOncePerPeriod(t *testing.T) {
 
 	april := b.now.AddDate(0, 1, 0)
 	start, reset := quota.Period(april)
-	create(april, quota.Charge{Scope: parsejob.QuotaScope, Period: start, Limit: 5, ResetAt: reset}, 4)
+	create(april, quota.Charge{Scope: parsejob.QuotaScope, Period: start, Limit: 5, ResetAt: reset, Announce: parsejob.UsageThresholds}, 4)
 	require.Equal(t, []map[string]any{march(80, 4), march(100, 5), threshold(80, 4, "2024-04-01T00:00:00Z", "2024-05-01T00:00:00Z")},
 		data(), "a new period announces its thresholds again")
 }
@@ -584,7 +584,7 @@ func TestWebhookDeliveryTaskCarriesTheStoredBodyAndTheEndpoint(t *testing.T) {
 func TestWebhookOutboxSweepEmitsJobFailedAndFailsAbandonedDeliveries(t *testing.T) {
 	t.Parallel()
 	qb := setupQueue(t, nil)
-	b := &hookBundle{parseBundle: newParseBundle(t, qb.db, qb.queue), hooks: postgres.NewWebhookStore(qb.db)}
+	b := &hookBundle{parseBundle: newParseBundle(t, qb.db, qb.enqueuer), hooks: postgres.NewWebhookStore(qb.db)}
 	e := b.endpoint(t, b.account)
 	j := b.create(t)
 	qb.setQueueState(t, "parse_jobs", j.ID, queueDiscarded)

@@ -27,6 +27,9 @@ type Charge struct {
 	Limit  int
 	// ResetAt is when the period ends, for the Error.
 	ResetAt time.Time
+	// Announce lists the shares of Limit, in percent, whose reaching the store announces
+	// (usage.threshold), once per account, scope and period.
+	Announce []int
 }
 
 // ErrExceeded: the account's monthly job quota is used up; see Error.

@@ -54,9 +54,9 @@ func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) 
 	})
 }
 
-// MessageAbandoned is the failure message of a job whose attempts all ended in errors of the
-// service (or whose work the queue gave up on): the files themselves may be fine.
-const MessageAbandoned = "the job could not be processed; create it again"
+// Abandoned is the failure of a job whose attempts all ended in errors of the service, or whose
+// work the queue gave up on: the files themselves may be fine.
+var Abandoned = Failure{Code: CodeServerError, Message: "the job could not be processed; create it again"}
 
 // runner is the attempt runner of reconciliation jobs.
 func (s *Service) runner() *attempt.Runner[Failure] {
@@ -74,7 +74,7 @@ func (s *Service) runner() *attempt.Runner[Failure] {
 		},
 		// The files take as long again: past the processing limits, as FILE_TOO_LARGE says.
 		TimedOut:  Failure{Code: CodeFileTooLarge, Message: "processing the files took longer than allowed"},
-		Abandoned: Failure{Code: CodeServerError, Message: MessageAbandoned},
+		Abandoned: Abandoned,
 	}
 }
 

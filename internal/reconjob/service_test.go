@@ -18,6 +18,7 @@ import (
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
+	"github.com/statementmatch/service/internal/queue"
 	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/reconjob"
 	"github.com/statementmatch/service/internal/statement"
@@ -102,7 +103,7 @@ type serviceBundle struct {
 func setupService(t *testing.T) *serviceBundle {
 	t.Helper()
 	db := pgtest.New(t)
-	q, err := postgres.NewQueue(db, postgres.QueueConfig{Logger: slog.New(slog.DiscardHandler)})
+	q, err := queue.NewEnqueuer(db.DB)
 	require.NoError(t, err)
 	accounts := postgres.NewAccountStore(db)
 	acc, err := accounts.CreateAccount(t.Context(), account.Account{Name: "Acme"})

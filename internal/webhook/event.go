@@ -75,6 +75,18 @@ func Body(event EventType, data any, at time.Time) ([]byte, error) {
 // or rotates an account's secret; an account has one secret for all its endpoints.
 func NewSecret() string { return account.NewSigningSecret() }
 
+// Event is an event to announce to an account's endpoints: the job rules decide which events a
+// change emits, and the store writes them in the change's transaction (an outbox), so an event
+// exists exactly when its cause committed.
+type Event struct {
+	Type      EventType
+	AccountID uuid.UUID
+	// Data is the event's data: JobData or UsageThresholdData.
+	Data any
+	// At is when it happened.
+	At time.Time
+}
+
 // JobData is the data of job.* events (WebhookJobData): the job's key fields when the event
 // happened.
 type JobData struct {

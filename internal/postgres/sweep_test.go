@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"testing"
@@ -12,7 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/postgres"
+	"github.com/statementmatch/service/internal/queue"
 	"github.com/statementmatch/service/internal/reconjob"
 )
 
@@ -27,10 +28,12 @@ type call struct {
 	final   bool
 }
 
-// queueBundle is a job store over a fresh database whose queue has workers, not started yet.
+// queueBundle is a job store over a fresh database with queue workers, not started yet, whose
+// sweep is the stores'.
 type queueBundle struct {
 	*jobBundle
-	queue *postgres.Queue
+	enqueuer *queue.Enqueuer
+	queue    *queue.Workers
 	// calls and parseCalls record the calls of the reconcile and of the parse processor.
 	calls, parseCalls chan call
 }
@@ -41,7 +44,7 @@ type queueBundle struct {
 func setupQueue(t *testing.T, fail func(call) error) *queueBundle {
 	t.Helper()
 	b := setupJobStore(t)
-	recorder := func(calls chan<- call) postgres.Processor {
+	recorder := func(calls chan<- call) queue.Processor {
 		return func(_ context.Context, id uuid.UUID, attempt int, final bool) error {
 			c := call{id: id, attempt: attempt, final: final}
 			calls <- c
@@ -52,8 +55,13 @@ func setupQueue(t *testing.T, fail func(call) error) *queueBundle {
 		}
 	}
 	calls, parseCalls := make(chan call, 100), make(chan call, 100)
-	q, err := postgres.NewQueue(b.db, postgres.QueueConfig{
+	enqueuer, err := queue.NewEnqueuer(b.db.DB)
+	require.NoError(t, err)
+	sweeper := &postgres.Sweeper{DB: b.db, Queue: enqueuer, Recon: reconjob.Abandoned, Parse: parsejob.Abandoned,
+		DeliveryKind: queue.KindDelivery}
+	q, err := queue.NewWorkers(b.db.DB, queue.Config{
 		Workers:      2,
+		Sweep:        sweeper.Sweep,
 		PollInterval: 10 * time.Millisecond,
 		Logger:       slog.New(slog.DiscardHandler),
 		Reconcile:    recorder(calls),
@@ -61,8 +69,8 @@ func setupQueue(t *testing.T, fail func(call) error) *queueBundle {
 		Deliver:      func(context.Context, uuid.UUID) (time.Time, error) { return time.Time{}, nil },
 	})
 	require.NoError(t, err)
-	b.store = postgres.NewJobStore(b.db, q)
-	qb := &queueBundle{jobBundle: b, queue: q, calls: calls, parseCalls: parseCalls}
+	b.store = postgres.NewJobStore(b.db, enqueuer)
+	qb := &queueBundle{jobBundle: b, enqueuer: enqueuer, queue: q, calls: calls, parseCalls: parseCalls}
 	t.Cleanup(func() { qb.stop(t) })
 	return qb
 }
@@ -78,82 +86,6 @@ func (b *queueBundle) stop(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
 	defer cancel()
 	require.NoError(t, b.queue.Stop(ctx))
-}
-
-// next waits for the reconcile processor's next call.
-func (b *queueBundle) next(t *testing.T) call {
-	t.Helper()
-	return nextCall(t, b.calls)
-}
-
-// nextCall waits for a processor's next call.
-func nextCall(t *testing.T, calls <-chan call) call {
-	t.Helper()
-	select {
-	case c := <-calls:
-		return c
-	case <-time.After(waitFor):
-		t.Fatalf("the processor was not called within %s", waitFor)
-		return call{}
-	}
-}
-
-// queueState is the state of the job's row in river_job.
-func (b *queueBundle) queueState(t *testing.T, id uuid.UUID) string {
-	t.Helper()
-	var state string
-	require.NoError(t, b.db.GetContext(t.Context(), &state, `SELECT r.state FROM river_job r JOIN recon_jobs j ON j.queue_job_id = r.id WHERE j.id = $1`, id))
-	return state
-}
-
-func TestQueueWorksACreatedJob(t *testing.T) {
-	t.Parallel()
-	errTransient := errors.New("database unreachable")
-	tests := []struct {
-		name string
-		// attemptsUsed is set on the queued work before the queue starts, as if earlier attempts
-		// had run.
-		attemptsUsed int
-		fail         func(call) error
-		want         []call // without the id
-	}{
-		{"a new job is worked once, as attempt 1 of several", 0, nil,
-			[]call{{attempt: 1}}},
-		{"an attempt that fails is retried as attempt 2", 0,
-			func(c call) error {
-				if c.attempt == 1 {
-					return errTransient
-				}
-				return nil
-			},
-			[]call{{attempt: 1}, {attempt: 2}}},
-		{"the last allowed attempt is told that it is final", postgres.MaxAttempts - 1, nil,
-			[]call{{attempt: postgres.MaxAttempts, final: true}}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			b := setupQueue(t, tc.fail)
-			j := b.create(t)
-			if tc.attemptsUsed > 0 {
-				_, err := b.db.ExecContext(t.Context(), `UPDATE river_job SET attempt = $1 WHERE kind = 'reconcile'`, tc.attemptsUsed)
-				require.NoError(t, err)
-			}
-			b.start(t)
-			for _, want := range tc.want {
-				want.id = j.ID
-				require.Equal(t, want, b.next(t))
-			}
-			require.Eventually(t, func() bool { return b.queueState(t, j.ID) == "completed" }, waitFor, 10*time.Millisecond,
-				"the queued work is completed once the processor returns nil")
-			b.stop(t)
-			select {
-			case c := <-b.calls:
-				t.Fatalf("an extra call: %+v", c)
-			default:
-			}
-		})
-	}
 }
 
 func TestQueueSweepFailsTheJobsTheQueueGaveUpOn(t *testing.T) {
@@ -272,7 +204,7 @@ func TestQueueRescuesStuckWorkAtTheHorizon(t *testing.T) {
 		{"an hour past the horizon: run again", stuck(1, "1 hour"), "completed", 2, reconjob.StatusProcessing},
 		{"a minute past the horizon: run again", stuck(1, "1 minute"), "completed", 2, reconjob.StatusProcessing},
 		{"a minute short of the horizon: left running", stuck(1, "-1 minute"), "running", 0, reconjob.StatusProcessing},
-		{"past the horizon at its last attempt: discarded, the job failed", stuck(postgres.MaxAttempts, "1 hour"), "discarded", 0, reconjob.StatusFailed},
+		{"past the horizon at its last attempt: discarded, the job failed", stuck(queue.MaxAttempts, "1 hour"), "discarded", 0, reconjob.StatusFailed},
 	}
 	ids := make([]uuid.UUID, len(tests))
 	for i, tc := range tests {
@@ -280,7 +212,7 @@ func TestQueueRescuesStuckWorkAtTheHorizon(t *testing.T) {
 		ids[i] = j.ID
 		var queued int64
 		require.NoError(t, b.db.GetContext(ctx, &queued, `SELECT queue_job_id FROM recon_jobs WHERE id = $1`, j.ID))
-		_, err := b.db.ExecContext(ctx, tc.stuck, queued, postgres.DefaultRescueAfter.Seconds())
+		_, err := b.db.ExecContext(ctx, tc.stuck, queued, queue.DefaultRescueAfter.Seconds())
 		require.NoError(t, err, tc.name)
 	}
 	// One more row than the rescuer's batch, at their last attempt.
@@ -289,7 +221,7 @@ func TestQueueRescuesStuckWorkAtTheHorizon(t *testing.T) {
 INSERT INTO river_job (args, attempt, attempted_at, attempted_by, kind, max_attempts, queue, state, priority, scheduled_at)
 SELECT jsonb_build_object('job_id', gen_random_uuid()), $1, now() - interval '1 day', '{vanished}', 'reconcile', $1,
        'reconcile', 'running', 1, now() - interval '1 day'
-  FROM generate_series(1, $2)`, postgres.MaxAttempts, batch+1)
+  FROM generate_series(1, $2)`, queue.MaxAttempts, batch+1)
 	require.NoError(t, err)
 
 	b.start(t)
