@@ -65,7 +65,7 @@ func toClientError(err error) *Error {
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return tooLarge(err)
+		return TooLarge(err)
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
@@ -83,7 +83,7 @@ func fromEchoError(he *echo.HTTPError) *Error {
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(he.Internal, &mbe) {
-		return tooLarge(he.Internal)
+		return TooLarge(he.Internal)
 	}
 	msg, _ := he.Message.(string)
 	e := &Error{Status: he.Code, Err: he.Internal}

@@ -64,7 +64,7 @@ func BodyLimit(uploadLimit int64) echo.MiddlewareFunc {
 				limit = uploadLimit
 			}
 			if req.ContentLength > limit {
-				return tooLarge(nil)
+				return TooLarge(nil)
 			}
 			req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
 			return next(c)
@@ -72,9 +72,9 @@ func BodyLimit(uploadLimit int64) echo.MiddlewareFunc {
 	}
 }
 
-// tooLarge is the answer to a body over its limit. The rest of the body is never read, so the
+// TooLarge is the answer to a body over its limit. The rest of the body is never read, so the
 // connection is closed after the answer (see closesConnection).
-func tooLarge(err error) *Error {
+func TooLarge(err error) *Error {
 	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeFileTooLarge,
 		Message: "The request body is larger than this server accepts.", Err: err,
 		Header: http.Header{"Connection": {"close"}}}

@@ -32,7 +32,7 @@ type ValidatorOptions struct {
 	// operation. Nil accepts every request: authentication is then someone else's job.
 	Authenticate openapi3filter.AuthenticationFunc
 	// StreamUploads leaves the bodies of multipart uploads to the operations' handlers, which
-	// read them as a stream with ReadUpload and check their parts; see isUpload.
+	// read them as a stream with upload.Read and check their parts; see isUpload.
 	StreamUploads bool
 }
 
@@ -171,7 +171,7 @@ func jsonTextDecoder(body io.Reader, h http.Header, schema *openapi3.SchemaRef, 
 // isUpload reports whether the request is a multipart upload to an operation that declares
 // one. kin-openapi would read such a body whole into memory to validate it, so it checks only
 // the request's parameters and credentials; the operation's handler reads the parts as a stream
-// and checks them against the spec itself (ReadUpload). A multipart body without a boundary
+// and checks them against the spec itself (upload.Read). A multipart body without a boundary
 // cannot be streamed; the full validator refuses it with a 400.
 func isUpload(req *http.Request, router routers.Router) bool {
 	mt, params, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))

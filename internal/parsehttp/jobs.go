@@ -12,6 +12,7 @@ import (
 	"github.com/statementmatch/service/gen/parseapi"
 	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/httpkit/upload"
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/ratelimit"
@@ -45,7 +46,7 @@ func (s *Server) CreateJob(ctx context.Context, req parseapi.CreateJobRequestObj
 	if err != nil {
 		return nil, err
 	}
-	form, err := httpkit.ReadUpload(req.Body, httpkit.FormSpec{
+	form, err := upload.Read(req.Body, upload.FormSpec{
 		Files: []string{partFile}, Required: []string{partFile}, MaxFileBytes: s.maxFileBytes,
 	})
 	if err != nil {
@@ -93,7 +94,7 @@ func (s *Server) CreateJob(ctx context.Context, req parseapi.CreateJobRequestObj
 	return parseapi.CreateJob202JSONResponse{Headers: headers, Body: parseapi.JobEnvelope{Ok: true, Data: apiJob(acc.Job), Meta: m}}, nil
 }
 
-func jobFile(u *httpkit.Upload) parsejob.File {
+func jobFile(u *upload.File) parsejob.File {
 	return parsejob.File{Name: u.Name, Size: u.Size, SHA256: u.SHA256, Open: u.Open}
 }
 

@@ -117,8 +117,8 @@ func TestAPITransaction(t *testing.T) {
 	require.Equal(t, "", bare.Description, "description is a string, empty when the statement has none")
 }
 
-// upload is a POST /api/v1/jobs with one file part.
-func upload(t *testing.T, name, content string) *http.Request {
+// uploadRequest is a POST /api/v1/jobs with one file part.
+func uploadRequest(t *testing.T, name, content string) *http.Request {
 	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
@@ -247,7 +247,7 @@ func TestCreateJob(t *testing.T) {
 				return tt.answer(req)
 			}}
 			h := newHarness(t, jobs, true)
-			req := upload(t, "march.csv", "date,amount\n2025-03-01,1.00\n")
+			req := uploadRequest(t, "march.csv", "date,amount\n2025-03-01,1.00\n")
 			req.Header.Set("X-Request-Id", "req-this")
 			if tt.key != "" {
 				req.Header.Set("Idempotency-Key", tt.key)
@@ -290,7 +290,7 @@ func TestCreateJobRefusesABadUpload(t *testing.T) {
 	})
 	t.Run("a file over the limit", func(t *testing.T) {
 		t.Parallel()
-		rec := h.do(t, upload(t, "big.csv", string(bytes.Repeat([]byte("x"), 1<<20+1))))
+		rec := h.do(t, uploadRequest(t, "big.csv", string(bytes.Repeat([]byte("x"), 1<<20+1))))
 		require.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
 		require.Contains(t, rec.Body.String(), `"error":"FILE_TOO_LARGE"`)
 	})

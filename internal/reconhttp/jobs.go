@@ -13,6 +13,7 @@ import (
 	"github.com/statementmatch/service/gen/reconapi"
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/httpkit/upload"
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/job"
 )
@@ -42,7 +43,7 @@ func (s *Server) CreateJob(ctx context.Context, req reconapi.CreateJobRequestObj
 	if err != nil {
 		return nil, err
 	}
-	form, err := httpkit.ReadUpload(req.Body, httpkit.FormSpec{
+	form, err := upload.Read(req.Body, upload.FormSpec{
 		Files: []string{partBank, partExpected}, Required: []string{partBank, partExpected},
 		Fields: []string{partEnv}, MaxFileBytes: s.maxFileBytes,
 	})
@@ -102,7 +103,7 @@ func (s *Server) checkEnv(env string) error {
 	}
 }
 
-func jobFile(u *httpkit.Upload) job.File {
+func jobFile(u *upload.File) job.File {
 	return job.File{Name: u.Name, Size: u.Size, SHA256: u.SHA256, Open: u.Open}
 }
 
