@@ -14,6 +14,7 @@ import (
 
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/httpkit/listen"
 	"github.com/statementmatch/service/internal/job"
 	"github.com/statementmatch/service/internal/parsehttp"
 	"github.com/statementmatch/service/internal/parsejob"
@@ -142,11 +143,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 // buildListeners returns the listeners the role and addresses ask for; an empty address
 // disables its listener.
-func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *job.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, throttle, tokenAddresses, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*httpkit.Listener, error) {
-	var listeners []*httpkit.Listener
+func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *job.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, throttle, tokenAddresses, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*listen.Listener, error) {
+	var listeners []*listen.Listener
 	add := func(name, addr string, h http.Handler) {
-		listeners = append(listeners, &httpkit.Listener{Name: name, Addr: addr, Handler: h, Logger: logger,
-			Timeouts: httpkit.Timeouts{ReadHeader: cfg.ReadHeaderTimeout, Read: cfg.ReadTimeout, Idle: cfg.IdleTimeout}})
+		listeners = append(listeners, &listen.Listener{Name: name, Addr: addr, Handler: h, Logger: logger,
+			Timeouts: listen.Timeouts{ReadHeader: cfg.ReadHeaderTimeout, Read: cfg.ReadTimeout, Idle: cfg.IdleTimeout}})
 	}
 	if cfg.Role != config.RoleWorker {
 		for _, env := range []struct {
