@@ -191,7 +191,6 @@ func uploadBodyLimit(maxUpload int64) int64 { return 2*maxUpload + 1<<20 }
 // profiles under /debug/pprof/ (CPU, heap, goroutines), for measuring a live process. The
 // operator listener is never the public one: keep it on a private address.
 func opsHandler(db httpkit.Pinger) http.Handler {
-	svc := httpkit.Service{DB: db}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -199,7 +198,7 @@ func opsHandler(db httpkit.Pinger) http.Handler {
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		if !svc.Ready(r.Context()) {
+		if !httpkit.Ready(r.Context(), db) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			_, _ = io.WriteString(w, `{"status":"unavailable","database":"unreachable"}`+"\n")
 			return
