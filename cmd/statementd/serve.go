@@ -14,6 +14,7 @@ import (
 
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/httpkit/listen"
 	"github.com/statementmatch/service/internal/parsehttp"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/platform/config"
@@ -156,11 +157,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 // buildListeners returns the listeners the role and addresses ask for; an empty address
 // disables its listener.
-func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *reconjob.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, throttle, tokenAddresses, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*httpkit.Listener, error) {
-	var listeners []*httpkit.Listener
+func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *reconjob.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, throttle, tokenAddresses, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*listen.Listener, error) {
+	var listeners []*listen.Listener
 	add := func(name, addr string, h http.Handler) {
-		listeners = append(listeners, &httpkit.Listener{Name: name, Addr: addr, Handler: h, Logger: logger,
-			Timeouts: httpkit.Timeouts{ReadHeader: cfg.ReadHeaderTimeout, Read: cfg.ReadTimeout, Idle: cfg.IdleTimeout}})
+		listeners = append(listeners, &listen.Listener{Name: name, Addr: addr, Handler: h, Logger: logger,
+			Timeouts: listen.Timeouts{ReadHeader: cfg.ReadHeaderTimeout, Read: cfg.ReadTimeout, Idle: cfg.IdleTimeout}})
 	}
 	if cfg.Role != config.RoleWorker {
 		for _, env := range []struct {
@@ -204,7 +205,6 @@ func uploadBodyLimit(maxUpload int64) int64 { return 2*maxUpload + 1<<20 }
 // profiles under /debug/pprof/ (CPU, heap, goroutines), for measuring a live process. The
 // operator listener is never the public one: keep it on a private address.
 func opsHandler(db httpkit.Pinger) http.Handler {
-	svc := httpkit.Service{DB: db}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -212,7 +212,7 @@ func opsHandler(db httpkit.Pinger) http.Handler {
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		if !svc.Ready(r.Context()) {
+		if !httpkit.Ready(r.Context(), db) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			_, _ = io.WriteString(w, `{"status":"unavailable","database":"unreachable"}`+"\n")
 			return

@@ -1,13 +1,11 @@
-// Package httpkit is the HTTP plumbing shared by the service's listeners: request ids, access
-// logs, panic recovery, OpenAPI request validation, and the one error handler per API that turns
-// every error into that API's error body. It knows nothing of reconciliation or parsing; each API
-// package (internal/reconhttp, internal/parsehttp) supplies how its error body looks.
 package httpkit
 
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 )
@@ -65,7 +63,7 @@ func toClientError(err error) *Error {
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return tooLarge(err)
+		return TooLarge(err)
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
@@ -83,7 +81,7 @@ func fromEchoError(he *echo.HTTPError) *Error {
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(he.Internal, &mbe) {
-		return tooLarge(he.Internal)
+		return TooLarge(he.Internal)
 	}
 	msg, _ := he.Message.(string)
 	e := &Error{Status: he.Code, Err: he.Internal}
@@ -115,4 +113,69 @@ func fromEchoError(he *echo.HTTPError) *Error {
 		}
 	}
 	return e
+}
+
+// TooLarge is the answer to a body over its limit. The rest of the body is never read, so the
+// connection is closed after the answer, as spool.Read closes it after its early refusals.
+func TooLarge(err error) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeFileTooLarge,
+		Message: "The request body is larger than this server accepts.", Err: err,
+		Header: http.Header{"Connection": {"close"}}}
+}
+
+// Unavailable is the answer when a dependency the request needs (the database) fails: 503 with
+// Retry-After, logging err and showing nothing of it.
+func Unavailable(err error) *echo.HTTPError {
+	return &echo.HTTPError{Code: http.StatusServiceUnavailable, Internal: &Error{
+		Status: http.StatusServiceUnavailable, Code: CodeServiceUnavailable,
+		Message: "The service is temporarily unavailable; retry later.", Err: err,
+		Header: http.Header{HeaderRetryAfter: {strconv.Itoa(RetryAfterUnavailable)}}}}
+}
+
+// RetryAfterUnavailable is the Retry-After, in seconds, of a 503 while the database is unreachable.
+const RetryAfterUnavailable = 5
+
+// OutageTeller is a database that tells an error saying it could not be reached from any
+// other (postgres.Health is one): the store package knows its driver's errors, this one none.
+type OutageTeller interface {
+	Unreachable(err error) bool
+}
+
+// ErrorHandler returns the echo error handler of one API: every error, whether a handler, a
+// middleware, the validator or echo's router raised it, is written with render. Server errors are
+// logged with their cause; the client only ever sees the fixed message. An unexpected error that
+// db says is an outage (when it is an OutageTeller), or any while db does not answer a ping, is
+// not a bug: the answer is 503 SERVICE_UNAVAILABLE with Retry-After, which a client may retry,
+// rather than 500. A nil db pings nothing.
+func ErrorHandler(logger *slog.Logger, render Renderer, db Pinger) echo.HTTPErrorHandler {
+	outage, _ := db.(OutageTeller)
+	return func(err error, c echo.Context) {
+		if c.Response().Committed {
+			return
+		}
+		ce := toClientError(err)
+		if ce.Status == http.StatusInternalServerError &&
+			(outage != nil && outage.Unreachable(err) || db != nil && !Ready(c.Request().Context(), db)) {
+			ce = Unavailable(err).Internal.(*Error)
+		}
+		if ce.Status >= 500 {
+			logger.ErrorContext(c.Request().Context(), "request failed",
+				slog.String("request_id", RequestID(c.Request().Context())),
+				slog.Int("status", ce.Status),
+				slog.String("error", err.Error()))
+		}
+		for name, values := range ce.Header {
+			for _, v := range values {
+				c.Response().Header().Add(name, v)
+			}
+		}
+		if c.Request().Method == http.MethodHead {
+			err = c.NoContent(ce.Status)
+		} else {
+			err = render(c, ce)
+		}
+		if err != nil {
+			logger.ErrorContext(c.Request().Context(), "writing error response", slog.String("error", err.Error()))
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -126,47 +127,26 @@ func Recover(logger *slog.Logger) echo.MiddlewareFunc {
 	}
 }
 
-// OutageTeller is a database that tells an error saying it could not be reached from any
-// other (postgres.Health is one): the store package knows its driver's errors, this one none.
-type OutageTeller interface {
-	Unreachable(err error) bool
-}
+// MaxJSONBodyBytes bounds every request body that is not a multipart upload: no JSON or form
+// body of these APIs comes near it.
+const MaxJSONBodyBytes = 1 << 20
 
-// ErrorHandler returns the echo error handler of one API: every error, whether a handler, a
-// middleware, the validator or echo's router raised it, is written with render. Server errors are
-// logged with their cause; the client only ever sees the fixed message. An unexpected error that
-// db says is an outage (when it is an OutageTeller), or any while db does not answer a ping, is
-// not a bug: the answer is 503 SERVICE_UNAVAILABLE with Retry-After, which a client may retry,
-// rather than 500. A nil db pings nothing.
-func ErrorHandler(logger *slog.Logger, render Renderer, db Pinger) echo.HTTPErrorHandler {
-	outage, _ := db.(OutageTeller)
-	return func(err error, c echo.Context) {
-		if c.Response().Committed {
-			return
-		}
-		ce := toClientError(err)
-		if ce.Status == http.StatusInternalServerError &&
-			(outage != nil && outage.Unreachable(err) || db != nil && !(Service{DB: db}).Ready(c.Request().Context())) {
-			ce = Unavailable(err).Internal.(*Error)
-		}
-		if ce.Status >= 500 {
-			logger.ErrorContext(c.Request().Context(), "request failed",
-				slog.String("request_id", RequestID(c.Request().Context())),
-				slog.Int("status", ce.Status),
-				slog.String("error", err.Error()))
-		}
-		for name, values := range ce.Header {
-			for _, v := range values {
-				c.Response().Header().Add(name, v)
+// BodyLimit answers 413 at once when the declared length is over the limit, and stops reading a
+// body that turns out longer, so no request makes the server read or buffer more than the limit:
+// uploadLimit for multipart bodies, MaxJSONBodyBytes for all others.
+func BodyLimit(uploadLimit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			limit := int64(MaxJSONBodyBytes)
+			if strings.HasPrefix(strings.ToLower(req.Header.Get(echo.HeaderContentType)), echo.MIMEMultipartForm) {
+				limit = uploadLimit
 			}
-		}
-		if c.Request().Method == http.MethodHead {
-			err = c.NoContent(ce.Status)
-		} else {
-			err = render(c, ce)
-		}
-		if err != nil {
-			logger.ErrorContext(c.Request().Context(), "writing error response", slog.String("error", err.Error()))
+			if req.ContentLength > limit {
+				return TooLarge(nil)
+			}
+			req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+			return next(c)
 		}
 	}
 }

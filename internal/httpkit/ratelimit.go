@@ -53,15 +53,6 @@ func LimitExceeded(code, message string, retryAfter int) *echo.HTTPError {
 		Header: http.Header{HeaderRetryAfter: {strconv.Itoa(retryAfter)}}}}
 }
 
-// Unavailable is the answer when a dependency the request needs (the database) fails: 503 with
-// Retry-After, logging err and showing nothing of it.
-func Unavailable(err error) *echo.HTTPError {
-	return &echo.HTTPError{Code: http.StatusServiceUnavailable, Internal: &Error{
-		Status: http.StatusServiceUnavailable, Code: CodeServiceUnavailable,
-		Message: "The service is temporarily unavailable; retry later.", Err: err,
-		Header: http.Header{HeaderRetryAfter: {strconv.Itoa(RetryAfterUnavailable)}}}}
-}
-
 // RateLimiter counts requests against an account's rate limit; *ratelimit.Limiter is one.
 type RateLimiter interface {
 	Take(ctx context.Context, accountID uuid.UUID, api ratelimit.API) (ratelimit.Decision, error)

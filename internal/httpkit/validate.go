@@ -32,7 +32,7 @@ type ValidatorOptions struct {
 	// operation. Nil accepts every request: authentication is then someone else's job.
 	Authenticate openapi3filter.AuthenticationFunc
 	// StreamUploads leaves the bodies of multipart uploads to the operations' handlers, which
-	// read them as a stream with ReadUpload and check their parts; see isUpload.
+	// read them as a stream with spool.Read and check their parts; see isUpload.
 	StreamUploads bool
 }
 
@@ -171,7 +171,7 @@ func jsonTextDecoder(body io.Reader, h http.Header, schema *openapi3.SchemaRef, 
 // isUpload reports whether the request is a multipart upload to an operation that declares
 // one. kin-openapi would read such a body whole into memory to validate it, so it checks only
 // the request's parameters and credentials; the operation's handler reads the parts as a stream
-// and checks them against the spec itself (ReadUpload). A multipart body without a boundary
+// and checks them against the spec itself (spool.Read). A multipart body without a boundary
 // cannot be streamed; the full validator refuses it with a 400.
 func isUpload(req *http.Request, router routers.Router) bool {
 	mt, params, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
@@ -187,53 +187,6 @@ func isUpload(req *http.Request, router routers.Router) bool {
 
 // hiddenBodyKey holds, on the echo context, an upload's body while the validator runs.
 const hiddenBodyKey = "httpkit/hidden-body"
-
-// authCheckedKey marks, on the echo context, a request whose credentials authenticateFirst
-// accepted.
-const authCheckedKey = "httpkit/auth-checked"
-
-// authenticateFirst checks the security requirements of the request's operation before anything
-// reads the body. kin-openapi checks them first too, but reads the whole body beforehand (so an
-// AuthenticationFunc could look at it), which would let a client without credentials make the
-// server buffer an upload of the full size limit just to be told 401. Here the requirements see
-// an empty body. Unknown routes are left to the validator (404, 405).
-func authenticateFirst(c echo.Context, router routers.Router, authenticate openapi3filter.AuthenticationFunc) error {
-	if authenticate == nil {
-		return nil
-	}
-	route, params, err := router.FindRoute(c.Request())
-	if err != nil {
-		return nil
-	}
-	security := route.Operation.Security
-	if security == nil {
-		security = &route.Spec.Security
-	}
-	probe := *c.Request()
-	probe.Body, probe.GetBody, probe.ContentLength = http.NoBody, nil, 0
-	in := &openapi3filter.RequestValidationInput{Request: &probe, PathParams: params, Route: route,
-		Options: &openapi3filter.Options{AuthenticationFunc: authenticate}}
-	// The same context the validator gives an AuthenticationFunc: GetEchoContext finds c in it.
-	ctx := context.WithValue(context.Background(), oapimw.EchoContextKey, c) //lint:ignore SA1029 the key echo-middleware defines
-	err = openapi3filter.ValidateSecurityRequirements(ctx, in, *security)
-	if err == nil {
-		c.Set(authCheckedKey, true)
-		return nil
-	}
-	// As echo-middleware does: the first *echo.HTTPError an AuthenticationFunc returned wins.
-	var sre *openapi3filter.SecurityRequirementsError
-	if errors.As(err, &sre) {
-		for _, e := range sre.Errors {
-			var he *echo.HTTPError
-			if errors.As(e, &he) {
-				return he
-			}
-		}
-	}
-	// An AuthenticationFunc of this service answers with an *echo.HTTPError; anything else (a
-	// scheme the spec does not declare, say) is a bug of the server, not the client's fault.
-	return &echo.HTTPError{Code: http.StatusInternalServerError, Internal: err}
-}
 
 // allowedMethods lists the methods the spec declares for the request's path.
 func allowedMethods(router routers.Router, req *http.Request) string {

@@ -12,12 +12,12 @@ import (
 	"github.com/statementmatch/service/gen/parseapi"
 	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/httpkit/spool"
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/internal/statement"
-	"github.com/statementmatch/service/internal/upload"
 )
 
 // Jobs is what the Parsing API needs of the parsing job rules; *parsejob.Service has it.
@@ -47,14 +47,14 @@ func (s *Server) CreateJob(ctx context.Context, req parseapi.CreateJobRequestObj
 	if err != nil {
 		return nil, err
 	}
-	form, err := httpkit.ReadUpload(req.Body, httpkit.FormSpec{
+	form, err := spool.Read(req.Body, spool.FormSpec{
 		Files: []string{partFile}, Required: []string{partFile}, MaxFileBytes: s.maxFileBytes,
 	})
 	if err != nil {
 		return nil, err
 	}
 	defer form.Remove()
-	acc, err := s.jobs.Create(ctx, parsejob.NewJob{AccountID: caller.AccountID, File: jobFile(form.Files[partFile]),
+	acc, err := s.jobs.Create(ctx, parsejob.NewJob{AccountID: caller.AccountID, File: form.Files[partFile],
 		IdempotencyKey: key, RequestID: httpkit.RequestID(ctx)})
 	var (
 		fileErr  *parsejob.FileError
@@ -93,10 +93,6 @@ func (s *Server) CreateJob(ctx context.Context, req parseapi.CreateJobRequestObj
 		}
 	}
 	return parseapi.CreateJob202JSONResponse{Headers: headers, Body: parseapi.JobEnvelope{Ok: true, Data: apiJob(acc.Job), Meta: m}}, nil
-}
-
-func jobFile(u *httpkit.Upload) upload.File {
-	return upload.File{Name: u.Name, Size: u.Size, SHA256: u.SHA256, Open: u.Open}
 }
 
 // ListJobs returns a page of the caller's jobs, newest first. A created_after at or after

@@ -47,9 +47,11 @@ type Config struct {
 
 // Server implements the generated strict server interface.
 type Server struct {
-	svc      httpkit.Service
-	accounts Accounts
-	limiter  httpkit.RateLimiter
+	// published is the spec and docs page this listener serves; db is pinged by /readyz.
+	published httpkit.Published
+	db        httpkit.Pinger
+	accounts  Accounts
+	limiter   httpkit.RateLimiter
 	// anonymous limits requests without valid credentials per source address.
 	anonymous *ratelimit.Throttle
 	// scopes are the scopes each operation requires, by operation id.
@@ -93,11 +95,11 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing spec: %w", err)
 	}
-	svc, err := httpkit.NewService(openapi.Parsing, spec, cfg.DB)
+	published, err := httpkit.Publish(openapi.Parsing, spec)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, scopes: scopes,
+	s := &Server{published: published, db: cfg.DB, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, scopes: scopes,
 		jobs: cfg.Jobs, webhooks: cfg.Webhooks, maxFileBytes: cfg.MaxFileBytes, version: cfg.Version, logger: cfg.Logger, now: time.Now}
 	e, err := httpkit.NewEcho(httpkit.EchoConfig{
 		API:                "parse",
@@ -169,7 +171,7 @@ func (s *Server) GetHealth(ctx context.Context, _ parseapi.GetHealthRequestObjec
 
 // GetReadiness answers whether the database is reachable.
 func (s *Server) GetReadiness(ctx context.Context, _ parseapi.GetReadinessRequestObject) (parseapi.GetReadinessResponseObject, error) {
-	if !s.svc.Ready(ctx) {
+	if !httpkit.Ready(ctx, s.db) {
 		code, detail := parseapi.ErrorCodeServiceUnavailable, "The database is unreachable."
 		return parseapi.GetReadiness503JSONResponse{
 			Body: parseapi.ReadinessEnvelope{Ok: false, Error: &code, Detail: &detail, Meta: meta(ctx),
@@ -183,10 +185,10 @@ func (s *Server) GetReadiness(ctx context.Context, _ parseapi.GetReadinessReques
 
 // GetOpenAPISpec serves this API's spec as written.
 func (s *Server) GetOpenAPISpec(context.Context, parseapi.GetOpenAPISpecRequestObject) (parseapi.GetOpenAPISpecResponseObject, error) {
-	return parseapi.GetOpenAPISpec200ApplicationyamlResponse{Body: bytes.NewReader(s.svc.SpecYAML), ContentLength: int64(len(s.svc.SpecYAML))}, nil
+	return parseapi.GetOpenAPISpec200ApplicationyamlResponse{Body: bytes.NewReader(s.published.SpecYAML), ContentLength: int64(len(s.published.SpecYAML))}, nil
 }
 
 // GetDocs serves the HTML rendering of this API's spec.
 func (s *Server) GetDocs(context.Context, parseapi.GetDocsRequestObject) (parseapi.GetDocsResponseObject, error) {
-	return parseapi.GetDocs200TexthtmlResponse{Body: bytes.NewReader(s.svc.DocsHTML), ContentLength: int64(len(s.svc.DocsHTML))}, nil
+	return parseapi.GetDocs200TexthtmlResponse{Body: bytes.NewReader(s.published.DocsHTML), ContentLength: int64(len(s.published.DocsHTML))}, nil
 }

@@ -13,10 +13,10 @@ import (
 	"github.com/statementmatch/service/gen/reconapi"
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/httpkit/spool"
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/reconjob"
-	"github.com/statementmatch/service/internal/upload"
 )
 
 // Jobs is what the Reconciliation API needs of the job rules; *reconjob.Service has it.
@@ -44,7 +44,7 @@ func (s *Server) CreateJob(ctx context.Context, req reconapi.CreateJobRequestObj
 	if err != nil {
 		return nil, err
 	}
-	form, err := httpkit.ReadUpload(req.Body, httpkit.FormSpec{
+	form, err := spool.Read(req.Body, spool.FormSpec{
 		Files: []string{partBank, partExpected}, Required: []string{partBank, partExpected},
 		Fields: []string{partEnv}, MaxFileBytes: s.maxFileBytes,
 	})
@@ -58,7 +58,7 @@ func (s *Server) CreateJob(ctx context.Context, req reconapi.CreateJobRequestObj
 		}
 	}
 	acc, err := s.jobs.Create(ctx, reconjob.NewJob{AccountID: caller.AccountID, Env: s.env,
-		Bank: jobFile(form.Files[partBank]), Expected: jobFile(form.Files[partExpected]), IdempotencyKey: key})
+		Bank: form.Files[partBank], Expected: form.Files[partExpected], IdempotencyKey: key})
 	var (
 		fileErr  *reconjob.FileError
 		quotaErr *quota.Error
@@ -102,10 +102,6 @@ func (s *Server) checkEnv(env string) error {
 		return &httpkit.Error{Status: http.StatusBadRequest, Code: httpkit.CodeInvalidRequest,
 			Message: "env: must be production or sandbox"}
 	}
-}
-
-func jobFile(u *httpkit.Upload) upload.File {
-	return upload.File{Name: u.Name, Size: u.Size, SHA256: u.SHA256, Open: u.Open}
 }
 
 // GetJob returns the caller's job.

@@ -52,10 +52,12 @@ type Config struct {
 
 // Server implements the generated strict server interface.
 type Server struct {
-	env      account.Environment
-	svc      httpkit.Service
-	accounts Accounts
-	limiter  httpkit.RateLimiter
+	env account.Environment
+	// published is the spec and docs page this listener serves; db is pinged by /readyz.
+	published httpkit.Published
+	db        httpkit.Pinger
+	accounts  Accounts
+	limiter   httpkit.RateLimiter
 	// anonymous limits requests without valid credentials per source address.
 	anonymous *ratelimit.Throttle
 	// throttle and addresses limit failed token requests per client and per source address.
@@ -88,11 +90,11 @@ func New(cfg Config) (*echo.Echo, error) {
 	if cfg.MaxFileBytes <= 0 {
 		return nil, errors.New("reconciliation listener: no upload limit")
 	}
-	svc, err := httpkit.NewService(openapi.Reconciliation, spec, cfg.DB)
+	published, err := httpkit.Publish(openapi.Reconciliation, spec)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{env: cfg.Env, svc: svc, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, throttle: cfg.Throttle, addresses: cfg.AddressThrottle, now: cfg.Now,
+	s := &Server{env: cfg.Env, published: published, db: cfg.DB, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, throttle: cfg.Throttle, addresses: cfg.AddressThrottle, now: cfg.Now,
 		jobs: cfg.Jobs, maxFileBytes: cfg.MaxFileBytes}
 	if s.now == nil {
 		s.now = time.Now
@@ -133,7 +135,7 @@ func (s *Server) GetHealth(context.Context, reconapi.GetHealthRequestObject) (re
 
 // GetReadiness answers whether the database is reachable.
 func (s *Server) GetReadiness(ctx context.Context, _ reconapi.GetReadinessRequestObject) (reconapi.GetReadinessResponseObject, error) {
-	if !s.svc.Ready(ctx) {
+	if !httpkit.Ready(ctx, s.db) {
 		return reconapi.GetReadiness503JSONResponse{NotReadyJSONResponse: reconapi.NotReadyJSONResponse{
 			Body:    reconapi.Readiness{Status: reconapi.ReadinessStatusUnavailable, Database: reconapi.DatabaseStatusUnreachable},
 			Headers: reconapi.NotReadyResponseHeaders{RetryAfter: httpkit.RetryAfterUnavailable},
@@ -144,10 +146,10 @@ func (s *Server) GetReadiness(ctx context.Context, _ reconapi.GetReadinessReques
 
 // GetOpenAPISpec serves this API's spec as written.
 func (s *Server) GetOpenAPISpec(context.Context, reconapi.GetOpenAPISpecRequestObject) (reconapi.GetOpenAPISpecResponseObject, error) {
-	return reconapi.GetOpenAPISpec200ApplicationyamlResponse{Body: bytes.NewReader(s.svc.SpecYAML), ContentLength: int64(len(s.svc.SpecYAML))}, nil
+	return reconapi.GetOpenAPISpec200ApplicationyamlResponse{Body: bytes.NewReader(s.published.SpecYAML), ContentLength: int64(len(s.published.SpecYAML))}, nil
 }
 
 // GetDocs serves the HTML rendering of this API's spec.
 func (s *Server) GetDocs(context.Context, reconapi.GetDocsRequestObject) (reconapi.GetDocsResponseObject, error) {
-	return reconapi.GetDocs200TexthtmlResponse{Body: bytes.NewReader(s.svc.DocsHTML), ContentLength: int64(len(s.svc.DocsHTML))}, nil
+	return reconapi.GetDocs200TexthtmlResponse{Body: bytes.NewReader(s.published.DocsHTML), ContentLength: int64(len(s.published.DocsHTML))}, nil
 }

@@ -1,4 +1,4 @@
-package httpkit
+package spool
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/internal/httpkit"
 )
 
 type part struct {
@@ -70,19 +72,19 @@ func TestReadUpload(t *testing.T) {
 				require.Equal(t, "0123456789", string(b))
 			}},
 		{name: "a file one byte over the limit is 413 naming the field",
-			parts: []part{{"bank", "a.csv", "0123456789X"}, {"expected", "b.csv", "x"}}, wantStatus: 413, wantCode: CodeFileTooLarge, wantMsg: "bank: file exceeds the limit of 10 bytes"},
+			parts: []part{{"bank", "a.csv", "0123456789X"}, {"expected", "b.csv", "x"}}, wantStatus: 413, wantCode: httpkit.CodeFileTooLarge, wantMsg: "bank: file exceeds the limit of 10 bytes"},
 		{name: "a missing required file is 400 naming it",
-			parts: []part{{"bank", "a.csv", "x"}}, wantStatus: 400, wantCode: CodeInvalidRequest, wantMsg: "expected: required file is missing"},
+			parts: []part{{"bank", "a.csv", "x"}}, wantStatus: 400, wantCode: httpkit.CodeInvalidRequest, wantMsg: "expected: required file is missing"},
 		{name: "an unknown part is 400 naming it",
-			parts: []part{{"bank", "a.csv", "x"}, {"other", "c.csv", "x"}}, wantStatus: 400, wantCode: CodeInvalidRequest, wantMsg: "other: unknown field"},
+			parts: []part{{"bank", "a.csv", "x"}, {"other", "c.csv", "x"}}, wantStatus: 400, wantCode: httpkit.CodeInvalidRequest, wantMsg: "other: unknown field"},
 		{name: "a repeated part is 400",
-			parts: []part{{"bank", "a.csv", "x"}, {"bank", "a.csv", "y"}}, wantStatus: 400, wantCode: CodeInvalidRequest, wantMsg: "bank: sent more than once"},
+			parts: []part{{"bank", "a.csv", "x"}, {"bank", "a.csv", "y"}}, wantStatus: 400, wantCode: httpkit.CodeInvalidRequest, wantMsg: "bank: sent more than once"},
 		{name: "a repeated empty field is 400",
-			parts: []part{{"env", "", ""}, {"env", "", ""}}, wantStatus: 400, wantCode: CodeInvalidRequest, wantMsg: "env: sent more than once"},
+			parts: []part{{"env", "", ""}, {"env", "", ""}}, wantStatus: 400, wantCode: httpkit.CodeInvalidRequest, wantMsg: "env: sent more than once"},
 		{name: "an overlong field is 400",
-			parts: []part{{"env", "", strings.Repeat("p", maxFieldBytes+1)}}, wantStatus: 400, wantCode: CodeInvalidRequest, wantMsg: "env: longer than"},
+			parts: []part{{"env", "", strings.Repeat("p", maxFieldBytes+1)}}, wantStatus: 400, wantCode: httpkit.CodeInvalidRequest, wantMsg: "env: longer than"},
 		{name: "a body cut short is 400",
-			raw: "--B\r\nContent-Disposition: form-data; name=\"bank\"; filename=\"a\"\r\n\r\nabc", wantStatus: 400, wantCode: CodeInvalidRequest},
+			raw: "--B\r\nContent-Disposition: form-data; name=\"bank\"; filename=\"a\"\r\n\r\nabc", wantStatus: 400, wantCode: httpkit.CodeInvalidRequest},
 		{name: "control characters and long names are cleaned from file names",
 			parts: []part{{"bank", "ab" + strings.Repeat("é", 200) + ".csv", "x"}, {"expected", "..", "y"}},
 			check: func(t *testing.T, f *Form) {
@@ -106,9 +108,9 @@ func TestReadUpload(t *testing.T) {
 				buf, boundary = multipartBody(t, tt.parts)
 				body = buf
 			}
-			form, err := ReadUpload(multipart.NewReader(body, boundary), spec)
+			form, err := Read(multipart.NewReader(body, boundary), spec)
 			if tt.wantStatus != 0 {
-				var ce *Error
+				var ce *httpkit.Error
 				require.True(t, errors.As(err, &ce), "got %v", err)
 				require.Equal(t, tt.wantStatus, ce.Status)
 				require.Equal(t, tt.wantCode, ce.Code)
@@ -134,12 +136,12 @@ func TestReadUploadStopsAtTheLimit(t *testing.T) {
 	big := strings.Repeat("x", 1<<20)
 	buf, boundary := multipartBody(t, []part{{"bank", "a", big}, {"expected", "b", big}})
 	total := buf.Len()
-	r := &countingReader{r: buf}
-	_, err := ReadUpload(multipart.NewReader(r, boundary), FormSpec{Files: []string{"bank", "expected"}, MaxFileBytes: 1000})
-	var ce *Error
+	_, err := Read(multipart.NewReader(buf, boundary), FormSpec{Files: []string{"bank", "expected"}, MaxFileBytes: 1000})
+	var ce *httpkit.Error
 	require.True(t, errors.As(err, &ce))
 	require.Equal(t, http.StatusRequestEntityTooLarge, ce.Status)
-	require.Less(t, r.n, total/4, "the body is not read to its end")
+	read := total - buf.Len() // a bytes.Buffer drops what was read from it
+	require.Less(t, read, total/4, "the body is not read to its end")
 }
 
 // TestReadUploadPastTheBodyLimit checks that a body cut by http.MaxBytesReader is a 413.
@@ -147,11 +149,11 @@ func TestReadUploadPastTheBodyLimit(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	buf, boundary := multipartBody(t, []part{{"bank", "a", strings.Repeat("x", 5000)}})
 	limited := http.MaxBytesReader(httptest.NewRecorder(), io.NopCloser(buf), 1000)
-	_, err := ReadUpload(multipart.NewReader(limited, boundary), FormSpec{Files: []string{"bank"}, MaxFileBytes: 1 << 20})
-	var ce *Error
+	_, err := Read(multipart.NewReader(limited, boundary), FormSpec{Files: []string{"bank"}, MaxFileBytes: 1 << 20})
+	var ce *httpkit.Error
 	require.True(t, errors.As(err, &ce))
 	require.Equal(t, http.StatusRequestEntityTooLarge, ce.Status)
-	require.Equal(t, CodeFileTooLarge, ce.Code)
+	require.Equal(t, httpkit.CodeFileTooLarge, ce.Code)
 }
 
 func TestCleanFileName(t *testing.T) {
@@ -190,8 +192,8 @@ func TestReadUploadEarlyRefusalClosesTheConnection(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			buf, boundary := multipartBody(t, tt.parts)
-			_, err := ReadUpload(multipart.NewReader(buf, boundary), spec)
-			var ce *Error
+			_, err := Read(multipart.NewReader(buf, boundary), spec)
+			var ce *httpkit.Error
 			require.True(t, errors.As(err, &ce), "got %v", err)
 			require.Equal(t, tt.status, ce.Status)
 			if tt.closes {
@@ -201,7 +203,7 @@ func TestReadUploadEarlyRefusalClosesTheConnection(t *testing.T) {
 			}
 		})
 	}
-	require.Equal(t, "close", tooLarge(nil).Header.Get("Connection"), "a body over the body limit is never read further")
+	require.Equal(t, "close", httpkit.TooLarge(nil).Header.Get("Connection"), "a body over the body limit is never read further")
 }
 
 // TestEarlyRefusalReachesAPausedClient runs a real server: a client streams an upload with no
@@ -211,16 +213,16 @@ func TestReadUploadEarlyRefusalClosesTheConnection(t *testing.T) {
 func TestEarlyRefusalReachesAPausedClient(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	e := echo.New()
-	e.HTTPErrorHandler = ErrorHandler(slog.New(slog.DiscardHandler), func(c echo.Context, ce *Error) error {
+	e.HTTPErrorHandler = httpkit.ErrorHandler(slog.New(slog.DiscardHandler), func(c echo.Context, ce *httpkit.Error) error {
 		return c.JSON(ce.Status, map[string]string{"error": ce.Code})
 	}, nil)
-	e.Use(BodyLimit(1 << 20))
+	e.Use(httpkit.BodyLimit(1 << 20))
 	e.POST("/upload", func(c echo.Context) error {
 		mr, err := c.Request().MultipartReader()
 		if err != nil {
 			return err
 		}
-		form, err := ReadUpload(mr, FormSpec{Files: []string{"file"}, MaxFileBytes: 1000})
+		form, err := Read(mr, FormSpec{Files: []string{"file"}, MaxFileBytes: 1000})
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,8 @@
-package httpkit
+// Package spool reads the multipart uploads of both APIs as a stream: each file part is spooled
+// to a temporary file while it arrives, so memory stays flat whatever the size. The validator
+// (httpkit.Validator with StreamUploads) leaves these bodies unread; an operation's handler reads
+// them here, and this package checks the parts the spec declares (FormSpec).
+package spool
 
 import (
 	"crypto/sha256"
@@ -13,33 +17,27 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/upload"
 )
 
-// Upload is one file part of a multipart upload, received in full into a temporary file whose
-// name the server chose: the client's file name is only ever kept as text.
-type Upload struct {
-	// Name is the part's file name without directory parts and control characters, at most
-	// 255 bytes; empty when the client sent none.
-	Name   string
-	Size   int64
-	SHA256 [32]byte
-	path   string
-}
-
-// Open returns the upload's content from the start.
-func (u *Upload) Open() (io.ReadCloser, error) { return os.Open(u.path) }
-
-// Form is a multipart upload read as a stream: its file parts spooled to temporary files, its
-// other fields in memory. Remove deletes the files.
+// Form is a multipart upload read as a stream: its file parts spooled to temporary files whose
+// names the server chose (the client's file name is only ever kept as text), its other fields in
+// memory. Remove deletes the files.
 type Form struct {
-	Files  map[string]*Upload
+	// Files are the file parts by field. A File's Name is the part's file name without
+	// directory parts and control characters, at most 255 bytes; empty when the client sent
+	// none. Its Open reads the temporary file from the start.
+	Files  map[string]upload.File
 	Fields map[string]string
+	paths  []string
 }
 
 // Remove deletes the form's temporary files.
 func (f *Form) Remove() {
-	for _, u := range f.Files {
-		_ = os.Remove(u.path)
+	for _, p := range f.paths {
+		_ = os.Remove(p)
 	}
 }
 
@@ -57,14 +55,14 @@ type FormSpec struct {
 // maxFieldBytes bounds a text part: the forms of these APIs only have short ones.
 const maxFieldBytes = 1 << 10
 
-// ReadUpload reads a multipart body part by part, spooling each file part to a temporary file
-// while it arrives, so memory stays flat whatever the size. It answers (as *Error) 413
+// Read reads a multipart body part by part, spooling each file part to a temporary file
+// while it arrives, so memory stays flat whatever the size. It answers (as *httpkit.Error) 413
 // FILE_TOO_LARGE as soon as a file part passes MaxFileBytes, without reading further, and 400
 // INVALID_REQUEST for a body that is not well-formed multipart, an unknown or repeated part, a
 // text part that is too long, or a missing required file. An answer given before the body's end
 // closes the connection (see closesConnection). On error nothing is left on disk.
-func ReadUpload(r *multipart.Reader, spec FormSpec) (_ *Form, err error) {
-	form := &Form{Files: map[string]*Upload{}, Fields: map[string]string{}}
+func Read(r *multipart.Reader, spec FormSpec) (_ *Form, err error) {
+	form := &Form{Files: map[string]upload.File{}, Fields: map[string]string{}}
 	readToEnd := false
 	defer func() {
 		if err != nil {
@@ -96,11 +94,12 @@ func ReadUpload(r *multipart.Reader, spec FormSpec) (_ *Form, err error) {
 		}
 		seen[name] = true
 		if isFile(name) {
-			u, err := spool(p, spec.MaxFileBytes)
+			u, path, err := spool(p, spec.MaxFileBytes)
 			if err != nil {
 				return nil, err
 			}
 			form.Files[name] = u
+			form.paths = append(form.paths, path)
 			continue
 		}
 		b, err := io.ReadAll(io.LimitReader(p, maxFieldBytes+1))
@@ -116,7 +115,7 @@ func ReadUpload(r *multipart.Reader, spec FormSpec) (_ *Form, err error) {
 		form.Fields[name] = string(b)
 	}
 	for _, name := range spec.Required {
-		if form.Files[name] == nil {
+		if _, ok := form.Files[name]; !ok {
 			return nil, invalidRequest(name + ": required file is missing")
 		}
 	}
@@ -128,7 +127,7 @@ func ReadUpload(r *multipart.Reader, spec FormSpec) (_ *Form, err error) {
 // is left of the body (up to 256 KiB when its length is unknown or close to its end): a client
 // that stops sending, waiting for the answer, would get it only when the read timeout ends.
 func closesConnection(err error) error {
-	var ce *Error
+	var ce *httpkit.Error
 	if !errors.As(err, &ce) {
 		return err // a server error: the client gets a 500 either way
 	}
@@ -141,11 +140,11 @@ func closesConnection(err error) error {
 	return err
 }
 
-// spool copies a file part into a new temporary file, hashing it on the way.
-func spool(p *multipart.Part, maxBytes int64) (u *Upload, err error) {
+// spool copies a file part into a new temporary file at path, hashing it on the way.
+func spool(p *multipart.Part, maxBytes int64) (u upload.File, path string, err error) {
 	f, err := os.CreateTemp("", "statementd-upload-*")
 	if err != nil {
-		return nil, fmt.Errorf("create upload file: %w", err)
+		return upload.File{}, "", fmt.Errorf("create upload file: %w", err)
 	}
 	defer func() {
 		if cerr := f.Close(); err == nil && cerr != nil {
@@ -160,15 +159,17 @@ func spool(p *multipart.Part, maxBytes int64) (u *Upload, err error) {
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("write upload file: %w", err)
+			return upload.File{}, "", fmt.Errorf("write upload file: %w", err)
 		}
-		return nil, readError(err)
+		return upload.File{}, "", readError(err)
 	}
 	if n > maxBytes {
-		return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeFileTooLarge,
+		return upload.File{}, "", &httpkit.Error{Status: http.StatusRequestEntityTooLarge, Code: httpkit.CodeFileTooLarge,
 			Message: fmt.Sprintf("%s: file exceeds the limit of %d bytes", p.FormName(), maxBytes)}
 	}
-	return &Upload{Name: cleanFileName(p.FileName()), Size: n, SHA256: sum(h), path: f.Name()}, nil
+	path = f.Name()
+	return upload.File{Name: cleanFileName(p.FileName()), Size: n, SHA256: sum(h),
+		Open: func() (io.ReadCloser, error) { return os.Open(path) }}, path, nil
 }
 
 func sum(h hash.Hash) (out [32]byte) {
@@ -181,14 +182,14 @@ func sum(h hash.Hash) (out [32]byte) {
 func readError(err error) error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return tooLarge(err)
+		return httpkit.TooLarge(err)
 	}
-	return &Error{Status: http.StatusBadRequest, Code: CodeInvalidRequest,
+	return &httpkit.Error{Status: http.StatusBadRequest, Code: httpkit.CodeInvalidRequest,
 		Message: "The multipart body could not be read: it is malformed or was cut short.", Err: err}
 }
 
-func invalidRequest(msg string) *Error {
-	return &Error{Status: http.StatusBadRequest, Code: CodeInvalidRequest, Message: msg}
+func invalidRequest(msg string) *httpkit.Error {
+	return &httpkit.Error{Status: http.StatusBadRequest, Code: httpkit.CodeInvalidRequest, Message: msg}
 }
 
 // cleanFileName keeps a client's file name fit for display: no directory parts (mime/multipart

@@ -1,13 +1,11 @@
 package httpkit
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	oapimw "github.com/oapi-codegen/echo-middleware"
 )
 
 // Realm is the realm of every authentication challenge the service sends.
@@ -183,51 +181,4 @@ func InsufficientScope(message string, scopes []string) *echo.HTTPError {
 func AuthFailure(err error) *echo.HTTPError {
 	return &echo.HTTPError{Code: http.StatusInternalServerError, Internal: &Error{
 		Status: http.StatusInternalServerError, Code: CodeServerError, Message: messageServerError, Err: err}}
-}
-
-// authContextKey is the echo context key under which an AuthenticationFunc leaves what the
-// request's context must gain once validation is over.
-const authContextKey = "httpkit/authenticated-context"
-
-// RequestContext returns, inside an openapi3filter.AuthenticationFunc, the context of the HTTP
-// request being validated: the validator calls the function with a context of its own that
-// carries the echo context but neither the request's values nor its cancellation. Outside a
-// validation it returns authCtx.
-func RequestContext(authCtx context.Context) context.Context {
-	if ec := oapimw.GetEchoContext(authCtx); ec != nil {
-		return ec.Request().Context()
-	}
-	return authCtx
-}
-
-// SetAuthenticated records, inside an openapi3filter.AuthenticationFunc, the context values of
-// an authenticated request: derive gets the request's context and returns it with the caller's
-// identity added. The validator applies it to the request once it has finished validating, so
-// the handlers and the access log see the identity. (Replacing the request from inside the
-// AuthenticationFunc would hand the handlers a copy made before the validator restores the body
-// it read, and lose what it writes back, such as defaults.) The account id is added for the
-// access log.
-func SetAuthenticated(authCtx context.Context, accountID string, derive func(context.Context) context.Context) {
-	ec := oapimw.GetEchoContext(authCtx)
-	if ec == nil {
-		return
-	}
-	ec.Set(authContextKey, func(ctx context.Context) context.Context {
-		ctx = WithAccountID(ctx, accountID)
-		if derive != nil {
-			ctx = derive(ctx)
-		}
-		return ctx
-	})
-}
-
-// applyAuthenticated gives the request the identity an AuthenticationFunc recorded, once.
-func applyAuthenticated(c echo.Context) {
-	derive, ok := c.Get(authContextKey).(func(context.Context) context.Context)
-	if !ok {
-		return
-	}
-	c.Set(authContextKey, nil)
-	req := c.Request()
-	c.SetRequest(req.WithContext(derive(req.Context())))
 }
