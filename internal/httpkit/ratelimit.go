@@ -53,6 +53,9 @@ func LimitExceeded(code, message string, retryAfter int) *echo.HTTPError {
 		Header: http.Header{HeaderRetryAfter: {strconv.Itoa(retryAfter)}}}}
 }
 
+// SecondsUntil is a Retry-After until t: whole seconds from now, rounded up, at least 1.
+func SecondsUntil(t, now time.Time) int { return max(1, int(t.Sub(now).Seconds()+0.999)) }
+
 // RateLimiter counts requests against an account's rate limit; *ratelimit.Limiter is one.
 type RateLimiter interface {
 	Take(ctx context.Context, accountID uuid.UUID, api ratelimit.API) (ratelimit.Decision, error)

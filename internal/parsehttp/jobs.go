@@ -68,9 +68,11 @@ func (s *Server) CreateJob(ctx context.Context, req parseapi.CreateJobRequestObj
 		return parseapi.CreateJob400JSONResponse{InvalidUploadJSONResponse: parseapi.InvalidUploadJSONResponse{
 			Body: errorBody(ctx, string(parseapi.ErrorCodeFileInvalid), fileErr.Error())}}, nil
 	case errors.As(err, &quotaErr):
-		return nil, httpkit.LimitExceeded(httpkit.CodeLimitExceeded,
-			fmt.Sprintf("The monthly limit of %d jobs is used up; it resets at %s.", quotaErr.Limit, quotaErr.ResetAt.UTC().Format(time.RFC3339)),
-			max(1, int(quotaErr.ResetAt.Sub(s.now()).Seconds()+0.999)))
+		// The X-RateLimit headers and the request id are the pipeline's (httpkit.SetRateLimit).
+		return parseapi.CreateJob429JSONResponse{TooManyRequestsOrLimitExceededJSONResponse: parseapi.TooManyRequestsOrLimitExceededJSONResponse{
+			Body: errorBody(ctx, httpkit.CodeLimitExceeded, fmt.Sprintf("The monthly limit of %d jobs is used up; it resets at %s.",
+				quotaErr.Limit, quotaErr.ResetAt.UTC().Format(time.RFC3339))),
+			Headers: parseapi.TooManyRequestsOrLimitExceededResponseHeaders{RetryAfter: httpkit.SecondsUntil(quotaErr.ResetAt, s.now())}}}, nil
 	case errors.Is(err, idempotency.ErrConflict):
 		return parseapi.CreateJob409JSONResponse{IdempotencyConflictJSONResponse: parseapi.IdempotencyConflictJSONResponse{
 			Body: errorBody(ctx, string(parseapi.ErrorCodeIdempotencyConflict),

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/google/uuid"
@@ -53,8 +52,9 @@ func (s *Server) CreateJob(ctx context.Context, req reconapi.CreateJobRequestObj
 	}
 	defer form.Remove()
 	if env, sent := form.Fields[partEnv]; sent {
-		if err := s.checkEnv(env); err != nil {
-			return nil, err
+		if msg := s.envRefusal(env); msg != "" {
+			return reconapi.CreateJob400JSONResponse{FileInvalidJSONResponse: reconapi.FileInvalidJSONResponse{
+				Body: errorBody(httpkit.CodeInvalidRequest, msg)}}, nil
 		}
 	}
 	acc, err := s.jobs.Create(ctx, reconjob.NewJob{AccountID: caller.AccountID, Env: s.env,
@@ -68,9 +68,11 @@ func (s *Server) CreateJob(ctx context.Context, req reconapi.CreateJobRequestObj
 		return reconapi.CreateJob400JSONResponse{FileInvalidJSONResponse: reconapi.FileInvalidJSONResponse{
 			Body: errorBody(codeFileInvalid, fileErr.Error())}}, nil
 	case errors.As(err, &quotaErr):
-		return nil, httpkit.LimitExceeded(httpkit.CodeLimitExceeded,
-			fmt.Sprintf("monthly job quota of %d jobs used up; it resets at %s", quotaErr.Limit, quotaErr.ResetAt.UTC().Format(time.RFC3339)),
-			max(1, int(quotaErr.ResetAt.Sub(s.now()).Seconds()+0.999)))
+		// The X-RateLimit headers and the request id are the pipeline's (httpkit.SetRateLimit).
+		return reconapi.CreateJob429JSONResponse{QuotaExceededJSONResponse: reconapi.QuotaExceededJSONResponse{
+			Body: errorBody(httpkit.CodeLimitExceeded, fmt.Sprintf("monthly job quota of %d jobs used up; it resets at %s",
+				quotaErr.Limit, quotaErr.ResetAt.UTC().Format(time.RFC3339))),
+			Headers: reconapi.QuotaExceededResponseHeaders{RetryAfter: httpkit.SecondsUntil(quotaErr.ResetAt, s.now())}}}, nil
 	case errors.Is(err, idempotency.ErrConflict):
 		return reconapi.CreateJob409JSONResponse{IdempotencyConflictJSONResponse: reconapi.IdempotencyConflictJSONResponse{
 			Body: errorBody(codeIdempotencyConflict, "a request with this Idempotency-Key is still in progress")}}, nil
@@ -90,17 +92,16 @@ func (s *Server) CreateJob(ctx context.Context, req reconapi.CreateJobRequestObj
 		JobId: acc.Job.ID, Status: reconapi.JobStatus(acc.Job.Status), CreatedAt: acc.Job.CreatedAt.UTC()}}, nil
 }
 
-// checkEnv refuses an env field that names the other environment (or none).
-func (s *Server) checkEnv(env string) error {
+// envRefusal says why an env field is refused: it names the other environment, or none. "" when
+// it names this one.
+func (s *Server) envRefusal(env string) string {
 	switch account.Environment(env) {
 	case s.env:
-		return nil
+		return ""
 	case account.Production, account.Sandbox:
-		return &httpkit.Error{Status: http.StatusBadRequest, Code: httpkit.CodeInvalidRequest,
-			Message: fmt.Sprintf("env: this is the %s environment; send %s jobs to the %s base URL", s.env, env, env)}
+		return fmt.Sprintf("env: this is the %s environment; send %s jobs to the %s base URL", s.env, env, env)
 	default:
-		return &httpkit.Error{Status: http.StatusBadRequest, Code: httpkit.CodeInvalidRequest,
-			Message: "env: must be production or sandbox"}
+		return "env: must be production or sandbox"
 	}
 }
 
