@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -9,9 +11,9 @@ import (
 )
 
 // TestLayering keeps the imports going one way (ARCHITECTURE.md): only the store package, the
-// embedded cluster and this wiring import database packages; only the HTTP adapters and the
-// generated servers import echo; only the HTTP adapters, the CLI and the generated code import
-// gen/; the domain packages import none of them.
+// queue, the embedded cluster and this wiring import database packages; only the HTTP adapters
+// and the generated servers import echo; only the HTTP adapters, the CLI and the generated code
+// import gen/; the domain packages import none of them.
 func TestLayering(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "../../...").Output()
@@ -55,4 +57,35 @@ func TestLayering(t *testing.T) {
 		}
 	}
 	require.Greater(t, packages, 20, "go list found the module's packages")
+}
+
+// TestArchitectureMapsEveryPackage keeps the package map of ARCHITECTURE.md true: every package
+// of the module is named in the first column of its table, and the table names no other.
+func TestArchitectureMapsEveryPackage(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "../../...").Output()
+	require.NoError(t, err)
+	const mod = "github.com/statementmatch/service/"
+	packages := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		packages[strings.TrimPrefix(p, mod)] = true
+	}
+	doc, err := os.ReadFile("../../ARCHITECTURE.md")
+	require.NoError(t, err)
+	mapped := map[string]bool{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		cells := strings.Split(line, "|")
+		if !strings.HasPrefix(line, "| `") || len(cells) < 3 {
+			continue
+		}
+		for _, name := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(cells[1], -1) {
+			mapped[name[1]] = true
+		}
+	}
+	for p := range packages {
+		require.True(t, mapped[p], "ARCHITECTURE.md's package map does not name %s", p)
+	}
+	for p := range mapped {
+		require.True(t, packages[p], "ARCHITECTURE.md's package map names %s, which is no package", p)
+	}
 }
