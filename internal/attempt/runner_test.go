@@ -88,7 +88,9 @@ func TestRunner(t *testing.T) {
 				return ctx, func() {}
 			}},
 		{name: "work that ran past its deadline fails the job as timed out", work: done, failed: []string{"timeout"},
-			ctx: func() (context.Context, context.CancelFunc) { return context.WithDeadline(context.Background(), time.Unix(0, 0)) }},
+			ctx: func() (context.Context, context.CancelFunc) {
+				return context.WithDeadline(context.Background(), time.Unix(0, 0))
+			}},
 		{name: "work cancelled by a shutdown is handed back to the queue", work: done, err: context.Canceled, final: true,
 			ctx: func() (context.Context, context.CancelFunc) {
 				ctx, cancel := context.WithCancel(context.Background())
