@@ -19,17 +19,33 @@ type Attempt struct {
 	Final bool
 }
 
-// Failure is why a job failed for good, as a kind of job writes it. LogValue gives its code and
-// reason for the log.
-type Failure interface {
-	slog.LogValuer
+// Failure is why a job failed for good: a code of the job kind's API and a message that may be
+// shown to the client.
+type Failure[C ~string] struct {
+	Code    C
+	Message string
+}
+
+// LogValue logs the failure as its code and reason.
+func (f Failure[C]) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("code", string(f.Code)), slog.String("reason", f.Message))
+}
+
+// Store is what the Runner needs of a kind of job's store: jobs of type J, failures with codes C.
+type Store[J any, C ~string] interface {
+	// Claim makes attempt n the job's current one: ErrStale when the job is finished or a newer
+	// attempt holds it.
+	Claim(ctx context.Context, id uuid.UUID, n int) (J, error)
+	// Fail writes the job's failure, unless the job is finished or a newer attempt holds it
+	// (ErrStale).
+	Fail(ctx context.Context, id uuid.UUID, n int, f Failure[C], now time.Time) error
 }
 
 // Outcome is what the work of an attempt came to: a Failure that ends the job for good (the
 // files cannot be read, say), or else Store, which stores the results if the attempt still
 // holds the job (ErrStale otherwise).
-type Outcome[F Failure] struct {
-	Failure *F
+type Outcome[C ~string] struct {
+	Failure *Failure[C]
 	Store   func(ctx context.Context) error
 }
 
@@ -45,36 +61,33 @@ type Outcome[F Failure] struct {
 //   - an outcome whose attempt lost the job (ErrStale) is dropped;
 //   - any other error (the database is unreachable, say) is returned for the queue to retry,
 //     and the final attempt fails the job with Abandoned first, so it never stays unfinished.
-type Runner[F Failure] struct {
+type Runner[J any, C ~string] struct {
 	// Kind names the work in log messages: "parse" gives "parse attempt failed".
 	Kind   string
+	Store  Store[J, C]
 	Logger *slog.Logger
 	// Now is the clock of failures.
 	Now func() time.Time
-	// Claim makes the attempt the job's current one: ErrStale when the job is finished or a
-	// newer attempt holds it, NotFound when there is no such job.
-	Claim    func(ctx context.Context, a Attempt) error
+	// NotFound is the Store's error for a job that does not exist.
 	NotFound error
-	// Fail writes the job's failure, unless the job is finished or a newer attempt holds it
-	// (ErrStale).
-	Fail func(ctx context.Context, a Attempt, f F, now time.Time) error
 	// TimedOut is the failure of an attempt that ran past its deadline; Abandoned that of a job
 	// whose final attempt could not finish for reasons of the service.
-	TimedOut, Abandoned F
+	TimedOut, Abandoned Failure[C]
 }
 
-// Run works attempt a: work reads the job's input and computes its outcome; an error from it
-// is the service's (a file that cannot be read from the database, say) and is retried.
-func (r *Runner[F]) Run(ctx context.Context, a Attempt, work func(ctx context.Context) (Outcome[F], error)) error {
+// Run works attempt a: work reads the claimed job's input and computes its outcome; an error
+// from it is the service's (a file that cannot be read from the database, say) and is retried.
+func (r *Runner[J, C]) Run(ctx context.Context, a Attempt, work func(ctx context.Context, j J) (Outcome[C], error)) error {
 	log := r.Logger.With(slog.String("job_id", a.JobID.String()), slog.Int("attempt", a.Number))
-	if err := r.Claim(ctx, a); err != nil {
+	j, err := r.Store.Claim(ctx, a.JobID, a.Number)
+	if err != nil {
 		if errors.Is(err, ErrStale) || errors.Is(err, r.NotFound) {
 			log.InfoContext(ctx, r.Kind+" attempt skipped: the job is finished or a newer attempt holds it")
 			return nil
 		}
 		return r.retryOrFail(ctx, log, a, fmt.Errorf("claim job: %w", err))
 	}
-	out, err := work(ctx)
+	out, err := work(ctx, j)
 	if err != nil {
 		return r.retryOrFail(ctx, log, a, err)
 	}
@@ -87,7 +100,7 @@ func (r *Runner[F]) Run(ctx context.Context, a Attempt, work func(ctx context.Co
 	}
 	if out.Failure != nil {
 		log.InfoContext(ctx, r.Kind+" job failed", slog.Any("failure", *out.Failure))
-		err = r.Fail(context.WithoutCancel(ctx), a, *out.Failure, r.Now().UTC())
+		err = r.Store.Fail(context.WithoutCancel(ctx), a.JobID, a.Number, *out.Failure, r.Now().UTC())
 	} else {
 		err = out.Store(ctx)
 	}
@@ -102,10 +115,10 @@ func (r *Runner[F]) Run(ctx context.Context, a Attempt, work func(ctx context.Co
 }
 
 // retryOrFail returns err for the queue to retry, after failing the job on the final attempt.
-func (r *Runner[F]) retryOrFail(ctx context.Context, log *slog.Logger, a Attempt, err error) error {
+func (r *Runner[J, C]) retryOrFail(ctx context.Context, log *slog.Logger, a Attempt, err error) error {
 	log.ErrorContext(ctx, r.Kind+" attempt failed", slog.String("error", err.Error()), slog.Bool("final", a.Final))
 	if a.Final {
-		if ferr := r.Fail(context.WithoutCancel(ctx), a, r.Abandoned, r.Now().UTC()); ferr != nil && !errors.Is(ferr, ErrStale) {
+		if ferr := r.Store.Fail(context.WithoutCancel(ctx), a.JobID, a.Number, r.Abandoned, r.Now().UTC()); ferr != nil && !errors.Is(ferr, ErrStale) {
 			log.ErrorContext(ctx, "fail job", slog.String("error", ferr.Error()))
 		}
 	}

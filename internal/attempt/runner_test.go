@@ -13,9 +13,9 @@ import (
 	"github.com/statementmatch/service/internal/attempt"
 )
 
-type failure struct{ code string }
+type code string
 
-func (f failure) LogValue() slog.Value { return slog.StringValue(f.code) }
+type failure = attempt.Failure[code]
 
 var (
 	errGone = errors.New("no such job")
@@ -30,44 +30,43 @@ type book struct {
 	stored                      bool
 }
 
-func (b *book) runner() *attempt.Runner[failure] {
-	return &attempt.Runner[failure]{
-		Kind:   "test",
-		Logger: slog.New(slog.DiscardHandler),
-		Now:    time.Now,
-		Claim:  func(context.Context, attempt.Attempt) error { return b.claimErr },
-		Fail: func(ctx context.Context, _ attempt.Attempt, f failure, _ time.Time) error {
-			b.failed = append(b.failed, f.code)
-			b.failCtxAlive = ctx.Err() == nil
-			return b.failErr
-		},
-		NotFound:  errGone,
-		TimedOut:  failure{"timeout"},
-		Abandoned: failure{"abandoned"},
-	}
+func (b *book) Claim(context.Context, uuid.UUID, int) (string, error) { return "the job", b.claimErr }
+
+func (b *book) Fail(ctx context.Context, _ uuid.UUID, _ int, f failure, _ time.Time) error {
+	b.failed = append(b.failed, string(f.Code))
+	b.failCtxAlive = ctx.Err() == nil
+	return b.failErr
+}
+
+func (b *book) runner() *attempt.Runner[string, code] {
+	return &attempt.Runner[string, code]{Kind: "test", Store: b, Logger: slog.New(slog.DiscardHandler), Now: time.Now,
+		NotFound: errGone, TimedOut: failure{Code: "timeout"}, Abandoned: failure{Code: "abandoned"}}
 }
 
 func TestRunner(t *testing.T) {
 	t.Parallel()
-	done := func(b *book) func(context.Context) (attempt.Outcome[failure], error) {
-		return func(context.Context) (attempt.Outcome[failure], error) {
-			return attempt.Outcome[failure]{Store: func(context.Context) error { b.stored = true; return b.storeErr }}, nil
+	done := func(b *book) func(context.Context, string) (attempt.Outcome[code], error) {
+		return func(_ context.Context, job string) (attempt.Outcome[code], error) {
+			if job != "the job" {
+				return attempt.Outcome[code]{}, errors.New("the work was not given the claimed job")
+			}
+			return attempt.Outcome[code]{Store: func(context.Context) error { b.stored = true; return b.storeErr }}, nil
 		}
 	}
-	badFile := func(*book) func(context.Context) (attempt.Outcome[failure], error) {
-		return func(context.Context) (attempt.Outcome[failure], error) {
-			return attempt.Outcome[failure]{Failure: &failure{"file_corrupt"}}, nil
+	badFile := func(*book) func(context.Context, string) (attempt.Outcome[code], error) {
+		return func(context.Context, string) (attempt.Outcome[code], error) {
+			return attempt.Outcome[code]{Failure: &failure{Code: "file_corrupt"}}, nil
 		}
 	}
-	unreadable := func(*book) func(context.Context) (attempt.Outcome[failure], error) {
-		return func(context.Context) (attempt.Outcome[failure], error) { return attempt.Outcome[failure]{}, errDown }
+	unreadable := func(*book) func(context.Context, string) (attempt.Outcome[code], error) {
+		return func(context.Context, string) (attempt.Outcome[code], error) { return attempt.Outcome[code]{}, errDown }
 	}
 	tests := []struct {
 		name   string
 		book   book
 		final  bool
 		ctx    func() (context.Context, context.CancelFunc)
-		work   func(*book) func(context.Context) (attempt.Outcome[failure], error)
+		work   func(*book) func(context.Context, string) (attempt.Outcome[code], error)
 		err    error
 		failed []string
 		stored bool

@@ -9,12 +9,12 @@ package parsejob
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
+	"github.com/statementmatch/service/internal/attempt"
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/statement"
@@ -56,15 +56,7 @@ const (
 )
 
 // Failure is why a job failed; its Message may be shown to the client.
-type Failure struct {
-	Code    ErrorCode
-	Message string
-}
-
-// LogValue logs the failure as its code and reason.
-func (f Failure) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("code", string(f.Code)), slog.String("reason", f.Message))
-}
+type Failure = attempt.Failure[ErrorCode]
 
 // Job is a parsing job and what was learned about its statement. The statement fields are set
 // when the job is completed or in review.

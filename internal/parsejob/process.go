@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -23,16 +22,16 @@ import (
 // the queue retries the attempt, and the final attempt fails the job first, so it never stays
 // processing.
 func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) error {
-	return s.runner().Run(ctx, attempt.Attempt{JobID: id, Number: n, Final: final}, func(ctx context.Context) (attempt.Outcome[Failure], error) {
+	return s.runner().Run(ctx, attempt.Attempt{JobID: id, Number: n, Final: final}, func(ctx context.Context, _ Job) (attempt.Outcome[ErrorCode], error) {
 		data, err := s.Store.ReadFile(ctx, id)
 		if err != nil {
-			return attempt.Outcome[Failure]{}, fmt.Errorf("read file: %w", err)
+			return attempt.Outcome[ErrorCode]{}, fmt.Errorf("read file: %w", err)
 		}
 		st, failure := s.parse(data)
 		if failure != nil {
-			return attempt.Outcome[Failure]{Failure: failure}, nil
+			return attempt.Outcome[ErrorCode]{Failure: failure}, nil
 		}
-		return attempt.Outcome[Failure]{Store: func(ctx context.Context) error {
+		return attempt.Outcome[ErrorCode]{Store: func(ctx context.Context) error {
 			out := outcome(st)
 			now := s.now()
 			out.CompletedAt = &now
@@ -52,23 +51,13 @@ func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) 
 var Abandoned = Failure{Code: CodeInternalError, Message: "the job could not be processed; upload the file again"}
 
 // runner is the attempt runner of parsing jobs.
-func (s *Service) runner() *attempt.Runner[Failure] {
-	return &attempt.Runner[Failure]{
-		Kind:   "parse",
-		Logger: s.logger(),
-		Now:    s.now,
-		Claim: func(ctx context.Context, a attempt.Attempt) error {
-			_, err := s.Store.Claim(ctx, a.JobID, a.Number)
-			return err
-		},
-		NotFound: ErrNotFound,
-		Fail: func(ctx context.Context, a attempt.Attempt, f Failure, now time.Time) error {
-			return s.Store.Fail(ctx, a.JobID, a.Number, f, now)
-		},
-		TimedOut:  Failure{Code: CodeTimeout, Message: "parsing the file took longer than allowed"},
-		Abandoned: Abandoned,
-	}
+func (s *Service) runner() *attempt.Runner[Job, ErrorCode] {
+	return &attempt.Runner[Job, ErrorCode]{Kind: "parse", Store: s.Store, Logger: s.logger(), Now: s.now, NotFound: ErrNotFound,
+		TimedOut: timedOut, Abandoned: Abandoned}
 }
+
+// timedOut is the failure of an attempt that ran past its deadline.
+var timedOut = Failure{Code: CodeTimeout, Message: "parsing the file took longer than allowed"}
 
 // parse reads the statement. It is deterministic: the same file gives the same statement or
 // the same failure.

@@ -7,12 +7,12 @@ package reconjob
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/attempt"
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/upload"
@@ -42,15 +42,7 @@ const (
 )
 
 // Failure is why a job failed; its Message may be shown to the client.
-type Failure struct {
-	Code    ErrorCode
-	Message string
-}
-
-// LogValue logs the failure as its code and reason.
-func (f Failure) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("code", string(f.Code)), slog.String("reason", f.Message))
-}
+type Failure = attempt.Failure[ErrorCode]
 
 // Job is a reconciliation job.
 type Job struct {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -24,25 +23,25 @@ import (
 // returned so the queue retries the attempt, and the final attempt fails the job with
 // SERVER_ERROR first, so it never stays processing.
 func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) error {
-	return s.runner().Run(ctx, attempt.Attempt{JobID: id, Number: n, Final: final}, func(ctx context.Context) (attempt.Outcome[Failure], error) {
+	return s.runner().Run(ctx, attempt.Attempt{JobID: id, Number: n, Final: final}, func(ctx context.Context, _ Job) (attempt.Outcome[ErrorCode], error) {
 		bank, err := s.Store.ReadFile(ctx, id, "bank")
 		if err != nil {
-			return attempt.Outcome[Failure]{}, fmt.Errorf("read bank file: %w", err)
+			return attempt.Outcome[ErrorCode]{}, fmt.Errorf("read bank file: %w", err)
 		}
 		exp, err := s.Store.ReadFile(ctx, id, "expected")
 		if err != nil {
-			return attempt.Outcome[Failure]{}, fmt.Errorf("read expected file: %w", err)
+			return attempt.Outcome[ErrorCode]{}, fmt.Errorf("read expected file: %w", err)
 		}
 		res, failure := s.reconcile(bank, exp)
 		if failure != nil {
-			return attempt.Outcome[Failure]{Failure: failure}, nil
+			return attempt.Outcome[ErrorCode]{Failure: failure}, nil
 		}
 		bank, exp = nil, nil // let the files go before the results are encoded
 		body, err := json.Marshal(res)
 		if err != nil {
-			return attempt.Outcome[Failure]{}, fmt.Errorf("encode results: %w", err)
+			return attempt.Outcome[ErrorCode]{}, fmt.Errorf("encode results: %w", err)
 		}
-		return attempt.Outcome[Failure]{Store: func(ctx context.Context) error {
+		return attempt.Outcome[ErrorCode]{Store: func(ctx context.Context) error {
 			if err := s.Store.Complete(ctx, id, n, body, s.now()); err != nil {
 				return err
 			}
@@ -59,24 +58,14 @@ func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) 
 var Abandoned = Failure{Code: CodeServerError, Message: "the job could not be processed; create it again"}
 
 // runner is the attempt runner of reconciliation jobs.
-func (s *Service) runner() *attempt.Runner[Failure] {
-	return &attempt.Runner[Failure]{
-		Kind:   "reconciliation",
-		Logger: s.logger(),
-		Now:    s.now,
-		Claim: func(ctx context.Context, a attempt.Attempt) error {
-			_, err := s.Store.Claim(ctx, a.JobID, a.Number)
-			return err
-		},
-		NotFound: ErrNotFound,
-		Fail: func(ctx context.Context, a attempt.Attempt, f Failure, now time.Time) error {
-			return s.Store.Fail(ctx, a.JobID, a.Number, f, now)
-		},
-		// The files take as long again: past the processing limits, as FILE_TOO_LARGE says.
-		TimedOut:  Failure{Code: CodeFileTooLarge, Message: "processing the files took longer than allowed"},
-		Abandoned: Abandoned,
-	}
+func (s *Service) runner() *attempt.Runner[Job, ErrorCode] {
+	return &attempt.Runner[Job, ErrorCode]{Kind: "reconciliation", Store: s.Store, Logger: s.logger(), Now: s.now, NotFound: ErrNotFound,
+		TimedOut: timedOut, Abandoned: Abandoned}
 }
+
+// The files take as long again: past the processing limits, as FILE_TOO_LARGE says.
+// timedOut is the failure of an attempt that ran past its deadline.
+var timedOut = Failure{Code: CodeFileTooLarge, Message: "processing the files took longer than allowed"}
 
 // reconcile reads both files and matches them. It is deterministic: the same files give the
 // same results or the same failure.
