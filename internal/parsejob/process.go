@@ -22,7 +22,9 @@ import (
 // the queue retries the attempt, and the final attempt fails the job first, so it never stays
 // processing.
 func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) error {
-	return s.runner().Run(ctx, attempt.Attempt{JobID: id, Number: n, Final: final}, func(ctx context.Context, _ Job) (attempt.Outcome[ErrorCode], error) {
+	r := &attempt.Runner[Job, ErrorCode]{Kind: "parse", Store: s.Store, Logger: s.logger(), Now: s.now, NotFound: ErrNotFound,
+		TimedOut: timedOut, Abandoned: Abandoned}
+	return r.Run(ctx, attempt.Attempt{JobID: id, Number: n, Final: final}, func(ctx context.Context, _ Job) (attempt.Outcome[ErrorCode], error) {
 		data, err := s.Store.ReadFile(ctx, id)
 		if err != nil {
 			return attempt.Outcome[ErrorCode]{}, fmt.Errorf("read file: %w", err)
@@ -46,18 +48,14 @@ func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) 
 	})
 }
 
-// Abandoned is the failure of a job whose attempts all ended in errors of the service, or whose
-// work the queue gave up on: the file itself may be fine.
-var Abandoned = Failure{Code: CodeInternalError, Message: "the job could not be processed; upload the file again"}
-
-// runner is the attempt runner of parsing jobs.
-func (s *Service) runner() *attempt.Runner[Job, ErrorCode] {
-	return &attempt.Runner[Job, ErrorCode]{Kind: "parse", Store: s.Store, Logger: s.logger(), Now: s.now, NotFound: ErrNotFound,
-		TimedOut: timedOut, Abandoned: Abandoned}
-}
-
-// timedOut is the failure of an attempt that ran past its deadline.
-var timedOut = Failure{Code: CodeTimeout, Message: "parsing the file took longer than allowed"}
+// The failures the attempt runner writes for the service, not for the files.
+var (
+	// Abandoned is the failure of a job whose attempts all ended in errors of the service, or whose
+	// work the queue gave up on: the file itself may be fine.
+	Abandoned = Failure{Code: CodeInternalError, Message: "the job could not be processed; upload the file again"}
+	// timedOut is the failure of an attempt that ran past its deadline.
+	timedOut = Failure{Code: CodeTimeout, Message: "parsing the file took longer than allowed"}
+)
 
 // parse reads the statement. It is deterministic: the same file gives the same statement or
 // the same failure.

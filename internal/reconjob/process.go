@@ -23,7 +23,9 @@ import (
 // returned so the queue retries the attempt, and the final attempt fails the job with
 // SERVER_ERROR first, so it never stays processing.
 func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) error {
-	return s.runner().Run(ctx, attempt.Attempt{JobID: id, Number: n, Final: final}, func(ctx context.Context, _ Job) (attempt.Outcome[ErrorCode], error) {
+	r := &attempt.Runner[Job, ErrorCode]{Kind: "reconciliation", Store: s.Store, Logger: s.logger(), Now: s.now, NotFound: ErrNotFound,
+		TimedOut: timedOut, Abandoned: Abandoned}
+	return r.Run(ctx, attempt.Attempt{JobID: id, Number: n, Final: final}, func(ctx context.Context, _ Job) (attempt.Outcome[ErrorCode], error) {
 		bank, err := s.Store.ReadFile(ctx, id, "bank")
 		if err != nil {
 			return attempt.Outcome[ErrorCode]{}, fmt.Errorf("read bank file: %w", err)
@@ -53,19 +55,14 @@ func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) 
 	})
 }
 
-// Abandoned is the failure of a job whose attempts all ended in errors of the service, or whose
-// work the queue gave up on: the files themselves may be fine.
-var Abandoned = Failure{Code: CodeServerError, Message: "the job could not be processed; create it again"}
-
-// runner is the attempt runner of reconciliation jobs.
-func (s *Service) runner() *attempt.Runner[Job, ErrorCode] {
-	return &attempt.Runner[Job, ErrorCode]{Kind: "reconciliation", Store: s.Store, Logger: s.logger(), Now: s.now, NotFound: ErrNotFound,
-		TimedOut: timedOut, Abandoned: Abandoned}
-}
-
-// The files take as long again: past the processing limits, as FILE_TOO_LARGE says.
-// timedOut is the failure of an attempt that ran past its deadline.
-var timedOut = Failure{Code: CodeFileTooLarge, Message: "processing the files took longer than allowed"}
+// The failures the attempt runner writes for the service, not for the files.
+var (
+	// Abandoned is the failure of a job whose attempts all ended in errors of the service, or whose
+	// work the queue gave up on: the files themselves may be fine.
+	Abandoned = Failure{Code: CodeServerError, Message: "the job could not be processed; create it again"}
+	// timedOut is the failure of an attempt that ran past its deadline.
+	timedOut = Failure{Code: CodeFileTooLarge, Message: "processing the files took longer than allowed"}
+)
 
 // reconcile reads both files and matches them. It is deterministic: the same files give the
 // same results or the same failure.
