@@ -47,6 +47,8 @@ const (
 	CodeUnsupportedFormat ErrorCode = "unsupported_format"
 	CodeFileCorrupt       ErrorCode = "file_corrupt"
 	CodeFileEncrypted     ErrorCode = "file_encrypted"
+	CodePasswordRequired  ErrorCode = "password_required"
+	CodePasswordIncorrect ErrorCode = "password_incorrect"
 	CodeNoTextLayer       ErrorCode = "no_text_layer"
 	CodeNoTransactions    ErrorCode = "no_transactions"
 	CodeTooManyRows       ErrorCode = "too_many_rows"

@@ -88,6 +88,8 @@ func failureOf(err error) *Failure {
 		{statement.ErrNotAStatement, CodeUnsupportedFormat},
 		{statement.ErrCorrupt, CodeFileCorrupt},
 		{statement.ErrEncrypted, CodeFileEncrypted},
+		{statement.ErrPasswordRequired, CodePasswordRequired},
+		{statement.ErrPasswordIncorrect, CodePasswordIncorrect},
 		{statement.ErrNoTextLayer, CodeNoTextLayer},
 		{statement.ErrNoTransactions, CodeNoTransactions},
 		{statement.ErrTooManyRows, CodeTooManyRows},

@@ -82,6 +82,8 @@ func TestFailureOfNamesTheCodeOfEachKind(t *testing.T) {
 		{statement.ErrNotAStatement, CodeUnsupportedFormat},
 		{statement.ErrCorrupt, CodeFileCorrupt},
 		{statement.ErrEncrypted, CodeFileEncrypted},
+		{statement.ErrPasswordRequired, CodePasswordRequired},
+		{statement.ErrPasswordIncorrect, CodePasswordIncorrect},
 		{statement.ErrNoTextLayer, CodeNoTextLayer},
 		{statement.ErrNoTransactions, CodeNoTransactions},
 		{statement.ErrTooManyRows, CodeTooManyRows},

@@ -12,8 +12,12 @@ var (
 	ErrNotAStatement = errors.New("not a supported bank statement")
 	// ErrCorrupt: the file is of a known format but damaged or truncated.
 	ErrCorrupt = errors.New("file is damaged or truncated")
-	// ErrEncrypted: the file is encrypted or password-protected.
+	// ErrEncrypted: the file is encrypted in a way that cannot be opened.
 	ErrEncrypted = errors.New("file is encrypted or password-protected")
+	// ErrPasswordRequired: the file is protected by a password and none was given.
+	ErrPasswordRequired = errors.New("file is protected by a password")
+	// ErrPasswordIncorrect: the password given does not open the file.
+	ErrPasswordIncorrect = errors.New("password does not open the file")
 	// ErrNoTextLayer: a PDF without text, such as a scan.
 	ErrNoTextLayer = errors.New("PDF has no text layer")
 	// ErrNoTransactions: the statement has no readable transactions.

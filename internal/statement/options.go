@@ -1,6 +1,7 @@
 package statement
 
-// Options bound what a parse may consume. The zero value means the defaults.
+// Options bound what a parse may consume, and carry what opens a protected file. The zero value
+// means the defaults.
 type Options struct {
 	// MaxRows is the most transactions (or table rows) a file may hold. Default 1,000,000.
 	MaxRows int
@@ -8,6 +9,9 @@ type Options struct {
 	MaxDecompressedBytes int64
 	// MaxDepth bounds the nesting of XML and other tree formats. Default 64.
 	MaxDepth int
+	// Password opens a PDF protected by a user password. It is a secret: readers never put it
+	// in a message, and nothing keeps it past the parse.
+	Password string
 }
 
 // Defaults of Options.

@@ -21,9 +21,6 @@ const (
 	// Exact: no error, and the transactions (count, dates, signed amounts) and the balances
 	// the key has are the key's.
 	Exact Status = "exact"
-	// NeedsPassword: the file needs a user password, which the parser is not given, and it
-	// said so (statement.ErrEncrypted). Not counted against the parser.
-	NeedsPassword Status = "needs-password"
 	// ReviewWrong: the answer differs from the key but the statement went to review: honest.
 	ReviewWrong Status = "review-wrong"
 	// Failed: the parser returned an error; the job fails.
@@ -53,10 +50,10 @@ type Result struct {
 	Note string
 }
 
-// Check parses data as the service does (engine.Parse with default options) and compares the
-// result with the key.
+// Check parses data as the service does (engine.Parse with default options and the key's
+// password) and compares the result with the key.
 func Check(name string, data []byte, k Key) Result {
-	st, err := engine.Parse(data, statement.Options{})
+	st, err := engine.Parse(data, statement.Options{Password: k.Password})
 	return Classify(name, st, err, k)
 }
 
@@ -76,11 +73,9 @@ func Classify(name string, st *statement.Statement, err error, k Key) Result {
 		// Every corpus file starts with %PDF- (TestCorpus checks it), so ErrNotAStatement here
 		// means the text was read but no transaction table found in it: the file opened.
 		r.Opened = !errors.Is(err, statement.ErrCorrupt) && !errors.Is(err, statement.ErrEncrypted) &&
+			!errors.Is(err, statement.ErrPasswordRequired) && !errors.Is(err, statement.ErrPasswordIncorrect) &&
 			!errors.Is(err, statement.ErrInternal) && !errors.Is(err, statement.ErrResourceLimit)
 		r.Status = Failed
-		if k.Password != "" && errors.Is(err, statement.ErrEncrypted) {
-			r.Status = NeedsPassword
-		}
 		r.OpeningCheck, r.ClosingCheck = "-", "-"
 		return r
 	}

@@ -51,7 +51,8 @@ func TestClassify(t *testing.T) {
 		{"balances the key lacks are not checked", &statement.Statement{
 			Transactions: []statement.Transaction{tx(2023, 3, 1, "-50"), tx(2023, 3, 2, "20")}},
 			nil, Key{Transactions: key.Transactions}, Exact, true},
-		{"an encrypted file with a user password needs it", nil, encrypted, Key{Password: "x"}, NeedsPassword, false},
+		{"a protected file the key's password did not open has failed and not opened", nil,
+			statement.Errorf(statement.FormatPDF, statement.ErrPasswordIncorrect, statement.Position{}, ""), Key{Password: "x"}, Failed, false},
 		{"an owner-only encrypted file that does not open has failed", nil, encrypted, key, Failed, false},
 		{"a corrupt file has failed and not opened", nil,
 			statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{}, ""), key, Failed, false},

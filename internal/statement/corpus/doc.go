@@ -22,7 +22,9 @@
 // Writer, PDF export), groff (groff -t -ms -Tps, then Ghostscript's ps2pdf), pdflatex and
 // xelatex (longtable). Variants: gs (re-distilled by Ghostscript pdfwrite), linearized and
 // objstm (qpdf --linearize, --object-streams=generate), owner-encrypted (qpdf AES-256 with an
-// empty user password: opens without asking), user-encrypted (needs the key's password),
+// empty user password: opens without asking), user-encrypted (AES-256, needs the key's
+// password; read with it, and checked to be refused without it or with a wrong one),
+// user-encrypted-rc4-40, -rc4-128 and -aes-128 (the same with the older algorithms),
 // linearized-incremental (an incremental update appended after a linearized file), and damaged
 // copies that poppler still opens: damaged-xref-shift (every offset off by the bytes inserted
 // after the header), damaged-xref-truncated (the xref table cut short), damaged-xref-garbled

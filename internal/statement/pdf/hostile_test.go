@@ -21,7 +21,8 @@ import (
 
 // hostileKinds are the failures a damaged or hostile PDF may end in.
 var hostileKinds = []error{statement.ErrCorrupt, statement.ErrResourceLimit, statement.ErrNoTextLayer,
-	statement.ErrEncrypted, statement.ErrNotAStatement, statement.ErrNoTransactions, statement.ErrTooManyRows}
+	statement.ErrEncrypted, statement.ErrPasswordRequired, statement.ErrNotAStatement, statement.ErrNoTransactions,
+	statement.ErrTooManyRows}
 
 // requireContained checks that a parse of hostile input ended in a success or a failure of a
 // kind from hostileKinds: never a panic (Parse would report ErrInternal) and never a bare error.
@@ -298,5 +299,11 @@ func TestEncrypted(t *testing.T) {
 
 	locked, _ := pdftest.Statement(t, pdftest.Spec{Pages: 1, RowsPerPage: 5, Protect: true, UserPass: "secret"})
 	_, err = parseForTest(locked, statement.Options{})
-	require.ErrorIs(t, err, statement.ErrEncrypted)
+	require.ErrorIs(t, err, statement.ErrPasswordRequired)
+	_, err = parseForTest(locked, statement.Options{Password: "guess"})
+	require.ErrorIs(t, err, statement.ErrPasswordIncorrect)
+	require.NotContains(t, err.Error(), "guess", "a refusal never repeats the password")
+	st, err := parseForTest(locked, statement.Options{Password: "secret"})
+	require.NoError(t, err, "the user password opens the file")
+	require.Len(t, st.Transactions, 5)
 }

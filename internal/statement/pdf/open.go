@@ -76,7 +76,7 @@ func openDocument(data []byte, opts statement.Options) (*document, []page, error
 		d, err := safely(reading)
 		if errors.Is(err, context.DeadlineExceeded) {
 			cancel()
-			return nil, nil, openError(data, err)
+			return nil, nil, openError(data, opts.Password, err)
 		}
 		if err != nil {
 			mendErr = err
@@ -98,7 +98,7 @@ func openDocument(data []byte, opts statement.Options) (*document, []page, error
 		}
 		if !repairable(err) {
 			cancel()
-			return nil, nil, openError(d, err)
+			return nil, nil, openError(d, opts.Password, err)
 		}
 		if firstErr == nil {
 			firstErr = err
@@ -116,7 +116,7 @@ func openDocument(data []byte, opts statement.Options) (*document, []page, error
 		return nil, nil, errf(statement.ErrCorrupt, statement.Position{},
 			"the PDF is damaged or truncated: its cross-reference table cannot be used and %s (%s)", errNoCatalog, shortErr(firstErr))
 	}
-	return nil, nil, openError(data, firstErr)
+	return nil, nil, openError(data, opts.Password, firstErr)
 }
 
 // withEOF returns data with the %%EOF marker it lacks after its last startxref (a download
@@ -229,6 +229,8 @@ func read(c context.Context, data []byte, opts statement.Options) (doc *document
 	perStream = max(perStream, minObjectStreamBytes)
 
 	conf := &model.Configuration{
+		UserPW:         opts.Password,
+		OwnerPW:        opts.Password,
 		Reader15:       true,
 		ValidationMode: model.ValidationRelaxed,
 		Cmd:            model.EXTRACTCONTENT,
@@ -245,6 +247,13 @@ func read(c context.Context, data []byte, opts statement.Options) (doc *document
 		},
 	}
 
+	if opts.Password != "" {
+		// pdfcpu refuses to extract content, opened with a user password, when the file's
+		// permission bits deny copying, as many banks' statements do. The account holder reads
+		// their own statement, as every viewer lets them: read it as for validation, which
+		// needs no permission.
+		conf.Cmd = model.VALIDATE
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			doc, err = nil, fmt.Errorf("%w: %v", errReaderPanic, r)
@@ -261,18 +270,25 @@ func read(c context.Context, data []byte, opts statement.Options) (doc *document
 	return &document{xref: ctx.XRefTable, ctx: c, encrypted: ctx.XRefTable.Encrypt != nil, repaired: clamped}, nil
 }
 
-// openError classifies a failure of pdfcpu's reader. pdfcpu has sentinels only for a wrong
+// Messages of the password failures, which tell the client what to do.
+const (
+	MessagePasswordRequired  = "this PDF is protected by a password: send it in the `password` field"
+	MessagePasswordIncorrect = "the password does not open this PDF: check it and send it again"
+)
+
+// openError classifies a failure of pdfcpu's reader (password is the one tried, never shown). pdfcpu has sentinels only for a wrong
 // password and exceeded decode limits; anything else is a damaged file, except that a file
 // declaring /Encrypt which could not be opened is reported as encrypted, the more useful
 // message for a person holding a password-protected statement.
-func openError(data []byte, err error) error {
+func openError(data []byte, password string, err error) error {
 	var se *statement.Error
 	switch {
 	case errors.As(err, &se):
 		return err
+	case errors.Is(err, pdfcpu.ErrWrongPassword) && password == "":
+		return statement.Errorf(statement.FormatPDF, statement.ErrPasswordRequired, statement.Position{}, MessagePasswordRequired)
 	case errors.Is(err, pdfcpu.ErrWrongPassword):
-		return statement.Errorf(statement.FormatPDF, statement.ErrEncrypted, statement.Position{},
-			"the PDF needs a password to open")
+		return statement.Errorf(statement.FormatPDF, statement.ErrPasswordIncorrect, statement.Position{}, MessagePasswordIncorrect)
 	case errors.Is(err, filter.ErrDecodeLimitExceeded):
 		return statement.Errorf(statement.FormatPDF, statement.ErrResourceLimit, statement.Position{},
 			"an object stream decompresses to more than the limit")

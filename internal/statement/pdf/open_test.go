@@ -311,9 +311,9 @@ func TestOpenFailuresSayWhy(t *testing.T) {
 		says string
 	}{
 		{name: "a user password is asked for", data: fixture(t, "qpdf-aes-256-user.pdf"),
-			want: statement.ErrEncrypted, says: "password"},
+			want: statement.ErrPasswordRequired, says: "`password` field"},
 		{name: "a damaged file with a user password still asks for it",
-			data: withoutEOF(fixture(t, "qpdf-aes-256-user.pdf")), want: statement.ErrEncrypted, says: "password"},
+			data: withoutEOF(fixture(t, "qpdf-aes-256-user.pdf")), want: statement.ErrPasswordRequired, says: "`password` field"},
 		{name: "a file without any catalog is damaged",
 			data: replaceAll(replaceAll(raw, `/Type /Catalog`, "/Type /Katalog"), `/Root 1 0 R`, "/Root 99 0 R"),
 			want: statement.ErrCorrupt, says: "catalog"},

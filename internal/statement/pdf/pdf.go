@@ -29,7 +29,8 @@ import (
 // newline. Problems of the extraction itself (an undecodable content stream) come first in
 // Statement.Problems.
 //
-// Failures: ErrNotAStatement without a %PDF- header, ErrEncrypted when a password is needed,
+// Failures: ErrNotAStatement without a %PDF- header, ErrPasswordRequired when a user password is
+// needed and opts.Password is empty (ErrPasswordIncorrect when it does not open the file),
 // ErrNoTextLayer when no page has text, ErrCorrupt for a file that cannot be read even through
 // a rebuilt cross-reference table (Statement.Dialect says "repaired" when one was needed),
 // ErrResourceLimit past the page, operator, word or Options.MaxDecompressedBytes limits; and

@@ -49,13 +49,14 @@ func plans() []layoutPlan {
 	return []layoutPlan{
 		{func(r *rand.Rand) *stmt { return usChecking(r, "us-checking", day(2022, 7, 1), day(2022, 7, 31), 28) },
 			with(base("chromium", "libreoffice", "groff", "pdflatex"), "chromium:gs", "chromium:linearized", "libreoffice:owner-encrypted",
-				"groff:objstm", "chromium:damaged-xref-shift", "chromium:linearized-incremental", "libreoffice:damaged-junk")},
+				"groff:objstm", "chromium:damaged-xref-shift", "chromium:linearized-incremental", "libreoffice:damaged-junk",
+				"groff:user-encrypted-rc4-40")},
 		{func(r *rand.Rand) *stmt {
 			return usChecking(r, "us-checking-yearend", day(2022, 12, 16), day(2023, 1, 13), 24)
 		}, with(base("chromium", "groff", "xelatex"), "xelatex:linearized", "chromium:damaged-xref-truncated")},
 		{func(r *rand.Rand) *stmt { return ukCurrent(r, "uk-current", day(2022, 2, 12), day(2022, 3, 11), 30) },
 			with(base("chromium", "libreoffice", "groff", "pdflatex", "xelatex"), "chromium:owner-encrypted", "libreoffice:gs",
-				"groff:linearized", "pdflatex:objstm", "chromium:damaged-junk")},
+				"groff:linearized", "pdflatex:objstm", "chromium:damaged-junk", "libreoffice:user-encrypted-rc4-128")},
 		{func(r *rand.Rand) *stmt {
 			return ukCurrent(r, "uk-current-long", day(2022, 9, 3), day(2022, 12, 2), 140)
 		},
@@ -73,7 +74,7 @@ func plans() []layoutPlan {
 		}, with(base("chromium", "libreoffice", "xelatex", "groff"), "chromium:user-encrypted", "groff:owner-encrypted", "xelatex:gs")},
 		{func(r *rand.Rand) *stmt { return nlSEPA(r, "nl-sepa", day(2023, 3, 1), day(2023, 3, 31), 24) },
 			with(base("chromium", "libreoffice", "groff", "xelatex"), "chromium:gs", "libreoffice:linearized",
-				"groff:linearized-incremental", "xelatex:owner-encrypted", "chromium:damaged-xref-garbled")},
+				"groff:linearized-incremental", "xelatex:owner-encrypted", "chromium:damaged-xref-garbled", "xelatex:user-encrypted-aes-128")},
 		{func(r *rand.Rand) *stmt { return brExtrato(r, "br-extrato", day(2023, 5, 1), day(2023, 5, 31), 30) },
 			with(base("chromium", "libreoffice", "groff", "xelatex"), "libreoffice:objstm", "chromium:owner-encrypted",
 				"xelatex:damaged-junk", "chromium:gs")},
@@ -91,7 +92,7 @@ func plans() []layoutPlan {
 			with(base("chromium", "libreoffice"), "chromium:objstm", "libreoffice:gs")},
 		{func(r *rand.Rand) *stmt { return deGiro(r, "de-giro", day(2023, 3, 1), day(2023, 3, 31), 26) },
 			with(base("chromium", "libreoffice", "groff", "xelatex"), "chromium:gs", "libreoffice:owner-encrypted",
-				"groff:damaged-xref-truncated", "xelatex:linearized")},
+				"groff:damaged-xref-truncated", "xelatex:linearized", "libreoffice:user-encrypted")},
 		{func(r *rand.Rand) *stmt {
 			return ccStatement(r, "credit-card-uk", day(2023, 2, 12), day(2023, 3, 11), 22, true)
 		}, with(base("chromium", "libreoffice", "pdflatex"), "chromium:objstm", "libreoffice:damaged-xref-garbled", "pdflatex:gs")},

@@ -165,6 +165,20 @@ func (p *producers) derive(src, dst, variant string) (string, error) {
 		return "", qpdf("--encrypt", "", "owner-secret", "256", "--", src, dst)
 	case "user-encrypted":
 		return password, qpdf("--encrypt", password, "owner-secret", "256", "--", src, dst)
+	case "user-encrypted-rc4-40", "user-encrypted-rc4-128", "user-encrypted-aes-128":
+		// The older algorithms many banks' generators still use; qpdf writes them only when told.
+		bits, aes := "128", "--use-aes=y"
+		switch variant {
+		case "user-encrypted-rc4-40":
+			bits, aes = "40", ""
+		case "user-encrypted-rc4-128":
+			aes = "--use-aes=n"
+		}
+		args := []string{"--allow-weak-crypto", "--encrypt", password, "owner-secret", bits}
+		if aes != "" {
+			args = append(args, aes)
+		}
+		return password, qpdf(append(args, "--", src, dst)...)
 	case "linearized-incremental":
 		if err := qpdf("--linearize", src, tmp); err != nil {
 			return "", err
