@@ -308,5 +308,30 @@ func TestStatementctl(t *testing.T) {
 		require.NoFileExists(t, out, "a refused export leaves no file")
 	})
 
+	t.Run("a protected PDF is read with the password asked for or given in the environment, never as an argument", func(t *testing.T) {
+		password := secretWord(t, "pw-")
+		data, _ := protect(t, "uk-current-groff", password)
+		protected := write("protected.pdf", data)
+		r := ctl(t, parseEnv, nil, "parse", protected)
+		require.Equal(t, 3, r.code, r.stderr)
+		require.Contains(t, r.stderr, "send it in the `password` field")
+
+		r = ctl(t, parseEnv, []byte(password+"\n"), "parse", "--password", protected).ok(t, "parse --password, the password on stdin")
+		require.Regexp(t, `(?m)^status\s+completed$`, r.stdout)
+		r = ctl(t, append(parseEnv, "STATEMENT_PDF_PASSWORD="+password), nil, "parse", protected).ok(t, "parse with STATEMENT_PDF_PASSWORD")
+		require.Regexp(t, `(?m)^status\s+completed$`, r.stdout)
+		r = ctl(t, append(reconEnv, "STATEMENT_PDF_PASSWORD="+password), nil, "reconcile", protected, expected).ok(t, "reconcile with STATEMENT_PDF_PASSWORD")
+		require.Contains(t, r.stdout, "of 5 references")
+
+		r = ctl(t, parseEnv, []byte("not-it\n"), "parse", "--password", protected)
+		require.Equal(t, 3, r.code, r.stderr)
+		require.Contains(t, r.stderr, "the password does not open this PDF")
+		require.NotContains(t, r.stderr, "not-it")
+		r = ctl(t, parseEnv, nil, "parse", "--password="+password, protected)
+		require.Equal(t, 2, r.code, "a password on the command line is a usage error")
+		require.Contains(t, r.stderr, "--password takes no value")
+		require.NotContains(t, r.stderr+r.stdout, password, "and is not repeated")
+	})
+
 	s.requireNoSecretsInLogs(t)
 }

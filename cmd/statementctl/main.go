@@ -60,6 +60,7 @@ func main() {
 		now:             time.Now,
 		stderrTerminal:  term.IsTerminal(int(os.Stderr.Fd())),
 		stdinTerminal:   term.IsTerminal(int(os.Stdin.Fd())),
+		readPassword:    func() ([]byte, error) { return term.ReadPassword(int(os.Stdin.Fd())) },
 		pollInterval:    time.Second,
 		plainProgressAt: 5 * time.Second,
 	}
@@ -78,8 +79,11 @@ type app struct {
 	// stderrTerminal: progress is drawn as one line rewritten in place; otherwise it is
 	// written as plain lines, a few seconds apart, that read well in logs.
 	stderrTerminal bool
-	// stdinTerminal: nobody is piping a body, so verify-webhook needs --body-file.
+	// stdinTerminal: nobody is piping a body, so verify-webhook needs --body-file, and a
+	// password is typed at the terminal.
 	stdinTerminal bool
+	// readPassword reads a line typed at the terminal without echoing it.
+	readPassword func() ([]byte, error)
 	// pollInterval is how often a waiting command asks for the job's state.
 	pollInterval time.Duration
 	// plainProgressAt is the least time between two plain progress lines of one state.
@@ -192,6 +196,8 @@ Environment (a flag wins over its variable):
   STATEMENT_CLIENT_SECRET    Reconciliation API client secret (--client-secret)
   STATEMENT_API_KEY          Parsing API key (--api-key)
   STATEMENT_WEBHOOK_SECRET   signing secret for verify-webhook (--secret)
+  STATEMENT_PDF_PASSWORD     password of a protected PDF statement (parse, reconcile; or
+                             --password, which asks for it)
 Prefer the variables for secrets: flags are visible to other users in the process list.
 
 Exit codes:

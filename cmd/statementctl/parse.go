@@ -25,6 +25,10 @@ func (a *app) cmdParse(ctx context.Context, cmd command, args []string) error {
 	withTransactions := fs.Bool("transactions", false, "also print the transactions")
 	key := fs.String("idempotency-key", "", "send this `key` (a UUID, say), so that running the same command again within 24 hours gives the same job instead of a new one")
 	timeout := fs.Duration("timeout", 0, "stop waiting after this `duration` (the job keeps running); 0 waits until the job ends")
+	askPassword := addPasswordFlag(fs)
+	if err := refusePasswordValue(args, cmd.name); err != nil {
+		return err
+	}
 	pos, err := a.parseArgs(fs, cmd, args, 1, 1)
 	if err != nil {
 		return err
@@ -36,7 +40,11 @@ func (a *app) cmdParse(ctx context.Context, cmd command, args []string) error {
 	if err != nil {
 		return err
 	}
-	contentType, body, err := parseUpload(pos[0])
+	password, err := a.password(*askPassword)
+	if err != nil {
+		return err
+	}
+	contentType, body, err := parseUpload(pos[0], password)
 	if err != nil {
 		return err
 	}
@@ -122,12 +130,18 @@ func (a *app) waitParse(ctx context.Context, c *parseclient.ClientWithResponses,
 	return job, nil
 }
 
-// parseUpload builds the multipart body of a parsing job: the file as the part file.
-func parseUpload(path string) (contentType string, body []byte, err error) {
+// parseUpload builds the multipart body of a parsing job: the file as the part file, and its
+// password, if any, as the part password.
+func parseUpload(path, password string) (contentType string, body []byte, err error) {
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
 	if err := addFilePart(w, "file", "statement", path); err != nil {
 		return "", nil, err
+	}
+	if password != "" {
+		if err := w.WriteField("password", password); err != nil {
+			return "", nil, err
+		}
 	}
 	if err := w.Close(); err != nil {
 		return "", nil, err

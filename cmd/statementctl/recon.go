@@ -23,6 +23,10 @@ func (a *app) cmdReconcile(ctx context.Context, cmd command, args []string) erro
 	asJSON := fs.Bool("json", false, "print the results as JSON (the API's job results object)")
 	key := fs.String("idempotency-key", "", "send this `key` (a UUID, say), so that running the same command again within 24 hours gives the same job instead of a new one")
 	timeout := fs.Duration("timeout", 0, "stop waiting after this `duration` (the job keeps running); 0 waits until the job ends")
+	askPassword := addPasswordFlag(fs)
+	if err := refusePasswordValue(args, cmd.name); err != nil {
+		return err
+	}
 	pos, err := a.parseArgs(fs, cmd, args, 2, 2)
 	if err != nil {
 		return err
@@ -34,7 +38,11 @@ func (a *app) cmdReconcile(ctx context.Context, cmd command, args []string) erro
 	if err != nil {
 		return err
 	}
-	contentType, body, err := reconUpload(pos[0], pos[1], cfg.Sandbox)
+	password, err := a.password(*askPassword)
+	if err != nil {
+		return err
+	}
+	contentType, body, err := reconUpload(pos[0], pos[1], password, cfg.Sandbox)
 	if err != nil {
 		return err
 	}
@@ -119,8 +127,9 @@ func waitError(ctx context.Context, err error, id string, timeout time.Duration)
 }
 
 // reconUpload builds the multipart body of a reconciliation job: the two files as the parts
-// bank and expected, named by their base names, and env=sandbox for the sandbox.
-func reconUpload(bankPath, expectedPath string, sandbox bool) (contentType string, body []byte, err error) {
+// bank and expected, named by their base names, the bank statement's password if any, and
+// env=sandbox for the sandbox.
+func reconUpload(bankPath, expectedPath, password string, sandbox bool) (contentType string, body []byte, err error) {
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
 	if err := addFilePart(w, "bank", "bank statement", bankPath); err != nil {
@@ -128,6 +137,11 @@ func reconUpload(bankPath, expectedPath string, sandbox bool) (contentType strin
 	}
 	if err := addFilePart(w, "expected", "expected-references file", expectedPath); err != nil {
 		return "", nil, err
+	}
+	if password != "" {
+		if err := w.WriteField("password", password); err != nil {
+			return "", nil, err
+		}
 	}
 	if sandbox {
 		if err := w.WriteField("env", "sandbox"); err != nil {

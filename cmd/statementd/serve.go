@@ -78,10 +78,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	limits := statement.Options{MaxRows: cfg.MaxRows}
-	jobs := &reconjob.Service{Store: postgres.NewJobStore(db, enqueuer), Accounts: accounts.Store, Now: time.Now, Limits: limits,
-		Logger: logger}
-	parses := &parsejob.Service{Store: postgres.NewParseJobStore(db, enqueuer), Accounts: accounts.Store, Now: time.Now,
-		Limits: limits, Logger: logger}
+	// Protected statements are stored decrypted and sealed with the service key; their
+	// passwords are identified, never kept, by digests keyed with it.
+	jobStore, parseStore := postgres.NewJobStore(db, enqueuer), postgres.NewParseJobStore(db, enqueuer)
+	jobStore.Sealer, parseStore.Sealer = box, box
+	jobs := &reconjob.Service{Store: jobStore, Accounts: accounts.Store, Now: time.Now, Limits: limits, Logger: logger,
+		Digester: box}
+	parses := &parsejob.Service{Store: parseStore, Accounts: accounts.Store, Now: time.Now, Limits: limits, Logger: logger,
+		Digester: box}
 	policy, err := webhook.ParsePolicy(cfg.WebhookAllow)
 	if err != nil {
 		return fmt.Errorf("STATEMENTD_WEBHOOK_ALLOW / --webhook-allow: %w", err)

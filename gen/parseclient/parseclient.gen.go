@@ -151,6 +151,8 @@ const (
 	JobErrorCodeInternalError     JobErrorCode = "internal_error"
 	JobErrorCodeNoTextLayer       JobErrorCode = "no_text_layer"
 	JobErrorCodeNoTransactions    JobErrorCode = "no_transactions"
+	JobErrorCodePasswordIncorrect JobErrorCode = "password_incorrect"
+	JobErrorCodePasswordRequired  JobErrorCode = "password_required"
 	JobErrorCodeResourceLimit     JobErrorCode = "resource_limit"
 	JobErrorCodeTimeout           JobErrorCode = "timeout"
 	JobErrorCodeTooManyRows       JobErrorCode = "too_many_rows"
@@ -169,6 +171,10 @@ func (e JobErrorCode) Valid() bool {
 	case JobErrorCodeNoTextLayer:
 		return true
 	case JobErrorCodeNoTransactions:
+		return true
+	case JobErrorCodePasswordIncorrect:
+		return true
+	case JobErrorCodePasswordRequired:
 		return true
 	case JobErrorCodeResourceLimit:
 		return true
@@ -485,6 +491,14 @@ type CreateParseJobRequest struct {
 	// `Content-Type` (`application/octet-stream` is a good default): the format is detected
 	// from the content, so no part media type is prescribed here.
 	File openapi_types.File `json:"file"`
+
+	// Password The password that opens a password-protected PDF. Used to open the file, then
+	// forgotten: never stored, logged or repeated in an answer. An empty value is the same as
+	// none.
+	//
+	//
+	// Example: 01011985
+	Password *string `json:"password,omitempty"`
 }
 
 // CreateWebhookRequest A webhook endpoint to register.
@@ -738,7 +752,9 @@ type JobError struct {
 	// Code Why a job failed:
 	// `unsupported_format` (no supported statement format found),
 	// `file_corrupt` (the file is damaged or truncated),
-	// `file_encrypted` (password-protected or encrypted),
+	// `file_encrypted` (encrypted in a way that cannot be opened),
+	// `password_required` (the PDF is protected by a password and none was sent),
+	// `password_incorrect` (the password sent does not open the PDF),
 	// `no_text_layer` (a PDF without text, e.g. a scan),
 	// `no_transactions` (the statement contains no readable transactions),
 	// `too_many_rows` (more rows than the row limit),
@@ -759,7 +775,9 @@ type JobError struct {
 // JobErrorCode Why a job failed:
 // `unsupported_format` (no supported statement format found),
 // `file_corrupt` (the file is damaged or truncated),
-// `file_encrypted` (password-protected or encrypted),
+// `file_encrypted` (encrypted in a way that cannot be opened),
+// `password_required` (the PDF is protected by a password and none was sent),
+// `password_incorrect` (the password sent does not open the PDF),
 // `no_text_layer` (a PDF without text, e.g. a scan),
 // `no_transactions` (the statement contains no readable transactions),
 // `too_many_rows` (more rows than the row limit),
@@ -1923,7 +1941,8 @@ type ClientInterface interface {
 	//   workbooks, read as what they are: an HTML table saved as `.xls` (format `html`, also
 	//   plain `.html` statements) and Excel 2003 XML Spreadsheet (format `spreadsheetml`). A
 	//   CSV named `.xls` is CSV.
-	// - **PDF** with a text layer (scanned images without text are not read).
+	// - **PDF** with a text layer (scanned images without text are not read), also
+	//   password-protected (see below).
 	// - **SWIFT MT940 / MT942**.
 	// - **ISO 20022 CAMT.053, CAMT.052 and CAMT.054**.
 	// - **OFX / QFX** (SGML 1.x and XML 2.x).
@@ -1940,6 +1959,14 @@ type ClientInterface interface {
 	// formats included, by reading the file's head (never the whole of a large text file): a
 	// CSV that holds no column of dates and amounts is `400 FILE_INVALID`, not a job that
 	// fails later. Problems found only while parsing make the job `failed` with an `error`.
+	//
+	// **Password-protected PDFs.** Send the file's password in the `password` field. It is
+	// used to open the file and then forgotten: it is never stored, logged or repeated in an
+	// answer (the file is kept decrypted, encrypted at rest with the service's key). A
+	// protected file sent without a password, or with a wrong one, is `400 FILE_INVALID` with a
+	// `detail` that says which, before the `202`. A password sent with a file that needs none
+	// is ignored. The password is part of what an `Idempotency-Key` identifies: the same key
+	// with another password is another request (`422`).
 	//
 	// **Limits.** Files up to 25 MiB and 1,000,000 transaction rows by default (the operator
 	// may configure other limits). A bigger file gets `413 FILE_TOO_LARGE` before it is stored.
@@ -2238,7 +2265,8 @@ func (c *Client) ListJobs(ctx context.Context, params *ListJobsParams, reqEditor
 //     workbooks, read as what they are: an HTML table saved as `.xls` (format `html`, also
 //     plain `.html` statements) and Excel 2003 XML Spreadsheet (format `spreadsheetml`). A
 //     CSV named `.xls` is CSV.
-//   - **PDF** with a text layer (scanned images without text are not read).
+//   - **PDF** with a text layer (scanned images without text are not read), also
+//     password-protected (see below).
 //   - **SWIFT MT940 / MT942**.
 //   - **ISO 20022 CAMT.053, CAMT.052 and CAMT.054**.
 //   - **OFX / QFX** (SGML 1.x and XML 2.x).
@@ -2255,6 +2283,14 @@ func (c *Client) ListJobs(ctx context.Context, params *ListJobsParams, reqEditor
 // formats included, by reading the file's head (never the whole of a large text file): a
 // CSV that holds no column of dates and amounts is `400 FILE_INVALID`, not a job that
 // fails later. Problems found only while parsing make the job `failed` with an `error`.
+//
+// **Password-protected PDFs.** Send the file's password in the `password` field. It is
+// used to open the file and then forgotten: it is never stored, logged or repeated in an
+// answer (the file is kept decrypted, encrypted at rest with the service's key). A
+// protected file sent without a password, or with a wrong one, is `400 FILE_INVALID` with a
+// `detail` that says which, before the `202`. A password sent with a file that needs none
+// is ignored. The password is part of what an `Idempotency-Key` identifies: the same key
+// with another password is another request (`422`).
 //
 // **Limits.** Files up to 25 MiB and 1,000,000 transaction rows by default (the operator
 // may configure other limits). A bigger file gets `413 FILE_TOO_LARGE` before it is stored.
@@ -3463,7 +3499,8 @@ type ClientWithResponsesInterface interface {
 	//   workbooks, read as what they are: an HTML table saved as `.xls` (format `html`, also
 	//   plain `.html` statements) and Excel 2003 XML Spreadsheet (format `spreadsheetml`). A
 	//   CSV named `.xls` is CSV.
-	// - **PDF** with a text layer (scanned images without text are not read).
+	// - **PDF** with a text layer (scanned images without text are not read), also
+	//   password-protected (see below).
 	// - **SWIFT MT940 / MT942**.
 	// - **ISO 20022 CAMT.053, CAMT.052 and CAMT.054**.
 	// - **OFX / QFX** (SGML 1.x and XML 2.x).
@@ -3480,6 +3517,14 @@ type ClientWithResponsesInterface interface {
 	// formats included, by reading the file's head (never the whole of a large text file): a
 	// CSV that holds no column of dates and amounts is `400 FILE_INVALID`, not a job that
 	// fails later. Problems found only while parsing make the job `failed` with an `error`.
+	//
+	// **Password-protected PDFs.** Send the file's password in the `password` field. It is
+	// used to open the file and then forgotten: it is never stored, logged or repeated in an
+	// answer (the file is kept decrypted, encrypted at rest with the service's key). A
+	// protected file sent without a password, or with a wrong one, is `400 FILE_INVALID` with a
+	// `detail` that says which, before the `202`. A password sent with a file that needs none
+	// is ignored. The password is part of what an `Idempotency-Key` identifies: the same key
+	// with another password is another request (`422`).
 	//
 	// **Limits.** Files up to 25 MiB and 1,000,000 transaction rows by default (the operator
 	// may configure other limits). A bigger file gets `413 FILE_TOO_LARGE` before it is stored.
@@ -6201,7 +6246,8 @@ func (c *ClientWithResponses) ListJobsWithResponse(ctx context.Context, params *
 //     workbooks, read as what they are: an HTML table saved as `.xls` (format `html`, also
 //     plain `.html` statements) and Excel 2003 XML Spreadsheet (format `spreadsheetml`). A
 //     CSV named `.xls` is CSV.
-//   - **PDF** with a text layer (scanned images without text are not read).
+//   - **PDF** with a text layer (scanned images without text are not read), also
+//     password-protected (see below).
 //   - **SWIFT MT940 / MT942**.
 //   - **ISO 20022 CAMT.053, CAMT.052 and CAMT.054**.
 //   - **OFX / QFX** (SGML 1.x and XML 2.x).
@@ -6218,6 +6264,14 @@ func (c *ClientWithResponses) ListJobsWithResponse(ctx context.Context, params *
 // formats included, by reading the file's head (never the whole of a large text file): a
 // CSV that holds no column of dates and amounts is `400 FILE_INVALID`, not a job that
 // fails later. Problems found only while parsing make the job `failed` with an `error`.
+//
+// **Password-protected PDFs.** Send the file's password in the `password` field. It is
+// used to open the file and then forgotten: it is never stored, logged or repeated in an
+// answer (the file is kept decrypted, encrypted at rest with the service's key). A
+// protected file sent without a password, or with a wrong one, is `400 FILE_INVALID` with a
+// `detail` that says which, before the `202`. A password sent with a file that needs none
+// is ignored. The password is part of what an `Idempotency-Key` identifies: the same key
+// with another password is another request (`422`).
 //
 // **Limits.** Files up to 25 MiB and 1,000,000 transaction rows by default (the operator
 // may configure other limits). A bigger file gets `413 FILE_TOO_LARGE` before it is stored.

@@ -337,6 +337,14 @@ type CreateJobRequest struct {
 	// Expected The expected references: CSV or Excel, one row per expected payment, columns found by
 	// header name (see the operation's description). At most 25 MiB by default.
 	Expected openapi_types.File `json:"expected"`
+
+	// Password The password that opens a password-protected bank statement (PDF). Used to open the
+	// file, then forgotten: never stored, logged or repeated in an answer. An empty value is the same as
+	// none.
+	//
+	//
+	// Example: 01011985
+	Password *string `json:"password,omitempty"`
 }
 
 // Currency An ISO 4217 currency code.
@@ -1021,6 +1029,14 @@ type ClientInterface interface {
 	// `Content-Type`. Every format is checked before the 202: a file of no supported format,
 	// or a text file whose head holds no column of dates and amounts, is `400 FILE_INVALID`.
 	//
+	// **Password-protected PDFs**: send the bank statement's password in the `password` field.
+	// It is used to open the file and then forgotten: it is never stored, logged or repeated
+	// in an answer (the file is kept decrypted, encrypted at rest with the service's key). A
+	// protected file sent without a password, or with a wrong one, is `400 FILE_INVALID` with
+	// a message that says which, before the 202. A password sent with a file that needs none
+	// is ignored. The password is part of what an `Idempotency-Key` identifies: the same key
+	// with another password is another request (`422`).
+	//
 	// **Expected references (`expected`)**: CSV or Excel (first sheet), one row per expected
 	// payment. The first non-empty row is the header row; columns are found by header name,
 	// compared case-insensitively after trimming spaces, with inner spaces and hyphens read as
@@ -1341,6 +1357,14 @@ type ClientInterface interface {
 // format is found from the content, never from the file name or the part's
 // `Content-Type`. Every format is checked before the 202: a file of no supported format,
 // or a text file whose head holds no column of dates and amounts, is `400 FILE_INVALID`.
+//
+// **Password-protected PDFs**: send the bank statement's password in the `password` field.
+// It is used to open the file and then forgotten: it is never stored, logged or repeated
+// in an answer (the file is kept decrypted, encrypted at rest with the service's key). A
+// protected file sent without a password, or with a wrong one, is `400 FILE_INVALID` with
+// a message that says which, before the 202. A password sent with a file that needs none
+// is ignored. The password is part of what an `Idempotency-Key` identifies: the same key
+// with another password is another request (`422`).
 //
 // **Expected references (`expected`)**: CSV or Excel (first sheet), one row per expected
 // payment. The first non-empty row is the header row; columns are found by header name,
@@ -2113,6 +2137,14 @@ type ClientWithResponsesInterface interface {
 	// format is found from the content, never from the file name or the part's
 	// `Content-Type`. Every format is checked before the 202: a file of no supported format,
 	// or a text file whose head holds no column of dates and amounts, is `400 FILE_INVALID`.
+	//
+	// **Password-protected PDFs**: send the bank statement's password in the `password` field.
+	// It is used to open the file and then forgotten: it is never stored, logged or repeated
+	// in an answer (the file is kept decrypted, encrypted at rest with the service's key). A
+	// protected file sent without a password, or with a wrong one, is `400 FILE_INVALID` with
+	// a message that says which, before the 202. A password sent with a file that needs none
+	// is ignored. The password is part of what an `Idempotency-Key` identifies: the same key
+	// with another password is another request (`422`).
 	//
 	// **Expected references (`expected`)**: CSV or Excel (first sheet), one row per expected
 	// payment. The first non-empty row is the header row; columns are found by header name,
@@ -3578,6 +3610,14 @@ func (r GetReadinessResponse) ContentType() string {
 // format is found from the content, never from the file name or the part's
 // `Content-Type`. Every format is checked before the 202: a file of no supported format,
 // or a text file whose head holds no column of dates and amounts, is `400 FILE_INVALID`.
+//
+// **Password-protected PDFs**: send the bank statement's password in the `password` field.
+// It is used to open the file and then forgotten: it is never stored, logged or repeated
+// in an answer (the file is kept decrypted, encrypted at rest with the service's key). A
+// protected file sent without a password, or with a wrong one, is `400 FILE_INVALID` with
+// a message that says which, before the 202. A password sent with a file that needs none
+// is ignored. The password is part of what an `Idempotency-Key` identifies: the same key
+// with another password is another request (`422`).
 //
 // **Expected references (`expected`)**: CSV or Excel (first sheet), one row per expected
 // payment. The first non-empty row is the header row; columns are found by header name,

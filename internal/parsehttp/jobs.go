@@ -18,6 +18,7 @@ import (
 	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/upload"
 )
 
 // Jobs is what the Parsing API needs of the parsing job rules; *parsejob.Service has it.
@@ -34,8 +35,11 @@ type Jobs interface {
 
 var _ Jobs = (*parsejob.Service)(nil)
 
-// partFile is the multipart part of POST /api/v1/jobs (CreateParseJobRequest).
-const partFile = "file"
+// The parts of POST /api/v1/jobs (CreateParseJobRequest).
+const (
+	partFile     = "file"
+	partPassword = "password"
+)
 
 // CreateJob reads the uploaded statement as a stream into a temporary file and creates the job.
 func (s *Server) CreateJob(ctx context.Context, req parseapi.CreateJobRequestObject) (parseapi.CreateJobResponseObject, error) {
@@ -48,14 +52,15 @@ func (s *Server) CreateJob(ctx context.Context, req parseapi.CreateJobRequestObj
 		return nil, err
 	}
 	form, err := spool.Read(req.Body, spool.FormSpec{
-		Files: []string{partFile}, Required: []string{partFile}, MaxFileBytes: s.maxFileBytes,
+		Files: []string{partFile}, Required: []string{partFile}, Fields: []string{partPassword}, MaxFileBytes: s.maxFileBytes,
+		MaxFieldChars: map[string]int{partPassword: upload.MaxPasswordChars},
 	})
 	if err != nil {
 		return nil, err
 	}
 	defer form.Remove()
 	acc, err := s.jobs.Create(ctx, parsejob.NewJob{AccountID: caller.AccountID, File: form.Files[partFile],
-		IdempotencyKey: key, RequestID: httpkit.RequestID(ctx)})
+		Password: form.Fields[partPassword], IdempotencyKey: key, RequestID: httpkit.RequestID(ctx)})
 	var (
 		fileErr  *parsejob.FileError
 		quotaErr *quota.Error

@@ -77,6 +77,9 @@ type Service struct {
 	Limits statement.Options
 	// Logger records job outcomes; slog.Default when nil.
 	Logger *slog.Logger
+	// Digester identifies a file's password in the idempotency record by its keyed digest;
+	// needed only by uploads that send a password.
+	Digester upload.Digester
 }
 
 func (s *Service) now() time.Time {
@@ -97,6 +100,9 @@ func (s *Service) logger() *slog.Logger {
 type NewJob struct {
 	AccountID uuid.UUID
 	File      upload.File
+	// Password opens a file protected by one (see upload.Unlock); it goes no further than the
+	// check.
+	Password string
 	// IdempotencyKey is the client's Idempotency-Key, empty when none was sent.
 	IdempotencyKey string
 	// RequestID is the id of the upload request, kept for idempotent replays.
@@ -115,14 +121,26 @@ type Accepted struct {
 // and its work in one transaction.
 func (s *Service) Create(ctx context.Context, req NewJob) (Accepted, error) {
 	now := s.now()
-	key := idempotency.Key{AccountID: req.AccountID, Scope: QuotaScope, Key: req.IdempotencyKey, Hash: requestHash(req)}
+	hash, err := requestHash(req, s.Digester)
+	if err != nil {
+		return Accepted{}, err
+	}
+	key := idempotency.Key{AccountID: req.AccountID, Scope: QuotaScope, Key: req.IdempotencyKey, Hash: hash}
 	return idempotency.Run(ctx, s.Store, key, now, s.logger(),
 		func() (Accepted, error) { return s.create(ctx, req, key, now) },
 		func(existing idempotency.Record) (Accepted, error) { return s.replay(ctx, req, existing) })
 }
 
 func (s *Service) create(ctx context.Context, req NewJob, key idempotency.Key, now time.Time) (Accepted, error) {
-	format, err := s.checkFile(req.File)
+	file, err := upload.Unlock(req.File, req.Password, s.Limits)
+	if err != nil {
+		var serr *statement.Error
+		if errors.As(err, &serr) {
+			return Accepted{}, &FileError{Msg: err.Error()}
+		}
+		return Accepted{}, err
+	}
+	format, err := s.checkFile(file)
 	if err != nil {
 		return Accepted{}, err
 	}
@@ -143,7 +161,7 @@ func (s *Service) create(ctx context.Context, req NewJob, key idempotency.Key, n
 	j := Job{ID: uuid.New(), AccountID: req.AccountID, Status: StatusQueued, FileName: req.File.Name, Format: format,
 		CreatedAt: now.Truncate(time.Microsecond), RequestID: req.RequestID}
 	key.ResourceID = j.ID
-	if err := s.Store.Create(ctx, j, req.File, charge, key); err != nil {
+	if err := s.Store.Create(ctx, j, file, charge, key); err != nil {
 		return Accepted{}, err
 	}
 	return Accepted{Job: j}, nil
@@ -159,8 +177,9 @@ func (s *Service) replay(ctx context.Context, req NewJob, existing idempotency.R
 	return Accepted{Job: j.Accepted(), Replayed: true}, nil
 }
 
-// requestHash identifies an upload for idempotency: the same content under the same name.
-func requestHash(req NewJob) []byte {
+// requestHash identifies an upload for idempotency: the same content under the same name, with
+// the same password (by its keyed digest) if any.
+func requestHash(req NewJob, d upload.Digester) ([]byte, error) {
 	h := sha256.New()
 	field := func(b []byte) {
 		_ = binary.Write(h, binary.BigEndian, uint64(len(b)))
@@ -169,7 +188,10 @@ func requestHash(req NewJob) []byte {
 	field([]byte("parse-job/v1"))
 	field([]byte(req.File.Name))
 	field(req.File.SHA256[:])
-	return h.Sum(nil)
+	if err := upload.HashPassword(h, d, req.Password); err != nil {
+		return nil, err
+	}
+	return h.Sum(nil), nil
 }
 
 // checkFile is the check before a job is accepted: a supported format that opens (see

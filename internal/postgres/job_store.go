@@ -23,6 +23,8 @@ import (
 type JobStore struct {
 	DB    *sqlx.DB
 	Queue Enqueuer
+	// Sealer seals the files that must not be stored in the clear (upload.File.Sealed).
+	Sealer Sealer
 }
 
 var _ reconjob.Store = (*JobStore)(nil)
@@ -49,11 +51,11 @@ func (s *JobStore) QuotaUsed(ctx context.Context, accountID uuid.UUID, scope str
 // in one transaction. A job refused by the quota rolls everything back.
 func (s *JobStore) Create(ctx context.Context, j reconjob.Job, bank, expected upload.File, q quota.Charge, k idempotency.Key) error {
 	return inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
-		bankID, err := storeFile(ctx, tx, j.AccountID, bank, j.CreatedAt)
+		bankID, err := storeFile(ctx, tx, j.AccountID, bank, s.Sealer, j.CreatedAt)
 		if err != nil {
 			return fmt.Errorf("store bank file: %w", err)
 		}
-		expectedID, err := storeFile(ctx, tx, j.AccountID, expected, j.CreatedAt)
+		expectedID, err := storeFile(ctx, tx, j.AccountID, expected, s.Sealer, j.CreatedAt)
 		if err != nil {
 			return fmt.Errorf("store expected file: %w", err)
 		}
@@ -160,7 +162,7 @@ func (s *JobStore) ReadFile(ctx context.Context, id uuid.UUID, field string) ([]
 	if field == "expected" {
 		column = "expected_upload"
 	}
-	data, err := readUpload(ctx, s.DB, `SELECT u.id, u.size FROM recon_jobs j JOIN uploads u ON u.id = j.`+column+` WHERE j.id = $1`, id)
+	data, err := readUpload(ctx, s.DB, s.Sealer, `SELECT u.id, u.size, u.sealed FROM recon_jobs j JOIN uploads u ON u.id = j.`+column+` WHERE j.id = $1`, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, reconjob.ErrNotFound
 	}

@@ -35,6 +35,8 @@ import (
 type ParseJobStore struct {
 	DB    *sqlx.DB
 	Queue Enqueuer
+	// Sealer seals the files that must not be stored in the clear (upload.File.Sealed).
+	Sealer Sealer
 }
 
 var _ parsejob.Store = (*ParseJobStore)(nil)
@@ -64,7 +66,7 @@ func (s *ParseJobStore) QuotaUsed(ctx context.Context, accountID uuid.UUID, scop
 // transaction. A job refused by the quota rolls everything back.
 func (s *ParseJobStore) Create(ctx context.Context, j parsejob.Job, f upload.File, q quota.Charge, k idempotency.Key) error {
 	return inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
-		upload, err := storeFile(ctx, tx, j.AccountID, f, j.CreatedAt)
+		upload, err := storeFile(ctx, tx, j.AccountID, f, s.Sealer, j.CreatedAt)
 		if err != nil {
 			return fmt.Errorf("store file: %w", err)
 		}
@@ -298,7 +300,7 @@ func parseAttempt(id uuid.UUID, n int) attemptTag {
 
 // ReadFile implements parsejob.Store.
 func (s *ParseJobStore) ReadFile(ctx context.Context, id uuid.UUID) ([]byte, error) {
-	data, err := readUpload(ctx, s.DB, `SELECT u.id, u.size FROM parse_jobs j JOIN uploads u ON u.id = j.upload_id WHERE j.id = $1`, id)
+	data, err := readUpload(ctx, s.DB, s.Sealer, `SELECT u.id, u.size, u.sealed FROM parse_jobs j JOIN uploads u ON u.id = j.upload_id WHERE j.id = $1`, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, parsejob.ErrNotFound
 	}

@@ -135,11 +135,21 @@ UPDATE idempotency_keys SET state = 'done', resource_id = $5
 	return nil
 }
 
-// storeFile writes an uploaded file in chunks and returns its id.
-func storeFile(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, f upload.File, now time.Time) (uuid.UUID, error) {
+// Sealer encrypts what must not be stored in the clear: the decrypted content of a protected
+// file (upload.File.Sealed). secretbox.Box is one.
+type Sealer interface {
+	Seal(plain []byte) ([]byte, error)
+	Open(sealed []byte) ([]byte, error)
+}
+
+// storeFile writes an uploaded file in chunks, each sealed when the file is, and returns its id.
+func storeFile(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, f upload.File, sealer Sealer, now time.Time) (uuid.UUID, error) {
+	if f.Sealed && sealer == nil {
+		return uuid.Nil, errors.New("a protected file must be stored sealed, and the store has no Sealer")
+	}
 	id := uuid.New()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO uploads (id, account_id, file_name, size, sha256, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-		id, accountID, cleanText(f.Name), f.Size, f.SHA256[:], now); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO uploads (id, account_id, file_name, size, sha256, sealed, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		id, accountID, cleanText(f.Name), f.Size, f.SHA256[:], f.Sealed, now); err != nil {
 		return uuid.Nil, err
 	}
 	r, err := f.Open()
@@ -160,7 +170,15 @@ func storeFile(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, f upload.F
 		if n > 0 {
 			h.Write(buf[:n])
 			size += int64(n)
-			if _, err := stmt.ExecContext(ctx, id, seq, buf[:n]); err != nil {
+			chunk := buf[:n]
+			if f.Sealed {
+				sealed, serr := sealer.Seal(chunk)
+				if serr != nil {
+					return uuid.Nil, serr
+				}
+				chunk = sealed
+			}
+			if _, err := stmt.ExecContext(ctx, id, seq, chunk); err != nil {
 				return uuid.Nil, err
 			}
 		}
@@ -178,14 +196,19 @@ func storeFile(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, f upload.F
 	return id, nil
 }
 
-// readUpload returns the content of a stored file. lookup selects the upload's id and size
-// (u.id, u.size) from its args; when it finds no row the error is sql.ErrNoRows, for the caller
-// to translate into its own not-found error.
-func readUpload(ctx context.Context, db *sqlx.DB, lookup string, args ...any) ([]byte, error) {
+// readUpload returns the content of a stored file, opening its chunks with sealer when it was
+// stored sealed. lookup selects the upload's id, size and sealed flag (u.id, u.size, u.sealed)
+// from its args; when it finds no row the error is sql.ErrNoRows, for the caller to translate
+// into its own not-found error.
+func readUpload(ctx context.Context, db *sqlx.DB, sealer Sealer, lookup string, args ...any) ([]byte, error) {
 	var size int64
 	var upload uuid.UUID
-	if err := db.QueryRowContext(ctx, lookup, args...).Scan(&upload, &size); err != nil {
+	var sealed bool
+	if err := db.QueryRowContext(ctx, lookup, args...).Scan(&upload, &size, &sealed); err != nil {
 		return nil, err
+	}
+	if sealed && sealer == nil {
+		return nil, fmt.Errorf("upload %s is sealed, and the store has no Sealer", upload)
 	}
 	rows, err := db.QueryContext(ctx, `SELECT data FROM upload_chunks WHERE upload_id = $1 ORDER BY seq`, upload)
 	if err != nil {
@@ -197,6 +220,13 @@ func readUpload(ctx context.Context, db *sqlx.DB, lookup string, args ...any) ([
 		var chunk sql.RawBytes
 		if err := rows.Scan(&chunk); err != nil {
 			return nil, err
+		}
+		if sealed {
+			plain, err := sealer.Open(chunk)
+			if err != nil {
+				return nil, fmt.Errorf("upload %s: %w", upload, err)
+			}
+			chunk = plain
 		}
 		data = append(data, chunk...)
 	}

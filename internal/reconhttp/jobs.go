@@ -16,6 +16,7 @@ import (
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/reconjob"
+	"github.com/statementmatch/service/internal/upload"
 )
 
 // Jobs is what the Reconciliation API needs of the job rules; *reconjob.Service has it.
@@ -31,6 +32,7 @@ const (
 	partBank     = "bank"
 	partExpected = "expected"
 	partEnv      = "env"
+	partPassword = "password"
 )
 
 // CreateJob reads the two files as a stream, checks them and creates the job.
@@ -45,7 +47,8 @@ func (s *Server) CreateJob(ctx context.Context, req reconapi.CreateJobRequestObj
 	}
 	form, err := spool.Read(req.Body, spool.FormSpec{
 		Files: []string{partBank, partExpected}, Required: []string{partBank, partExpected},
-		Fields: []string{partEnv}, MaxFileBytes: s.maxFileBytes,
+		Fields: []string{partEnv, partPassword}, MaxFileBytes: s.maxFileBytes,
+		MaxFieldChars: map[string]int{partPassword: upload.MaxPasswordChars},
 	})
 	if err != nil {
 		return nil, err
@@ -58,7 +61,7 @@ func (s *Server) CreateJob(ctx context.Context, req reconapi.CreateJobRequestObj
 		}
 	}
 	acc, err := s.jobs.Create(ctx, reconjob.NewJob{AccountID: caller.AccountID, Env: s.env,
-		Bank: form.Files[partBank], Expected: form.Files[partExpected], IdempotencyKey: key})
+		Bank: form.Files[partBank], Expected: form.Files[partExpected], Password: form.Fields[partPassword], IdempotencyKey: key})
 	var (
 		fileErr  *reconjob.FileError
 		quotaErr *quota.Error

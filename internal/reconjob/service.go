@@ -35,6 +35,9 @@ type Service struct {
 	Limits statement.Options
 	// Logger records job outcomes; slog.Default when nil.
 	Logger *slog.Logger
+	// Digester identifies a bank statement's password in the idempotency record by its keyed
+	// digest; needed only by requests that send a password.
+	Digester upload.Digester
 }
 
 func (s *Service) now() time.Time {
@@ -57,6 +60,9 @@ type NewJob struct {
 	Env       account.Environment
 	Bank      upload.File
 	Expected  upload.File
+	// Password opens a bank statement protected by one (see upload.Unlock); it goes no further
+	// than the check.
+	Password string
 	// IdempotencyKey is the client's Idempotency-Key, empty when none was sent.
 	IdempotencyKey string
 }
@@ -73,14 +79,26 @@ type Accepted struct {
 // the job with its files and its queued work in one transaction.
 func (s *Service) Create(ctx context.Context, req NewJob) (Accepted, error) {
 	now := s.now()
-	key := idempotency.Key{AccountID: req.AccountID, Scope: QuotaScope(req.Env), Key: req.IdempotencyKey, Hash: requestHash(req)}
+	hash, err := requestHash(req, s.Digester)
+	if err != nil {
+		return Accepted{}, err
+	}
+	key := idempotency.Key{AccountID: req.AccountID, Scope: QuotaScope(req.Env), Key: req.IdempotencyKey, Hash: hash}
 	return idempotency.Run(ctx, s.Store, key, now, s.logger(),
 		func() (Accepted, error) { return s.create(ctx, req, key, now) },
 		func(existing idempotency.Record) (Accepted, error) { return s.replay(ctx, req, existing) })
 }
 
 func (s *Service) create(ctx context.Context, req NewJob, key idempotency.Key, now time.Time) (Accepted, error) {
-	if err := s.checkBank(req.Bank); err != nil {
+	bank, err := upload.Unlock(req.Bank, req.Password, s.Limits)
+	if err != nil {
+		var serr *statement.Error
+		if errors.As(err, &serr) {
+			return Accepted{}, &FileError{Field: "bank", Msg: err.Error()}
+		}
+		return Accepted{}, err
+	}
+	if err := s.checkBank(bank); err != nil {
 		return Accepted{}, err
 	}
 	if err := s.checkExpected(req.Expected); err != nil {
@@ -102,7 +120,7 @@ func (s *Service) create(ctx context.Context, req NewJob, key idempotency.Key, n
 	j := Job{ID: uuid.New(), AccountID: req.AccountID, Env: req.Env, Status: StatusProcessing,
 		BankFile: req.Bank.Name, ExpectedFile: req.Expected.Name, CreatedAt: now.Truncate(time.Microsecond)}
 	key.ResourceID = j.ID
-	if err := s.Store.Create(ctx, j, req.Bank, req.Expected, charge, key); err != nil {
+	if err := s.Store.Create(ctx, j, bank, req.Expected, charge, key); err != nil {
 		return Accepted{}, err
 	}
 	return Accepted{Job: j}, nil
@@ -120,8 +138,8 @@ func (s *Service) replay(ctx context.Context, req NewJob, existing idempotency.R
 }
 
 // requestHash identifies a create request for idempotency: the same files under the same
-// names in the same environment.
-func requestHash(req NewJob) []byte {
+// names in the same environment, with the same password (by its keyed digest) if any.
+func requestHash(req NewJob, d upload.Digester) ([]byte, error) {
 	h := sha256.New()
 	field := func(b []byte) {
 		_ = binary.Write(h, binary.BigEndian, uint64(len(b)))
@@ -133,7 +151,10 @@ func requestHash(req NewJob) []byte {
 	field(req.Bank.SHA256[:])
 	field([]byte(req.Expected.Name))
 	field(req.Expected.SHA256[:])
-	return h.Sum(nil)
+	if err := upload.HashPassword(h, d, req.Password); err != nil {
+		return nil, err
+	}
+	return h.Sum(nil), nil
 }
 
 // checkBank is the check made before a job is accepted: see upload.CheckStatement. A file too large

@@ -20,6 +20,9 @@ type File struct {
 	SHA256 [32]byte
 	// Open returns the content from the start; each call gives a new reader.
 	Open func() (io.ReadCloser, error)
+	// Sealed: the content is a protected file's, decrypted (see Unlock); its keeper stores it
+	// encrypted at rest.
+	Sealed bool
 }
 
 // sniffBytes is how much of a text file the upload check reads: what format detection looks

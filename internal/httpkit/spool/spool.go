@@ -50,6 +50,8 @@ type FormSpec struct {
 	Fields []string
 	// MaxFileBytes bounds each file part.
 	MaxFileBytes int64
+	// MaxFieldChars bounds text parts in characters, as the spec's maxLength does, by name.
+	MaxFieldChars map[string]int
 }
 
 // maxFieldBytes bounds a text part: the forms of these APIs only have short ones.
@@ -111,6 +113,9 @@ func Read(r *multipart.Reader, spec FormSpec) (_ *Form, err error) {
 		}
 		if !utf8.Valid(b) {
 			return nil, invalidRequest(name + ": not UTF-8 text")
+		}
+		if n, ok := spec.MaxFieldChars[name]; ok && utf8.RuneCount(b) > n {
+			return nil, invalidRequest(fmt.Sprintf("%s: longer than %d characters", name, n))
 		}
 		form.Fields[name] = string(b)
 	}

@@ -47,7 +47,8 @@ func multipartBody(t *testing.T, parts []part) (*bytes.Buffer, string) {
 }
 
 func TestReadUpload(t *testing.T) {
-	spec := FormSpec{Files: []string{"bank", "expected"}, Required: []string{"bank", "expected"}, Fields: []string{"env"}, MaxFileBytes: 10}
+	spec := FormSpec{Files: []string{"bank", "expected"}, Required: []string{"bank", "expected"}, Fields: []string{"env", "password"},
+		MaxFileBytes: 10, MaxFieldChars: map[string]int{"password": 4}}
 	tests := []struct {
 		name       string
 		parts      []part
@@ -83,6 +84,11 @@ func TestReadUpload(t *testing.T) {
 			parts: []part{{"env", "", ""}, {"env", "", ""}}, wantStatus: 400, wantCode: httpkit.CodeInvalidRequest, wantMsg: "env: sent more than once"},
 		{name: "an overlong field is 400",
 			parts: []part{{"env", "", strings.Repeat("p", maxFieldBytes+1)}}, wantStatus: 400, wantCode: httpkit.CodeInvalidRequest, wantMsg: "env: longer than"},
+		{name: "a field longer in characters than its limit is refused",
+			parts: []part{{"password", "", "ééééé"}}, wantStatus: 400, wantCode: httpkit.CodeInvalidRequest, wantMsg: "password: longer than 4 characters"},
+		{name: "a field as long as its limit in characters is read, whatever its bytes",
+			parts: []part{{"bank", "b.csv", "x"}, {"expected", "e.csv", "y"}, {"password", "", "éééé"}},
+			check: func(t *testing.T, f *Form) { require.Equal(t, "éééé", f.Fields["password"]) }},
 		{name: "a body cut short is 400",
 			raw: "--B\r\nContent-Disposition: form-data; name=\"bank\"; filename=\"a\"\r\n\r\nabc", wantStatus: 400, wantCode: httpkit.CodeInvalidRequest},
 		{name: "control characters and long names are cleaned from file names",

@@ -11,7 +11,9 @@ package secretbox
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -31,9 +33,11 @@ const KeyFile = "secret.key"
 // key. GCM cannot tell these apart, and a caller must not either.
 var ErrOpen = errors.New("secretbox: cannot open sealed value: it was altered or sealed with another key")
 
-// Box seals and opens values with one key. It is safe for concurrent use.
+// Box seals and opens values with one key, and makes keyed digests with a key derived from it.
+// It is safe for concurrent use.
 type Box struct {
-	aead cipher.AEAD
+	aead      cipher.AEAD
+	digestKey []byte
 }
 
 // New returns a Box for a KeySize-byte key.
@@ -49,7 +53,9 @@ func New(key []byte) (*Box, error) {
 	if err != nil {
 		return nil, fmt.Errorf("secretbox: %w", err)
 	}
-	return &Box{aead: aead}, nil
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte("statementd digest key v1"))
+	return &Box{aead: aead, digestKey: mac.Sum(nil)}, nil
 }
 
 // Seal encrypts plain and returns the nonce followed by the ciphertext and its tag. Sealing the
@@ -60,6 +66,18 @@ func (b *Box) Seal(plain []byte) ([]byte, error) {
 		return nil, fmt.Errorf("secretbox: nonce: %w", err)
 	}
 	return b.aead.Seal(nonce, nonce, plain, nil), nil
+}
+
+// Digest is a keyed digest (HMAC-SHA-256) of data for purpose: it identifies a secret that a
+// request carries (a PDF's password, in the request hash of an idempotency record) without
+// letting anyone who lacks the key test guesses against it. The key is derived from the Box's,
+// never the Box's itself; purposes give unrelated digests of the same data.
+func (b *Box) Digest(purpose string, data []byte) []byte {
+	mac := hmac.New(sha256.New, b.digestKey)
+	mac.Write([]byte(purpose))
+	mac.Write([]byte{0})
+	mac.Write(data)
+	return mac.Sum(nil)
 }
 
 // Open decrypts a value made by Seal with the same key. Anything else is ErrOpen.

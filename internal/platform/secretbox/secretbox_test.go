@@ -189,3 +189,15 @@ func TestLoadKeyNeedsADataDirWithoutAConfiguredKey(t *testing.T) {
 	_, err := secretbox.LoadKey("", "")
 	require.Error(t, err)
 }
+
+func TestDigestIsKeyedAndPurposeBound(t *testing.T) {
+	t.Parallel()
+	a, b := newBox(t), newBox(t)
+	d := a.Digest("password", []byte("01011985"))
+	require.Len(t, d, 32)
+	require.Equal(t, d, a.Digest("password", []byte("01011985")), "the same key, purpose and data give the same digest")
+	require.NotEqual(t, d, b.Digest("password", []byte("01011985")), "another key gives another digest")
+	require.NotEqual(t, d, a.Digest("other", []byte("01011985")), "another purpose gives another digest")
+	require.NotEqual(t, d, a.Digest("password", []byte("01011986")))
+	require.NotEqual(t, a.Digest("pass", []byte("word")), a.Digest("passw", []byte("ord")), "purpose and data do not run together")
+}

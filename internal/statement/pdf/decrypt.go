@@ -61,18 +61,10 @@ func Decrypt(data []byte, opts statement.Options) ([]byte, error) {
 		}
 		out, err := decryptAsIs(d, opts.Password)
 		if err == nil {
-			// The decrypted file must open without a password and have the pages the
-			// encrypted one has.
-			open := opts
-			open.Password = ""
-			check, got, err := openDocument(out, open)
-			if err == nil {
-				check.close()
-				if len(got) == len(pages) {
-					return out, nil
-				}
-				err = fmt.Errorf("%d pages after decryption, %d before", len(got), len(pages))
-			}
+			err = sameDocument(out, len(pages), opts)
+		}
+		if err == nil {
+			return out, nil
 		}
 		if firstErr == nil {
 			firstErr = err
@@ -80,6 +72,21 @@ func Decrypt(data []byte, opts statement.Options) ([]byte, error) {
 	}
 	return nil, statement.Errorf(statement.FormatPDF, statement.ErrCorrupt, statement.Position{},
 		"the PDF opens with the password but cannot be decrypted (%s)", shortErr(firstErr))
+}
+
+// sameDocument checks a decrypted file: it opens without a password and has the pages the
+// encrypted one has.
+func sameDocument(out []byte, pages int, opts statement.Options) error {
+	opts.Password = ""
+	doc, got, err := openDocument(out, opts)
+	if err != nil {
+		return err
+	}
+	doc.close()
+	if len(got) != pages {
+		return fmt.Errorf("%d pages after decryption, %d before", len(got), pages)
+	}
+	return nil
 }
 
 // decryptAsIs is pdfcpu's decryption of data, which writes the document anew without
