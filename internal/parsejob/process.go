@@ -140,7 +140,7 @@ func outcome(st *statement.Statement) Job {
 		b := statement.WithCurrencyDecimals(*st.ClosingBalance, st.Currency)
 		out.ClosingBalance = &b
 	}
-	if len(st.Review) > 0 {
+	if st.NeedsReview() {
 		out.Status = StatusReview
 	}
 	return out

@@ -42,6 +42,41 @@ func Finish(st *Statement) {
 	}
 	checkContinuity(st)
 	problemReasons(st)
+	if st.OCRConfidence > 0 {
+		ocrReason(st)
+	}
+}
+
+// ocrReason adds the reason ocr to a statement read by OCR: its mean word confidence, and
+// whether its balances confirm every amount (each section with an opening and a closing
+// balance, or a running balance on every line), so that a misread digit cannot go unseen.
+func ocrReason(st *Statement) {
+	confirmed := len(st.Transactions) > 0
+	for _, s := range st.Sections {
+		if s.First < 0 || s.Count < 0 || s.First+s.Count > len(st.Transactions) {
+			confirmed = false
+			break
+		}
+		if s.OpeningBalance != nil && s.ClosingBalance != nil {
+			continue
+		}
+		for _, t := range st.Transactions[s.First : s.First+s.Count] {
+			if t.Balance == nil {
+				confirmed = false
+			}
+		}
+	}
+	st.ocrConfirmed = confirmed
+	msg := fmt.Sprintf("Read by OCR from scanned pages, mean word confidence %.0f%%", st.OCRConfidence)
+	switch {
+	case st.OCRConfidence < MinOCRConfidence:
+		msg += fmt.Sprintf(", under the %.0f%% a statement needs to be trusted without a look.", MinOCRConfidence)
+	case !confirmed:
+		msg += "; no balance confirms every amount, so a misread digit could not be seen."
+	default:
+		msg += "; the balances confirm every amount."
+	}
+	st.Review = append(st.Review, ReviewReason{Code: ReviewOCR, Message: msg})
 }
 
 // summarise derives the top-level fields from the sections: the account and currency when all

@@ -36,6 +36,11 @@ const (
 	// FormatSpreadsheetML is Excel 2003's XML Spreadsheet (a Workbook of namespace
 	// urn:schemas-microsoft-com:office:spreadsheet), often saved as .xls or .xml.
 	FormatSpreadsheetML Format = "spreadsheetml"
+	// FormatPNG, FormatJPEG and FormatTIFF are pictures of statement pages (scans, phone
+	// photos), read with OCR.
+	FormatPNG  Format = "png"
+	FormatJPEG Format = "jpeg"
+	FormatTIFF Format = "tiff"
 )
 
 // Type says whether money came in or went out.
@@ -227,7 +232,15 @@ const (
 	ReviewAmbiguousDateOrder   ReviewCode = "ambiguous_date_order"
 	ReviewAmbiguousDecimalMark ReviewCode = "ambiguous_decimal_mark"
 	ReviewControlTotalMismatch ReviewCode = "control_total_mismatch"
+	// ReviewOCR: the statement was read by OCR from scanned pages. Alone, with a high mean
+	// word confidence and every amount confirmed by the statement's balances, it does not send
+	// the statement to review (see NeedsReview).
+	ReviewOCR ReviewCode = "ocr"
 )
+
+// MinOCRConfidence is the mean word confidence below which a statement read by OCR goes to
+// review whatever its balances say.
+const MinOCRConfidence = 80.0
 
 // ReviewReason is one reason to review a statement that was otherwise parsed.
 type ReviewReason struct {
@@ -258,6 +271,12 @@ type Statement struct {
 	ClosingBalance *decimal.Decimal `json:"closing_balance,omitempty"`
 	Transactions   []Transaction    `json:"transactions"`
 	Sections       []Section        `json:"sections,omitempty"`
+	// OCRConfidence is the mean word confidence (0 to 100) of a statement read by OCR; 0 for
+	// one read from text.
+	OCRConfidence float64 `json:"ocr_confidence,omitempty"`
+	// ocrConfirmed: Finish found every amount of an OCR'd statement confirmed by balances
+	// (opening and closing, or running balances), so a misread digit would have shown.
+	ocrConfirmed bool
 	// Problems are rows or records that could not be read, and other findings of the parser;
 	// Finish turns them into review reasons. Nothing unreadable is dropped silently.
 	Problems []Problem      `json:"problems,omitempty"`
@@ -272,4 +291,16 @@ type Problem struct {
 	Code    ReviewCode `json:"code,omitempty"`
 	Pos     Position   `json:"pos"`
 	Message string     `json:"message"`
+}
+
+// NeedsReview reports whether the statement needs a person's look: a review reason other than
+// ReviewOCR, or, read by OCR, a mean word confidence under MinOCRConfidence or an amount that no
+// balance confirms.
+func (st *Statement) NeedsReview() bool {
+	for _, r := range st.Review {
+		if r.Code != ReviewOCR {
+			return true
+		}
+	}
+	return st.OCRConfidence > 0 && (st.OCRConfidence < MinOCRConfidence || !st.ocrConfirmed)
 }

@@ -41,6 +41,9 @@ const sniffBytes = 64 << 10
 // before its first table. Text formats of records (CSV, QIF, MT940, BAI2, OFX, CAMT) are
 // parsed in their head only, so a large file is never read whole here; see checkHead.
 func CheckStatement(f File, limits statement.Options) (statement.Format, error) {
+	// Scans are read with OCR by the workers; here a picture, or a PDF without text, is only
+	// checked to open.
+	limits.OCR = nil
 	head, err := readHead(f, sniffBytes)
 	if err != nil {
 		return "", err
@@ -66,7 +69,8 @@ func CheckStatement(f File, limits statement.Options) (statement.Format, error) 
 // readWhole reports whether the check reads a file of the format whole.
 func readWhole(f statement.Format) bool {
 	switch f {
-	case statement.FormatPDF, statement.FormatXLSX, statement.FormatXLS, statement.FormatHTML, statement.FormatSpreadsheetML:
+	case statement.FormatPDF, statement.FormatXLSX, statement.FormatXLS, statement.FormatHTML, statement.FormatSpreadsheetML,
+		statement.FormatPNG, statement.FormatJPEG, statement.FormatTIFF:
 		return true
 	}
 	return false
@@ -101,7 +105,8 @@ func refusal(format statement.Format, err error) (statement.Format, error) {
 		format = serr.Format
 	}
 	switch {
-	case errors.Is(err, statement.ErrInternal):
+	case errors.Is(err, statement.ErrInternal), errors.Is(err, statement.ErrNoTextLayer):
+		// A parser's own failure is not the file's; a scan is read by OCR on a worker.
 		return format, nil
 	case !errors.As(err, &serr):
 		// Parsers return *statement.Error; anything else is still the file's problem.

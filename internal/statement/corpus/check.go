@@ -98,7 +98,7 @@ func Classify(name string, st *statement.Statement, err error, k Key) Result {
 	switch {
 	case okOpen && okClose && same:
 		r.Status = Exact
-	case len(st.Review) > 0:
+	case st.NeedsReview():
 		r.Status = ReviewWrong
 	case same && (okOpen || r.OpeningCheck == "missing") && (okClose || r.ClosingCheck == "missing"):
 		r.Status = Incomplete

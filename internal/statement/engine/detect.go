@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/scan"
 )
 
 // sniffLen is how much of a file detection looks at.
@@ -39,6 +40,9 @@ func Detect(data []byte) (statement.Format, error) {
 	case bytes.HasPrefix(data, magicOLE2):
 		// Old Excel, or an encrypted OOXML workbook (also OLE2): the xls parser tells them apart.
 		return statement.FormatXLS, nil
+	}
+	if format, ok := scan.Detect(data); ok {
+		return format, nil
 	}
 	text, ok := sniffText(head)
 	if !ok {

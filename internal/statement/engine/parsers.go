@@ -10,6 +10,7 @@ import (
 	"github.com/statementmatch/service/internal/statement/ofx"
 	"github.com/statementmatch/service/internal/statement/pdf"
 	"github.com/statementmatch/service/internal/statement/qif"
+	"github.com/statementmatch/service/internal/statement/scan"
 )
 
 // parsers maps each detected format to its parser. Detection reports MT942 as MT940 (one parser
@@ -27,5 +28,8 @@ var parsers = map[statement.Format]parseFunc{
 	statement.FormatSpreadsheetML: excel.Parse,
 	statement.FormatOFX:           ofx.Parse,
 	statement.FormatPDF:           pdf.Parse,
+	statement.FormatPNG:           scan.Parse,
+	statement.FormatJPEG:          scan.Parse,
+	statement.FormatTIFF:          scan.Parse,
 	statement.FormatQIF:           qif.Parse,
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/pdfcpu/pdfcpu/pkg/filter"
@@ -704,4 +705,30 @@ func (d *document) pages(maxDepth int) ([]page, error) {
 // errf is statement.Errorf for this format.
 func errf(kind error, pos statement.Position, msg string, args ...any) error {
 	return statement.Errorf(statement.FormatPDF, kind, pos, msg, args...)
+}
+
+// mediaSize is the page's size in points from its /MediaBox, inherited from the page tree when
+// the page has none of its own; US Letter when no box is found.
+func (d *document) mediaSize(p page) [2]float64 {
+	for dict, depth := p.dict, 0; dict != nil && depth < 32; depth++ {
+		if box := d.array(dict["MediaBox"]); len(box) == 4 {
+			var v [4]float64
+			ok := true
+			for i := range v {
+				v[i], ok = d.number(box[i])
+				if !ok {
+					break
+				}
+			}
+			if ok {
+				w, h := math.Abs(v[2]-v[0]), math.Abs(v[3]-v[1])
+				if p.rotate%180 != 0 {
+					w, h = h, w
+				}
+				return [2]float64{w, h}
+			}
+		}
+		dict = d.dict(dict["Parent"])
+	}
+	return [2]float64{612, 792}
 }

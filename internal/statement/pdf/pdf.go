@@ -41,6 +41,9 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.OCR != nil && len(ex.textless) > 0 {
+		return parseScanned(data, ex, opts)
+	}
 	g := buildGrid(ex.pages)
 	st, err := tabular.Extract(tabular.Table{Format: statement.FormatPDF, Rows: g.table(), Context: g.outside, Card: g.card}, opts)
 	if err != nil {
@@ -71,7 +74,11 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 // extraction is the text of a document: its lines, page by page, and what was learnt on the
 // way.
 type extraction struct {
-	pages     [][]line
+	pages [][]line
+	// sizes are the pages' sizes in points (the media box); textless the numbers of the
+	// pages without text, which OCR may read.
+	sizes     [][2]float64
+	textless  []int
 	problems  []statement.Problem
 	fontKinds []string
 	encrypted bool
@@ -116,13 +123,17 @@ func extractText(data []byte, opts statement.Options) (*extraction, error) {
 		ws = dropOblique(ws)
 		words += len(ws)
 		ex.pages = append(ex.pages, buildLines(ws, i+1))
+		ex.sizes = append(ex.sizes, doc.mediaSize(pg))
+		if len(ws) == 0 {
+			ex.textless = append(ex.textless, i+1)
+		}
 	}
 	ex.problems = p.problems
 	for k := range p.kinds {
 		ex.fontKinds = append(ex.fontKinds, k)
 	}
 	sort.Strings(ex.fontKinds)
-	if words == 0 {
+	if words == 0 && opts.OCR == nil {
 		return nil, errf(statement.ErrNoTextLayer, statement.Position{},
 			"none of the %d pages has text (a scanned statement needs OCR first)", len(pages))
 	}

@@ -483,6 +483,27 @@ func furnitureText(t string) string {
 // words of all qualifying lines are grouped by the horizontal space they cover, each group
 // becoming one header cell read top to bottom ("Boek-" "datum" is "Boekdatum"), and the
 // other lines are emptied so nothing else reads them.
+// spansColumns reports whether a cell of line o (up to right, the header's last named column)
+// stands over two of the header's cells: a header set over two lines has each piece under its
+// column, while a title above the table ("Your transactions") runs across columns.
+func spansColumns(o, h *line, right float64) bool {
+	for _, c := range o.cells {
+		if c.x0 > right {
+			continue
+		}
+		under := 0
+		for _, hc := range h.cells {
+			if c.x0 < hc.x1 && c.x1 > hc.x0 {
+				under++
+			}
+		}
+		if under > 1 {
+			return true
+		}
+	}
+	return false
+}
+
 func mergeHeaderLines(pages [][]line) {
 	for pi := range pages {
 		pg := pages[pi]
@@ -508,7 +529,7 @@ func mergeHeaderLines(pages [][]line) {
 					math.Abs(o.y-h.y) > 1.8*h.size || math.Abs(o.size-h.size) > 0.2*h.size || len(o.words) > len(h.cells)+2 {
 					continue
 				}
-				ok := true
+				ok := !spansColumns(o, h, right)
 				for _, w := range o.words {
 					if w.x0 > right+2*h.size {
 						continue // a notice beside the table, which shares the line

@@ -1,0 +1,293 @@
+// Package ocr reads the words of scanned statement pages (images, and PDF pages rendered as
+// images) with Tesseract, each word with its box and confidence, so that the PDF layout reader
+// can rebuild the statement's table from them as it does from a PDF's text.
+//
+// Tesseract runs as a program of its own (`tesseract`, Debian's tesseract-ocr), one process a
+// page: a crash or runaway on a hostile image ends that process, not the worker, and each page
+// is bounded in time. The words' boxes are straightened: a page scanned or photographed a few
+// degrees askew would otherwise put the words of one row at different heights.
+package ocr
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/statementmatch/service/internal/statement"
+)
+
+// Word is one word Tesseract read, with its box in pixels of the page image (origin at the top
+// left, y down) and its confidence from 0 to 100.
+type Word struct {
+	Text                     string
+	Left, Top, Width, Height float64
+	Conf                     float64
+	// Line tells Tesseract's lines apart on the page: words with the same Line were read as one
+	// line of text.
+	Line int
+	// Baseline is the line's baseline (y down), straightened with the page.
+	Baseline float64
+}
+
+// Page is the words of one page image.
+type Page struct {
+	// Width and Height are the image's, in pixels; DPI its resolution.
+	Width, Height int
+	DPI           float64
+	Words         []Word
+	// Skew is the angle, in degrees, by which the words were turned to run level.
+	Skew float64
+}
+
+// Confidence is the mean confidence of the page's words, from 0 to 100; 0 without words.
+func (p Page) Confidence() float64 {
+	var sum float64
+	for _, w := range p.Words {
+		sum += w.Conf
+	}
+	if len(p.Words) == 0 {
+		return 0
+	}
+	return sum / float64(len(p.Words))
+}
+
+// ErrUnavailable: Tesseract is not installed where the statement is read.
+var ErrUnavailable = errors.New("OCR is not available on this server (the tesseract program is missing)")
+
+// Languages returns the languages to read with: o.Languages, or every installed language but
+// the orientation data (osd), English first.
+func Languages(o statement.OCR) (string, error) {
+	if o.Languages != "" {
+		return o.Languages, nil
+	}
+	installedOnce.Do(func() { installed, installedErr = listLanguages() })
+	return installed, installedErr
+}
+
+var (
+	installedOnce sync.Once
+	installed     string
+	installedErr  error
+)
+
+func listLanguages() (string, error) {
+	out, err := exec.Command("tesseract", "--list-langs").CombinedOutput()
+	if err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return "", ErrUnavailable
+		}
+		return "", fmt.Errorf("tesseract --list-langs: %w: %s", err, bytes.TrimSpace(out))
+	}
+	var langs []string
+	for _, l := range strings.Split(string(out), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.Contains(l, " ") || strings.HasSuffix(l, ":") || l == "osd" {
+			continue
+		}
+		langs = append(langs, l)
+	}
+	slices.Sort(langs)
+	if i := slices.Index(langs, "eng"); i > 0 {
+		langs = append([]string{"eng"}, slices.Delete(langs, i, i+1)...)
+	}
+	if len(langs) == 0 {
+		return "", fmt.Errorf("%w: no language data installed", ErrUnavailable)
+	}
+	return strings.Join(langs, "+"), nil
+}
+
+// Recognize reads the words of the image in the file at path (PNG, JPEG or TIFF; every page of
+// a multi-page TIFF) whose resolution is dpi (0 when unknown), within o's time per page.
+func Recognize(ctx context.Context, path string, dpi float64, pages int, o statement.OCR) ([]Page, error) {
+	o = o.WithDefaults()
+	langs, err := Languages(o)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(max(pages, 1))*o.PageTimeout)
+	defer cancel()
+	args := []string{path, "stdout", "-l", langs, "--psm", "3"}
+	if dpi > 0 {
+		args = append(args, "--dpi", strconv.Itoa(int(math.Round(dpi))))
+	}
+	// Sauvola's local threshold copes with the uneven light of phone photos.
+	args = append(args, "-c", "thresholding_method=2", "tsv")
+	cmd := exec.CommandContext(ctx, "tesseract", args...)
+	// One thread a page: OpenMP's threads cost more than they give on a few cores, and the
+	// workers already read several jobs at once.
+	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if ctx.Err() != nil {
+		return nil, statement.Errorf("", statement.ErrResourceLimit, statement.Position{},
+			"reading the scanned pages took longer than %s a page", o.PageTimeout)
+	}
+	if err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, ErrUnavailable
+		}
+		return nil, fmt.Errorf("tesseract: %w: %s", err, lastLine(stderr.String()))
+	}
+	ps, err := parseTSV(out)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ps {
+		ps[i].DPI = dpi
+		straighten(&ps[i])
+	}
+	return ps, nil
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+// parseTSV reads Tesseract's TSV: one row a page (level 1), block, paragraph, line and word
+// (level 5, with its text and confidence).
+func parseTSV(out []byte) ([]Page, error) {
+	var pages []Page
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	header := true
+	for sc.Scan() {
+		if header {
+			header = false
+			continue
+		}
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) < 12 {
+			continue
+		}
+		num := func(i int) float64 { v, _ := strconv.ParseFloat(f[i], 64); return v }
+		switch f[0] {
+		case "1":
+			pages = append(pages, Page{Width: int(num(8)), Height: int(num(9))})
+		case "5":
+			text := strings.TrimSpace(f[11])
+			if text == "" || len(pages) == 0 || num(10) < 0 {
+				continue
+			}
+			p := &pages[len(pages)-1]
+			line := int(num(2))*1_000_000 + int(num(3))*1_000 + int(num(4))
+			p.Words = append(p.Words, Word{Text: text, Left: num(6), Top: num(7), Width: num(8), Height: num(9),
+				Conf: num(10), Line: line})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read tesseract output: %w", err)
+	}
+	return pages, nil
+}
+
+// descends reports whether text has a letter that reaches below the baseline, so its box's
+// bottom is not the baseline.
+func descends(text string) bool { return strings.ContainsAny(text, "gjpqyQ,;()[]{}|/\\@$") }
+
+// straighten turns the page's words by the skew their lines show, so that the words of one
+// printed row end at one height, and gives each word its line's baseline. The skew of a line is
+// the slope of its words' bottoms; the page's is the median over lines of three words or more.
+func straighten(p *Page) {
+	byLine := map[int][]int{}
+	for i, w := range p.Words {
+		byLine[w.Line] = append(byLine[w.Line], i)
+	}
+	var slopes []float64
+	for _, idx := range byLine {
+		if len(idx) < 3 {
+			continue
+		}
+		var xs, ys []float64
+		for _, i := range idx {
+			w := p.Words[i]
+			if descends(w.Text) {
+				continue
+			}
+			xs = append(xs, w.Left+w.Width/2)
+			ys = append(ys, w.Top+w.Height)
+		}
+		if s, ok := slope(xs, ys); ok {
+			slopes = append(slopes, s)
+		}
+	}
+	if len(slopes) > 0 {
+		sort.Float64s(slopes)
+		m := slopes[len(slopes)/2]
+		if math.Abs(m) > math.Tan(0.05*math.Pi/180) && math.Abs(m) < math.Tan(10*math.Pi/180) {
+			p.Skew = math.Atan(m) * 180 / math.Pi
+			cx, cy := float64(p.Width)/2, float64(p.Height)/2
+			sin, cos := math.Sin(-math.Atan(m)), math.Cos(-math.Atan(m))
+			for i := range p.Words {
+				w := &p.Words[i]
+				x, y := w.Left+w.Width/2-cx, w.Top+w.Height/2-cy
+				nx, ny := x*cos-y*sin+cx, x*sin+y*cos+cy
+				w.Left, w.Top = nx-w.Width/2, ny-w.Height/2
+			}
+		}
+	}
+	for _, idx := range byLine {
+		var bottoms, any []float64
+		for _, i := range idx {
+			w := p.Words[i]
+			any = append(any, w.Top+w.Height)
+			if !descends(w.Text) {
+				bottoms = append(bottoms, w.Top+w.Height)
+			}
+		}
+		base := median(bottoms)
+		if len(bottoms) == 0 {
+			base = slices.Min(any)
+		}
+		for _, i := range idx {
+			p.Words[i].Baseline = base
+		}
+	}
+}
+
+// slope fits y = a + b x by least squares; false for fewer than three points or no spread in x.
+func slope(xs, ys []float64) (float64, bool) {
+	if len(xs) < 3 {
+		return 0, false
+	}
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i]
+		my += ys[i]
+	}
+	mx /= float64(len(xs))
+	my /= float64(len(xs))
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	if sxx == 0 {
+		return 0, false
+	}
+	return sxy / sxx, true
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}

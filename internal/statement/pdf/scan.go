@@ -1,0 +1,200 @@
+package pdf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/ocr"
+	"github.com/statementmatch/service/internal/statement/tabular"
+)
+
+// ParseWords reads a statement from the words OCR found on its page images, through the same
+// lines, cells and table reading as a PDF's text, and adds the review reason ocr with the mean
+// word confidence. format is the format of the file the pages came from.
+func ParseWords(pages []ocr.Page, format statement.Format, opts statement.Options) (*statement.Statement, error) {
+	opts = opts.WithDefaults()
+	var lines [][]line
+	words, confSum := 0, 0.0
+	for i, p := range pages {
+		runs := runsOf(p)
+		words += len(runs)
+		for _, w := range p.Words {
+			confSum += w.Conf
+		}
+		lines = append(lines, buildLines(runs, i+1))
+	}
+	if words == 0 {
+		return nil, statement.Errorf(format, statement.ErrNoTransactions, statement.Position{},
+			"OCR found no text on the %d scanned pages", len(pages))
+	}
+	g := buildGrid(lines)
+	st, err := tabular.Extract(tabular.Table{Format: format, Rows: g.table(), Context: g.outside, Card: g.card}, opts)
+	if err != nil {
+		return nil, err
+	}
+	st.Format = format
+	if bic, name := bankOf(g.outside); bic != "" {
+		st.BankID = bic
+		if name != "" {
+			st.BankName = name
+		}
+	}
+	conf := confSum / float64(words)
+	st.OCRConfidence = conf
+	dialect := fmt.Sprintf("%s;ocr;pages=%d;confidence=%.0f", format, len(pages), conf)
+	if st.Dialect != "" {
+		dialect += ";" + st.Dialect
+	}
+	st.Dialect = dialect
+	return st, nil
+}
+
+// pointsPerInch converts image pixels to PDF points.
+const pointsPerInch = 72.0
+
+// runsOf turns a page's OCR words into the runs the layout reader takes: positions in points
+// with y up from the page's foot, the baseline of the word's line, and a font size from the
+// line's height, and a space wide enough that the gaps OCR leaves between the words of a
+// phrase (its boxes hug the ink) join them.
+func runsOf(p ocr.Page) []run {
+	dpi := p.DPI
+	if dpi <= 0 {
+		dpi = 300
+	}
+	scale := pointsPerInch / dpi
+	// A word's box without descenders is about 0.7 of its font size high; a line's size is
+	// the median of its words', so that one tall glyph does not make the line large.
+	heights := map[int][]float64{}
+	for _, w := range p.Words {
+		heights[w.Line] = append(heights[w.Line], w.Height)
+	}
+	sizes := map[int]float64{}
+	for l, hs := range heights {
+		sort.Float64s(hs)
+		sizes[l] = hs[len(hs)/2] * scale / 0.7
+	}
+	runs := make([]run, 0, len(p.Words))
+	for _, w := range p.Words {
+		size := sizes[w.Line]
+		runs = append(runs, run{text: w.Text, x0: w.Left * scale, x1: (w.Left + w.Width) * scale,
+			y: (float64(p.Height) - w.Baseline) * scale, size: size, space: 0.4 * size})
+	}
+	return runs
+}
+
+// ocrDPI is the resolution scanned PDF pages are rendered at: what Tesseract reads best, and
+// small print (8 points) is still some 25 pixels high.
+const ocrDPI = 300
+
+// ocrScannedPages reads the pages of data that have no text with OCR: each is rendered to an
+// image by poppler's pdftoppm and read by Tesseract. pages are the page numbers (1-based),
+// sizes every page's size in points.
+func ocrScannedPages(data []byte, pages []int, sizes [][2]float64, o statement.OCR) (map[int]ocr.Page, error) {
+	o = o.WithDefaults()
+	if len(pages) > o.MaxPages {
+		return nil, errf(statement.ErrResourceLimit, statement.Position{},
+			"%d scanned pages, more than the %d that are read with OCR", len(pages), o.MaxPages)
+	}
+	if _, err := exec.LookPath("pdftoppm"); err != nil {
+		return nil, fmt.Errorf("%w (pdftoppm, of poppler-utils, renders scanned PDF pages)", ocr.ErrUnavailable)
+	}
+	dir, err := os.MkdirTemp("", "statementd-ocr-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	in := filepath.Join(dir, "in.pdf")
+	if err := os.WriteFile(in, data, 0o600); err != nil {
+		return nil, err
+	}
+	out := map[int]ocr.Page{}
+	for _, n := range pages {
+		dpi := renderDPI(sizes[n-1], o.MaxPixels)
+		ctx, cancel := context.WithTimeout(context.Background(), o.PageTimeout)
+		prefix := filepath.Join(dir, "p")
+		// -singlefile names the image prefix.png.
+		cmd := exec.CommandContext(ctx, "pdftoppm", "-r", strconv.FormatFloat(dpi, 'f', 1, 64), "-gray", "-png", "-singlefile",
+			"-f", strconv.Itoa(n), "-l", strconv.Itoa(n), in, prefix)
+		msg, err := cmd.CombinedOutput()
+		cancel()
+		if ctx.Err() != nil {
+			return nil, errf(statement.ErrResourceLimit, statement.Position{Page: n}, "rendering the page took longer than %s", o.PageTimeout)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("render page %d: %w: %s", n, err, msg)
+		}
+		ps, err := ocr.Recognize(context.Background(), prefix+".png", dpi, 1, o)
+		_ = os.Remove(prefix + ".png")
+		if err != nil {
+			var se *statement.Error
+			if errors.As(err, &se) {
+				se.Format, se.Pos = statement.FormatPDF, statement.Position{Page: n}
+			}
+			return nil, err
+		}
+		if len(ps) > 0 {
+			out[n] = ps[0]
+		}
+	}
+	return out, nil
+}
+
+// renderDPI is the resolution a page of size (in points) is rendered at: ocrDPI, or less for a
+// page so large that it would pass the pixel bound.
+func renderDPI(size [2]float64, maxPixels int64) float64 {
+	w, h := size[0]/pointsPerInch, size[1]/pointsPerInch
+	if w <= 0 || h <= 0 {
+		return ocrDPI
+	}
+	return math.Min(ocrDPI, math.Floor(math.Sqrt(float64(maxPixels)/(w*h))))
+}
+
+// parseScanned reads a PDF some or all of whose pages are images without text: those pages
+// are read with OCR, the others as text, and the whole goes through the table reader as one
+// scanned statement (with the review reason ocr).
+func parseScanned(data []byte, ex *extraction, opts statement.Options) (*statement.Statement, error) {
+	scanned, err := ocrScannedPages(data, ex.textless, ex.sizes, *opts.OCR)
+	if errors.Is(err, ocr.ErrUnavailable) {
+		return nil, errf(statement.ErrNoTextLayer, statement.Position{}, "%d of the %d pages have no text, and %v",
+			len(ex.textless), len(ex.pages), err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	pages := make([]ocr.Page, len(ex.pages))
+	for i := range ex.pages {
+		if p, ok := scanned[i+1]; ok {
+			pages[i] = p
+			continue
+		}
+		pages[i] = textPage(ex.pages[i], ex.sizes[i])
+	}
+	st, err := ParseWords(pages, statement.FormatPDF, opts)
+	if err != nil {
+		return nil, err
+	}
+	st.Problems = append(ex.problems, st.Problems...)
+	return st, nil
+}
+
+// textPage is a page of PDF text as if OCR had read it with full confidence, at 72 DPI (a pixel
+// a point), so that it joins the scanned pages of its document.
+func textPage(lines []line, size [2]float64) ocr.Page {
+	p := ocr.Page{Width: int(size[0]), Height: int(size[1]), DPI: pointsPerInch}
+	for i, l := range lines {
+		for _, w := range l.words {
+			h := 0.7 * w.size
+			p.Words = append(p.Words, ocr.Word{Text: w.text, Left: w.x0, Top: size[1] - w.y - h, Width: w.x1 - w.x0, Height: h,
+				Conf: 100, Line: i + 1, Baseline: size[1] - w.y})
+		}
+	}
+	return p
+}
