@@ -70,7 +70,8 @@
 //
 // A scan's key is its source's with variant set and the fields source, dpi, pages and
 // source_pages added. When the scan holds fewer pages than its source (a photo of page 1), it
-// keeps only the transactions printed on them and a balance only if it is printed there, so a
-// reader is not asked for what the file does not show, and the transactions then need not add up
-// from opening to closing balance. TestScans checks the keys and the files without OCR.
+// keeps only the transactions printed on them (of a row broken over the last page break, the
+// description printed before it, and the reference if printed there) and a balance only if it is
+// printed there, so a reader is not asked for what the file does not show; the transactions then
+// need not add up from opening to closing balance. TestScans checks the keys and the files without OCR.
 package corpus

@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -256,25 +257,40 @@ func scanKey(k corpus.Key, src, variant string, dpi int, pages []int) (corpus.Ke
 		}
 		texts[i] = string(out)
 	}
-	on, err := transactionPages(k.Transactions, texts)
+	toks := pageTokens(texts)
+	at, err := transactionTokens(k.Transactions, toks)
 	if err != nil {
 		return k, err
 	}
 	in := map[int]bool{}
+	var shown []string
 	for _, p := range pages {
 		in[p] = true
+		shown = append(shown, texts[p-1])
 	}
 	var txns []corpus.KeyTransaction
 	for i, t := range k.Transactions {
-		if in[on[i]] {
-			txns = append(txns, t)
+		if !in[toks[at[i]].page] {
+			continue
 		}
+		if i+1 < len(at) && !in[toks[at[i+1]].page] {
+			// The last transaction before a page left out: its row may go on over the page
+			// break, so keep what of it is printed on its own page.
+			from := 0
+			if i > 0 {
+				from = at[i-1] + 1
+			}
+			var tail []string
+			for _, tk := range toks[from:] {
+				if tk.page == toks[at[i]].page {
+					tail = append(tail, tk.text)
+				}
+			}
+			t = printedPart(t, tail)
+		}
+		txns = append(txns, t)
 	}
 	k.Transactions = txns
-	var shown []string
-	for _, p := range pages {
-		shown = append(shown, texts[p-1])
-	}
 	for _, b := range []**string{&k.OpeningBalance, &k.ClosingBalance} {
 		if *b != nil && !printed(amountDigits(**b), strings.Join(shown, "\n")) {
 			*b = nil
@@ -312,51 +328,92 @@ func amountDigits(a string) string {
 	}, a)
 }
 
-// amountTokens returns the digits of the printed amounts of text, in order.
-func amountTokens(text string) []string {
-	var toks []string
-	for _, f := range strings.Fields(text) {
-		if amountRe.MatchString(f) {
-			toks = append(toks, amountDigits(f))
+// printedPart returns the transaction with its description cut to the words that words has in
+// order, and its reference emptied when the cut description and words lack it: what of a row
+// broken over a page is printed on the first page.
+func printedPart(t corpus.KeyTransaction, words []string) corpus.KeyTransaction {
+	desc := strings.Fields(t.Description)
+	var kept []string
+	j := 0
+	for _, w := range desc {
+		var part string
+		j, part = findWord(w, words, j)
+		if part != "" {
+			kept = append(kept, part)
+		}
+		if part != w {
+			break
+		}
+	}
+	if len(desc) > 0 && (len(kept) < len(desc) || kept[len(kept)-1] != desc[len(desc)-1]) {
+		t.Description = strings.Join(kept, " ")
+		log.Printf("  %s %s: the row goes on over the page break; the key keeps %q", t.Date, t.Amount, t.Description)
+	}
+	if t.Reference != "" && !strings.Contains(t.Description, t.Reference) && !slices.Contains(words, t.Reference) {
+		t.Reference = ""
+	}
+	return t
+}
+
+// findWord looks for w in words from j on, perhaps wrapped over several of them (a narrow column
+// breaks "UPI/CR/925841617389/RAHUL" after the slash, and other columns' words come between),
+// and returns the index after it and what of w it found: all of it, or the part before a page
+// break.
+func findWord(w string, words []string, j int) (int, string) {
+	rest := w
+	for ; j < len(words); j++ {
+		switch {
+		case words[j] == rest:
+			return j + 1, w
+		case strings.HasPrefix(rest, words[j]):
+			rest = rest[len(words[j]):]
+		}
+	}
+	return j, w[:len(w)-len(rest)]
+}
+
+// token is a word of a page's text.
+type token struct {
+	text string
+	page int
+}
+
+// pageTokens returns the words of the pages' texts, in order.
+func pageTokens(texts []string) []token {
+	var toks []token
+	for i, t := range texts {
+		for _, f := range strings.Fields(t) {
+			toks = append(toks, token{f, i + 1})
 		}
 	}
 	return toks
 }
 
+// printed reports whether the text prints an amount of the given digits.
 func printed(digits, text string) bool {
-	for _, t := range amountTokens(text) {
-		if t == digits {
+	for _, f := range strings.Fields(text) {
+		if amountRe.MatchString(f) && amountDigits(f) == digits {
 			return true
 		}
 	}
 	return false
 }
 
-// transactionPages finds the page each transaction is printed on: the statement prints them in
-// the key's order, so each one's amount is looked for after the previous one's.
-func transactionPages(txns []corpus.KeyTransaction, texts []string) ([]int, error) {
-	type tok struct {
-		digits string
-		page   int
-	}
-	var toks []tok
-	for i, t := range texts {
-		for _, d := range amountTokens(t) {
-			toks = append(toks, tok{d, i + 1})
-		}
-	}
-	on := make([]int, len(txns))
-	at := 0
-	for i, t := range txns {
+// transactionTokens finds the token that is each transaction's printed amount: the statement
+// prints them in the key's order, so each one's amount is looked for after the previous one's.
+func transactionTokens(txns []corpus.KeyTransaction, toks []token) ([]int, error) {
+	at := make([]int, len(txns))
+	i := 0
+	for n, t := range txns {
 		d := amountDigits(t.Amount)
-		for at < len(toks) && toks[at].digits != d {
-			at++
+		for i < len(toks) && !(amountRe.MatchString(toks[i].text) && amountDigits(toks[i].text) == d) {
+			i++
 		}
-		if at == len(toks) {
-			return nil, fmt.Errorf("transaction %d (%s %s) is not printed after the one before it", i+1, t.Date, t.Amount)
+		if i == len(toks) {
+			return nil, fmt.Errorf("transaction %d (%s %s) is not printed after the one before it", n+1, t.Date, t.Amount)
 		}
-		on[i] = toks[at].page
-		at++
+		at[n] = i
+		i++
 	}
-	return on, nil
+	return at, nil
 }
