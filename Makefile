@@ -9,7 +9,7 @@ FUZZTIME    ?= 30s
 BENCHTIME   ?= 1s
 TEST_FLAGS  ?=
 
-.PHONY: help gen verify build run test test-chaos test-race lint bench load fuzz contract-test corpus corpus-report
+.PHONY: help gen verify build run test test-chaos test-race lint bench load fuzz contract-test corpus corpus-scans corpus-report
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -65,8 +65,12 @@ fuzz: ## Run every fuzz target for FUZZTIME each (seed corpora also run in `make
 contract-test: ## Run the black-box contract tests against a freshly built statementd.
 	$(GO) test $(TEST_FLAGS) ./contract-tests/...
 
-corpus: ## Rebuild the PDF development corpus (internal/statement/corpus/testdata) through the real producers.
+corpus: ## Rebuild the PDF development corpus (internal/statement/corpus/testdata) through the real producers, then its scans.
 	$(GO) run ./internal/statement/corpus/gen
+	$(GO) run ./internal/statement/corpus/gen -scans
+
+corpus-scans: ## Rebuild only the scans and phone photos of the corpus (testdata/scans) from the committed PDFs.
+	$(GO) run ./internal/statement/corpus/gen -scans
 
 corpus-report: ## Print how the PDF parser reads each corpus file, and the share read exactly.
 	CORPUS_REPORT=1 $(GO) test ./internal/statement/corpus -run '^TestCorpus$$' -count=1 -v

@@ -51,4 +51,29 @@
 // positive, debits negative. On the credit-card statement a purchase is negative, a payment
 // positive, and the balances are negative amounts owed, so that opening plus the transactions is
 // the closing balance. A description is the printed lines joined by spaces.
+//
+// # Scans
+//
+// testdata/scans holds what the OCR reader reads: twelve of the producers' own PDFs (every
+// layout but the right-to-left ones, whose scripts are not in the OCR languages; each producer;
+// none over four pages) made into scans and phone photos, named <source>-<variant>.<ext>, each
+// with <same name>.key.json. `make corpus-scans` rebuilds them from the committed PDFs (`make
+// corpus` does too, after the PDFs): pdftoppm renders the pages, then the generator's own Go code
+// skews, adds noise, blurs and photographs them with randomness seeded by the file's name, so a
+// rebuild writes the same bytes. Variants:
+//
+//   - scan-300: a flatbed scan at 300 DPI in gray, turned 0.3-1.5°, with Gaussian noise that a
+//     scanner's white point clips on the paper and leaves at the edges of the print, kept to 16
+//     gray levels; a PNG (with its DPI) for one page, a Deflate multi-page TIFF for several.
+//   - scan-150: 150 DPI, turned 1-3°, blurred and noisier; a PDF as scanners write them, one
+//     gray JPEG per page and no text at all (the PDF parser says ErrNoTextLayer).
+//   - photo: page 1 photographed at about 300 DPI: on a desk-coloured margin, in a slight
+//     perspective (the top farther away), turned 0.5-2°, lit unevenly, soft; a JPEG of quality 80.
+//
+// A scan's key is its source's with variant set and the fields source, dpi, pages and
+// source_pages added. When the scan holds fewer pages than its source (a photo of page 1), it
+// keeps only the transactions printed on them (of a row broken over the last page break, the
+// description printed before it, and the reference if printed there) and a balance only if it is
+// printed there, so a reader is not asked for what the file does not show; the transactions then
+// need not add up from opening to closing balance. TestScans checks the keys and the files without OCR.
 package corpus

@@ -30,6 +30,19 @@ type Key struct {
 	OpeningBalance *string          `json:"opening_balance"`
 	ClosingBalance *string          `json:"closing_balance"`
 	Transactions   []KeyTransaction `json:"transactions"`
+
+	// The fields of a scan (testdata/scans), absent from the PDFs' keys.
+
+	// Source is the name of the corpus PDF the scan was made from, without ".pdf".
+	Source string `json:"source,omitempty"`
+	// DPI is the resolution of the scan's images: 300 or 150, or what a phone photo of the
+	// page comes to.
+	DPI int `json:"dpi,omitempty"`
+	// Pages is the number of pages in the scan, SourcePages the number in its source. When
+	// fewer, the scan holds the first Pages pages, Transactions are those printed on them, and
+	// a balance is kept only when it is printed on them.
+	Pages       int `json:"pages,omitempty"`
+	SourcePages int `json:"source_pages,omitempty"`
 }
 
 // KeyTransaction is one transaction of a key, in the order the statement prints it.
@@ -40,22 +53,41 @@ type KeyTransaction struct {
 	Reference   string `json:"reference"`
 }
 
-// KeyPath returns the key file that belongs to the corpus PDF at pdfPath.
-func KeyPath(pdfPath string) string {
-	return strings.TrimSuffix(pdfPath, ".pdf") + ".key.json"
+// KeyPath returns the key file that belongs to the corpus file at path: a PDF, or a scan in
+// any of its formats.
+func KeyPath(path string) string {
+	return strings.TrimSuffix(path, filepath.Ext(path)) + ".key.json"
 }
 
-// ReadKey reads the key of the corpus PDF at pdfPath.
-func ReadKey(pdfPath string) (Key, error) {
+// ReadKey reads the key of the corpus file at path.
+func ReadKey(path string) (Key, error) {
 	var k Key
-	b, err := os.ReadFile(KeyPath(pdfPath))
+	b, err := os.ReadFile(KeyPath(path))
 	if err != nil {
 		return k, err
 	}
 	if err := json.Unmarshal(b, &k); err != nil {
-		return k, fmt.Errorf("%s: %w", KeyPath(pdfPath), err)
+		return k, fmt.Errorf("%s: %w", KeyPath(path), err)
 	}
 	return k, nil
+}
+
+// ScanExts are the file types of the scans: a PNG or a multi-page TIFF from a flatbed, an
+// image-only PDF, a JPEG from a phone.
+var ScanExts = []string{".png", ".tif", ".pdf", ".jpg"}
+
+// ScanFiles returns the scans under dir (testdata/scans), sorted by name.
+func ScanFiles(dir string) ([]string, error) {
+	var files []string
+	for _, ext := range ScanExts {
+		f, err := filepath.Glob(filepath.Join(dir, "*"+ext))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f...)
+	}
+	sort.Strings(files)
+	return files, nil
 }
 
 // Files returns the corpus PDFs under dir, sorted by name.

@@ -104,6 +104,7 @@ func main() {
 	only := flag.String("only", "", "build only the layouts whose name contains this")
 	keep := flag.Bool("keep", false, "keep the producers' inputs and work files")
 	fresh := flag.Bool("fresh", false, "write every PDF anew, even where only the producers' dates and IDs would change")
+	scans := flag.Bool("scans", false, "build only the scans (in <out>/scans) from the PDFs already in out")
 	flag.Parse()
 	log.SetFlags(0)
 	// The producers run in the work directory: give them absolute paths.
@@ -121,6 +122,10 @@ func main() {
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		log.Fatal(err)
+	}
+	if *scans {
+		buildScans(*out, work)
+		return
 	}
 	// The statements first: each from its own fixed seed (by its place in the list: add new
 	// layouts at the end, so that no other statement changes).
@@ -251,7 +256,7 @@ func key(s *stmt, producer, variant string, opens bool, pw string) corpus.Key {
 
 func init() {
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: go run ./internal/statement/corpus/gen [-out dir] [-only layout] [-keep] [-fresh]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./internal/statement/corpus/gen [-out dir] [-only layout] [-keep] [-fresh] [-scans]")
 		flag.PrintDefaults()
 	}
 }
