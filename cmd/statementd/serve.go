@@ -77,7 +77,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	limits := statement.Options{MaxRows: cfg.MaxRows}
+	// Scans are read with OCR by the workers only; the upload check leaves them to them.
+	ocr := cfg.OCR
+	limits := statement.Options{MaxRows: cfg.MaxRows, OCR: &ocr}
 	// Protected statements are stored decrypted and sealed with the service key; their
 	// passwords are identified, never kept, by digests keyed with it.
 	jobStore, parseStore := postgres.NewJobStore(db, enqueuer), postgres.NewParseJobStore(db, enqueuer)

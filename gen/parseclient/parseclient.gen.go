@@ -294,6 +294,7 @@ const (
 	ReviewReasonCodeAmbiguousDecimalMark ReviewReasonCode = "ambiguous_decimal_mark"
 	ReviewReasonCodeBalanceMismatch      ReviewReasonCode = "balance_mismatch"
 	ReviewReasonCodeControlTotalMismatch ReviewReasonCode = "control_total_mismatch"
+	ReviewReasonCodeOcr                  ReviewReasonCode = "ocr"
 	ReviewReasonCodeRunningBalanceBreak  ReviewReasonCode = "running_balance_break"
 	ReviewReasonCodeUnreadableRows       ReviewReasonCode = "unreadable_rows"
 )
@@ -308,6 +309,8 @@ func (e ReviewReasonCode) Valid() bool {
 	case ReviewReasonCodeBalanceMismatch:
 		return true
 	case ReviewReasonCodeControlTotalMismatch:
+		return true
+	case ReviewReasonCodeOcr:
 		return true
 	case ReviewReasonCodeRunningBalanceBreak:
 		return true
@@ -344,12 +347,15 @@ const (
 	StatementFormatCamt054       StatementFormat = "camt054"
 	StatementFormatCsv           StatementFormat = "csv"
 	StatementFormatHtml          StatementFormat = "html"
+	StatementFormatJpeg          StatementFormat = "jpeg"
 	StatementFormatMt940         StatementFormat = "mt940"
 	StatementFormatMt942         StatementFormat = "mt942"
 	StatementFormatOfx           StatementFormat = "ofx"
 	StatementFormatPdf           StatementFormat = "pdf"
+	StatementFormatPng           StatementFormat = "png"
 	StatementFormatQif           StatementFormat = "qif"
 	StatementFormatSpreadsheetml StatementFormat = "spreadsheetml"
+	StatementFormatTiff          StatementFormat = "tiff"
 	StatementFormatXls           StatementFormat = "xls"
 	StatementFormatXlsx          StatementFormat = "xlsx"
 )
@@ -369,6 +375,8 @@ func (e StatementFormat) Valid() bool {
 		return true
 	case StatementFormatHtml:
 		return true
+	case StatementFormatJpeg:
+		return true
 	case StatementFormatMt940:
 		return true
 	case StatementFormatMt942:
@@ -377,9 +385,13 @@ func (e StatementFormat) Valid() bool {
 		return true
 	case StatementFormatPdf:
 		return true
+	case StatementFormatPng:
+		return true
 	case StatementFormatQif:
 		return true
 	case StatementFormatSpreadsheetml:
+		return true
+	case StatementFormatTiff:
 		return true
 	case StatementFormatXls:
 		return true
@@ -692,7 +704,8 @@ type Job struct {
 	// delimited text), `xlsx`, `xls`, `pdf`, `mt940`, `mt942`, `camt052`, `camt053`,
 	// `camt054`, `ofx` (OFX and QFX), `bai2`, `qif`, `html` (an HTML table, such as the
 	// "Excel export" saved as `.xls` that is really a web page), `spreadsheetml` (Excel 2003
-	// XML Spreadsheet). The value says what the content is, not what the file name claims.
+	// XML Spreadsheet), `png`, `jpeg`, `tiff` (pictures of statement pages, read with OCR).
+	// The value says what the content is, not what the file name claims.
 	//
 	//
 	// Example: camt053
@@ -716,7 +729,8 @@ type Job struct {
 	// Example: 2025-03-01
 	PeriodStart *openapi_types.Date `json:"period_start"`
 
-	// ReviewReasons Why the job needs review; empty unless `status` is `review`.
+	// ReviewReasons Why the job needs review; empty unless `status` is `review`, except that a job read
+	// by OCR always lists `ocr`, also when it is `completed`.
 	ReviewReasons []ReviewReason `json:"review_reasons"`
 
 	// Status Job status: `queued` (accepted, waiting), `processing` (being parsed), `completed`
@@ -755,10 +769,10 @@ type JobError struct {
 	// `file_encrypted` (encrypted in a way that cannot be opened),
 	// `password_required` (the PDF is protected by a password and none was sent),
 	// `password_incorrect` (the password sent does not open the PDF),
-	// `no_text_layer` (a PDF without text, e.g. a scan),
+	// `no_text_layer` (a scan that OCR could not read: OCR is not available on the server),
 	// `no_transactions` (the statement contains no readable transactions),
 	// `too_many_rows` (more rows than the row limit),
-	// `resource_limit` (the file needs more memory or nesting than allowed, e.g. a decompression bomb),
+	// `resource_limit` (the file needs more memory, nesting, scanned pages or OCR time than allowed, e.g. a decompression bomb),
 	// `timeout` (parsing took longer than allowed),
 	// `internal_error` (an unexpected failure; contact support with the job id).
 	//
@@ -778,10 +792,10 @@ type JobError struct {
 // `file_encrypted` (encrypted in a way that cannot be opened),
 // `password_required` (the PDF is protected by a password and none was sent),
 // `password_incorrect` (the password sent does not open the PDF),
-// `no_text_layer` (a PDF without text, e.g. a scan),
+// `no_text_layer` (a scan that OCR could not read: OCR is not available on the server),
 // `no_transactions` (the statement contains no readable transactions),
 // `too_many_rows` (more rows than the row limit),
-// `resource_limit` (the file needs more memory or nesting than allowed, e.g. a decompression bomb),
+// `resource_limit` (the file needs more memory, nesting, scanned pages or OCR time than allowed, e.g. a decompression bomb),
 // `timeout` (parsing took longer than allowed),
 // `internal_error` (an unexpected failure; contact support with the job id).
 //
@@ -934,7 +948,10 @@ type ReviewReason struct {
 	// `ambiguous_date_order` (day/month order could not be decided from the file),
 	// `ambiguous_decimal_mark` (decimal comma vs point could not be decided from the file),
 	// `control_total_mismatch` (the file's own declared totals, such as BAI2 group and file
-	// trailers or CAMT `TxsSummry`, do not match its transactions).
+	// trailers or CAMT `TxsSummry`, do not match its transactions),
+	// `ocr` (the statement was read by OCR from scanned pages; the message gives the mean
+	// word confidence and says whether the balances confirm every amount; alone, on a
+	// confident and confirmed scan, it leaves the job `completed`).
 	// New codes may be added.
 	//
 	//
@@ -960,7 +977,10 @@ type ReviewReason struct {
 // `ambiguous_date_order` (day/month order could not be decided from the file),
 // `ambiguous_decimal_mark` (decimal comma vs point could not be decided from the file),
 // `control_total_mismatch` (the file's own declared totals, such as BAI2 group and file
-// trailers or CAMT `TxsSummry`, do not match its transactions).
+// trailers or CAMT `TxsSummry`, do not match its transactions),
+// `ocr` (the statement was read by OCR from scanned pages; the message gives the mean
+// word confidence and says whether the balances confirm every amount; alone, on a
+// confident and confirmed scan, it leaves the job `completed`).
 // New codes may be added.
 //
 // Example: balance_mismatch
@@ -1018,7 +1038,8 @@ type ServiceStatusEnvelope struct {
 // delimited text), `xlsx`, `xls`, `pdf`, `mt940`, `mt942`, `camt052`, `camt053`,
 // `camt054`, `ofx` (OFX and QFX), `bai2`, `qif`, `html` (an HTML table, such as the
 // "Excel export" saved as `.xls` that is really a web page), `spreadsheetml` (Excel 2003
-// XML Spreadsheet). The value says what the content is, not what the file name claims.
+// XML Spreadsheet), `png`, `jpeg`, `tiff` (pictures of statement pages, read with OCR).
+// The value says what the content is, not what the file name claims.
 //
 // Example: camt053
 type StatementFormat string
@@ -1941,8 +1962,15 @@ type ClientInterface interface {
 	//   workbooks, read as what they are: an HTML table saved as `.xls` (format `html`, also
 	//   plain `.html` statements) and Excel 2003 XML Spreadsheet (format `spreadsheetml`). A
 	//   CSV named `.xls` is CSV.
-	// - **PDF** with a text layer (scanned images without text are not read), also
-	//   password-protected (see below).
+	// - **PDF**, also password-protected (see below). A PDF whose pages are scanned images
+	//   without text is read with OCR.
+	// - **Scans and phone photos**: PNG, JPEG and TIFF (several pages in one TIFF) pictures
+	//   of statement pages, read with OCR (Tesseract) into the same table reader as PDFs. A
+	//   job read by OCR carries the review reason `ocr` with its mean word confidence; it
+	//   ends `completed` only when the confidence is high and the statement's balances
+	//   (opening and closing, or a running balance on every line) confirm every amount,
+	//   otherwise `review`. Scans are bounded: 50 pages and 60 million pixels a page by
+	//   default.
 	// - **SWIFT MT940 / MT942**.
 	// - **ISO 20022 CAMT.053, CAMT.052 and CAMT.054**.
 	// - **OFX / QFX** (SGML 1.x and XML 2.x).
@@ -2265,8 +2293,15 @@ func (c *Client) ListJobs(ctx context.Context, params *ListJobsParams, reqEditor
 //     workbooks, read as what they are: an HTML table saved as `.xls` (format `html`, also
 //     plain `.html` statements) and Excel 2003 XML Spreadsheet (format `spreadsheetml`). A
 //     CSV named `.xls` is CSV.
-//   - **PDF** with a text layer (scanned images without text are not read), also
-//     password-protected (see below).
+//   - **PDF**, also password-protected (see below). A PDF whose pages are scanned images
+//     without text is read with OCR.
+//   - **Scans and phone photos**: PNG, JPEG and TIFF (several pages in one TIFF) pictures
+//     of statement pages, read with OCR (Tesseract) into the same table reader as PDFs. A
+//     job read by OCR carries the review reason `ocr` with its mean word confidence; it
+//     ends `completed` only when the confidence is high and the statement's balances
+//     (opening and closing, or a running balance on every line) confirm every amount,
+//     otherwise `review`. Scans are bounded: 50 pages and 60 million pixels a page by
+//     default.
 //   - **SWIFT MT940 / MT942**.
 //   - **ISO 20022 CAMT.053, CAMT.052 and CAMT.054**.
 //   - **OFX / QFX** (SGML 1.x and XML 2.x).
@@ -3499,8 +3534,15 @@ type ClientWithResponsesInterface interface {
 	//   workbooks, read as what they are: an HTML table saved as `.xls` (format `html`, also
 	//   plain `.html` statements) and Excel 2003 XML Spreadsheet (format `spreadsheetml`). A
 	//   CSV named `.xls` is CSV.
-	// - **PDF** with a text layer (scanned images without text are not read), also
-	//   password-protected (see below).
+	// - **PDF**, also password-protected (see below). A PDF whose pages are scanned images
+	//   without text is read with OCR.
+	// - **Scans and phone photos**: PNG, JPEG and TIFF (several pages in one TIFF) pictures
+	//   of statement pages, read with OCR (Tesseract) into the same table reader as PDFs. A
+	//   job read by OCR carries the review reason `ocr` with its mean word confidence; it
+	//   ends `completed` only when the confidence is high and the statement's balances
+	//   (opening and closing, or a running balance on every line) confirm every amount,
+	//   otherwise `review`. Scans are bounded: 50 pages and 60 million pixels a page by
+	//   default.
 	// - **SWIFT MT940 / MT942**.
 	// - **ISO 20022 CAMT.053, CAMT.052 and CAMT.054**.
 	// - **OFX / QFX** (SGML 1.x and XML 2.x).
@@ -6246,8 +6288,15 @@ func (c *ClientWithResponses) ListJobsWithResponse(ctx context.Context, params *
 //     workbooks, read as what they are: an HTML table saved as `.xls` (format `html`, also
 //     plain `.html` statements) and Excel 2003 XML Spreadsheet (format `spreadsheetml`). A
 //     CSV named `.xls` is CSV.
-//   - **PDF** with a text layer (scanned images without text are not read), also
-//     password-protected (see below).
+//   - **PDF**, also password-protected (see below). A PDF whose pages are scanned images
+//     without text is read with OCR.
+//   - **Scans and phone photos**: PNG, JPEG and TIFF (several pages in one TIFF) pictures
+//     of statement pages, read with OCR (Tesseract) into the same table reader as PDFs. A
+//     job read by OCR carries the review reason `ocr` with its mean word confidence; it
+//     ends `completed` only when the confidence is high and the statement's balances
+//     (opening and closing, or a running balance on every line) confirm every amount,
+//     otherwise `review`. Scans are bounded: 50 pages and 60 million pixels a page by
+//     default.
 //   - **SWIFT MT940 / MT942**.
 //   - **ISO 20022 CAMT.053, CAMT.052 and CAMT.054**.
 //   - **OFX / QFX** (SGML 1.x and XML 2.x).

@@ -321,10 +321,10 @@ type BankEntry struct {
 
 // CreateJobRequest The two files of a reconciliation job.
 type CreateJobRequest struct {
-	// Bank The bank statement: PDF (with a text layer), CSV, Excel (`.xlsx`, `.xls`, an HTML
-	// table or XML Spreadsheet saved as `.xls`), MT940/MT942, CAMT.053 (.052, .054),
-	// OFX/QFX, BAI2 or QIF. The format is found from the content. At most 25 MiB by
-	// default.
+	// Bank The bank statement: PDF, CSV, Excel (`.xlsx`, `.xls`, an HTML table or XML
+	// Spreadsheet saved as `.xls`), MT940/MT942, CAMT.053 (.052, .054), OFX/QFX, BAI2,
+	// QIF, or a scan (a PDF of scanned pages, PNG, JPEG or TIFF), read with OCR. The
+	// format is found from the content. At most 25 MiB by default.
 	Bank openapi_types.File `json:"bank"`
 
 	// Env The environment: `production` or `sandbox`. Each base URL serves one environment; a
@@ -1022,9 +1022,10 @@ type ClientInterface interface {
 	// `GET /api/v1/jobs/{job_id}`. Problems found only while processing end the job as `failed`
 	// with an `error` saying why.
 	//
-	// **Bank statement (`bank`)**: PDF (with a text layer), CSV, Excel (`.xlsx`, `.xls`, and
-	// the exports that are not workbooks: an HTML table or an Excel 2003 XML Spreadsheet saved
-	// as `.xls`), MT940/MT942, CAMT.053 (also .052 and .054), OFX/QFX, BAI2 and QIF. The
+	// **Bank statement (`bank`)**: PDF, CSV, Excel (`.xlsx`, `.xls`, and the exports that are
+	// not workbooks: an HTML table or an Excel 2003 XML Spreadsheet saved as `.xls`),
+	// MT940/MT942, CAMT.053 (also .052 and .054), OFX/QFX, BAI2, QIF, and scans: a PDF of
+	// scanned pages or PNG, JPEG and TIFF pictures (phone photos too), read with OCR. The
 	// format is found from the content, never from the file name or the part's
 	// `Content-Type`. Every format is checked before the 202: a file of no supported format,
 	// or a text file whose head holds no column of dates and amounts, is `400 FILE_INVALID`.
@@ -1351,9 +1352,10 @@ type ClientInterface interface {
 // `GET /api/v1/jobs/{job_id}`. Problems found only while processing end the job as `failed`
 // with an `error` saying why.
 //
-// **Bank statement (`bank`)**: PDF (with a text layer), CSV, Excel (`.xlsx`, `.xls`, and
-// the exports that are not workbooks: an HTML table or an Excel 2003 XML Spreadsheet saved
-// as `.xls`), MT940/MT942, CAMT.053 (also .052 and .054), OFX/QFX, BAI2 and QIF. The
+// **Bank statement (`bank`)**: PDF, CSV, Excel (`.xlsx`, `.xls`, and the exports that are
+// not workbooks: an HTML table or an Excel 2003 XML Spreadsheet saved as `.xls`),
+// MT940/MT942, CAMT.053 (also .052 and .054), OFX/QFX, BAI2, QIF, and scans: a PDF of
+// scanned pages or PNG, JPEG and TIFF pictures (phone photos too), read with OCR. The
 // format is found from the content, never from the file name or the part's
 // `Content-Type`. Every format is checked before the 202: a file of no supported format,
 // or a text file whose head holds no column of dates and amounts, is `400 FILE_INVALID`.
@@ -2131,9 +2133,10 @@ type ClientWithResponsesInterface interface {
 	// `GET /api/v1/jobs/{job_id}`. Problems found only while processing end the job as `failed`
 	// with an `error` saying why.
 	//
-	// **Bank statement (`bank`)**: PDF (with a text layer), CSV, Excel (`.xlsx`, `.xls`, and
-	// the exports that are not workbooks: an HTML table or an Excel 2003 XML Spreadsheet saved
-	// as `.xls`), MT940/MT942, CAMT.053 (also .052 and .054), OFX/QFX, BAI2 and QIF. The
+	// **Bank statement (`bank`)**: PDF, CSV, Excel (`.xlsx`, `.xls`, and the exports that are
+	// not workbooks: an HTML table or an Excel 2003 XML Spreadsheet saved as `.xls`),
+	// MT940/MT942, CAMT.053 (also .052 and .054), OFX/QFX, BAI2, QIF, and scans: a PDF of
+	// scanned pages or PNG, JPEG and TIFF pictures (phone photos too), read with OCR. The
 	// format is found from the content, never from the file name or the part's
 	// `Content-Type`. Every format is checked before the 202: a file of no supported format,
 	// or a text file whose head holds no column of dates and amounts, is `400 FILE_INVALID`.
@@ -3604,9 +3607,10 @@ func (r GetReadinessResponse) ContentType() string {
 // `GET /api/v1/jobs/{job_id}`. Problems found only while processing end the job as `failed`
 // with an `error` saying why.
 //
-// **Bank statement (`bank`)**: PDF (with a text layer), CSV, Excel (`.xlsx`, `.xls`, and
-// the exports that are not workbooks: an HTML table or an Excel 2003 XML Spreadsheet saved
-// as `.xls`), MT940/MT942, CAMT.053 (also .052 and .054), OFX/QFX, BAI2 and QIF. The
+// **Bank statement (`bank`)**: PDF, CSV, Excel (`.xlsx`, `.xls`, and the exports that are
+// not workbooks: an HTML table or an Excel 2003 XML Spreadsheet saved as `.xls`),
+// MT940/MT942, CAMT.053 (also .052 and .054), OFX/QFX, BAI2, QIF, and scans: a PDF of
+// scanned pages or PNG, JPEG and TIFF pictures (phone photos too), read with OCR. The
 // format is found from the content, never from the file name or the part's
 // `Content-Type`. Every format is checked before the 202: a file of no supported format,
 // or a text file whose head holds no column of dates and amounts, is `400 FILE_INVALID`.

@@ -47,11 +47,12 @@ const (
 	// previous fetch: at River's 100 ms (or the 50 ms poll), 2 workers took at most 2 jobs a
 	// fetch, 40 jobs a second however small the jobs were.
 	fetchCooldown = 2 * time.Millisecond
-	// DefaultJobTimeout bounds one attempt; the largest allowed file parses in seconds.
-	DefaultJobTimeout = 2 * time.Minute
+	// DefaultJobTimeout bounds one attempt: the largest allowed file parses in seconds, a scan
+	// of the most pages allowed is read with OCR in minutes.
+	DefaultJobTimeout = 10 * time.Minute
 	// DefaultRescueAfter is when a job whose worker vanished (killed, machine lost) is run
 	// again; it must be longer than DefaultJobTimeout, or a live job would be run twice.
-	DefaultRescueAfter = 3 * time.Minute
+	DefaultRescueAfter = 12 * time.Minute
 	// MaxAttempts is how often a job is tried when attempts fail for reasons other than its
 	// files (database outages, crashes).
 	MaxAttempts = 5

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/webhook"
 )
 
@@ -47,6 +48,8 @@ type Serve struct {
 	MaxUploadBytes   int64
 	// MaxRows is the most transactions (or table rows) a statement file may hold.
 	MaxRows int
+	// OCR bounds the reading of scanned statements by the workers.
+	OCR statement.OCR
 	// Migrate applies pending migrations at start.
 	Migrate         bool
 	ShutdownTimeout time.Duration
@@ -187,6 +190,23 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 		c.MaxRows = n
 		return nil
 	}, "max-rows", "STATEMENTD_MAX_ROWS", "1000000", "most transactions (rows) a statement file may hold")
+	s.value(func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 10_000 {
+			return errors.New("must be a number of pages from 1 to 10000")
+		}
+		c.OCR.MaxPages = n
+		return nil
+	}, "ocr-max-pages", "STATEMENTD_OCR_MAX_PAGES", "50", "most scanned pages a statement may have to be read with OCR")
+	s.value(func(v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1_000_000 || n > 500_000_000 {
+			return errors.New("must be a number of pixels from 1000000 to 500000000")
+		}
+		c.OCR.MaxPixels = n
+		return nil
+	}, "ocr-max-pixels", "STATEMENTD_OCR_MAX_PIXELS", "60000000", "most pixels of one scanned page (A4 at 600 DPI is 35 million)")
+	s.str(&c.OCR.Languages, "ocr-languages", "STATEMENTD_OCR_LANGUAGES", "", "Tesseract languages OCR reads with, such as eng+deu; empty: every installed language")
 	s.str(&c.WebhookAllow, "webhook-allow", "STATEMENTD_WEBHOOK_ALLOW", "", "hosts and CIDRs (comma-separated) webhooks may reach although not public; plain http is then allowed for them")
 	s.value(func(v string) error {
 		sched, err := webhook.ParseSchedule(v)
@@ -252,8 +272,9 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 		}, name, env, def, usage)
 	}
 	duration(&c.JobPollInterval, "job-poll-interval", "STATEMENTD_JOB_POLL_INTERVAL", "50ms", "how often an idle worker looks for new jobs")
-	duration(&c.JobTimeout, "job-timeout", "STATEMENTD_JOB_TIMEOUT", "2m", "longest one attempt at a job may run")
-	duration(&c.JobRescueAfter, "job-rescue-after", "STATEMENTD_JOB_RESCUE_AFTER", "3m", "when a job whose worker vanished is run again; longer than --job-timeout")
+	duration(&c.JobTimeout, "job-timeout", "STATEMENTD_JOB_TIMEOUT", "10m", "longest one attempt at a job may run (a scan of 50 pages is read with OCR in about 3 minutes)")
+	duration(&c.JobRescueAfter, "job-rescue-after", "STATEMENTD_JOB_RESCUE_AFTER", "12m", "when a job whose worker vanished is run again; longer than --job-timeout")
+	duration(&c.OCR.PageTimeout, "ocr-page-timeout", "STATEMENTD_OCR_PAGE_TIMEOUT", "60s", "longest the OCR of one scanned page may take")
 	duration(&c.ReadHeaderTimeout, "read-header-timeout", "STATEMENTD_READ_HEADER_TIMEOUT", "10s", "longest a client may take to send a request's headers; then the connection is closed")
 	duration(&c.ReadTimeout, "read-timeout", "STATEMENTD_READ_TIMEOUT", "5m", "longest a client may take to send a whole request, upload included; then the connection is closed")
 	duration(&c.IdleTimeout, "idle-timeout", "STATEMENTD_IDLE_TIMEOUT", "2m", "how long an idle keep-alive connection is kept open")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/webhook"
 )
 
@@ -32,7 +33,8 @@ func TestParseServe(t *testing.T) {
 					Role: RoleAll, MaxUploadBytes: 26214400, MaxRows: 1_000_000, Migrate: true,
 					ShutdownTimeout: 30 * time.Second, LogLevel: slog.LevelInfo, TokenTTL: time.Hour,
 					AuthCacheTTL: 5 * time.Second, Workers: runtime.NumCPU(), JobPollInterval: 50 * time.Millisecond,
-					JobTimeout: 2 * time.Minute, JobRescueAfter: 3 * time.Minute,
+					JobTimeout: 10 * time.Minute, JobRescueAfter: 12 * time.Minute,
+					OCR:               statement.OCR{MaxPages: 50, PageTimeout: time.Minute, MaxPixels: 60_000_000},
 					ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 5 * time.Minute, IdleTimeout: 2 * time.Minute,
 					WebhookRetrySchedule: webhook.DefaultSchedule,
 				}, c)

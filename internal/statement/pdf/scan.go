@@ -124,8 +124,9 @@ func ocrScannedPages(data []byte, pages []int, sizes [][2]float64, o statement.O
 		cmd := exec.CommandContext(ctx, "pdftoppm", "-r", strconv.FormatFloat(dpi, 'f', 1, 64), "-gray", "-png", "-singlefile",
 			"-f", strconv.Itoa(n), "-l", strconv.Itoa(n), in, prefix)
 		msg, err := cmd.CombinedOutput()
+		timedOut := ctx.Err() != nil
 		cancel()
-		if ctx.Err() != nil {
+		if timedOut {
 			return nil, errf(statement.ErrResourceLimit, statement.Position{Page: n}, "rendering the page took longer than %s", o.PageTimeout)
 		}
 		if err != nil {
