@@ -19,8 +19,9 @@ import (
 // Floors of TestScanCorpus, the share of the key's transactions read exactly (date and signed
 // amount) by variant, in percent: what the OCR reader achieves today. Raise them as it
 // improves; never lower them to make a change pass.
-// The targets are 98 % at 300 DPI and 90 % at 150 DPI and on photos; not met yet.
-var minScanShare = map[string]float64{"scan-300": 64, "scan-150": 51, "photo": 72}
+// The targets are 98 % at 300 DPI and 90 % at 150 DPI and on photos; the first two are
+// not met yet.
+var minScanShare = map[string]float64{"scan-300": 92, "scan-150": 52, "photo": 91}
 
 // scanOutcome is how the OCR reader did on one scan.
 type scanOutcome struct {

@@ -254,8 +254,20 @@ func straighten(p *Page) {
 		if len(bottoms) == 0 {
 			base = slices.Min(any)
 		}
+		// Tesseract's lines are loose: a header cell's second line ("Withdrawal" over
+		// "Amt.") may join the line beside it. A word whose own baseline is well off its
+		// line's keeps its own.
+		h := median(heightsOf(p.Words, idx))
 		for _, i := range idx {
-			p.Words[i].Baseline = base
+			w := &p.Words[i]
+			own := w.Top + w.Height
+			if descends(w.Text) {
+				own -= 0.22 * w.Height
+			}
+			w.Baseline = base
+			if math.Abs(own-base) > 0.6*h {
+				w.Baseline = own
+			}
 		}
 	}
 }
@@ -281,6 +293,15 @@ func slope(xs, ys []float64) (float64, bool) {
 		return 0, false
 	}
 	return sxy / sxx, true
+}
+
+// heightsOf returns the heights of the words at idx.
+func heightsOf(ws []Word, idx []int) []float64 {
+	hs := make([]float64, len(idx))
+	for k, i := range idx {
+		hs[k] = ws[i].Height
+	}
+	return hs
 }
 
 func median(v []float64) float64 {

@@ -525,7 +525,11 @@ func mergeHeaderLines(pages [][]line) {
 					continue
 				}
 				o := &pg[k]
-				if len(o.words) == 0 || isTxHeader(o) || rowLike(o) || anyAmount(o) || sectionOf(o) != sectionNone ||
+				// A section title ("Withdrawals") stands apart above its table; the same word set
+				// tight against the header line is the first line of a header cell ("Withdrawal"
+				// over "Amt.").
+				section := sectionOf(o) != sectionNone && math.Abs(o.y-h.y) > 0.9*h.size
+				if len(o.words) == 0 || isTxHeader(o) || rowLike(o) || anyAmount(o) || section ||
 					math.Abs(o.y-h.y) > 1.8*h.size || math.Abs(o.size-h.size) > 0.2*h.size || len(o.words) > len(h.cells)+2 {
 					continue
 				}
