@@ -1,0 +1,79 @@
+package scan
+
+import (
+	"bytes"
+	"errors"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/internal/statement"
+)
+
+func pngOf(t testing.TB, w, h int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, png.Encode(&b, image.NewGray(image.Rect(0, 0, w, h))))
+	return b.Bytes()
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	var jpg bytes.Buffer
+	require.NoError(t, jpeg.Encode(&jpg, image.NewGray(image.Rect(0, 0, 40, 30)), nil))
+	tif, err := os.ReadFile(filepath.Join("..", "corpus", "testdata", "scans", "us-checking-chromium-scan-300.tif"))
+	require.NoError(t, err)
+	tests := []struct {
+		name   string
+		data   []byte
+		opts   statement.Options
+		format statement.Format
+		want   error
+	}{
+		{name: "a PNG", data: pngOf(t, 20, 10), format: statement.FormatPNG},
+		{name: "a JPEG", data: jpg.Bytes(), format: statement.FormatJPEG},
+		{name: "a scanner's TIFF", data: tif, format: statement.FormatTIFF},
+		{name: "a PNG whose header is broken", data: append([]byte("\x89PNG\r\n\x1a\n"), "no chunks"...),
+			format: statement.FormatPNG, want: statement.ErrCorrupt},
+		{name: "a picture over the pixel bound", data: pngOf(t, 2000, 1000), opts: statement.Options{OCR: &statement.OCR{MaxPixels: 1_000_000}},
+			format: statement.FormatPNG, want: statement.ErrResourceLimit},
+		{name: "no picture", data: []byte("Date,Amount\n"), want: statement.ErrNotAStatement},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			format, err := Check(tc.data, tc.opts)
+			require.Equal(t, tc.format, format)
+			if tc.want == nil {
+				require.NoError(t, err)
+				_, err := Parse(tc.data, statement.Options{})
+				require.ErrorIs(t, err, statement.ErrNoTextLayer, "without OCR a picture is left to the workers")
+				return
+			}
+			require.ErrorIs(t, err, tc.want)
+		})
+	}
+	require.Equal(t, 2, tiffPages(tif), "the corpus TIFF has two pages")
+}
+
+// FuzzScan: a hostile picture is checked (and refused or left to OCR) without a panic, and
+// every failure is a *statement.Error.
+func FuzzScan(f *testing.F) {
+	f.Add(pngOf(f, 3, 2))
+	f.Add([]byte("II*\x00\x08\x00\x00\x00\x01\x00\x00\x01\x03\x00\x01\x00\x00\x00\xff\xff\x00\x00\x08\x00\x00\x00"))
+	f.Add([]byte("MM\x00*\x00\x00\x00\x08"))
+	f.Add([]byte{0xFF, 0xD8, 0xFF, 0xE0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_ = tiffPages(data)
+		_, err := Parse(data, statement.Options{})
+		var se *statement.Error
+		if err != nil && !errors.As(err, &se) {
+			t.Fatalf("a failure that is no *statement.Error: %v", err)
+		}
+	})
+}
