@@ -151,7 +151,8 @@ func cutCAMT053(t testing.TB) []byte {
 	return full[:len(full)*45/100]
 }
 
-// pngImage is the start of a PNG image: a file of a kind that is no statement.
+// pngImage is the start of a PNG image, cut off after its header: no picture, so no statement
+// (a whole picture would be read with OCR).
 var pngImage = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10\x00\x00\x00\x10\x08\x06\x00\x00\x00\x1f\xf3\xffa")
 
 // randomBytes is n bytes of noise, the same on every run.

@@ -752,7 +752,7 @@ func TestParseJobRequestErrors(t *testing.T) {
 		}{
 			{name: "an empty file is 400 FILE_INVALID", status: 400, code: parseclient.ErrorCodeFileInvalid,
 				body: func() (string, []byte) { return fileUpload(t, "empty.csv", nil) }},
-			{name: "a PNG image is 400 FILE_INVALID, whatever its name", status: 400, code: parseclient.ErrorCodeFileInvalid,
+			{name: "a PNG image cut off after its header is 400 FILE_INVALID, whatever its name", status: 400, code: parseclient.ErrorCodeFileInvalid,
 				body: func() (string, []byte) { return fileUpload(t, "statement.csv", pngImage) }},
 			{name: "random bytes are 400 FILE_INVALID", status: 400, code: parseclient.ErrorCodeFileInvalid,
 				body: func() (string, []byte) { return fileUpload(t, "statement.sta", randomBytes(2000)) }},

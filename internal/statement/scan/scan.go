@@ -56,6 +56,9 @@ func Check(data []byte, opts statement.Options) (statement.Format, error) {
 	if err != nil {
 		return format, statement.Errorf(format, statement.ErrCorrupt, statement.Position{}, "the image cannot be read: %v", err)
 	}
+	if why := cutShort(format, data); why != "" {
+		return format, statement.Errorf(format, statement.ErrCorrupt, statement.Position{}, "the image is cut short: %s", why)
+	}
 	o := statement.OCR{}
 	if opts.OCR != nil {
 		o = *opts.OCR
@@ -130,6 +133,26 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 		}
 	}
 	return pdf.ParseWords(ps, format, opts)
+}
+
+// cutShort says why a picture whose header reads is still no whole picture, without decoding
+// it: a PNG without image data or its end chunk, a JPEG without its end marker (a download or
+// upload cut off). "" when it looks whole.
+func cutShort(format statement.Format, data []byte) string {
+	switch format {
+	case statement.FormatPNG:
+		if !bytes.Contains(data, []byte("IDAT")) {
+			return "the PNG has no image data"
+		}
+		if !bytes.Contains(data[max(0, len(data)-64):], []byte("IEND")) {
+			return "the PNG has no end chunk"
+		}
+	case statement.FormatJPEG:
+		if !bytes.Contains(data[max(0, len(data)-64):], []byte{0xFF, 0xD9}) {
+			return "the JPEG has no end marker"
+		}
+	}
+	return ""
 }
 
 // targetDPI is the resolution Tesseract reads best: a picture of a page at less is enlarged.

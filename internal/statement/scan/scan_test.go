@@ -42,6 +42,8 @@ func TestCheck(t *testing.T) {
 			format: statement.FormatPNG, want: statement.ErrCorrupt},
 		{name: "a picture over the pixel bound", data: pngOf(t, 2000, 1000), opts: statement.Options{OCR: &statement.OCR{MaxPixels: 1_000_000}},
 			format: statement.FormatPNG, want: statement.ErrResourceLimit},
+		{name: "a PNG cut off after its header", data: pngOf(t, 20, 10)[:33], format: statement.FormatPNG, want: statement.ErrCorrupt},
+		{name: "a JPEG cut off before its end", data: jpg.Bytes()[:jpg.Len()-80], format: statement.FormatJPEG, want: statement.ErrCorrupt},
 		{name: "no picture", data: []byte("Date,Amount\n"), want: statement.ErrNotAStatement},
 	}
 	for _, tc := range tests {
