@@ -29,16 +29,18 @@ const (
 
 // WithDefaults returns o with every unset limit at its default.
 func (o Options) WithDefaults() Options {
-	if o.MaxRows <= 0 {
-		o.MaxRows = DefaultMaxRows
-	}
-	if o.MaxDecompressedBytes <= 0 {
-		o.MaxDecompressedBytes = DefaultMaxDecompressedBytes
-	}
-	if o.MaxDepth <= 0 {
-		o.MaxDepth = DefaultMaxDepth
-	}
+	o.MaxRows = positiveOr(o.MaxRows, DefaultMaxRows)
+	o.MaxDecompressedBytes = positiveOr(o.MaxDecompressedBytes, DefaultMaxDecompressedBytes)
+	o.MaxDepth = positiveOr(o.MaxDepth, DefaultMaxDepth)
 	return o
+}
+
+// positiveOr is v when it is set (above zero), else def.
+func positiveOr[T int | int64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // OCR bounds the reading of scanned statements.
@@ -62,14 +64,8 @@ const (
 
 // WithDefaults returns o with every unset bound at its default.
 func (o OCR) WithDefaults() OCR {
-	if o.MaxPages <= 0 {
-		o.MaxPages = DefaultOCRMaxPages
-	}
-	if o.PageTimeout <= 0 {
-		o.PageTimeout = DefaultOCRPageTimeout
-	}
-	if o.MaxPixels <= 0 {
-		o.MaxPixels = DefaultOCRMaxPixels
-	}
+	o.MaxPages = positiveOr(o.MaxPages, DefaultOCRMaxPages)
+	o.PageTimeout = positiveOr(o.PageTimeout, DefaultOCRPageTimeout)
+	o.MaxPixels = positiveOr(o.MaxPixels, DefaultOCRMaxPixels)
 	return o
 }

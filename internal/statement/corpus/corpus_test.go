@@ -34,14 +34,7 @@ func TestCorpus(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no corpus files in testdata: run make corpus")
 	}
-	report := os.Getenv("CORPUS_REPORT") != ""
-	out := func(format string, args ...any) {
-		if report {
-			fmt.Printf(format+"\n", args...)
-		} else {
-			t.Logf(format, args...)
-		}
-	}
+	out := reporter(t)
 	out("%-52s %-15s %-8s %9s %27s %27s %-8s %-8s %s", "file", "status", "poppler", "count", "credits got/key", "debits got/key", "opening", "closing", "note")
 	var exact, opened, popplerOpens, protected, completedWrong, incomplete int
 	// Exact files out of the counted ones, by producer and by layout.
@@ -121,4 +114,17 @@ func shares(counts map[string][2]int) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
+}
+
+// reporter prints a corpus test's lines: on standard output with CORPUS_REPORT set (make
+// corpus-report), else to the test log.
+func reporter(t *testing.T) func(format string, args ...any) {
+	report := os.Getenv("CORPUS_REPORT") != ""
+	return func(format string, args ...any) {
+		if report {
+			fmt.Printf(format+"\n", args...)
+		} else {
+			t.Logf(format, args...)
+		}
+	}
 }

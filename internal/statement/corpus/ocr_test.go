@@ -104,14 +104,7 @@ func TestScanCorpus(t *testing.T) {
 	}
 	wg.Wait()
 
-	report := os.Getenv("CORPUS_REPORT") != ""
-	out := func(format string, args ...any) {
-		if report {
-			fmt.Printf(format+"\n", args...)
-		} else {
-			t.Logf(format, args...)
-		}
-	}
+	out := reporter(t)
 	type tally struct{ want, matched, files, exact int }
 	byVariant := map[string]*tally{}
 	for _, o := range outcomes {
