@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/statementmatch/service/internal/statement"
 )
@@ -180,7 +181,7 @@ func parseTSV(out []byte) ([]Page, error) {
 		case "1":
 			pages = append(pages, Page{Width: int(num(8)), Height: int(num(9))})
 		case "5":
-			text := strings.TrimSpace(f[11])
+			text := cleanWord(f[11])
 			if text == "" || len(pages) == 0 || num(10) < 0 {
 				continue
 			}
@@ -194,6 +195,21 @@ func parseTSV(out []byte) ([]Page, error) {
 		return nil, fmt.Errorf("read tesseract output: %w", err)
 	}
 	return pages, nil
+}
+
+// cleanWord drops what OCR makes of specks: a word of punctuation alone ("_", "|", "—"), and
+// quotes stuck to a word of letters ("“Paid" for "Paid"). Quotes around digits are left, and so
+// is any sign or bracket: they may be an amount's.
+func cleanWord(text string) string {
+	text = strings.TrimSpace(text)
+	if strings.Trim(text, "_|—–-~^`'\".,:;“”„‘’") == "" && !strings.ContainsAny(text, "-") {
+		return ""
+	}
+	core := strings.Trim(text, "“”„\"'‘’`")
+	if core != "" && core != text && strings.IndexFunc(core, unicode.IsLetter) >= 0 && strings.IndexFunc(core, unicode.IsDigit) < 0 {
+		return core
+	}
+	return text
 }
 
 // descends reports whether text has a letter that reaches below the baseline, so its box's
