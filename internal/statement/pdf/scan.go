@@ -81,9 +81,23 @@ func runsOf(p ocr.Page) []run {
 		heights[w.Line] = append(heights[w.Line], math.Max(w.Height-w.Width*tilt, 0.5*w.Height))
 	}
 	sizes := map[int]float64{}
+	var all []float64
 	for l, hs := range heights {
 		sort.Float64s(hs)
 		sizes[l] = hs[(len(hs)-1)*3/10] * scale / 0.7
+		all = append(all, sizes[l])
+	}
+	// Box heights are noisy (bold strokes, specks, blur): a line within a third of the page's
+	// common size is taken to be of that size, as print mostly is; headings well above it,
+	// and small print well below, keep their own.
+	if len(all) > 0 {
+		sort.Float64s(all)
+		common := all[len(all)/2]
+		for l, sz := range sizes {
+			if math.Abs(sz-common) < common/3 {
+				sizes[l] = common
+			}
+		}
 	}
 	runs := make([]run, 0, len(p.Words))
 	for _, w := range p.Words {
