@@ -20,9 +20,9 @@ import (
 // Floors of TestScanCorpus, the share of the key's transactions read exactly (date and signed
 // amount) by variant, in percent: what the OCR reader achieves today. Raise them as it
 // improves; never lower them to make a change pass.
-// The targets are 98 % at 300 DPI and 90 % at 150 DPI and on photos; the first two are
+// The targets are 98 % at 300 DPI and 90 % at 150 DPI and on photos; the 150 DPI one is
 // not met yet.
-var minScanShare = map[string]float64{"scan-300": 97, "scan-150": 54, "photo": 91}
+var minScanShare = map[string]float64{"scan-300": 98, "scan-150": 54, "photo": 91}
 
 // scanOutcome is how the OCR reader did on one scan.
 type scanOutcome struct {

@@ -17,6 +17,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -209,7 +210,47 @@ func cleanWord(text string) string {
 	if core != "" && core != text && strings.IndexFunc(core, unicode.IsLetter) >= 0 && strings.IndexFunc(core, unicode.IsDigit) < 0 {
 		return core
 	}
-	return text
+	return repairDigits(text)
+}
+
+// Letters OCR reads for digits in print: O for 0, I and l for 1, S for 5.
+var digitLike = strings.NewReplacer("O", "0", "o", "0", "I", "1", "l", "1", "S", "5")
+
+var (
+	// ordinal is a day with its ordinal suffix whose digits may have been read as letters
+	// ("Ist" for 1st, "Sth" for 5th).
+	ordinal = regexp.MustCompile(`^([0-9OIlS]{1,2})(st|nd|rd|th)$`)
+	// numberLike is an amount or date whose digits may have been read as letters: signs,
+	// brackets, separators and at least two real digits.
+	numberLike = regexp.MustCompile(`^[-+(£$€]?[0-9OolIS][0-9OolIS.,/-]*[0-9OolIS][)%]?$`)
+	// amountWithSuffix is an amount with its cents and a German debit mark set against it
+	// ("73,39S"): the S is Soll, not a 5.
+	amountWithSuffix = regexp.MustCompile(`[.,][0-9]{2}S$`)
+)
+
+// repairDigits turns the letters OCR read for digits back into digits, in a word that is
+// otherwise a number: "Ist" is 1st, "1,O5O.00" is 1,050.00. A word with more such letters than
+// digits is taken to be a word.
+func repairDigits(text string) string {
+	if m := ordinal.FindStringSubmatch(text); m != nil {
+		return digitLike.Replace(m[1]) + m[2]
+	}
+	if !numberLike.MatchString(text) || amountWithSuffix.MatchString(text) {
+		return text
+	}
+	digits, letters := 0, 0
+	for _, r := range text {
+		switch {
+		case unicode.IsDigit(r):
+			digits++
+		case strings.ContainsRune("OolIS", r):
+			letters++
+		}
+	}
+	if letters == 0 || digits < 2 || letters > digits {
+		return text
+	}
+	return digitLike.Replace(text)
 }
 
 // descends reports whether text has a letter that reaches below the baseline, so its box's
