@@ -76,8 +76,22 @@ func runsOf(p ocr.Page) []run {
 	// taller by a twentieth of its width) do not make it large: the lines of a header set
 	// over two lines must come out the same size.
 	tilt := math.Abs(math.Tan(p.Skew * math.Pi / 180))
+	var pageHeights []float64
+	for _, w := range p.Words {
+		pageHeights = append(pageHeights, w.Height)
+	}
+	sort.Float64s(pageHeights)
+	// Specks read as words ("5", "T", a dot) are far smaller than the print: they say nothing
+	// of a line's size.
+	speck := 0.0
+	if len(pageHeights) > 0 {
+		speck = 0.45 * pageHeights[len(pageHeights)/2]
+	}
 	heights := map[int][]float64{}
 	for _, w := range p.Words {
+		if w.Height < speck {
+			continue
+		}
 		heights[w.Line] = append(heights[w.Line], math.Max(w.Height-w.Width*tilt, 0.5*w.Height))
 	}
 	sizes := map[int]float64{}
@@ -90,9 +104,10 @@ func runsOf(p ocr.Page) []run {
 	// Box heights are noisy (bold strokes, specks, blur): a line within a third of the page's
 	// common size is taken to be of that size, as print mostly is; headings well above it,
 	// and small print well below, keep their own.
+	common := 10.0
 	if len(all) > 0 {
 		sort.Float64s(all)
-		common := all[len(all)/2]
+		common = all[len(all)/2]
 		for l, sz := range sizes {
 			if math.Abs(sz-common) < common/3 {
 				sizes[l] = common
@@ -101,7 +116,11 @@ func runsOf(p ocr.Page) []run {
 	}
 	runs := make([]run, 0, len(p.Words))
 	for _, w := range p.Words {
-		size := sizes[w.Line]
+		size, ok := sizes[w.Line]
+		if !ok {
+			// A line of specks alone: the page's common size.
+			size = common
+		}
 		runs = append(runs, run{text: w.Text, x0: w.Left * scale, x1: (w.Left + w.Width) * scale,
 			y: (float64(p.Height) - w.Baseline) * scale, size: size, space: 0.4 * size})
 	}
