@@ -19,7 +19,7 @@ func TestRunsOfOCRWords(t *testing.T) {
 	p := ocr.Page{Width: 2480, Height: 3508, DPI: 300, Words: []ocr.Word{
 		w("Trans", 200, 1000, 100, 30, 1), w("Post", 400, 1000, 90, 28, 1), w("Amount", 2100, 1000, 150, 31, 1),
 		w("Date", 200, 1050, 90, 29, 2), w("5", 330, 1070, 8, 6, 2), // a speck in the second line
-		w(".", 900, 1500, 6, 6, 3), // a line of a speck alone
+		w(".", 900, 1500, 6, 6, 3),           // a line of a speck alone
 		w("STATEMENT", 200, 300, 600, 80, 4), // a heading, well above the common size
 	}}
 	runs := runsOf(p)
