@@ -29,7 +29,11 @@ func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) 
 		if err != nil {
 			return attempt.Outcome[ErrorCode]{}, fmt.Errorf("read file: %w", err)
 		}
-		st, failure := s.parse(data)
+		st, failure := s.parse(ctx, data)
+		if ctx.Err() != nil {
+			// The attempt ended while OCR read the file: the runner says whether it timed out.
+			return attempt.Outcome[ErrorCode]{}, nil
+		}
 		if failure != nil {
 			return attempt.Outcome[ErrorCode]{Failure: failure}, nil
 		}
@@ -59,7 +63,7 @@ var (
 
 // parse reads the statement. It is deterministic: the same file gives the same statement or
 // the same failure.
-func (s *Service) parse(data []byte) (st *statement.Statement, failure *Failure) {
+func (s *Service) parse(ctx context.Context, data []byte) (st *statement.Statement, failure *Failure) {
 	defer func() {
 		if r := recover(); r != nil {
 			buf := make([]byte, 4<<10)
@@ -68,7 +72,7 @@ func (s *Service) parse(data []byte) (st *statement.Statement, failure *Failure)
 			st, failure = nil, &Failure{Code: CodeInternalError, Message: statement.ErrInternal.Error()}
 		}
 	}()
-	st, err := engine.Parse(data, s.Limits)
+	st, err := engine.Parse(data, s.Limits.WithContext(ctx))
 	if err != nil {
 		if errors.Is(err, statement.ErrInternal) {
 			s.logger().Error("parser failure", slog.String("error", err.Error()))

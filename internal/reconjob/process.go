@@ -34,7 +34,11 @@ func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) 
 		if err != nil {
 			return attempt.Outcome[ErrorCode]{}, fmt.Errorf("read expected file: %w", err)
 		}
-		res, failure := s.reconcile(bank, exp)
+		res, failure := s.reconcile(ctx, bank, exp)
+		if ctx.Err() != nil {
+			// The attempt ended while OCR read the bank statement: the runner says why.
+			return attempt.Outcome[ErrorCode]{}, nil
+		}
 		if failure != nil {
 			return attempt.Outcome[ErrorCode]{Failure: failure}, nil
 		}
@@ -66,7 +70,7 @@ var (
 
 // reconcile reads both files and matches them. It is deterministic: the same files give the
 // same results or the same failure.
-func (s *Service) reconcile(bankData, expectedData []byte) (res Results, failure *Failure) {
+func (s *Service) reconcile(ctx context.Context, bankData, expectedData []byte) (res Results, failure *Failure) {
 	defer func() {
 		if r := recover(); r != nil {
 			buf := make([]byte, 4<<10)
@@ -75,7 +79,7 @@ func (s *Service) reconcile(bankData, expectedData []byte) (res Results, failure
 			failure = &Failure{Code: CodeServerError, Message: "the job could not be processed"}
 		}
 	}()
-	st, err := engine.Parse(bankData, s.Limits)
+	st, err := engine.Parse(bankData, s.Limits.WithContext(ctx))
 	if err != nil {
 		return Results{}, bankFailure(err)
 	}

@@ -1,6 +1,9 @@
 package statement
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Options bound what a parse may consume, and carry what opens a protected file. The zero value
 // means the defaults.
@@ -53,6 +56,27 @@ type OCR struct {
 	MaxPixels int64
 	// Languages are Tesseract's languages ("eng+deu"); empty means every installed one.
 	Languages string
+	// Context, when set, ends OCR early: the job attempt's, so that its deadline or a worker's
+	// shutdown stops the Tesseract it runs. Nil means no end but the bounds.
+	Context context.Context
+}
+
+// Ctx is o.Context, or a context that never ends.
+func (o OCR) Ctx() context.Context {
+	if o.Context == nil {
+		return context.Background()
+	}
+	return o.Context
+}
+
+// WithContext returns opts with OCR (when set) ending with ctx.
+func (o Options) WithContext(ctx context.Context) Options {
+	if o.OCR != nil {
+		ocr := *o.OCR
+		ocr.Context = ctx
+		o.OCR = &ocr
+	}
+	return o
 }
 
 // Defaults of OCR.

@@ -111,13 +111,13 @@ func listLanguages() (string, error) {
 
 // Recognize reads the words of the image in the file at path (PNG, JPEG or TIFF; every page of
 // a multi-page TIFF) whose resolution is dpi (0 when unknown), within o's time per page.
-func Recognize(ctx context.Context, path string, dpi float64, pages int, o statement.OCR) ([]Page, error) {
+func Recognize(parent context.Context, path string, dpi float64, pages int, o statement.OCR) ([]Page, error) {
 	o = o.WithDefaults()
 	langs, err := Languages(o)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(max(pages, 1))*o.PageTimeout)
+	ctx, cancel := context.WithTimeout(parent, time.Duration(max(pages, 1))*o.PageTimeout)
 	defer cancel()
 	args := []string{path, "stdout", "-l", langs, "--psm", "3"}
 	if dpi > 0 {
@@ -133,6 +133,10 @@ func Recognize(ctx context.Context, path string, dpi float64, pages int, o state
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if ctx.Err() != nil {
+		if parent.Err() != nil {
+			// The job's attempt ended (its deadline, a shutdown): its runner says why.
+			return nil, parent.Err()
+		}
 		return nil, statement.Errorf("", statement.ErrResourceLimit, statement.Position{},
 			"reading the scanned pages took longer than %s a page", o.PageTimeout)
 	}

@@ -155,7 +155,7 @@ func ocrScannedPages(data []byte, pages []int, sizes [][2]float64, o statement.O
 	out := map[int]ocr.Page{}
 	for _, n := range pages {
 		dpi := renderDPI(sizes[n-1], o.MaxPixels)
-		ctx, cancel := context.WithTimeout(context.Background(), o.PageTimeout)
+		ctx, cancel := context.WithTimeout(o.Ctx(), o.PageTimeout)
 		prefix := filepath.Join(dir, "p")
 		// -singlefile names the image prefix.png.
 		cmd := exec.CommandContext(ctx, "pdftoppm", "-r", strconv.FormatFloat(dpi, 'f', 1, 64), "-gray", "-png", "-singlefile",
@@ -169,7 +169,7 @@ func ocrScannedPages(data []byte, pages []int, sizes [][2]float64, o statement.O
 		if err != nil {
 			return nil, fmt.Errorf("render page %d: %w: %s", n, err, msg)
 		}
-		ps, err := ocr.Recognize(context.Background(), prefix+".png", dpi, 1, o)
+		ps, err := ocr.Recognize(o.Ctx(), prefix+".png", dpi, 1, o)
 		_ = os.Remove(prefix + ".png")
 		if err != nil {
 			var se *statement.Error

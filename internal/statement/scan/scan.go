@@ -6,7 +6,6 @@ package scan
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"image"
 	"image/png"
@@ -116,7 +115,7 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 			return nil, err
 		}
 	}
-	ps, err := ocr.Recognize(context.Background(), path, dpi, pages, o)
+	ps, err := ocr.Recognize(o.Ctx(), path, dpi, pages, o)
 	if errors.Is(err, ocr.ErrUnavailable) {
 		return nil, statement.Errorf(format, statement.ErrNoTextLayer, statement.Position{}, "a picture is read with OCR, and %v", err)
 	}

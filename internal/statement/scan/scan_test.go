@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"image"
 	"image/jpeg"
@@ -78,4 +79,19 @@ func FuzzScan(f *testing.F) {
 			t.Fatalf("a failure that is no *statement.Error: %v", err)
 		}
 	})
+}
+
+// TestParseStopsWithItsContext: a job attempt that ends (its deadline, a worker's shutdown)
+// stops the OCR of its file at once, and says so with the context's error, not as a failure
+// of the file.
+func TestParseStopsWithItsContext(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("..", "corpus", "testdata", "scans", "us-checking-chromium-scan-300.tif"))
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = Parse(data, statement.Options{OCR: &statement.OCR{}}.WithContext(ctx))
+	require.ErrorIs(t, err, context.Canceled, "the attempt's end, not a failure of the file")
+	var se *statement.Error
+	require.False(t, errors.As(err, &se))
 }
