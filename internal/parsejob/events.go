@@ -4,17 +4,19 @@ import (
 	"github.com/statementmatch/service/internal/webhook"
 )
 
+// announced are the events of the statuses that are announced.
+var announced = map[Status]webhook.EventType{
+	StatusQueued:    webhook.EventJobCreated,
+	StatusCompleted: webhook.EventJobCompleted,
+	StatusReview:    webhook.EventJobReview,
+	StatusFailed:    webhook.EventJobFailed,
+}
+
 // Announcement is the webhook event that announces a job in status j.Status: job.created when
 // it is queued, and job.completed, job.review or job.failed when it ends (at j.CompletedAt).
 // Processing is not announced; false then.
 func Announcement(j Job) (webhook.Event, bool) {
-	types := map[Status]webhook.EventType{
-		StatusQueued:    webhook.EventJobCreated,
-		StatusCompleted: webhook.EventJobCompleted,
-		StatusReview:    webhook.EventJobReview,
-		StatusFailed:    webhook.EventJobFailed,
-	}
-	t, ok := types[j.Status]
+	t, ok := announced[j.Status]
 	if !ok {
 		return webhook.Event{}, false
 	}
@@ -27,8 +29,7 @@ func Announcement(j Job) (webhook.Event, bool) {
 	}
 	data := webhook.JobData{JobID: j.ID, Status: string(j.Status), TransactionsCount: j.TransactionsCount, CreatedAt: j.CreatedAt.UTC()}
 	if j.BankName != "" && j.Status.HasResults() {
-		name := j.BankName
-		data.BankName = &name
+		data.BankName = &j.BankName
 	}
 	return webhook.Event{Type: t, AccountID: j.AccountID, Data: data, At: at}, true
 }
