@@ -304,3 +304,15 @@ func (st *Statement) NeedsReview() bool {
 	}
 	return st.OCRConfidence > 0 && (st.OCRConfidence < MinOCRConfidence || !st.ocrConfirmed)
 }
+
+// Reconciled reports whether the statement's own numbers bear it out: no review reason but
+// ReviewOCR, and, read by OCR, every amount confirmed by a balance. Unlike NeedsReview it does
+// not weigh OCR's confidence: it tells a right reading of a page from a wrong one.
+func (st *Statement) Reconciled() bool {
+	for _, r := range st.Review {
+		if r.Code != ReviewOCR {
+			return false
+		}
+	}
+	return st.OCRConfidence == 0 || st.ocrConfirmed
+}

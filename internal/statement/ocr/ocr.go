@@ -4,8 +4,9 @@
 //
 // Tesseract runs as a program of its own (`tesseract`, Debian's tesseract-ocr), one process a
 // page: a crash or runaway on a hostile image ends that process, not the worker, and each page
-// is bounded in time. The words' boxes are straightened: a page scanned or photographed a few
-// degrees askew would otherwise put the words of one row at different heights.
+// is bounded in time. A page image is prepared first (Prepare): turned level when its print is
+// askew, and its ruled lines erased. What skew is left is taken out of the words' boxes, so
+// that the words of one printed row end at one height.
 package ocr
 
 import (
@@ -14,16 +15,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 	"unicode"
 
 	"github.com/statementmatch/service/internal/statement"
@@ -48,7 +50,10 @@ type Page struct {
 	Width, Height int
 	DPI           float64
 	Words         []Word
-	// Skew is the angle, in degrees, by which the words were turned to run level.
+	// Turned is the angle, in degrees, by which the image was turned level before it was read.
+	Turned float64
+	// Skew is the angle, in degrees, by which the words were then turned to run level: what
+	// is left of the page's skew after Turned.
 	Skew float64
 }
 
@@ -109,17 +114,103 @@ func listLanguages() (string, error) {
 	return strings.Join(langs, "+"), nil
 }
 
-// Recognize reads the words of the image in the file at path (PNG, JPEG or TIFF; every page of
-// a multi-page TIFF) whose resolution is dpi (0 when unknown), within o's time per page.
-func Recognize(parent context.Context, path string, dpi float64, pages int, o statement.OCR) ([]Page, error) {
+// Image is a page image made ready for Tesseract and kept in a file, so that it can be read
+// more than once (in several Modes) without being prepared again.
+type Image struct {
+	path          string
+	dpi           float64
+	width, height int
+	// Turned is the angle, in degrees, by which the page was turned level.
+	Turned float64
+}
+
+// Prepare makes the page image g, whose resolution is dpi (0 when unknown), ready to be read
+// and writes it into dir: a page whose print is askew is turned level (Tesseract reads a skewed
+// line worse, and the rules of a skewed table cut through the words of its header), and the
+// ruled lines are erased (Tesseract drops the words that touch them). g may be changed. name
+// names the file in dir.
+func Prepare(g *image.Gray, dpi float64, dir, name string) (Image, error) {
+	skew := Skew(g)
+	if math.Abs(skew) >= minSkew {
+		g = Rotate(g, -skew)
+	} else {
+		skew = 0
+	}
+	eraseRules(g, dpi)
+	path := filepath.Join(dir, name+".pgm")
+	if err := writePGM(path, g); err != nil {
+		return Image{}, err
+	}
+	return Image{path: path, dpi: dpi, width: g.Bounds().Dx(), height: g.Bounds().Dy(), Turned: skew}, nil
+}
+
+// Mode is how Tesseract finds the text of a page (its page segmentation mode).
+type Mode int
+
+// The modes a statement is read in, in the order they are tried.
+const (
+	// Blocks finds the page's blocks of text and reads each: right for most pages.
+	Blocks Mode = 3
+	// Column takes the page as one column of lines of varying sizes: it keeps a table's
+	// columns that Blocks may take for a picture and drop.
+	Column Mode = 4
+	// Sparse finds as much text as it can, in no order: it keeps words Blocks and Column
+	// lose between a table's rules.
+	Sparse Mode = 11
+)
+
+// Modes are the ways a statement is read, in the order they are tried.
+var Modes = []Mode{Blocks, Column, Sparse}
+
+// Read reads the words of the page in the given mode, within o's time per page. The words'
+// boxes are in pixels of the prepared (turned) page.
+func (im Image) Read(ctx context.Context, mode Mode, o statement.OCR) (Page, error) {
+	ps, err := recognize(ctx, im.path, im.dpi, mode, o)
+	if err != nil {
+		return Page{}, err
+	}
+	p := Page{Width: im.width, Height: im.height, DPI: im.dpi}
+	if len(ps) > 0 {
+		p = ps[0]
+	}
+	p.Turned = im.Turned
+	return p, nil
+}
+
+// minSkew is the least skew, in degrees, worth turning a page for: below it a line of a page's
+// width drifts by less than a pixel or two.
+const minSkew = 0.1
+
+// writePGM writes g as a binary PGM, which Tesseract (Leptonica) reads without the cost of
+// compressing a PNG.
+func writePGM(path string, g *image.Gray) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	b := g.Bounds()
+	fmt.Fprintf(w, "P5\n%d %d\n255\n", b.Dx(), b.Dy())
+	for y := 0; y < b.Dy(); y++ {
+		w.Write(g.Pix[y*g.Stride : y*g.Stride+b.Dx()])
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// recognize runs Tesseract in the given mode on the image in the file at path, of one page.
+func recognize(parent context.Context, path string, dpi float64, mode Mode, o statement.OCR) ([]Page, error) {
 	o = o.WithDefaults()
 	langs, err := Languages(o)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(parent, time.Duration(max(pages, 1))*o.PageTimeout)
+	ctx, cancel := context.WithTimeout(parent, o.PageTimeout)
 	defer cancel()
-	args := []string{path, "stdout", "-l", langs, "--psm", "3"}
+	args := []string{path, "stdout", "-l", langs, "--psm", strconv.Itoa(int(mode))}
 	if dpi > 0 {
 		args = append(args, "--dpi", strconv.Itoa(int(math.Round(dpi))))
 	}
@@ -257,6 +348,9 @@ func repairDigits(text string) string {
 	return digitLike.Replace(text)
 }
 
+// descent is the part of a word's box below the baseline when the word has a descender.
+const descent = 0.22
+
 // descends reports whether text has a letter that reaches below the baseline, so its box's
 // bottom is not the baseline.
 func descends(text string) bool { return strings.ContainsAny(text, "gjpqyQ,;()[]{}|/\\@$") }
@@ -303,17 +397,24 @@ func straighten(p *Page) {
 		}
 	}
 	for _, idx := range byLine {
-		var bottoms, any []float64
+		var bottoms, raised []float64
 		for _, i := range idx {
 			w := p.Words[i]
-			any = append(any, w.Top+w.Height)
-			if !descends(w.Text) {
+			if descends(w.Text) {
+				// A letter's descender reaches about a fifth of the box below the baseline; a
+				// comma, a slash or a bracket hardly does.
+				d := 0.0
+				if strings.ContainsAny(w.Text, "gjpqy") {
+					d = descent * w.Height
+				}
+				raised = append(raised, w.Top+w.Height-d)
+			} else {
 				bottoms = append(bottoms, w.Top+w.Height)
 			}
 		}
 		base := median(bottoms)
 		if len(bottoms) == 0 {
-			base = slices.Min(any)
+			base = median(raised)
 		}
 		// Tesseract's lines are loose: a header cell's second line ("Withdrawal" over
 		// "Amt.") may join the line beside it. A word whose own baseline is well off its
@@ -323,7 +424,7 @@ func straighten(p *Page) {
 			w := &p.Words[i]
 			own := w.Top + w.Height
 			if descends(w.Text) {
-				own -= 0.22 * w.Height
+				own -= descent * w.Height
 			}
 			w.Baseline = base
 			if math.Abs(own-base) > 0.6*h {

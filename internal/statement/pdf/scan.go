@@ -16,6 +16,61 @@ import (
 	"github.com/statementmatch/service/internal/statement/tabular"
 )
 
+// ParseReadings reads a scanned statement of scanned pages: read gives its pages as OCR reads
+// them in a mode. Tesseract's way of finding a page's text (ocr.Mode) decides which words it
+// keeps, and no one mode keeps every table's: a ruled or sparse table can lose a column in one
+// and keep it in another. So the statement is read in the first mode and, when its own numbers
+// do not bear that reading out (Statement.Reconciled), read again in the next, up to
+// ocr.Modes; the first reading that reconciles is taken, else the one with the most
+// transactions and, of those, the fewest review reasons (the first of equals). A statement of more than MaxRereadPages scanned pages is
+// read once, to keep its time bounded.
+func ParseReadings(read func(ocr.Mode) ([]ocr.Page, error), scanned int, format statement.Format, opts statement.Options) (*statement.Statement, error) {
+	modes := ocr.Modes
+	if scanned > MaxRereadPages {
+		modes = modes[:1]
+	}
+	var best *statement.Statement
+	var firstErr error
+	for _, mode := range modes {
+		pages, err := read(mode)
+		if err != nil {
+			var se *statement.Error
+			if !errors.As(err, &se) || se.Kind == statement.ErrResourceLimit || se.Kind == statement.ErrNoTextLayer {
+				// The attempt ended, a bound was passed or OCR is missing: no other reading helps.
+				return nil, err
+			}
+		}
+		var st *statement.Statement
+		if err == nil {
+			st, err = ParseWords(pages, format, opts)
+		}
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		// The engine finishes the statement again (Finish is idempotent); its checks are
+		// what tell one reading from another.
+		statement.Finish(st)
+		if st.Reconciled() {
+			return st, nil
+		}
+		if best == nil || len(st.Transactions) > len(best.Transactions) ||
+			len(st.Transactions) == len(best.Transactions) && len(st.Review) < len(best.Review) {
+			best = st
+		}
+	}
+	if best != nil {
+		return best, nil
+	}
+	return nil, firstErr
+}
+
+// MaxRereadPages is the most scanned pages a statement may have to be read again in another
+// mode when its first reading does not reconcile.
+const MaxRereadPages = 10
+
 // ParseWords reads a statement from the words OCR found on its page images, through the same
 // lines, cells and table reading as a PDF's text, and adds the review reason ocr with the mean
 // word confidence. format is the format of the file the pages came from.
@@ -92,7 +147,13 @@ func runsOf(p ocr.Page) []run {
 		if w.Height < speck {
 			continue
 		}
-		heights[w.Line] = append(heights[w.Line], math.Max(w.Height-w.Width*tilt, 0.5*w.Height))
+		// The part above the baseline: a word that reaches below it ("Omschrijving") is
+		// otherwise taller than the print's size says.
+		h := w.Height
+		if above := w.Baseline - w.Top; above > 0.5*h && above < h {
+			h = above
+		}
+		heights[w.Line] = append(heights[w.Line], math.Max(h-w.Width*tilt, 0.5*h))
 	}
 	sizes := map[int]float64{}
 	var all []float64
@@ -131,10 +192,10 @@ func runsOf(p ocr.Page) []run {
 // small print (8 points) is still some 25 pixels high.
 const ocrDPI = 300
 
-// ocrScannedPages reads the pages of data that have no text with OCR: each is rendered to an
-// image by poppler's pdftoppm and read by Tesseract. pages are the page numbers (1-based),
-// sizes every page's size in points.
-func ocrScannedPages(data []byte, pages []int, sizes [][2]float64, o statement.OCR) (map[int]ocr.Page, error) {
+// prepareScannedPages renders the pages of data that have no text to images, with poppler's
+// pdftoppm, and prepares each to be read by OCR (ocr.Prepare) in dir. pages are the page
+// numbers (1-based), sizes every page's size in points.
+func prepareScannedPages(data []byte, pages []int, sizes [][2]float64, o statement.OCR, dir string) (map[int]ocr.Image, error) {
 	o = o.WithDefaults()
 	if len(pages) > o.MaxPages {
 		return nil, errf(statement.ErrResourceLimit, statement.Position{},
@@ -143,44 +204,48 @@ func ocrScannedPages(data []byte, pages []int, sizes [][2]float64, o statement.O
 	if _, err := exec.LookPath("pdftoppm"); err != nil {
 		return nil, fmt.Errorf("%w (pdftoppm, of poppler-utils, renders scanned PDF pages)", ocr.ErrUnavailable)
 	}
-	dir, err := os.MkdirTemp("", "statementd-ocr-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
 	in := filepath.Join(dir, "in.pdf")
 	if err := os.WriteFile(in, data, 0o600); err != nil {
 		return nil, err
 	}
-	out := map[int]ocr.Page{}
+	defer os.Remove(in)
+	out := map[int]ocr.Image{}
 	for _, n := range pages {
+		if err := o.Ctx().Err(); err != nil {
+			return nil, err
+		}
 		dpi := renderDPI(sizes[n-1], o.MaxPixels)
 		ctx, cancel := context.WithTimeout(o.Ctx(), o.PageTimeout)
 		prefix := filepath.Join(dir, "p")
-		// -singlefile names the image prefix.png.
-		cmd := exec.CommandContext(ctx, "pdftoppm", "-r", strconv.FormatFloat(dpi, 'f', 1, 64), "-gray", "-png", "-singlefile",
+		// -singlefile names the image prefix.pgm: gray, uncompressed.
+		cmd := exec.CommandContext(ctx, "pdftoppm", "-r", strconv.FormatFloat(dpi, 'f', 1, 64), "-gray", "-singlefile",
 			"-f", strconv.Itoa(n), "-l", strconv.Itoa(n), in, prefix)
 		msg, err := cmd.CombinedOutput()
 		timedOut := ctx.Err() != nil
 		cancel()
+		if o.Ctx().Err() != nil {
+			return nil, o.Ctx().Err()
+		}
 		if timedOut {
 			return nil, errf(statement.ErrResourceLimit, statement.Position{Page: n}, "rendering the page took longer than %s", o.PageTimeout)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("render page %d: %w: %s", n, err, msg)
 		}
-		ps, err := ocr.Recognize(o.Ctx(), prefix+".png", dpi, 1, o)
-		_ = os.Remove(prefix + ".png")
+		pgm, err := os.ReadFile(prefix + ".pgm")
+		_ = os.Remove(prefix + ".pgm")
 		if err != nil {
-			var se *statement.Error
-			if errors.As(err, &se) {
-				se.Format, se.Pos = statement.FormatPDF, statement.Position{Page: n}
-			}
+			return nil, fmt.Errorf("render page %d: %w", n, err)
+		}
+		img, err := ocr.DecodePGM(pgm, o.MaxPixels)
+		if err != nil {
+			return nil, fmt.Errorf("render page %d: %w", n, err)
+		}
+		im, err := ocr.Prepare(img, dpi, dir, strconv.Itoa(n))
+		if err != nil {
 			return nil, err
 		}
-		if len(ps) > 0 {
-			out[n] = ps[0]
-		}
+		out[n] = im
 	}
 	return out, nil
 }
@@ -199,7 +264,13 @@ func renderDPI(size [2]float64, maxPixels int64) float64 {
 // are read with OCR, the others as text, and the whole goes through the table reader as one
 // scanned statement (with the review reason ocr).
 func parseScanned(data []byte, ex *extraction, opts statement.Options) (*statement.Statement, error) {
-	scanned, err := ocrScannedPages(data, ex.textless, ex.sizes, *opts.OCR)
+	o := opts.OCR.WithDefaults()
+	dir, err := os.MkdirTemp("", "statementd-ocr-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	scanned, err := prepareScannedPages(data, ex.textless, ex.sizes, o, dir)
 	if errors.Is(err, ocr.ErrUnavailable) {
 		return nil, errf(statement.ErrNoTextLayer, statement.Position{}, "%d of the %d pages have no text, and %v",
 			len(ex.textless), len(ex.pages), err)
@@ -207,15 +278,31 @@ func parseScanned(data []byte, ex *extraction, opts statement.Options) (*stateme
 	if err != nil {
 		return nil, err
 	}
-	pages := make([]ocr.Page, len(ex.pages))
-	for i := range ex.pages {
-		if p, ok := scanned[i+1]; ok {
+	read := func(mode ocr.Mode) ([]ocr.Page, error) {
+		pages := make([]ocr.Page, len(ex.pages))
+		for i := range ex.pages {
+			im, ok := scanned[i+1]
+			if !ok {
+				pages[i] = textPage(ex.pages[i], ex.sizes[i])
+				continue
+			}
+			p, err := im.Read(o.Ctx(), mode, o)
+			if errors.Is(err, ocr.ErrUnavailable) {
+				return nil, errf(statement.ErrNoTextLayer, statement.Position{}, "%d of the %d pages have no text, and %v",
+					len(ex.textless), len(ex.pages), err)
+			}
+			if err != nil {
+				var se *statement.Error
+				if errors.As(err, &se) {
+					se.Format, se.Pos = statement.FormatPDF, statement.Position{Page: i + 1}
+				}
+				return nil, err
+			}
 			pages[i] = p
-			continue
 		}
-		pages[i] = textPage(ex.pages[i], ex.sizes[i])
+		return pages, nil
 	}
-	st, err := ParseWords(pages, statement.FormatPDF, opts)
+	st, err := ParseReadings(read, len(scanned), statement.FormatPDF, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,13 @@
 package pdf
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/statement/ocr"
 )
 
@@ -39,4 +42,96 @@ func TestRunsOfOCRWords(t *testing.T) {
 			require.InDelta(t, 200.0*72/300, r.x0, 1e-9)
 		}
 	}
+}
+
+// wordsPage lays out rows of cells as OCR words: each row a line, 60 pixels apart at 300 DPI,
+// each cell's words at its column's left edge.
+func wordsPage(rows [][]string) ocr.Page {
+	cols := []float64{200, 700, 1500, 2000}
+	p := ocr.Page{Width: 2480, Height: 3508, DPI: 300}
+	for i, row := range rows {
+		top := 400 + 60*float64(i)
+		for c, cell := range row {
+			x := cols[c]
+			for _, word := range strings.Fields(cell) {
+				width := 22 * float64(len(word))
+				p.Words = append(p.Words, ocr.Word{Text: word, Left: x, Top: top, Width: width, Height: 30,
+					Conf: 95, Line: i + 1, Baseline: top + 30})
+				x += width + 20
+			}
+		}
+	}
+	return p
+}
+
+// TestParseReadings: a scanned statement is read again in the next mode while its reading does
+// not reconcile, the first reading that does is taken, else the one with the most
+// transactions; an attempt's end stops it, and a long statement is read once.
+func TestParseReadings(t *testing.T) {
+	t.Parallel()
+	table := func(salary string, rows int) ocr.Page {
+		lines := [][]string{{"Date", "Description", "Amount", "Balance"}}
+		all := [][]string{
+			{"13/03/2023", "Coffee shop", "-3.50", "96.50"},
+			{"14/03/2023", "Salary ACME", salary, "1,096.50"},
+			{"15/03/2023", "Rent", "-500.00", "596.50"},
+		}
+		return wordsPage(append(lines, all[:rows]...))
+	}
+	// A misread salary: the running balance does not bear it out.
+	right, misread, short := table("1,000.00", 3), table("1,600.00", 3), table("1,600.00", 2)
+	cases := []struct {
+		name       string
+		readings   map[ocr.Mode]ocr.Page
+		scanned    int
+		wantReads  []ocr.Mode
+		wantSalary string // the second transaction's amount
+		wantCount  int
+	}{
+		{"first reconciles", map[ocr.Mode]ocr.Page{ocr.Blocks: right, ocr.Column: misread}, 1,
+			[]ocr.Mode{ocr.Blocks}, "1000", 3},
+		{"second reconciles", map[ocr.Mode]ocr.Page{ocr.Blocks: misread, ocr.Column: right}, 1,
+			[]ocr.Mode{ocr.Blocks, ocr.Column}, "1000", 3},
+		{"none reconciles: most transactions", map[ocr.Mode]ocr.Page{ocr.Blocks: short, ocr.Column: misread, ocr.Sparse: short}, 1,
+			ocr.Modes, "1600", 3},
+		{"too long to read again", map[ocr.Mode]ocr.Page{ocr.Blocks: misread, ocr.Column: right}, MaxRereadPages + 1,
+			[]ocr.Mode{ocr.Blocks}, "1600", 3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var reads []ocr.Mode
+			read := func(m ocr.Mode) ([]ocr.Page, error) {
+				reads = append(reads, m)
+				p, ok := tc.readings[m]
+				if !ok {
+					return []ocr.Page{{Width: 2480, Height: 3508, DPI: 300}}, nil
+				}
+				return []ocr.Page{p}, nil
+			}
+			st, err := ParseReadings(read, tc.scanned, statement.FormatPNG, statement.Options{})
+			require.NoError(t, err)
+			require.Equal(t, tc.wantReads, reads)
+			require.Len(t, st.Transactions, tc.wantCount)
+			require.Equal(t, tc.wantSalary, st.Transactions[1].Amount.String())
+		})
+	}
+	t.Run("the attempt ends", func(t *testing.T) {
+		t.Parallel()
+		calls := 0
+		_, err := ParseReadings(func(ocr.Mode) ([]ocr.Page, error) {
+			calls++
+			return nil, context.Canceled
+		}, 1, statement.FormatPNG, statement.Options{})
+		require.ErrorIs(t, err, context.Canceled)
+		require.Equal(t, 1, calls, "no other reading is tried")
+	})
+	t.Run("no reading finds a table", func(t *testing.T) {
+		t.Parallel()
+		_, err := ParseReadings(func(ocr.Mode) ([]ocr.Page, error) {
+			return []ocr.Page{wordsPage([][]string{{"Dear customer"}})}, nil
+		}, 1, statement.FormatPNG, statement.Options{})
+		var se *statement.Error
+		require.ErrorAs(t, err, &se, "the first reading's failure")
+	})
 }

@@ -1469,7 +1469,8 @@ func (g *grid) continues(prev *gridRow, l *line, cells []string) bool {
 
 // signBySection gives an unsigned amount the sign of the section it stands in: a money-out
 // section's amounts become debits (under the main table's debit column when it has one, else
-// with a minus sign), a money-in section's go under its credit column when it has one.
+// with a minus sign, but on a card statement, where plain amounts are charges, as they are), a
+// money-in section's go under its credit column when it has one.
 func (g *grid) signBySection(cells []string, section sectionKind) {
 	at := g.roleColumn("amount")
 	if at < 0 || hasSign(cells[at]) {
@@ -1479,6 +1480,11 @@ func (g *grid) signBySection(cells []string, section sectionKind) {
 	case sectionDebit:
 		if d := g.roleColumn("debit"); d >= 0 && cells[d] == "" {
 			cells[d], cells[at] = cells[at], ""
+			return
+		}
+		if g.card {
+			// A card statement's plain amounts are charges already; a minus sign would make
+			// this one a payment.
 			return
 		}
 		cells[at] = "-" + cells[at]

@@ -6,17 +6,20 @@ package scan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"image"
-	"image/png"
+	"io"
 	"math"
 	"os"
-	"path/filepath"
+	"strconv"
 
 	_ "image/jpeg" // image.Decode of JPEG
+	_ "image/png"  // image.Decode of PNG
 
 	"golang.org/x/image/draw"
-	_ "golang.org/x/image/tiff" // image.DecodeConfig of TIFF
+	"golang.org/x/image/tiff"
 
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/statement/ocr"
@@ -82,56 +85,88 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 			"the picture is read with OCR by a worker")
 	}
 	o := opts.OCR.WithDefaults()
+	pictures := []io.Reader{bytes.NewReader(data)}
+	if format == statement.FormatTIFF {
+		// A multi-page TIFF: Go's decoder reads the first page, so each page is read as the
+		// file with its first page pointed at that page's directory.
+		ifds := tiffDirectories(data)
+		if len(ifds) > o.MaxPages {
+			return nil, statement.Errorf(format, statement.ErrResourceLimit, statement.Position{},
+				"%d pages, more than the %d that are read with OCR", len(ifds), o.MaxPages)
+		}
+		pictures = pictures[:0]
+		for _, off := range ifds {
+			pictures = append(pictures, tiffPage(data, off))
+		}
+	}
 	dir, err := os.MkdirTemp("", "statementd-scan-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "page")
-	var dpi float64
-	pages := 1
-	if format == statement.FormatTIFF {
-		// Tesseract reads every page of a TIFF itself; Go's decoder knows only the first.
-		pages = tiffPages(data)
-		if pages > o.MaxPages {
-			return nil, statement.Errorf(format, statement.ErrResourceLimit, statement.Position{},
-				"%d pages, more than the %d that are read with OCR", pages, o.MaxPages)
-		}
-		if err := os.WriteFile(path, data, 0o600); err != nil {
+	var images []ocr.Image
+	for i, pic := range pictures {
+		if err := o.Ctx().Err(); err != nil {
 			return nil, err
 		}
-	} else {
-		img, _, err := image.Decode(bytes.NewReader(data))
+		img, err := decode(pic, format, o.MaxPixels)
 		if err != nil {
-			return nil, statement.Errorf(format, statement.ErrCorrupt, statement.Position{}, "the image cannot be read: %v", err)
+			return nil, statement.Errorf(format, statement.ErrCorrupt, pagePos(i, len(pictures)), "the image cannot be read: %v", err)
 		}
 		gray, scale := prepare(img, o.MaxPixels)
-		dpi = estimateDPI(img.Bounds()) * scale
-		var buf bytes.Buffer
-		if err := png.Encode(&buf, gray); err != nil {
+		im, err := ocr.Prepare(gray, estimateDPI(img.Bounds())*scale, dir, strconv.Itoa(i+1))
+		if err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		images = append(images, im)
+	}
+	read := func(mode ocr.Mode) ([]ocr.Page, error) {
+		var ps []ocr.Page
+		for i, im := range images {
+			p, err := im.Read(o.Ctx(), mode, o)
+			if errors.Is(err, ocr.ErrUnavailable) {
+				return nil, statement.Errorf(format, statement.ErrNoTextLayer, statement.Position{}, "a picture is read with OCR, and %v", err)
+			}
+			if err != nil {
+				var se *statement.Error
+				if errors.As(err, &se) {
+					se.Format, se.Pos = format, pagePos(i, len(images))
+				}
+				return nil, err
+			}
+			ps = append(ps, p)
+		}
+		return ps, nil
+	}
+	return pdf.ParseReadings(read, len(images), format, opts)
+}
+
+// pagePos is the position of the i-th of n pictures: its page in a file of several.
+func pagePos(i, n int) statement.Position {
+	if n > 1 {
+		return statement.Position{Page: i + 1}
+	}
+	return statement.Position{}
+}
+
+// decode decodes one picture, refusing one of more than maxPixels before decoding it.
+func decode(r io.Reader, format statement.Format, maxPixels int64) (image.Image, error) {
+	if format == statement.FormatTIFF {
+		rs := r.(io.ReadSeeker)
+		cfg, err := tiff.DecodeConfig(rs)
+		if err != nil {
 			return nil, err
 		}
-	}
-	ps, err := ocr.Recognize(o.Ctx(), path, dpi, pages, o)
-	if errors.Is(err, ocr.ErrUnavailable) {
-		return nil, statement.Errorf(format, statement.ErrNoTextLayer, statement.Position{}, "a picture is read with OCR, and %v", err)
-	}
-	if err != nil {
-		var se *statement.Error
-		if errors.As(err, &se) {
-			se.Format = format
+		if int64(cfg.Width)*int64(cfg.Height) > maxPixels {
+			return nil, fmt.Errorf("a page of %d×%d pixels, more than the %d allowed", cfg.Width, cfg.Height, maxPixels)
 		}
-		return nil, err
-	}
-	for i := range ps {
-		if ps[i].DPI <= 0 {
-			ps[i].DPI = estimateDPI(image.Rect(0, 0, ps[i].Width, ps[i].Height))
+		if _, err := rs.Seek(0, io.SeekStart); err != nil {
+			return nil, err
 		}
+		return tiff.Decode(rs)
 	}
-	return pdf.ParseWords(ps, format, opts)
+	img, _, err := image.Decode(r)
+	return img, err
 }
 
 // cutShort says why a picture whose header reads is still no whole picture, without decoding
@@ -184,37 +219,77 @@ func prepare(img image.Image, maxPixels int64) (*image.Gray, float64) {
 	return gray, scale
 }
 
-// tiffPages counts the pages (image file directories) of a TIFF, at most 10,000.
-func tiffPages(data []byte) int {
-	le := bytes.HasPrefix(data, magicTIFFLE)
+// tiffDirectories returns the offsets of the image file directories (one a page) of a TIFF,
+// in order, at most 10,000; at least the first, as the header names it.
+func tiffDirectories(data []byte) []int {
+	order := tiffOrder(data)
 	u16 := func(off int) int {
-		if off+2 > len(data) {
+		if off < 0 || off+2 > len(data) {
 			return -1
 		}
-		if le {
-			return int(data[off]) | int(data[off+1])<<8
-		}
-		return int(data[off])<<8 | int(data[off+1])
+		return int(order.Uint16(data[off:]))
 	}
 	u32 := func(off int) int {
-		if off+4 > len(data) {
+		if off < 0 || off+4 > len(data) {
 			return -1
 		}
-		if le {
-			return int(data[off]) | int(data[off+1])<<8 | int(data[off+2])<<16 | int(data[off+3])<<24
-		}
-		return int(data[off])<<24 | int(data[off+1])<<16 | int(data[off+2])<<8 | int(data[off+3])
+		return int(order.Uint32(data[off:]))
 	}
-	n, off := 0, u32(4)
+	var ifds []int
+	off := u32(4)
 	seen := map[int]bool{}
-	for off > 0 && off < len(data) && !seen[off] && n < 10_000 {
+	for off > 0 && off < len(data) && !seen[off] && len(ifds) < 10_000 {
 		seen[off] = true
-		n++
+		ifds = append(ifds, off)
 		entries := u16(off)
 		if entries < 0 {
 			break
 		}
 		off = u32(off + 2 + 12*entries)
 	}
-	return max(n, 1)
+	if len(ifds) == 0 {
+		ifds = append(ifds, max(u32(4), 0))
+	}
+	return ifds
+}
+
+func tiffOrder(data []byte) binary.ByteOrder {
+	if bytes.HasPrefix(data, magicTIFFLE) {
+		return binary.LittleEndian
+	}
+	return binary.BigEndian
+}
+
+// tiffPage is the TIFF in data read as if its first page were the one whose directory is at
+// off: the header's pointer to the first directory is the only difference, and every other
+// offset in a TIFF is from the file's start, so nothing is copied.
+func tiffPage(data []byte, off int) io.ReadSeeker {
+	var first [4]byte
+	tiffOrder(data).PutUint32(first[:], uint32(off))
+	return io.NewSectionReader(firstIFD{data: data, first: first}, 0, int64(len(data)))
+}
+
+// firstIFD reads data with bytes 4 to 7 (the offset of the first directory) replaced.
+type firstIFD struct {
+	data  []byte
+	first [4]byte
+}
+
+func (r firstIFD) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("negative offset")
+	}
+	if off >= int64(len(r.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.data[off:])
+	for i := int64(4); i < 8; i++ {
+		if i >= off && i < off+int64(n) {
+			p[i-off] = r.first[i-4]
+		}
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
 }

@@ -1,0 +1,146 @@
+package ocr
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// printedPage draws a page of 150 DPI "print": rows of word-like dark blocks, 30 lines of
+// 8 to 12 words, on white paper, with a long hairline rule under the first line.
+func printedPage(r *rand.Rand) *image.Gray {
+	g := image.NewGray(image.Rect(0, 0, 1240, 1754))
+	for i := range g.Pix {
+		g.Pix[i] = 250
+	}
+	fill := func(x0, y0, x1, y1 int, v uint8) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				g.Pix[y*g.Stride+x] = v
+			}
+		}
+	}
+	for line := range 30 {
+		y := 150 + 45*line
+		x := 100
+		for x < 1100 {
+			w := 30 + r.IntN(90)
+			// A word: letters of strokes with gaps, 14 pixels high.
+			for lx := x; lx < min(x+w, 1140); lx += 7 {
+				fill(lx, y, lx+4, y+14, 30)
+			}
+			x += w + 12
+		}
+	}
+	fill(100, 172, 1140, 174, 60)
+	return g
+}
+
+// TestSkew: the skew of a page turned by a known angle is found to a tenth of a degree (a line across an A4 page at 300 DPI drifts by 4 pixels),
+// and turning it back by that angle levels it.
+func TestSkew(t *testing.T) {
+	t.Parallel()
+	for _, deg := range []float64{-4.2, -2.5, -1, 0, 0.7, 1.8, 3.3} {
+		t.Run(fmt.Sprint(deg), func(t *testing.T) {
+			t.Parallel()
+			page := printedPage(rand.New(rand.NewPCG(1, 2)))
+			turned := Rotate(page, deg)
+			got := Skew(turned)
+			require.InDelta(t, deg, got, 0.1, "the angle the page was turned by")
+			require.InDelta(t, 0, Skew(Rotate(turned, -got)), 0.1, "level after turning back")
+		})
+	}
+}
+
+// TestSkewWithoutPrint: a blank page, or a dark one, has no skew to tell.
+func TestSkewWithoutPrint(t *testing.T) {
+	t.Parallel()
+	blank := image.NewGray(image.Rect(0, 0, 400, 300))
+	for i := range blank.Pix {
+		blank.Pix[i] = 255
+	}
+	require.Zero(t, Skew(blank))
+	require.Zero(t, Skew(image.NewGray(image.Rect(0, 0, 400, 300))))
+	require.Zero(t, Skew(image.NewGray(image.Rect(0, 0, 0, 0))))
+}
+
+// TestRotate: the canvas grows to hold the turned page, the uncovered corners are white, and
+// turning by 0 changes nothing.
+func TestRotate(t *testing.T) {
+	t.Parallel()
+	page := printedPage(rand.New(rand.NewPCG(3, 4)))
+	same := Rotate(page, 0)
+	require.Equal(t, page.Bounds(), same.Bounds())
+	require.Equal(t, page.Pix, same.Pix)
+	turned := Rotate(page, 3)
+	rad := 3 * math.Pi / 180
+	wantW := 1240*math.Cos(rad) + 1754*math.Sin(rad)
+	require.InDelta(t, wantW, turned.Bounds().Dx(), 1)
+	require.Equal(t, uint8(255), turned.GrayAt(0, 0).Y, "an uncovered corner is white")
+}
+
+// TestEraseRules: a long hairline rule is erased, the letters touching it and a short dash
+// are kept.
+func TestEraseRules(t *testing.T) {
+	t.Parallel()
+	g := image.NewGray(image.Rect(0, 0, 900, 200))
+	for i := range g.Pix {
+		g.Pix[i] = 255
+	}
+	fill := func(x0, y0, x1, y1 int, v uint8) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				g.Pix[y*g.Stride+x] = v
+			}
+		}
+	}
+	fill(50, 100, 850, 103, 120) // a rule, 800 pixels (2.7 inches at 300 DPI), 3 thick
+	fill(52, 103, 54, 104, 200)  // its soft edge
+	fill(300, 70, 306, 100, 20)  // a letter's stem standing on it
+	fill(400, 40, 460, 43, 20)   // a dash, 60 pixels: no rule
+	fill(500, 60, 560, 100, 20)  // a bold block touching the rule
+	eraseRules(g, 300)
+	require.Equal(t, uint8(255), g.GrayAt(100, 101).Y, "the rule is gone")
+	require.Equal(t, uint8(255), g.GrayAt(700, 102).Y, "all along")
+	require.Equal(t, uint8(255), g.GrayAt(53, 103).Y, "its soft edge too")
+	require.Equal(t, uint8(20), g.GrayAt(303, 80).Y, "the letter stays")
+	require.Equal(t, uint8(20), g.GrayAt(430, 41).Y, "the dash stays")
+	require.Equal(t, uint8(20), g.GrayAt(530, 80).Y, "the bold block stays")
+}
+
+// TestDecodePGM: pdftoppm's gray output decodes; anything else, or too large, is refused.
+func TestDecodePGM(t *testing.T) {
+	t.Parallel()
+	pgm := append([]byte("P5\n3 2\n255\n"), 1, 2, 3, 4, 5, 6)
+	cases := []struct {
+		name    string
+		data    []byte
+		max     int64
+		wantErr string
+	}{
+		{"good", pgm, 100, ""},
+		{"with trailing bytes", append(append([]byte{}, pgm...), 9, 9), 100, ""},
+		{"cut short", pgm[:len(pgm)-1], 100, "cut short"},
+		{"not a PGM", []byte("P6\n3 2\n255\n"), 100, "not a binary PGM"},
+		{"16-bit", []byte("P5\n3 2\n65535\n"), 100, "cannot be read"},
+		{"too many pixels", pgm, 5, "cannot be read"},
+		{"empty", nil, 100, "not a binary PGM"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g, err := DecodePGM(tc.data, tc.max)
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, image.Rect(0, 0, 3, 2), g.Bounds())
+			require.Equal(t, uint8(4), g.GrayAt(0, 1).Y)
+		})
+	}
+}
