@@ -244,6 +244,7 @@ func recognize(parent context.Context, path string, dpi float64, mode Mode, o st
 	for i := range ps {
 		ps[i].DPI = dpi
 		straighten(&ps[i])
+		repairSeparators(&ps[i])
 	}
 	return ps, nil
 }
@@ -294,12 +295,16 @@ func parseTSV(out []byte) ([]Page, error) {
 }
 
 // cleanWord drops what OCR makes of specks: a word of punctuation alone ("_", "|", "—"), and
-// quotes stuck to a word of letters ("“Paid" for "Paid"). Quotes around digits are left, and so
+// quotes stuck to a word of letters ("“Paid" for "Paid"); it reads a quote or tilde before an
+// amount as the minus sign it was. Quotes around digits are left, and so
 // is any sign or bracket: they may be an amount's.
 func cleanWord(text string) string {
 	text = strings.TrimSpace(text)
 	if strings.Trim(text, "_|—–-~^`'\".,:;“”„‘’") == "" && !strings.ContainsAny(text, "-") {
 		return ""
+	}
+	if m := dashedAmount.FindStringSubmatch(text); m != nil {
+		return "-" + m[1]
 	}
 	core := strings.Trim(text, "“”„\"'‘’`")
 	if core != "" && core != text && strings.IndexFunc(core, unicode.IsLetter) >= 0 && strings.IndexFunc(core, unicode.IsDigit) < 0 {
@@ -318,6 +323,10 @@ var (
 	// numberLike is an amount or date whose digits may have been read as letters: signs,
 	// brackets, separators and at least two real digits.
 	numberLike = regexp.MustCompile(`^[-+(£$€]?[0-9OolIS][0-9OolIS.,/-]*[0-9OolIS][)%]?$`)
+	// dashedAmount is an amount whose minus sign OCR read as a quote, a tilde or a dash of
+	// another length ("“970.75", "~2,434.63", "—86.00"): no amount is printed after an opening
+	// quote alone.
+	dashedAmount = regexp.MustCompile(`^[“”"'‘’~—–‐−]([0-9][0-9.,]*[.,][0-9]{2})$`)
 	// amountWithSuffix is an amount with its cents and a German debit mark set against it
 	// ("73,39S"): the S is Soll, not a 5.
 	amountWithSuffix = regexp.MustCompile(`[.,][0-9]{2}S$`)
@@ -346,6 +355,48 @@ func repairDigits(text string) string {
 		return text
 	}
 	return digitLike.Replace(text)
+}
+
+// separated is an amount with its cents and digit groups: its separators are what OCR may
+// have misread, a comma for a point or a point for a comma.
+var separated = regexp.MustCompile(`^([-+(]?[£$€]?)([0-9]{1,3}(?:[.,][0-9]{3})*)([.,])([0-9]{2})(\)?)$`)
+
+// repairSeparators reads the separators of the page's amounts by the page's own decimal mark:
+// when nearly all its amounts that show their mark agree ("1,234.56" and "12.50": a point),
+// an amount that cannot be written with that mark ("2,418,80", "8.677.99") had a separator
+// misread, and takes the page's.
+func repairSeparators(p *Page) {
+	point, comma := 0, 0
+	for _, w := range p.Words {
+		m := separated.FindStringSubmatch(w.Text)
+		if m == nil {
+			continue
+		}
+		groups := strings.ContainsAny(m[2], ".,")
+		switch {
+		case m[3] == "." && (!groups || !strings.Contains(m[2], ".")):
+			point++
+		case m[3] == "," && (!groups || !strings.Contains(m[2], ",")):
+			comma++
+		}
+	}
+	mark, group := "", ""
+	switch {
+	case point >= 3 && point >= 3*comma:
+		mark, group = ".", ","
+	case comma >= 3 && comma >= 3*point:
+		mark, group = ",", "."
+	default:
+		return
+	}
+	for i := range p.Words {
+		w := &p.Words[i]
+		m := separated.FindStringSubmatch(w.Text)
+		if m == nil || (m[3] == mark && !strings.Contains(m[2], mark)) {
+			continue
+		}
+		w.Text = m[1] + strings.NewReplacer(".", group, ",", group).Replace(m[2]) + mark + m[4] + m[5]
+	}
 }
 
 // descent is the part of a word's box below the baseline when the word has a descender.

@@ -107,3 +107,71 @@ func FuzzTSV(f *testing.F) {
 		}
 	})
 }
+
+// TestCleanWord: specks go, quotes leave words, a minus read as a quote or tilde is a minus
+// again, and letters read for digits in a number are digits again.
+func TestCleanWord(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{"_", ""},
+		{"|", ""},
+		{"—", ""},
+		{"-", "-"},
+		{"“Paid", "Paid"},
+		{"Paid”", "Paid"},
+		{"“970.75", "-970.75"},
+		{"~2,434.63", "-2,434.63"},
+		{"—86.00", "-86.00"},
+		{"‘1.250,00", "-1.250,00"},
+		{"-86.00", "-86.00"},
+		{"'23", "'23"},
+		{"“2023”", "“2023”"},
+		{"1,O5O.00", "1,050.00"},
+		{"Ist", "1st"},
+		{"Sth", "5th"},
+		{"73,39S", "73,39S"},
+		{"SOLO", "SOLO"},
+	}
+	for _, tc := range cases {
+		require.Equal(t, tc.want, cleanWord(tc.in), tc.in)
+	}
+}
+
+// TestRepairSeparators: an amount that cannot be written with its page's decimal mark had a
+// separator misread and takes the page's; a page without a clear mark is left alone.
+func TestRepairSeparators(t *testing.T) {
+	t.Parallel()
+	page := func(texts ...string) *Page {
+		p := &Page{}
+		for _, s := range texts {
+			p.Words = append(p.Words, Word{Text: s})
+		}
+		return p
+	}
+	texts := func(p *Page) []string {
+		var out []string
+		for _, w := range p.Words {
+			out = append(out, w.Text)
+		}
+		return out
+	}
+	cases := []struct {
+		name string
+		in   []string
+		want []string
+	}{
+		{"a point page", []string{"1,234.56", "12.50", "-86.00", "2,418,80", "8.677.99", "-4,314,27", "12,50", "2023-01-05"},
+			[]string{"1,234.56", "12.50", "-86.00", "2,418.80", "8,677.99", "-4,314.27", "12.50", "2023-01-05"}},
+		{"a comma page", []string{"1.234,56", "73,39", "115,64", "2.740.96", "9,374,29"},
+			[]string{"1.234,56", "73,39", "115,64", "2.740,96", "9.374,29"}},
+		{"no clear mark", []string{"1,234.56", "1.234,56", "12.50", "2,418,80"},
+			[]string{"1,234.56", "1.234,56", "12.50", "2,418,80"}},
+		{"signs, symbols and brackets stay", []string{"$1,234.56", "(12.50)", "£3.40", "($2,418,80)"},
+			[]string{"$1,234.56", "(12.50)", "£3.40", "($2,418.80)"}},
+	}
+	for _, tc := range cases {
+		p := page(tc.in...)
+		repairSeparators(p)
+		require.Equal(t, tc.want, texts(p), tc.name)
+	}
+}

@@ -262,10 +262,13 @@ func (x *extractor) readAmount(r *Row, rs *rowScan) (v decimal.Decimal, cur stri
 		if col == lay.debit {
 			dn = n
 			// Banks that write debits as negative numbers mean the same as those that write
-			// them positive; only a column with both signs uses the sign for reversals.
-			if x.dec.debitMixed {
+			// them positive; only a column with both signs uses the sign for reversals, and
+			// the sign most of its values carry is a debit's.
+			switch {
+			case x.dec.debitMixed && x.dec.debitsNegative:
+			case x.dec.debitMixed:
 				v = v.Neg()
-			} else {
+			default:
 				v = v.Abs().Neg()
 			}
 		} else {

@@ -158,13 +158,16 @@ type decision struct {
 	mode  amountMode
 	// debitMixed and creditMixed: the column holds both signs, so a sign means a reversal.
 	debitMixed, creditMixed bool
-	problems                []statement.Problem
-	dialect                 []string
+	// debitsNegative: most of a mixed debit column's values are negative, the way its bank
+	// writes a debit; a positive one is the reversal.
+	debitsNegative bool
+	problems       []statement.Problem
+	dialect        []string
 }
 
 // same reports whether two decisions read rows alike.
 func (d decision) same(e decision) bool {
-	return d.mark == e.mark && d.order == e.order && d.mode == e.mode && d.debitMixed == e.debitMixed &&
+	return d.mark == e.mark && d.order == e.order && d.mode == e.mode && d.debitMixed == e.debitMixed && d.debitsNegative == e.debitsNegative &&
 		d.creditMixed == e.creditMixed
 }
 
@@ -258,6 +261,7 @@ func (x *extractor) decide(ev *evidence) decision {
 		d.mode = modeDebitCredit
 	}
 	d.debitMixed = ev.debitPos > 0 && ev.debitNeg > 0
+	d.debitsNegative = ev.debitNeg > ev.debitPos
 	d.creditMixed = ev.creditPos > 0 && ev.creditNeg > 0
 	d.dialect = append(d.dialect, "amount="+modeNames[d.mode])
 	return d

@@ -147,6 +147,18 @@ func TestBankLayouts(t *testing.T) {
 			want: []string{"2023-01-05|-1500.00", "2023-01-06|2000.00"},
 		},
 		{
+			name: "a withdrawn column written negative: the one positive value in it is a reversal",
+			rows: "Date;Details;Paid In;Withdrawn;Balance\n2023-01-05;Transfer;;-1,500.00;3,500.00\n2023-01-06;Charge;;-56.00;3,444.00\n" +
+				"2023-01-07;Charge reversed;;56.00;3,500.00\n2023-01-08;Pay Bill;;-200.00;3,300.00",
+			want: []string{"2023-01-05|-1500.00", "2023-01-06|-56.00", "2023-01-07|56.00", "2023-01-08|-200.00"},
+		},
+		{
+			name: "a withdrawn column written positive: the one negative value in it is a reversal",
+			rows: "Date;Details;Paid In;Withdrawn;Balance\n2023-01-05;Transfer;;1,500.00;3,500.00\n2023-01-06;Charge;;56.00;3,444.00\n" +
+				"2023-01-07;Charge reversed;;-56.00;3,500.00\n2023-01-08;Pay Bill;;200.00;3,300.00",
+			want: []string{"2023-01-05|-1500.00", "2023-01-06|-56.00", "2023-01-07|56.00", "2023-01-08|-200.00"},
+		},
+		{
 			name: "German S and H amounts, dates without a year, balances after their day",
 			rows: "Zeitraum 01.03.2023 - 31.03.2023\nalter Kontostand vom 28.02.2023;2.110,88 H\nBuchungstag;Wert;Vorgang;Betrag EUR\n" +
 				"02.03.;02.03.;Kartenzahlung;73,39 S\n06.03.;06.03.;Gehalt;1.500,00 H\nneuer Kontostand vom;31.03.2023 3.537,49 H;;",
