@@ -103,13 +103,16 @@ func Rotate(g *image.Gray, deg float64) *image.Gray {
 	ncx, ncy := float64(nw)/2, float64(nh)/2
 	for y := 0; y < nh; y++ {
 		dy := float64(y) + 0.5 - ncy
+		dx := 0.5 - ncx
+		// The source point that lands on (0, y), by the inverse rotation; each step right
+		// moves it by (cos, -sin).
+		sx := dx*cos + dy*sin + cx - 0.5
+		sy := -dx*sin + dy*cos + cy - 0.5
 		row := out.Pix[y*out.Stride : y*out.Stride+nw]
 		for x := range row {
-			dx := float64(x) + 0.5 - ncx
-			// The source point that lands here: the inverse rotation.
-			sx := dx*cos + dy*sin + cx - 0.5
-			sy := -dx*sin + dy*cos + cy - 0.5
 			row[x] = sample(g, sx, sy)
+			sx += cos
+			sy -= sin
 		}
 	}
 	return out
@@ -119,26 +122,56 @@ func Rotate(g *image.Gray, deg float64) *image.Gray {
 // around it with Catmull-Rom's cubic, which keeps the edges of small print sharper than a
 // bilinear blend; white outside g.
 func sample(g *image.Gray, x, y float64) uint8 {
-	x0, y0 := math.Floor(x), math.Floor(y)
-	ix, iy := int(x0), int(y0)
-	w, h := g.Bounds().Dx(), g.Bounds().Dy()
-	wx, wy := cubicWeights(x-x0), cubicWeights(y-y0)
-	inside := ix >= 1 && iy >= 1 && ix+2 < w && iy+2 < h
-	var v float64
-	for j := 0; j < 4; j++ {
-		var row float64
-		yy := iy - 1 + j
-		for i := 0; i < 4; i++ {
-			xx := ix - 1 + i
-			p := 255.0
-			if inside || (xx >= 0 && yy >= 0 && xx < w && yy < h) {
-				p = float64(g.Pix[yy*g.Stride+xx])
-			}
-			row += wx[i] * p
-		}
-		v += wy[j] * row
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	// Floors, for the points that matter (a point more than a few pixels outside is white).
+	if x < -3 || y < -3 || x > float64(w+2) || y > float64(h+2) {
+		return 255
 	}
-	return uint8(math.Round(math.Min(255, math.Max(0, v))))
+	ix, iy := int(x+4)-4, int(y+4)-4
+	inside := ix >= 1 && iy >= 1 && ix+2 < w && iy+2 < h
+	if inside {
+		// Paper: sixteen pixels of one gray interpolate to that gray (the weights sum to
+		// one), and most of a page is paper.
+		p := g.Pix[(iy-1)*g.Stride+ix-1:]
+		c, same := p[0], true
+		for j := 0; j < 4 && same; j++ {
+			r := p[j*g.Stride : j*g.Stride+4]
+			same = r[0] == c && r[1] == c && r[2] == c && r[3] == c
+		}
+		if same {
+			return c
+		}
+	}
+	wx, wy := cubicWeights(x-float64(ix)), cubicWeights(y-float64(iy))
+	var v float64
+	if inside {
+		p := g.Pix[(iy-1)*g.Stride+ix-1:]
+		for j := 0; j < 4; j++ {
+			r := p[j*g.Stride : j*g.Stride+4]
+			v += wy[j] * (wx[0]*float64(r[0]) + wx[1]*float64(r[1]) + wx[2]*float64(r[2]) + wx[3]*float64(r[3]))
+		}
+	} else {
+		for j := 0; j < 4; j++ {
+			yy := iy - 1 + j
+			var row float64
+			for i := 0; i < 4; i++ {
+				xx := ix - 1 + i
+				p := 255.0
+				if xx >= 0 && yy >= 0 && xx < w && yy < h {
+					p = float64(g.Pix[yy*g.Stride+xx])
+				}
+				row += wx[i] * p
+			}
+			v += wy[j] * row
+		}
+	}
+	switch {
+	case v <= 0:
+		return 0
+	case v >= 255:
+		return 255
+	}
+	return uint8(v + 0.5)
 }
 
 // cubicWeights are Catmull-Rom's weights of the four pixels around a point at fraction t past

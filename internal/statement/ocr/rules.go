@@ -19,27 +19,33 @@ func eraseRules(g *image.Gray, dpi float64) {
 	if w == 0 || h == 0 {
 		return
 	}
-	paper := paperOf(g, 1)
-	ink := make([]bool, w*h)
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			p := paper.at(x, y)
-			ink[y*w+x] = p >= 96 && int(g.Pix[y*g.Stride+x]) < int(p)*ruleInk/100
-		}
-	}
-	thick := max(2, int(math.Round(maxRuleInches*dpi)))
+	thick := min(250, max(2, int(math.Round(maxRuleInches*dpi))))
 	long := int(math.Round(minRuleInches * dpi))
 	gap := max(1, int(math.Round(ruleGapInches*dpi)))
-	// across[i]: the ink at i is thin up and down (at most thick pixels): it may be part of a
-	// rule across the page. down[i]: thin across, part of a rule down it.
-	across := thinRuns(ink, w, h, thick, true)
-	down := thinRuns(ink, w, h, thick, false)
-	erase := make([]bool, w*h)
-	markLines(ink, across, erase, w, h, long, gap, true)
-	markLines(ink, down, erase, w, h, long, gap, false)
+	paper := paperOf(g, 1)
+	// One byte of flags a pixel, and every pass row by row: the page is millions of pixels.
+	px := make([]uint8, w*h)
+	for y := 0; y < h; y++ {
+		row := g.Pix[y*g.Stride : y*g.Stride+w]
+		flags := px[y*w : (y+1)*w]
+		for bx := 0; bx*paper.block < w; bx++ {
+			p := paper.v[(y/paper.block)*paper.cols+bx]
+			if p < 96 {
+				continue
+			}
+			limit := uint8(int(p) * ruleInk / 100)
+			for x := bx * paper.block; x < min(w, (bx+1)*paper.block); x++ {
+				if row[x] < limit {
+					flags[x] = isInk
+				}
+			}
+		}
+	}
+	markThin(px, w, h, thick)
+	markRules(px, w, h, long, gap)
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			if !erase[y*w+x] {
+			if px[y*w+x]&isRule == 0 {
 				continue
 			}
 			p := paper.at(x, y)
@@ -59,6 +65,139 @@ func eraseRules(g *image.Gray, dpi float64) {
 	}
 }
 
+// The flags of a pixel in eraseRules.
+const (
+	isInk = 1 << iota
+	// thinAcross: ink at most a rule's thickness up and down: it may be part of a rule across
+	// the page. thinDown: at most that thick across, part of a rule down the page.
+	thinAcross
+	thinDown
+	isRule
+)
+
+// markThin flags the ink whose run the other way is at most thick pixels.
+func markThin(px []uint8, w, h, thick int) {
+	// Across a row: the horizontal runs.
+	for y := 0; y < h; y++ {
+		row := px[y*w : (y+1)*w]
+		for x := 0; x < w; {
+			if row[x]&isInk == 0 {
+				x++
+				continue
+			}
+			e := x
+			for e < w && row[e]&isInk != 0 {
+				e++
+			}
+			if e-x <= thick {
+				for k := x; k < e; k++ {
+					row[k] |= thinDown
+				}
+			}
+			x = e
+		}
+	}
+	// Down a column: the vertical runs, counted from above in one pass and from below in
+	// another.
+	up := make([]uint8, w*h)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			i := y*w + x
+			if px[i]&isInk != 0 {
+				up[i] = 1
+				if y > 0 && up[i-w] < 255 {
+					up[i] += up[i-w]
+				}
+			}
+		}
+	}
+	down := make([]uint8, w)
+	for y := h - 1; y >= 0; y-- {
+		for x := 0; x < w; x++ {
+			i := y*w + x
+			if px[i]&isInk == 0 {
+				down[x] = 0
+				continue
+			}
+			if down[x] < 255 {
+				down[x]++
+			}
+			if int(up[i])+int(down[x])-1 <= thick {
+				px[i] |= thinAcross
+			}
+		}
+	}
+}
+
+// markRules flags as rule the thin ink of the lines of ink at least long pixels long (breaks of
+// at most gap pixels bridged), across the page and down it. A letter that touches a rule makes
+// the ink thick where it does, and does not break the line; a line most of whose ink is thick
+// is print, not a rule.
+func markRules(px []uint8, w, h, long, gap int) {
+	// Across: each row in turn.
+	for y := 0; y < h; y++ {
+		row := px[y*w : (y+1)*w]
+		start, last, thins := -1, -1, 0
+		flush := func() {
+			if start >= 0 && last-start+1 >= long && 2*thins >= last-start+1 {
+				for k := start; k <= last; k++ {
+					if row[k]&thinAcross != 0 {
+						row[k] |= isRule
+					}
+				}
+			}
+		}
+		for x := 0; x < w; x++ {
+			if row[x]&isInk == 0 {
+				continue
+			}
+			if start < 0 || x-last > gap+1 {
+				flush()
+				start, thins = x, 0
+			}
+			last = x
+			if row[x]&thinAcross != 0 {
+				thins++
+			}
+		}
+		flush()
+	}
+	// Down: every column at once, row by row, each with its line so far.
+	start, last, thins := make([]int32, w), make([]int32, w), make([]int32, w)
+	for x := range start {
+		start[x] = -1
+	}
+	flush := func(x int) {
+		s, l := int(start[x]), int(last[x])
+		if s >= 0 && l-s+1 >= long && 2*int(thins[x]) >= l-s+1 {
+			for k := s; k <= l; k++ {
+				if px[k*w+x]&thinDown != 0 {
+					px[k*w+x] |= isRule
+				}
+			}
+		}
+	}
+	for y := 0; y < h; y++ {
+		row := px[y*w : (y+1)*w]
+		for x := 0; x < w; x++ {
+			if row[x]&isInk == 0 {
+				continue
+			}
+			if start[x] < 0 || y-int(last[x]) > gap+1 {
+				flush(x)
+				start[x], thins[x] = int32(y), 0
+			}
+			last[x] = int32(y)
+			if row[x]&thinDown != 0 {
+				thins[x]++
+			}
+		}
+	}
+	for x := 0; x < w; x++ {
+		flush(x)
+	}
+}
+
 const (
 	// ruleInk is how dark, in percent of the paper around it, a rule's pixels are at most: a
 	// hairline rule, blurred by a scan, is no darker than a mid gray.
@@ -74,76 +213,6 @@ const (
 	// ruleGapInches is the longest break in a rule that a scan's noise makes.
 	ruleGapInches = 0.01
 )
-
-// thinRuns marks the ink whose run across the other way is at most thick pixels: for across,
-// the vertical run through each pixel; otherwise the horizontal one.
-func thinRuns(ink []bool, w, h, thick int, across bool) []bool {
-	thin := make([]bool, w*h)
-	outer, inner := w, h
-	idx := func(o, i int) int { return i*w + o }
-	if !across {
-		outer, inner = h, w
-		idx = func(o, i int) int { return o*w + i }
-	}
-	for o := 0; o < outer; o++ {
-		for i := 0; i < inner; {
-			if !ink[idx(o, i)] {
-				i++
-				continue
-			}
-			j := i
-			for j < inner && ink[idx(o, j)] {
-				j++
-			}
-			if j-i <= thick {
-				for k := i; k < j; k++ {
-					thin[idx(o, k)] = true
-				}
-			}
-			i = j
-		}
-	}
-	return thin
-}
-
-// markLines marks in erase the thin ink of the lines of ink at least long pixels long (breaks
-// of at most gap pixels bridged), along rows for across and columns otherwise. A letter that
-// touches a rule makes the ink thick where it does, and does not break the line; a line most of
-// whose ink is thick is print, not a rule.
-func markLines(ink, thin, erase []bool, w, h, long, gap int, across bool) {
-	outer, inner := h, w
-	idx := func(o, i int) int { return o*w + i }
-	if !across {
-		outer, inner = w, h
-		idx = func(o, i int) int { return i*w + o }
-	}
-	for o := 0; o < outer; o++ {
-		start, last, thins := -1, -1, 0
-		flush := func() {
-			if start >= 0 && last-start+1 >= long && 2*thins >= last-start+1 {
-				for k := start; k <= last; k++ {
-					if thin[idx(o, k)] {
-						erase[idx(o, k)] = true
-					}
-				}
-			}
-		}
-		for i := 0; i < inner; i++ {
-			if !ink[idx(o, i)] {
-				continue
-			}
-			if start < 0 || i-last > gap+1 {
-				flush()
-				start, thins = i, 0
-			}
-			last = i
-			if thin[idx(o, i)] {
-				thins++
-			}
-		}
-		flush()
-	}
-}
 
 // paperMap is the brightness of the paper around each block of a page image.
 type paperMap struct {

@@ -210,13 +210,23 @@ func prepare(img image.Image, maxPixels int64) (*image.Gray, float64) {
 		scale = math.Max(scale, 1)
 	}
 	w, h := int(float64(b.Dx())*scale), int(float64(b.Dy())*scale)
-	gray := image.NewGray(image.Rect(0, 0, w, h))
 	if scale == 1 {
-		draw.Draw(gray, gray.Bounds(), img, b.Min, draw.Src)
-		return gray, 1
+		return toGray(img), 1
 	}
-	draw.CatmullRom.Scale(gray, gray.Bounds(), img, b, draw.Src, nil)
+	gray := image.NewGray(image.Rect(0, 0, w, h))
+	draw.CatmullRom.Scale(gray, gray.Bounds(), toGray(img), b, draw.Src, nil)
 	return gray, scale
+}
+
+// toGray returns the picture in 8-bit gray: a gray picture as it is, others converted.
+func toGray(img image.Image) *image.Gray {
+	if m, ok := img.(*image.Gray); ok {
+		return m
+	}
+	b := img.Bounds()
+	g := image.NewGray(b)
+	draw.Draw(g, b, img, b.Min, draw.Src)
+	return g
 }
 
 // tiffDirectories returns the offsets of the image file directories (one a page) of a TIFF,
