@@ -195,7 +195,8 @@ func DecodePGM(data []byte, maxPixels int64) (*image.Gray, error) {
 	if _, err := fmt.Fscan(r, &magic, &w, &h, &maxVal); err != nil || magic != "P5" {
 		return nil, errors.New("not a binary PGM image")
 	}
-	if maxVal != 255 || w <= 0 || h <= 0 || int64(w)*int64(h) > maxPixels {
+	// Each side first: the product of two huge sides overflows.
+	if maxVal != 255 || w <= 0 || h <= 0 || int64(w) > maxPixels || int64(h) > maxPixels || int64(w)*int64(h) > maxPixels {
 		return nil, fmt.Errorf("a PGM image of %d×%d pixels and %d levels cannot be read", w, h, maxVal)
 	}
 	// One white-space byte ends the header.

@@ -99,6 +99,7 @@ func FuzzTSV(f *testing.F) {
 		}
 		for i := range pages {
 			straighten(&pages[i])
+			repairSeparators(&pages[i])
 			for _, w := range pages[i].Words {
 				if strings.TrimSpace(w.Text) == "" || w.Conf < 0 {
 					t.Fatalf("kept a word without text or confidence: %+v", w)

@@ -95,3 +95,51 @@ func TestParseStopsWithItsContext(t *testing.T) {
 	var se *statement.Error
 	require.False(t, errors.As(err, &se))
 }
+
+// FuzzTIFFPages: every page of a hostile TIFF is found and decoded (or refused) through its
+// directory without a panic, and a decoded page is within the pixel bound.
+func FuzzTIFFPages(f *testing.F) {
+	tif, err := os.ReadFile(filepath.Join("..", "corpus", "testdata", "scans", "us-checking-chromium-scan-300.tif"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(tif[:min(len(tif), 4096)])
+	f.Add([]byte("II*\x00\x08\x00\x00\x00\x01\x00\x00\x01\x03\x00\x01\x00\x00\x00\xff\xff\x00\x00\x08\x00\x00\x00"))
+	f.Add([]byte("MM\x00*\x00\x00\x00\x08\x00\x00\x00\x00\x00\x08"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if _, ok := Detect(data); !ok {
+			return
+		}
+		for _, off := range tiffDirectories(data) {
+			img, err := decode(tiffPage(data, off), statement.FormatTIFF, 1<<16)
+			if err != nil {
+				continue
+			}
+			if b := img.Bounds(); int64(b.Dx())*int64(b.Dy()) > 1<<16 {
+				t.Fatalf("decoded a %v page past the bound", b)
+			}
+		}
+	})
+}
+
+// TestTIFFPages: each page of a multi-page TIFF is read through its own directory.
+func TestTIFFPages(t *testing.T) {
+	t.Parallel()
+	tif, err := os.ReadFile(filepath.Join("..", "corpus", "testdata", "scans", "us-checking-chromium-scan-300.tif"))
+	require.NoError(t, err)
+	ifds := tiffDirectories(tif)
+	require.Len(t, ifds, 2)
+	var first []byte
+	for i, off := range ifds {
+		img, err := decode(tiffPage(tif, off), statement.FormatTIFF, statement.DefaultOCRMaxPixels)
+		require.NoError(t, err, "page %d", i+1)
+		g := toGray(img)
+		if i == 0 {
+			first = g.Pix
+			continue
+		}
+		require.NotEqual(t, first, g.Pix, "the second page is not the first again")
+	}
+	_, err = decode(tiffPage(tif, ifds[1]), statement.FormatTIFF, 1000)
+	require.ErrorContains(t, err, "more than the 1000 allowed")
+}
