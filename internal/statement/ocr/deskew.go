@@ -186,6 +186,36 @@ func cubicWeights(t float64) [4]float64 {
 	}
 }
 
+// quarterTurns turns g by n quarter turns clockwise (n from 0 to 3), exactly.
+func quarterTurns(g *image.Gray, n int) *image.Gray {
+	n = ((n % 4) + 4) % 4
+	if n == 0 {
+		return g
+	}
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	ow, oh := h, w
+	if n == 2 {
+		ow, oh = w, h
+	}
+	out := image.NewGray(image.Rect(0, 0, ow, oh))
+	for y := 0; y < h; y++ {
+		row := g.Pix[y*g.Stride : y*g.Stride+w]
+		for x, v := range row {
+			var nx, ny int
+			switch n {
+			case 1: // clockwise: the left column becomes the top row
+				nx, ny = h-1-y, x
+			case 2:
+				nx, ny = w-1-x, h-1-y
+			case 3:
+				nx, ny = y, w-1-x
+			}
+			out.Pix[ny*out.Stride+nx] = v
+		}
+	}
+	return out
+}
+
 // DecodePGM reads a binary PGM of 8-bit gray (what `pdftoppm -gray` writes), at most
 // maxPixels pixels.
 func DecodePGM(data []byte, maxPixels int64) (*image.Gray, error) {

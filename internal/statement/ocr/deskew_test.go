@@ -165,3 +165,54 @@ func FuzzDecodePGM(f *testing.F) {
 		eraseRules(Rotate(g, 2.5), 300)
 	})
 }
+
+// TestQuarterTurns: a quarter turn clockwise puts the top left corner at the top right, and
+// four of them give the page back.
+func TestQuarterTurns(t *testing.T) {
+	t.Parallel()
+	g := image.NewGray(image.Rect(0, 0, 3, 2))
+	copy(g.Pix, []uint8{1, 2, 3, 4, 5, 6}) // 1 2 3 / 4 5 6
+	cases := []struct {
+		n    int
+		w, h int
+		pix  []uint8
+	}{
+		{0, 3, 2, []uint8{1, 2, 3, 4, 5, 6}},
+		{1, 2, 3, []uint8{4, 1, 5, 2, 6, 3}},
+		{2, 3, 2, []uint8{6, 5, 4, 3, 2, 1}},
+		{3, 2, 3, []uint8{3, 6, 2, 5, 1, 4}},
+		{-1, 2, 3, []uint8{3, 6, 2, 5, 1, 4}},
+	}
+	for _, tc := range cases {
+		got := quarterTurns(g, tc.n)
+		require.Equal(t, image.Rect(0, 0, tc.w, tc.h), got.Bounds(), "n=%d", tc.n)
+		require.Equal(t, tc.pix, got.Pix, "n=%d", tc.n)
+	}
+	require.Equal(t, g.Pix, quarterTurns(quarterTurns(quarterTurns(quarterTurns(g, 1), 1), 1), 1).Pix)
+}
+
+// TestParseOrientation: Tesseract's OSD report gives the clockwise turn that stands the page
+// up, and nothing when it is unsure or says something else.
+func TestParseOrientation(t *testing.T) {
+	t.Parallel()
+	report := func(rotate string, conf string) []byte {
+		return []byte("Page number: 0\nOrientation in degrees: 90\nRotate: " + rotate + "\nOrientation confidence: " + conf + "\nScript: Latin\nScript confidence: 2.06\n")
+	}
+	cases := []struct {
+		name string
+		out  []byte
+		want int
+	}{
+		{"upside down", report("180", "13.96"), 180},
+		{"on its side", report("270", "9.69"), 270},
+		{"the other side", report("90", "5.1"), 90},
+		{"upright", report("0", "10.74"), 0},
+		{"unsure", report("180", "0.4"), 0},
+		{"a turn that is no quarter", report("45", "12"), 0},
+		{"nothing", nil, 0},
+		{"garbage", []byte("Rotate: x\nOrientation confidence: y"), 0},
+	}
+	for _, tc := range cases {
+		require.Equal(t, tc.want, parseOrientation(tc.out), tc.name)
+	}
+}

@@ -16,23 +16,39 @@ import (
 	"github.com/statementmatch/service/internal/statement/tabular"
 )
 
-// ParseReadings reads a scanned statement of scanned pages: read gives its pages as OCR reads
-// them in a mode. Tesseract's way of finding a page's text (ocr.Mode) decides which words it
-// keeps, and no one mode keeps every table's: a ruled or sparse table can lose a column in one
-// and keep it in another. So the statement is read in the first mode and, when its own numbers
-// do not bear that reading out (Statement.Reconciled), read again in the next, up to
-// ocr.Modes; the first reading that reconciles is taken, else the one with the most
-// transactions and, of those, the fewest review reasons (the first of equals). A statement of more than MaxRereadPages scanned pages is
-// read once, to keep its time bounded.
-func ParseReadings(read func(ocr.Mode) ([]ocr.Page, error), scanned int, format statement.Format, opts statement.Options) (*statement.Statement, error) {
+// Scanned is a statement's scanned pages, as ParseReadings reads them.
+type Scanned struct {
+	// Read gives the statement's pages as OCR reads them in a mode.
+	Read func(ocr.Mode) ([]ocr.Page, error)
+	// Upright turns the scanned pages that lie on their side or upside down the right way up,
+	// and reports whether it turned any. Nil: the pages are read as they lie.
+	Upright func() (bool, error)
+	// Pages is the number of scanned pages.
+	Pages int
+}
+
+// ParseReadings reads a statement of scanned pages. Tesseract's way of finding a page's text
+// (ocr.Mode) decides which words it keeps, and no one mode keeps every table's: a ruled or
+// sparse table can lose a column in one and keep it in another. So the statement is read in the
+// first mode and, when its own numbers do not bear that reading out (Statement.Reconciled),
+// read again in the next, up to ocr.Modes; the first reading that reconciles is taken, else the
+// one with the most transactions and, of those, the fewest review reasons (the first of
+// equals). A statement of more than MaxRereadPages scanned pages is read once, to keep its time
+// bounded.
+//
+// When the first reading finds no transaction, the pages may lie the wrong way (upside down,
+// OCR reads junk; on its side, Tesseract reads the words well but in columns): they are turned
+// upright (Scanned.Upright) and, if any was turned, read again from the first mode.
+func ParseReadings(sc Scanned, format statement.Format, opts statement.Options) (*statement.Statement, error) {
 	modes := ocr.Modes
-	if scanned > MaxRereadPages {
+	if sc.Pages > MaxRereadPages {
 		modes = modes[:1]
 	}
 	var best *statement.Statement
 	var firstErr error
-	for _, mode := range modes {
-		pages, err := read(mode)
+	upright := sc.Upright
+	for i := 0; i < len(modes); i++ {
+		pages, err := sc.Read(modes[i])
 		if err != nil {
 			var se *statement.Error
 			if !errors.As(err, &se) || se.Kind == statement.ErrResourceLimit || se.Kind == statement.ErrNoTextLayer {
@@ -43,6 +59,17 @@ func ParseReadings(read func(ocr.Mode) ([]ocr.Page, error), scanned int, format 
 		var st *statement.Statement
 		if err == nil {
 			st, err = ParseWords(pages, format, opts)
+		}
+		if i == 0 && upright != nil && (err != nil || len(st.Transactions) == 0) {
+			turned, uerr := upright()
+			if uerr != nil {
+				return nil, uerr
+			}
+			upright = nil
+			if turned {
+				best, firstErr, i = nil, nil, -1
+				continue
+			}
 		}
 		if err != nil {
 			if firstErr == nil {
@@ -302,7 +329,18 @@ func parseScanned(data []byte, ex *extraction, opts statement.Options) (*stateme
 		}
 		return pages, nil
 	}
-	st, err := ParseReadings(read, len(scanned), statement.FormatPDF, opts)
+	upright := func() (bool, error) {
+		ims := make([]ocr.Image, len(ex.textless))
+		for i, n := range ex.textless {
+			ims[i] = scanned[n]
+		}
+		turned, err := ocr.UprightAll(o.Ctx(), ims, o)
+		for i, n := range ex.textless {
+			scanned[n] = ims[i]
+		}
+		return turned, err
+	}
+	st, err := ParseReadings(Scanned{Read: read, Upright: upright, Pages: len(scanned)}, statement.FormatPDF, opts)
 	if err != nil {
 		return nil, err
 	}

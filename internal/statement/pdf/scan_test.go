@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -109,7 +110,7 @@ func TestParseReadings(t *testing.T) {
 				}
 				return []ocr.Page{p}, nil
 			}
-			st, err := ParseReadings(read, tc.scanned, statement.FormatPNG, statement.Options{})
+			st, err := ParseReadings(Scanned{Read: read, Pages: tc.scanned}, statement.FormatPNG, statement.Options{})
 			require.NoError(t, err)
 			require.Equal(t, tc.wantReads, reads)
 			require.Len(t, st.Transactions, tc.wantCount)
@@ -119,19 +120,67 @@ func TestParseReadings(t *testing.T) {
 	t.Run("the attempt ends", func(t *testing.T) {
 		t.Parallel()
 		calls := 0
-		_, err := ParseReadings(func(ocr.Mode) ([]ocr.Page, error) {
+		_, err := ParseReadings(Scanned{Read: func(ocr.Mode) ([]ocr.Page, error) {
 			calls++
 			return nil, context.Canceled
-		}, 1, statement.FormatPNG, statement.Options{})
+		}, Pages: 1}, statement.FormatPNG, statement.Options{})
 		require.ErrorIs(t, err, context.Canceled)
 		require.Equal(t, 1, calls, "no other reading is tried")
 	})
 	t.Run("no reading finds a table", func(t *testing.T) {
 		t.Parallel()
-		_, err := ParseReadings(func(ocr.Mode) ([]ocr.Page, error) {
+		_, err := ParseReadings(Scanned{Read: func(ocr.Mode) ([]ocr.Page, error) {
 			return []ocr.Page{wordsPage([][]string{{"Dear customer"}})}, nil
-		}, 1, statement.FormatPNG, statement.Options{})
+		}, Pages: 1}, statement.FormatPNG, statement.Options{})
 		var se *statement.Error
 		require.ErrorAs(t, err, &se, "the first reading's failure")
 	})
+	// Pages that lie the wrong way read as junk, or as words in columns: when the first reading
+	// finds no transaction they are turned upright once, and read again from the first mode. A
+	// reading with transactions is no reason to turn them, and pages that are upright already
+	// go on to the next modes.
+	junk := wordsPage([][]string{{"uʍop", "ǝpısdn"}})
+	for _, tc := range []struct {
+		name       string
+		first      ocr.Page
+		lying      bool
+		wantTurn   bool
+		wantReads  []string
+		wantTxs    int
+		wantFailed bool
+	}{
+		{"no transaction, pages lying", junk, true, true, []string{"3 lying", "3 up"}, 3, false},
+		{"no transaction, pages upright", junk, false, true, []string{"3 lying", "4 lying", "11 lying"}, 0, true},
+		{"a reading with transactions", misread, true, false, []string{"3 lying", "4 lying", "11 lying"}, 3, false},
+	} {
+		t.Run("upright: "+tc.name, func(t *testing.T) {
+			t.Parallel()
+			up, turns := false, 0
+			var reads []string
+			sc := Scanned{Pages: 1,
+				Read: func(m ocr.Mode) ([]ocr.Page, error) {
+					if up {
+						reads = append(reads, fmt.Sprint(int(m), " up"))
+						return []ocr.Page{right}, nil
+					}
+					reads = append(reads, fmt.Sprint(int(m), " lying"))
+					return []ocr.Page{tc.first}, nil
+				},
+				Upright: func() (bool, error) {
+					turns++
+					up = tc.lying
+					return tc.lying, nil
+				},
+			}
+			st, err := ParseReadings(sc, statement.FormatPNG, statement.Options{})
+			require.Equal(t, tc.wantReads, reads)
+			require.Equal(t, tc.wantTurn, turns == 1)
+			if tc.wantFailed {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, st.Transactions, tc.wantTxs)
+		})
+	}
 }

@@ -138,7 +138,8 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 		}
 		return ps, nil
 	}
-	return pdf.ParseReadings(read, len(images), format, opts)
+	upright := func() (bool, error) { return ocr.UprightAll(o.Ctx(), images, o) }
+	return pdf.ParseReadings(pdf.Scanned{Read: read, Upright: upright, Pages: len(images)}, format, opts)
 }
 
 // pagePos is the position of the i-th of n pictures: its page in a file of several.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/jpeg"
 	"image/png"
@@ -142,4 +143,48 @@ func TestTIFFPages(t *testing.T) {
 	}
 	_, err = decode(tiffPage(tif, ifds[1]), statement.FormatTIFF, 1000)
 	require.ErrorContains(t, err, "more than the 1000 allowed")
+}
+
+// TestUpsideDownAndSidewaysPages: a page scanned upside down or on its side is turned the
+// right way up and read as the upright one is.
+func TestUpsideDownAndSidewaysPages(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("..", "corpus", "testdata", "scans", "credit-card-uk-chromium-scan-300.png")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	img, err := png.Decode(bytes.NewReader(data))
+	require.NoError(t, err)
+	upright, err := Parse(data, statement.Options{OCR: &statement.OCR{}})
+	require.NoError(t, err)
+	require.NotEmpty(t, upright.Transactions)
+	for _, quarters := range []int{2, 1} {
+		t.Run(fmt.Sprint(quarters*90), func(t *testing.T) {
+			t.Parallel()
+			g := toGray(img)
+			for range quarters {
+				g = turnClockwise(g)
+			}
+			var b bytes.Buffer
+			require.NoError(t, png.Encode(&b, g))
+			st, err := Parse(b.Bytes(), statement.Options{OCR: &statement.OCR{}})
+			require.NoError(t, err)
+			require.Len(t, st.Transactions, len(upright.Transactions))
+			for i, tx := range st.Transactions {
+				require.Equal(t, upright.Transactions[i].Date, tx.Date)
+				require.Equal(t, upright.Transactions[i].Amount.String(), tx.Amount.String())
+			}
+		})
+	}
+}
+
+// turnClockwise turns g a quarter clockwise.
+func turnClockwise(g *image.Gray) *image.Gray {
+	w, h := g.Bounds().Dx(), g.Bounds().Dy()
+	out := image.NewGray(image.Rect(0, 0, h, w))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			out.Pix[x*out.Stride+h-1-y] = g.Pix[y*g.Stride+x]
+		}
+	}
+	return out
 }
