@@ -191,16 +191,16 @@ func plural(n int, noun string) string {
 }
 
 // printReconResults writes a reconciliation job's results: a table of the expected references
-// (matched, then partial, then unmatched, each in the order of the expected file), the bank
-// lines that paid nothing, and a summary line.
+// (matched, then partial, then unmatched, each in the order of the expected file) with the rule
+// that decided each, the bank lines that paid nothing, and a summary line.
 func printReconResults(w io.Writer, res reconclient.JobResults) error {
 	tw := newTable(w)
-	row(tw, "RESULT", "REFERENCE", "EXPECTED", "PAID", "CURRENCY", "BANK LINES", "REASON")
+	row(tw, "RESULT", "REFERENCE", "EXPECTED", "PAID", "CURRENCY", "BANK LINES", "RULE")
 	for _, m := range res.Matched {
-		row(tw, "matched", m.Reference, m.Amount.String(), m.Amount.String(), orDash(m.Currency), bankLines(m.BankEntries), "")
+		row(tw, "matched", m.Reference, m.Amount.String(), m.Amount.String(), orDash(m.Currency), bankLines(m.BankEntries), string(m.Rule))
 	}
 	for _, p := range res.Partial {
-		row(tw, "partial", p.Reference, p.ExpectedAmount.String(), p.MatchedAmount.String(), orDash(p.Currency), bankLines(p.BankEntries), string(p.Reason))
+		row(tw, "partial", p.Reference, p.ExpectedAmount.String(), p.MatchedAmount.String(), orDash(p.Currency), bankLines(p.BankEntries), string(p.Rule))
 	}
 	for _, u := range res.Unmatched {
 		row(tw, "unmatched", u.Reference, u.Amount.String(), "-", orDash(u.Currency), "-", "")

@@ -18,14 +18,14 @@ import (
 const walkThroughResults = `{
   "job_id": "3f6c2a9e-8b1d-4c57-9a2e-5d7b0e4f1c83",
   "matched": [
-    {"reference": "INV-2024-001", "amount": 1250.50, "currency": "EUR", "bank_entry": "SEPA CREDIT ACME GMBH INV 2024 001",
+    {"reference": "INV-2024-001", "amount": 1250.50, "currency": "EUR", "rule": "exact", "bank_entry": "SEPA CREDIT ACME GMBH INV 2024 001",
      "bank_entries": [{"line": 1, "date": "2024-03-04", "amount": 1250.50, "currency": null, "text": "SEPA CREDIT ACME GMBH INV 2024 001"}]},
-    {"reference": "INV-2024-002", "amount": 900.00, "currency": "EUR", "bank_entry": "BETA LTD INV-2024-002 1/2",
+    {"reference": "INV-2024-002", "amount": 900.00, "currency": "EUR", "rule": "instalments", "bank_entry": "BETA LTD INV-2024-002 1/2",
      "bank_entries": [{"line": 2, "date": "2024-03-06", "amount": 450.00, "currency": null, "text": "BETA LTD INV-2024-002 1/2"},
                       {"line": 3, "date": "2024-03-20", "amount": 450.00, "currency": null, "text": "BETA LTD INV-2024-002 2/2"}]}
   ],
   "partial": [
-    {"reference": "INV-2024-005", "expected_amount": 300.00, "matched_amount": 600.00, "currency": "EUR", "reason": "duplicate_payment",
+    {"reference": "INV-2024-005", "expected_amount": 300.00, "matched_amount": 600.00, "currency": "EUR", "reason": "duplicate_payment", "rule": "duplicate_payment",
      "bank_entries": [{"line": 5, "date": "2024-03-21", "amount": 300.00, "currency": null, "text": "DELTA AG INV-2024-005"},
                       {"line": 6, "date": "2024-03-22", "amount": 300.00, "currency": null, "text": "DELTA AG INV-2024-005 AGAIN"}]}
   ],
@@ -41,9 +41,9 @@ func TestPrintReconResults(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(walkThroughResults), &res))
 	var out bytes.Buffer
 	require.NoError(t, printReconResults(&out, res))
-	want := `RESULT     REFERENCE     EXPECTED  PAID     CURRENCY  BANK LINES  REASON
-matched    INV-2024-001  1250.50   1250.50  EUR       1
-matched    INV-2024-002  900.00    900.00   EUR       2,3
+	want := `RESULT     REFERENCE     EXPECTED  PAID     CURRENCY  BANK LINES  RULE
+matched    INV-2024-001  1250.50   1250.50  EUR       1           exact
+matched    INV-2024-002  900.00    900.00   EUR       2,3         instalments
 partial    INV-2024-005  300.00    600.00   EUR       5,6         duplicate_payment
 unmatched  INV-2024-003  75.00     -        -         -
 
@@ -61,7 +61,7 @@ func TestPrintReconResultsWithoutUnmatchedBankLines(t *testing.T) {
 	res := reconclient.JobResults{Summary: reconclient.ResultsSummary{}}
 	var out bytes.Buffer
 	require.NoError(t, printReconResults(&out, res))
-	require.Equal(t, "RESULT  REFERENCE  EXPECTED  PAID  CURRENCY  BANK LINES  REASON\n\n"+
+	require.Equal(t, "RESULT  REFERENCE  EXPECTED  PAID  CURRENCY  BANK LINES  RULE\n\n"+
 		"0 matched, 0 partial, 0 unmatched of 0 references (0 of 0 expected matched); 0 bank lines paid nothing\n", out.String())
 }
 

@@ -186,6 +186,33 @@ func (e JobStatus) Valid() bool {
 	}
 }
 
+// Defines values for MatchRule.
+const (
+	MatchRuleAmountMismatch   MatchRule = "amount_mismatch"
+	MatchRuleCurrencyMismatch MatchRule = "currency_mismatch"
+	MatchRuleDuplicatePayment MatchRule = "duplicate_payment"
+	MatchRuleExact            MatchRule = "exact"
+	MatchRuleInstalments      MatchRule = "instalments"
+)
+
+// Valid indicates whether the value is a known member of the MatchRule enum.
+func (e MatchRule) Valid() bool {
+	switch e {
+	case MatchRuleAmountMismatch:
+		return true
+	case MatchRuleCurrencyMismatch:
+		return true
+	case MatchRuleDuplicatePayment:
+		return true
+	case MatchRuleExact:
+		return true
+	case MatchRuleInstalments:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PartialReason.
 const (
 	PartialReasonAmountMismatch   PartialReason = "amount_mismatch"
@@ -618,6 +645,19 @@ type JobResults struct {
 // Example: completed
 type JobStatus string
 
+// MatchRule The matching rule that decided a reference, so that a person who doubts a result can see
+// why it was given.
+//
+//   - `exact`: one bank line naming the reference pays exactly its expected amount (pass 1).
+//   - `instalments`: two or more bank lines naming the reference together pay exactly its
+//     expected amount (pass 2).
+//   - `amount_mismatch`: the lines naming the reference pay less or more than expected.
+//   - `currency_mismatch`: the lines naming the reference are all in another currency.
+//   - `duplicate_payment`: the full amount was paid by more than one line.
+//
+// Example: exact
+type MatchRule string
+
 // MatchedReference An expected reference paid exactly, by one bank line or by instalments.
 type MatchedReference struct {
 	// Amount The expected amount, which the bank lines pay exactly.
@@ -640,6 +680,9 @@ type MatchedReference struct {
 	//
 	// Example: INV-2024-001
 	Reference string `json:"reference"`
+
+	// Rule The rule that matched the reference, `exact` or `instalments`.
+	Rule MatchRule `json:"rule"`
 }
 
 // PartialReason Why a reference found payments but is not matched.
@@ -681,6 +724,9 @@ type PartialReference struct {
 	//
 	// Example: INV-2024-003
 	Reference string `json:"reference"`
+
+	// Rule The rule that decided the reference, its reason's rule.
+	Rule MatchRule `json:"rule"`
 }
 
 // Quota The monthly job quota of the account in this environment.
@@ -1132,6 +1178,9 @@ type ClientInterface interface {
 	// 4. **Amounts reported.** `matched_amount` of a partial reference is the sum of the
 	//    absolute amounts of its `bank_entries`. A matched reference's `bank_entry` is the
 	//    text of its first paying line; `bank_entries` lists every paying line.
+	// 5. **The deciding rule.** Every matched and partial reference names the rule that
+	//    decided it in `rule` (`MatchRule`): `exact` (pass 1, one full payment),
+	//    `instalments` (pass 2), and for a partial reference its reason's rule.
 	//
 	// Corresponds with GET /api/v1/jobs/{job_id}/results (the `GetJobResults` operationId).
 	GetJobResults(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1482,6 +1531,9 @@ func (c *Client) GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestE
 //  4. **Amounts reported.** `matched_amount` of a partial reference is the sum of the
 //     absolute amounts of its `bank_entries`. A matched reference's `bank_entry` is the
 //     text of its first paying line; `bank_entries` lists every paying line.
+//  5. **The deciding rule.** Every matched and partial reference names the rule that
+//     decided it in `rule` (`MatchRule`): `exact` (pass 1, one full payment),
+//     `instalments` (pass 2), and for a partial reference its reason's rule.
 //
 // Corresponds with GET /api/v1/jobs/{job_id}/results (the `GetJobResults` operationId).
 func (c *Client) GetJobResults(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2245,6 +2297,9 @@ type ClientWithResponsesInterface interface {
 	// 4. **Amounts reported.** `matched_amount` of a partial reference is the sum of the
 	//    absolute amounts of its `bank_entries`. A matched reference's `bank_entry` is the
 	//    text of its first paying line; `bank_entries` lists every paying line.
+	// 5. **The deciding rule.** Every matched and partial reference names the rule that
+	//    decided it in `rule` (`MatchRule`): `exact` (pass 1, one full payment),
+	//    `instalments` (pass 2), and for a partial reference its reason's rule.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3731,6 +3786,9 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId JobI
 //  4. **Amounts reported.** `matched_amount` of a partial reference is the sum of the
 //     absolute amounts of its `bank_entries`. A matched reference's `bank_entry` is the
 //     text of its first paying line; `bank_entries` lists every paying line.
+//  5. **The deciding rule.** Every matched and partial reference names the rule that
+//     decided it in `rule` (`MatchRule`): `exact` (pass 1, one full payment),
+//     `instalments` (pass 2), and for a partial reference its reason's rule.
 //
 // Returns a wrapper object for the known response body format(s).
 //

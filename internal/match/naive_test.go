@@ -117,7 +117,7 @@ func naiveReconcile(expected []Expected, bank []BankEntry) Result {
 	used := make([]bool, len(bank))
 	refs := make([]Reference, n)
 	decided := make([]bool, n)
-	decide := func(r int, o Outcome, reason Reason, lines []int) {
+	decide := func(r int, o Outcome, reason Reason, rule Rule, lines []int) {
 		paid := decimal.Zero
 		for i, l := range lines {
 			used[l] = true
@@ -127,7 +127,7 @@ func naiveReconcile(expected []Expected, bank []BankEntry) Result {
 				paid = paid.Add(abs(bank[l].Amount))
 			}
 		}
-		refs[r] = Reference{Expected: r, Outcome: o, Reason: reason, Entries: lines, Paid: paid}
+		refs[r] = Reference{Expected: r, Outcome: o, Reason: reason, Rule: rule, Entries: lines, Paid: paid}
 		decided[r] = true
 	}
 	remaining := func(r int, agreeing bool) []int {
@@ -148,9 +148,9 @@ func naiveReconcile(expected []Expected, bank []BankEntry) Result {
 		}
 		switch {
 		case len(full) == 1 || len(full) > 1 && laterTwin(r):
-			decide(r, Matched, "", full[:1])
+			decide(r, Matched, "", "exact", full[:1])
 		case len(full) > 1:
-			decide(r, Partial, ReasonDuplicatePayment, full)
+			decide(r, Partial, ReasonDuplicatePayment, "duplicate_payment", full)
 		}
 	}
 	for r := range expected { // pass 2
@@ -163,7 +163,7 @@ func naiveReconcile(expected []Expected, bank []BankEntry) Result {
 			sum = sum.Add(abs(bank[l].Amount))
 		}
 		if len(lines) >= 2 && sum.Equal(abs(expected[r].Amount)) {
-			decide(r, Matched, "", lines)
+			decide(r, Matched, "", "instalments", lines)
 		}
 	}
 	for r := range expected { // pass 3
@@ -171,9 +171,9 @@ func naiveReconcile(expected []Expected, bank []BankEntry) Result {
 			continue
 		}
 		if lines := remaining(r, true); len(lines) > 0 {
-			decide(r, Partial, ReasonAmountMismatch, lines)
+			decide(r, Partial, ReasonAmountMismatch, "amount_mismatch", lines)
 		} else if lines := remaining(r, false); len(lines) > 0 {
-			decide(r, Partial, ReasonCurrencyMismatch, lines)
+			decide(r, Partial, ReasonCurrencyMismatch, "currency_mismatch", lines)
 		} else {
 			refs[r] = Reference{Expected: r, Outcome: Unmatched, Entries: []int{}, Paid: decimal.Zero}
 		}

@@ -175,9 +175,9 @@ func (e *engine) pass1() {
 func (e *engine) decideFull(r int, found []int32) {
 	switch {
 	case len(found) == 1:
-		e.decide(r, Matched, "", found)
+		e.decide(r, RuleExact, found)
 	case len(found) > 1:
-		e.decide(r, Partial, ReasonDuplicatePayment, found)
+		e.decide(r, RuleDuplicatePayment, found)
 	}
 }
 
@@ -206,7 +206,7 @@ func (e *engine) pass2() {
 		}
 		e.scratch = found
 		if len(found) >= 2 && sum.sum().Cmp(e.abs[r]) == 0 {
-			e.decide(r, Matched, "", found)
+			e.decide(r, RuleInstalments, found)
 		}
 	}
 }
@@ -236,22 +236,27 @@ func (e *engine) pass3() {
 		}
 		switch {
 		case len(agreeing) > 0:
-			e.decide(r, Partial, ReasonAmountMismatch, agreeing)
+			e.decide(r, RuleAmountMismatch, agreeing)
 		case remain:
 			for _, l := range e.candidates(g) {
 				if !e.used[l] {
 					agreeing = append(agreeing, l)
 				}
 			}
-			e.decide(r, Partial, ReasonCurrencyMismatch, agreeing)
+			e.decide(r, RuleCurrencyMismatch, agreeing)
 		}
 		e.scratch = agreeing
 	}
 }
 
-// decide records the outcome of row r with the bank lines lines (ascending), and marks them
-// used.
-func (e *engine) decide(r int, o Outcome, reason Reason, lines []int32) {
+// decide records the outcome of row r, decided by rule, with the bank lines lines
+// (ascending), and marks them used. exact and instalments match it; the other rules make it
+// Partial with that reason.
+func (e *engine) decide(r int, rule Rule, lines []int32) {
+	o, reason := Matched, Reason("")
+	if rule != RuleExact && rule != RuleInstalments {
+		o, reason = Partial, Reason(rule)
+	}
 	if len(e.arena) < len(lines) {
 		e.arena = make([]int, max(4096, len(lines)))
 	}
@@ -264,7 +269,7 @@ func (e *engine) decide(r int, o Outcome, reason Reason, lines []int32) {
 		paid.addAbs(e.bank[l].Amount)
 	}
 	e.decided[r] = true
-	e.refs[r] = Reference{Expected: r, Outcome: o, Reason: reason, Entries: entries, Paid: paid.sum()}
+	e.refs[r] = Reference{Expected: r, Outcome: o, Reason: reason, Rule: rule, Entries: entries, Paid: paid.sum()}
 }
 
 // use marks bank line l as used and, from pass 2 on, takes it out of the counts and sums of
@@ -468,7 +473,7 @@ func (e *engine) pass1Multi(r int, g int32) {
 		}
 		if best >= 0 {
 			e.scratch = append(e.scratch[:0], best)
-			e.decide(r, Matched, "", e.scratch)
+			e.decide(r, RuleExact, e.scratch)
 		}
 		return
 	}
@@ -558,7 +563,7 @@ func (e *engine) pass2Multi(r int, g int32) {
 		return
 	}
 	e.scratch = ix.take(e.scratch[:0], e.used, cur, false)
-	e.decide(r, Matched, "", e.scratch)
+	e.decide(r, RuleInstalments, e.scratch)
 }
 
 func (e *engine) pass3Multi(r int, g int32) {
@@ -569,11 +574,11 @@ func (e *engine) pass3Multi(r int, g int32) {
 	}
 	if agreeing, _ := ix.remaining(cur); agreeing > 0 {
 		e.scratch = ix.take(e.scratch[:0], e.used, cur, false)
-		e.decide(r, Partial, ReasonAmountMismatch, e.scratch)
+		e.decide(r, RuleAmountMismatch, e.scratch)
 		return
 	}
 	e.scratch = ix.take(e.scratch[:0], e.used, cur, true)
-	e.decide(r, Partial, ReasonCurrencyMismatch, e.scratch)
+	e.decide(r, RuleCurrencyMismatch, e.scratch)
 }
 
 // adder sums absolute amounts without an allocation per term: terms of the scale of the first

@@ -18,7 +18,7 @@ func line(text, amount, currency string) BankEntry {
 }
 
 // rendered is a Result in a form that is short to write in a table and compares exactly: one
-// string per reference ("matched [0] 100", "partial amount_mismatch [1 2] 90",
+// string per reference ("matched exact [0] 100", "partial amount_mismatch [1 2] 90",
 // "unmatched"), the unused lines, and the summary.
 type rendered struct {
 	Refs    []string
@@ -38,11 +38,13 @@ func render(t testing.TB, res Result) rendered {
 		switch ref.Outcome {
 		case Matched:
 			require.Empty(t, ref.Reason)
-			s = fmt.Sprintf("matched %v %s", ref.Entries, ref.Paid)
+			s = fmt.Sprintf("matched %s %v %s", ref.Rule, ref.Entries, ref.Paid)
 		case Partial:
+			require.Equal(t, Rule(ref.Reason), ref.Rule, "a partial reference's rule is its reason's")
 			s = fmt.Sprintf("partial %s %v %s", ref.Reason, ref.Entries, ref.Paid)
 		case Unmatched:
 			require.Empty(t, ref.Reason)
+			require.Empty(t, ref.Rule)
 			require.Empty(t, ref.Entries)
 			require.True(t, ref.Paid.IsZero())
 			s = "unmatched"
@@ -89,7 +91,7 @@ func TestReconcile(t *testing.T) {
 			line("SEPA INV 2024 001", "1", ""), line("INV2024001 THANKS", "2", ""), line("inv/2024/001", "3", ""),
 		},
 		want: rendered{
-			Refs: []string{"matched [0] 1", "matched [1] 2", "matched [2] 3"}, Unused: []int{},
+			Refs: []string{"matched exact [0] 1", "matched exact [1] 2", "matched exact [2] 3"}, Unused: []int{},
 			Summary: "expected=3 matched=3 partial=0 unmatched=0 unused=0 total=6 matched_total=6",
 		},
 	}, {
@@ -97,7 +99,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("INV-2024-001", "5", "EUR")},
 		bank:     []BankEntry{line("X INV.2024_001", "1", "EUR"), line("INV - 2024 -- 001", "4", "EUR")},
 		want: rendered{
-			Refs: []string{"matched [0 1] 5"}, Unused: []int{},
+			Refs: []string{"matched instalments [0 1] 5"}, Unused: []int{},
 			Summary: "expected=1 matched=1 partial=0 unmatched=0 unused=0 total=5 matched_total=5",
 		},
 	}, {
@@ -105,7 +107,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("INV-2024", "10", ""), exp("2024-7", "10", "")},
 		bank:     []BankEntry{line("INV,2024 7", "10", ""), line("INV:2024", "10", "")},
 		want: rendered{
-			Refs: []string{"unmatched", "matched [0] 10"}, Unused: []int{1},
+			Refs: []string{"unmatched", "matched exact [0] 10"}, Unused: []int{1},
 			Summary: "expected=2 matched=1 partial=0 unmatched=1 unused=1 total=20 matched_total=10",
 		},
 	}, {
@@ -113,7 +115,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("inv-ab-9", "7.5", "eur")},
 		bank:     []BankEntry{line("Payment Inv Ab 9", "7.50", "EUR")},
 		want: rendered{
-			Refs: []string{"matched [0] 7.5"}, Unused: []int{},
+			Refs: []string{"matched exact [0] 7.5"}, Unused: []int{},
 			Summary: "expected=1 matched=1 partial=0 unmatched=0 unused=0 total=7.5 matched_total=7.5",
 		},
 	}, {
@@ -121,7 +123,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("réf-12", "30", "EUR"), exp("ÜBER-1", "5", "EUR")},
 		bank:     []BankEntry{line("Überweisung RÉF-12", "30", "EUR"), line("überweisung über 1", "5", "EUR")},
 		want: rendered{
-			Refs: []string{"matched [0] 30", "matched [1] 5"}, Unused: []int{},
+			Refs: []string{"matched exact [0] 30", "matched exact [1] 5"}, Unused: []int{},
 			Summary: "expected=2 matched=2 partial=0 unmatched=0 unused=0 total=35 matched_total=35",
 		},
 	}, {
@@ -129,7 +131,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("INV-2", "200", "EUR"), exp("INV-1", "100", "EUR")},
 		bank:     []BankEntry{line("INV-1 INV-2", "100", "EUR")},
 		want: rendered{
-			Refs: []string{"unmatched", "matched [0] 100"}, Unused: []int{},
+			Refs: []string{"unmatched", "matched exact [0] 100"}, Unused: []int{},
 			Summary: "expected=2 matched=1 partial=0 unmatched=1 unused=0 total=300 matched_total=100",
 		},
 	}, {
@@ -147,7 +149,7 @@ func TestReconcile(t *testing.T) {
 			line("INV-5 1/2", "450.00", "EUR"), line("OTHER", "900.00", "EUR"), line("INV-5 2/2", "450", "EUR"),
 		},
 		want: rendered{
-			Refs: []string{"matched [0 2] 900"}, Unused: []int{1},
+			Refs: []string{"matched instalments [0 2] 900"}, Unused: []int{1},
 			Summary: "expected=1 matched=1 partial=0 unmatched=0 unused=1 total=900 matched_total=900",
 		},
 	}, {
@@ -205,7 +207,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("INV-9", "10", ""), exp("INV-10", "20", "EUR")},
 		bank:     []BankEntry{line("INV-9", "10", "JPY"), line("INV-10", "20", "")},
 		want: rendered{
-			Refs: []string{"matched [0] 10", "matched [1] 20"}, Unused: []int{},
+			Refs: []string{"matched exact [0] 10", "matched exact [1] 20"}, Unused: []int{},
 			Summary: "expected=2 matched=2 partial=0 unmatched=0 unused=0 total=30 matched_total=30",
 		},
 	}, {
@@ -213,7 +215,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("INV-11", "1250.50", "EUR"), exp("INV-12", "-40", "EUR")},
 		bank:     []BankEntry{line("INV-11", "-1250.5", "EUR"), line("INV-12 A", "-15", "EUR"), line("INV-12 B", "25", "EUR")},
 		want: rendered{
-			Refs: []string{"matched [0] 1250.5", "matched [1 2] 40"}, Unused: []int{},
+			Refs: []string{"matched exact [0] 1250.5", "matched instalments [1 2] 40"}, Unused: []int{},
 			Summary: "expected=2 matched=2 partial=0 unmatched=0 unused=0 total=1290.5 matched_total=1290.5",
 		},
 	}, {
@@ -221,7 +223,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("INV-13", "1250.50", "EUR")},
 		bank:     []BankEntry{line("INV-13", "1250.5", "EUR")},
 		want: rendered{
-			Refs: []string{"matched [0] 1250.5"}, Unused: []int{},
+			Refs: []string{"matched exact [0] 1250.5"}, Unused: []int{},
 			Summary: "expected=1 matched=1 partial=0 unmatched=0 unused=0 total=1250.5 matched_total=1250.5",
 		},
 	}, {
@@ -229,7 +231,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("INV-14", "10", "EUR"), exp("INV-15", "10", "EUR")},
 		bank:     []BankEntry{line("INV-14", "10", "EUR")},
 		want: rendered{
-			Refs: []string{"matched [0] 10", "unmatched"}, Unused: []int{},
+			Refs: []string{"matched exact [0] 10", "unmatched"}, Unused: []int{},
 			Summary: "expected=2 matched=1 partial=0 unmatched=1 unused=0 total=20 matched_total=10",
 		},
 	}, {
@@ -245,7 +247,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("RENT-42", "1000", "EUR"), exp("rent 42", "1000.00", "EUR")},
 		bank:     []BankEntry{line("RENT-42 JAN", "1000", "EUR"), line("RENT-42 FEB", "1000", "EUR")},
 		want: rendered{
-			Refs: []string{"matched [0] 1000", "matched [1] 1000"}, Unused: []int{},
+			Refs: []string{"matched exact [0] 1000", "matched exact [1] 1000"}, Unused: []int{},
 			Summary: "expected=2 matched=2 partial=0 unmatched=0 unused=0 total=2000 matched_total=2000",
 		},
 	}, {
@@ -255,7 +257,7 @@ func TestReconcile(t *testing.T) {
 			line("RENT-42", "1000", "EUR"), line("RENT-42", "1000", "EUR"), line("RENT-42", "1000", "EUR"),
 		},
 		want: rendered{
-			Refs: []string{"matched [0] 1000", "partial duplicate_payment [1 2] 2000"}, Unused: []int{},
+			Refs: []string{"matched exact [0] 1000", "partial duplicate_payment [1 2] 2000"}, Unused: []int{},
 			Summary: "expected=2 matched=1 partial=1 unmatched=0 unused=0 total=2000 matched_total=1000",
 		},
 	}, {
@@ -263,7 +265,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("ORDER-3", "30", "EUR"), exp("ORDER-3", "20", "EUR")},
 		bank:     []BankEntry{line("ORDER-3", "20", "EUR"), line("ORDER-3", "30", "EUR")},
 		want: rendered{
-			Refs: []string{"matched [1] 30", "matched [0] 20"}, Unused: []int{},
+			Refs: []string{"matched exact [1] 30", "matched exact [0] 20"}, Unused: []int{},
 			Summary: "expected=2 matched=2 partial=0 unmatched=0 unused=0 total=50 matched_total=50",
 		},
 	}, {
@@ -271,7 +273,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("INV-1", "100", "EUR"), exp("INV-2", "50", "EUR")},
 		bank:     []BankEntry{line("INV-1 1/2", "50", "EUR"), line("INV-1 INV-2", "50", "EUR")},
 		want: rendered{
-			Refs: []string{"partial amount_mismatch [0] 50", "matched [1] 50"}, Unused: []int{},
+			Refs: []string{"partial amount_mismatch [0] 50", "matched exact [1] 50"}, Unused: []int{},
 			Summary: "expected=2 matched=1 partial=1 unmatched=0 unused=0 total=150 matched_total=50",
 		},
 	}, {
@@ -279,7 +281,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("INV-2", "70", "EUR"), exp("INV-1", "100", "EUR")},
 		bank:     []BankEntry{line("INV-1 INV-2", "50", "EUR"), line("INV-1", "50", "EUR"), line("INV-2", "20", "EUR")},
 		want: rendered{
-			Refs: []string{"matched [0 2] 70", "partial amount_mismatch [1] 50"}, Unused: []int{},
+			Refs: []string{"matched instalments [0 2] 70", "partial amount_mismatch [1] 50"}, Unused: []int{},
 			Summary: "expected=2 matched=1 partial=1 unmatched=0 unused=0 total=170 matched_total=70",
 		},
 	}, {
@@ -309,7 +311,7 @@ func TestReconcile(t *testing.T) {
 			line("X", "1", ""), line("INV-3", "3", ""), line("Y", "2", ""), line("Z", "4", ""),
 		},
 		want: rendered{
-			Refs: []string{"matched [1] 3"}, Unused: []int{0, 2, 3},
+			Refs: []string{"matched exact [1] 3"}, Unused: []int{0, 2, 3},
 			Summary: "expected=1 matched=1 partial=0 unmatched=0 unused=3 total=3 matched_total=3",
 		},
 	}}

@@ -25,6 +25,22 @@ const (
 	ReasonDuplicatePayment Reason = "duplicate_payment"
 )
 
+// Rule names the matching rule that decided a reference, as in the API's MatchRule: a
+// Matched reference's exact or instalments, a Partial one's reason.
+type Rule string
+
+// The rules.
+const (
+	// RuleExact: one line pays exactly the expected amount (pass 1).
+	RuleExact Rule = "exact"
+	// RuleInstalments: two or more lines together pay exactly the expected amount (pass 2).
+	RuleInstalments Rule = "instalments"
+
+	RuleAmountMismatch   = Rule(ReasonAmountMismatch)
+	RuleCurrencyMismatch = Rule(ReasonCurrencyMismatch)
+	RuleDuplicatePayment = Rule(ReasonDuplicatePayment)
+)
+
 // Reference is the outcome of one expected row.
 type Reference struct {
 	// Expected is the row's index in the expected slice given to Reconcile.
@@ -32,6 +48,8 @@ type Reference struct {
 	Outcome  Outcome
 	// Reason is set for Partial only.
 	Reason Reason
+	// Rule is the rule that decided a Matched or Partial reference; empty for Unmatched.
+	Rule Rule
 	// Entries are indexes into the bank slice given to Reconcile of the lines attributed to the
 	// reference, in statement order; empty for Unmatched.
 	Entries []int

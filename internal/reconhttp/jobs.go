@@ -180,11 +180,11 @@ func apiResults(id uuid.UUID, r reconjob.Results) reconapi.JobResults {
 	for i, m := range r.Matched {
 		entries := apiEntries(m.BankEntries)
 		out.Matched[i] = reconapi.MatchedReference{Reference: m.Reference, Amount: m.Amount, Currency: currency(m.Currency),
-			BankEntries: entries, BankEntry: entries[0].Text}
+			Rule: reconapi.MatchRule(m.DecidingRule()), BankEntries: entries, BankEntry: entries[0].Text}
 	}
 	for i, p := range r.Partial {
 		out.Partial[i] = reconapi.PartialReference{Reference: p.Reference, ExpectedAmount: p.ExpectedAmount,
-			MatchedAmount: p.MatchedAmount, Reason: reconapi.PartialReason(p.Reason), Currency: currency(p.Currency),
+			MatchedAmount: p.MatchedAmount, Reason: reconapi.PartialReason(p.Reason), Rule: reconapi.MatchRule(p.DecidingRule()), Currency: currency(p.Currency),
 			BankEntries: apiEntries(p.BankEntries)}
 	}
 	for i, u := range r.Unmatched {

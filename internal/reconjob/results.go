@@ -28,10 +28,26 @@ type BankEntry struct {
 
 // MatchedReference is a reference paid exactly.
 type MatchedReference struct {
-	Reference   string          `json:"reference"`
-	Amount      decimal.Decimal `json:"amount"`
-	Currency    string          `json:"currency,omitempty"`
-	BankEntries []BankEntry     `json:"bank_entries"`
+	Reference string          `json:"reference"`
+	Amount    decimal.Decimal `json:"amount"`
+	Currency  string          `json:"currency,omitempty"`
+	// Rule is the rule that matched it; results stored before rules were recorded have none
+	// (see DecidingRule).
+	Rule        match.Rule  `json:"rule,omitempty"`
+	BankEntries []BankEntry `json:"bank_entries"`
+}
+
+// DecidingRule is the rule that matched the reference. Results stored before rules were
+// recorded lack it, and then it follows from the lines: the engine of that time matched by one
+// line (exact) or by instalments, nothing else.
+func (m MatchedReference) DecidingRule() match.Rule {
+	switch {
+	case m.Rule != "":
+		return m.Rule
+	case len(m.BankEntries) > 1:
+		return match.RuleInstalments
+	}
+	return match.RuleExact
 }
 
 // PartialReference is a reference found in lines that do not pay it exactly.
@@ -40,8 +56,19 @@ type PartialReference struct {
 	ExpectedAmount decimal.Decimal `json:"expected_amount"`
 	MatchedAmount  decimal.Decimal `json:"matched_amount"`
 	Reason         match.Reason    `json:"reason"`
-	Currency       string          `json:"currency,omitempty"`
-	BankEntries    []BankEntry     `json:"bank_entries"`
+	// Rule is the rule that decided it, its reason's; results stored before rules were
+	// recorded have none (see DecidingRule).
+	Rule        match.Rule  `json:"rule,omitempty"`
+	Currency    string      `json:"currency,omitempty"`
+	BankEntries []BankEntry `json:"bank_entries"`
+}
+
+// DecidingRule is the rule that decided the reference: its reason's.
+func (p PartialReference) DecidingRule() match.Rule {
+	if p.Rule != "" {
+		return p.Rule
+	}
+	return match.Rule(p.Reason)
 }
 
 // UnmatchedReference is a reference found in no line.
@@ -97,10 +124,10 @@ func buildResults(expected []match.Expected, bank []match.BankEntry, r match.Res
 		amount := statement.WithCurrencyDecimals(e.Amount.Abs(), e.Currency)
 		switch ref.Outcome {
 		case match.Matched:
-			res.Matched = append(res.Matched, MatchedReference{Reference: e.Reference, Amount: amount, Currency: e.Currency, BankEntries: entries(ref.Entries)})
+			res.Matched = append(res.Matched, MatchedReference{Reference: e.Reference, Amount: amount, Currency: e.Currency, Rule: ref.Rule, BankEntries: entries(ref.Entries)})
 		case match.Partial:
 			res.Partial = append(res.Partial, PartialReference{Reference: e.Reference, ExpectedAmount: amount,
-				MatchedAmount: statement.WithCurrencyDecimals(ref.Paid, e.Currency), Reason: ref.Reason, Currency: e.Currency, BankEntries: entries(ref.Entries)})
+				MatchedAmount: statement.WithCurrencyDecimals(ref.Paid, e.Currency), Reason: ref.Reason, Rule: ref.Rule, Currency: e.Currency, BankEntries: entries(ref.Entries)})
 		default:
 			res.Unmatched = append(res.Unmatched, UnmatchedReference{Reference: e.Reference, Amount: amount, Currency: e.Currency})
 		}

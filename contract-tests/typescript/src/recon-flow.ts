@@ -83,6 +83,11 @@ run("recon", async (log) => {
     ["INV-2024-001", "INV-2024-002"],
     "matched references",
   );
+  equal(
+    res.matched.map((m) => m.rule),
+    ["exact", "instalments"],
+    "the rules that matched them",
+  );
   const acme = at(res.matched, 0, "matched");
   equal(acme.amount, 1250.5, "INV-2024-001 amount");
   equal(acme.bank_entry, "SEPA CREDIT ACME GMBH INV 2024 001", "INV-2024-001 bank_entry");
@@ -93,15 +98,16 @@ run("recon", async (log) => {
     "INV-2024-002 is paid by two instalments",
   );
   equal(
-    res.partial.map(({ reference, reason, expected_amount, matched_amount }) => ({
+    res.partial.map(({ reference, reason, rule, expected_amount, matched_amount }) => ({
       reference,
       reason,
+      rule,
       expected_amount,
       matched_amount,
     })),
     [
-      { reference: "INV-2024-003", reason: "amount_mismatch", expected_amount: 500, matched_amount: 450 },
-      { reference: "INV-2024-005", reason: "duplicate_payment", expected_amount: 300, matched_amount: 600 },
+      { reference: "INV-2024-003", reason: "amount_mismatch", rule: "amount_mismatch", expected_amount: 500, matched_amount: 450 },
+      { reference: "INV-2024-005", reason: "duplicate_payment", rule: "duplicate_payment", expected_amount: 300, matched_amount: 600 },
     ],
     "partial references",
   );
