@@ -10,20 +10,29 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// blankPage is a blank page of w×h pixels of the gray v.
+func blankPage(w, h int, v uint8) *image.Gray {
+	g := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range g.Pix {
+		g.Pix[i] = v
+	}
+	return g
+}
+
+// fillRect paints the rectangle from (x0, y0) to (x1, y1), its far edges excluded, the gray v.
+func fillRect(g *image.Gray, x0, y0, x1, y1 int, v uint8) {
+	for y := y0; y < y1; y++ {
+		for x := x0; x < x1; x++ {
+			g.Pix[y*g.Stride+x] = v
+		}
+	}
+}
+
 // printedPage draws a page of 150 DPI "print": rows of word-like dark blocks, 30 lines of
 // 8 to 12 words, on white paper, with a long hairline rule under the first line.
 func printedPage(r *rand.Rand) *image.Gray {
-	g := image.NewGray(image.Rect(0, 0, 1240, 1754))
-	for i := range g.Pix {
-		g.Pix[i] = 250
-	}
-	fill := func(x0, y0, x1, y1 int, v uint8) {
-		for y := y0; y < y1; y++ {
-			for x := x0; x < x1; x++ {
-				g.Pix[y*g.Stride+x] = v
-			}
-		}
-	}
+	g := blankPage(1240, 1754, 250)
+	fill := func(x0, y0, x1, y1 int, v uint8) { fillRect(g, x0, y0, x1, y1, v) }
 	for line := range 30 {
 		y := 150 + 45*line
 		x := 100
@@ -59,11 +68,7 @@ func TestSkew(t *testing.T) {
 // TestSkewWithoutPrint: a blank page, or a dark one, has no skew to tell.
 func TestSkewWithoutPrint(t *testing.T) {
 	t.Parallel()
-	blank := image.NewGray(image.Rect(0, 0, 400, 300))
-	for i := range blank.Pix {
-		blank.Pix[i] = 255
-	}
-	require.Zero(t, Skew(blank))
+	require.Zero(t, Skew(blankPage(400, 300, 255)))
 	require.Zero(t, Skew(image.NewGray(image.Rect(0, 0, 400, 300))))
 	require.Zero(t, Skew(image.NewGray(image.Rect(0, 0, 0, 0))))
 }
@@ -87,17 +92,8 @@ func TestRotate(t *testing.T) {
 // are kept.
 func TestEraseRules(t *testing.T) {
 	t.Parallel()
-	g := image.NewGray(image.Rect(0, 0, 900, 200))
-	for i := range g.Pix {
-		g.Pix[i] = 255
-	}
-	fill := func(x0, y0, x1, y1 int, v uint8) {
-		for y := y0; y < y1; y++ {
-			for x := x0; x < x1; x++ {
-				g.Pix[y*g.Stride+x] = v
-			}
-		}
-	}
+	g := blankPage(900, 200, 255)
+	fill := func(x0, y0, x1, y1 int, v uint8) { fillRect(g, x0, y0, x1, y1, v) }
 	fill(50, 100, 850, 103, 120) // a rule, 800 pixels (2.7 inches at 300 DPI), 3 thick
 	fill(52, 103, 54, 104, 200)  // its soft edge
 	fill(300, 70, 306, 100, 20)  // a letter's stem standing on it
