@@ -156,6 +156,10 @@ func Prepare(g *image.Gray, dpi float64, dir, name string) (Image, error) {
 // wrong way, or photographed sideways. It returns the turned page and true; the page itself and
 // false when it is upright or OSD cannot tell (no print, or no orientation data installed).
 func (im Image) Upright(ctx context.Context, o statement.OCR) (Image, bool, error) {
+	if im.src == "" {
+		// A page read as it is (AsIs): there is no image of it here to turn.
+		return im, false, nil
+	}
 	o = o.WithDefaults()
 	turn, err := orientation(ctx, im.path, im.dpi, o)
 	if err != nil || turn == 0 {
@@ -247,6 +251,11 @@ func parseOrientation(out []byte) int {
 	}
 	return turn
 }
+
+// AsIs is a page image in the file at path that Go cannot decode (a TIFF compressed in a way
+// Go's decoder lacks, such as JPEG), handed to Tesseract as it is: not levelled, not cleared of
+// rules and not turned upright, but read. Its resolution is the file's own.
+func AsIs(path string) Image { return Image{path: path} }
 
 // Mode is how Tesseract finds the text of a page (its page segmentation mode).
 type Mode int

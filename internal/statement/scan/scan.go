@@ -13,7 +13,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	_ "image/jpeg" // image.Decode of JPEG
 	_ "image/png"  // image.Decode of PNG
@@ -86,10 +88,11 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 	}
 	o := opts.OCR.WithDefaults()
 	pictures := []io.Reader{bytes.NewReader(data)}
+	var ifds []int
 	if format == statement.FormatTIFF {
 		// A multi-page TIFF: Go's decoder reads the first page, so each page is read as the
 		// file with its first page pointed at that page's directory.
-		ifds := tiffDirectories(data)
+		ifds = tiffDirectories(data)
 		if len(ifds) > o.MaxPages {
 			return nil, statement.Errorf(format, statement.ErrResourceLimit, statement.Position{},
 				"%d pages, more than the %d that are read with OCR", len(ifds), o.MaxPages)
@@ -110,6 +113,18 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 			return nil, err
 		}
 		img, err := decode(pic, format, o.MaxPixels)
+		var unsupported tiff.UnsupportedError
+		if errors.As(err, &unsupported) && strings.Contains(string(unsupported), "compression") {
+			// The page's size passed the pixel bound (decode checks it first), but it is in a
+			// compression Go's decoder lacks (JPEG in TIFF, as some scanners write):
+			// Tesseract's own reader has it, so the page goes to it as it is, alone.
+			path := filepath.Join(dir, strconv.Itoa(i+1)+".tif")
+			if err := os.WriteFile(path, singlePageTIFF(data, ifds[i]), 0o600); err != nil {
+				return nil, err
+			}
+			images = append(images, ocr.AsIs(path))
+			continue
+		}
 		if err != nil {
 			return nil, statement.Errorf(format, statement.ErrCorrupt, pagePos(i, len(pictures)), "the image cannot be read: %v", err)
 		}
@@ -278,6 +293,25 @@ func tiffPage(data []byte, off int) io.ReadSeeker {
 	var first [4]byte
 	tiffOrder(data).PutUint32(first[:], uint32(off))
 	return io.NewSectionReader(firstIFD{data: data, first: first}, 0, int64(len(data)))
+}
+
+// singlePageTIFF is a copy of the TIFF in data that holds only the page whose directory is at
+// off, for a reader that reads every page: the header points at that directory, and the
+// directory at no next one.
+func singlePageTIFF(data []byte, off int) []byte {
+	out := bytes.Clone(data)
+	if len(out) < 8 {
+		return out
+	}
+	order := tiffOrder(data)
+	order.PutUint32(out[4:], uint32(off))
+	if off+2 <= len(out) {
+		next := off + 2 + 12*int(order.Uint16(out[off:]))
+		if next >= 0 && next+4 <= len(out) {
+			order.PutUint32(out[next:], 0)
+		}
+	}
+	return out
 }
 
 // firstIFD reads data with bytes 4 to 7 (the offset of the first directory) replaced.

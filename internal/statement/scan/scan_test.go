@@ -188,3 +188,47 @@ func turnClockwise(g *image.Gray) *image.Gray {
 	}
 	return out
 }
+
+// TestJPEGCompressedTIFF: a TIFF in a compression Go's decoder lacks (JPEG, as some scanners
+// write; testdata/jpeg-compressed.tif is the corpus scan credit-card-uk-chromium-scan-300.png
+// written by ImageMagick with -compress JPEG) is read by Tesseract as it is, page by page.
+func TestJPEGCompressedTIFF(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("testdata", "jpeg-compressed.tif"))
+	require.NoError(t, err)
+	_, err = decode(tiffPage(data, tiffDirectories(data)[0]), statement.FormatTIFF, statement.DefaultOCRMaxPixels)
+	require.ErrorContains(t, err, "compression", "Go's decoder cannot read it")
+	png, err := os.ReadFile(filepath.Join("..", "corpus", "testdata", "scans", "credit-card-uk-chromium-scan-300.png"))
+	require.NoError(t, err)
+	want, err := Parse(png, statement.Options{OCR: &statement.OCR{}})
+	require.NoError(t, err)
+	st, err := Parse(data, statement.Options{OCR: &statement.OCR{}})
+	require.NoError(t, err)
+	require.Len(t, st.Transactions, len(want.Transactions))
+	same := 0
+	for i, tx := range st.Transactions {
+		if tx.Date == want.Transactions[i].Date && tx.Amount.Equal(want.Transactions[i].Amount) {
+			same++
+		}
+	}
+	require.GreaterOrEqual(t, same, len(want.Transactions)-1, "read as the PNG is, but for a JPEG artefact or so")
+}
+
+// TestSinglePageTIFF: the one-page copy of a page of a multi-page TIFF holds that page alone.
+func TestSinglePageTIFF(t *testing.T) {
+	t.Parallel()
+	tif, err := os.ReadFile(filepath.Join("..", "corpus", "testdata", "scans", "us-checking-chromium-scan-300.tif"))
+	require.NoError(t, err)
+	ifds := tiffDirectories(tif)
+	require.Len(t, ifds, 2)
+	for _, off := range ifds {
+		one := singlePageTIFF(tif, off)
+		require.Equal(t, []int{off}, tiffDirectories(one))
+		a, err := decode(bytes.NewReader(one), statement.FormatTIFF, statement.DefaultOCRMaxPixels)
+		require.NoError(t, err)
+		b, err := decode(tiffPage(tif, off), statement.FormatTIFF, statement.DefaultOCRMaxPixels)
+		require.NoError(t, err)
+		require.Equal(t, toGray(b).Pix, toGray(a).Pix)
+	}
+	require.Len(t, singlePageTIFF([]byte("II*\x00"), 8), 4, "too short to patch: left as it is")
+}
