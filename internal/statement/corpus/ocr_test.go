@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -99,7 +100,9 @@ func TestScanCorpus(t *testing.T) {
 				return
 			}
 			o := scanOutcome{name: filepath.Base(f), variant: k.Variant, want: len(k.Transactions)}
-			st, err := engine.Parse(data, statement.Options{OCR: &statement.OCR{}})
+			// The page's time bound guards against runaway pages; here it must not turn a slow
+			// page on a busy two-core machine into a misreading.
+			st, err := engine.Parse(data, statement.Options{OCR: &statement.OCR{PageTimeout: 5 * time.Minute}})
 			if err != nil {
 				o.err = err
 			} else {

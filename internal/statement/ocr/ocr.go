@@ -114,29 +114,51 @@ func listLanguages() (string, error) {
 	return strings.Join(langs, "+"), nil
 }
 
-// Image is a page image made ready for Tesseract and kept in a file, so that it can be read
-// more than once (in several Modes) without being prepared again.
+// Source gives a page's image as it came (in gray) and its resolution in DPI (0 when unknown),
+// each time it is called: a page is prepared from it when it is first read, and again when it
+// is turned upright.
+type Source func() (*image.Gray, float64, error)
+
+// Image is a page to be read by Tesseract: its Source, and the page made ready for Tesseract
+// (Prepare) in a file of dir while it is kept, so that it can be read in several Modes without
+// being prepared again. Release drops the file; the next Read prepares the page again.
 type Image struct {
-	// path is the prepared image's file, src the page's as it came.
-	path, src     string
+	src       Source // nil for a page read as it is (AsIs)
+	dir, name string
+	// path is the prepared page's file; "" until it is prepared, and after Release.
+	path          string
 	dpi           float64
 	width, height int
+	// quarters is how many quarter turns clockwise stand the page upright (Upright).
+	quarters int
 	// Turned is the angle, in degrees, by which the page was turned level.
 	Turned float64
 }
 
-// Prepare makes the page image g, whose resolution is dpi (0 when unknown), ready to be read
-// and writes it into dir: a page whose print is askew is turned level (Tesseract reads a skewed
-// line worse, and the rules of a skewed table cut through the words of its header), and the
-// ruled lines are erased (Tesseract drops the words that touch them). g may be changed. name
-// names the file in dir.
-func Prepare(g *image.Gray, dpi float64, dir, name string) (Image, error) {
-	// The page as it came is kept for Upright, which turns it a quarter or a half before it is
-	// prepared again: turning the prepared page would blur it twice.
-	src := filepath.Join(dir, name+".src.pgm")
-	if err := writePGM(src, g); err != nil {
-		return Image{}, err
+// NewImage is the page whose image src gives, prepared into the file name in dir when it is
+// read.
+func NewImage(src Source, dir, name string) *Image {
+	return &Image{src: src, dir: dir, name: name}
+}
+
+// AsIs is a page image in the file at path that Go cannot decode (a TIFF compressed in a way
+// Go's decoder lacks, such as JPEG), handed to Tesseract as it is: not levelled, not cleared of
+// rules and not turned upright, but read. Its resolution is the file's own.
+func AsIs(path string) *Image { return &Image{path: path} }
+
+// Prepare makes the page ready to be read and writes it into its file, unless it is there
+// already: the page turned upright (quarters), then, when its print is askew, turned level
+// (Tesseract reads a skewed line worse, and the rules of a skewed table cut through the words
+// of its header), and its ruled lines erased (Tesseract drops the words that touch them).
+func (im *Image) Prepare() error {
+	if im.path != "" {
+		return nil
 	}
+	g, dpi, err := im.src()
+	if err != nil {
+		return err
+	}
+	g = quarterTurns(g, im.quarters)
 	skew := Skew(g)
 	if math.Abs(skew) >= minSkew {
 		g = Rotate(g, -skew)
@@ -144,54 +166,56 @@ func Prepare(g *image.Gray, dpi float64, dir, name string) (Image, error) {
 		skew = 0
 	}
 	eraseRules(g, dpi)
-	path := filepath.Join(dir, name+".pgm")
+	path := filepath.Join(im.dir, im.name+".pgm")
 	if err := writePGM(path, g); err != nil {
-		return Image{}, err
+		return err
 	}
-	return Image{path: path, src: src, dpi: dpi, width: g.Bounds().Dx(), height: g.Bounds().Dy(), Turned: skew}, nil
+	im.path, im.dpi, im.width, im.height, im.Turned = path, dpi, g.Bounds().Dx(), g.Bounds().Dy(), skew
+	return nil
+}
+
+// Release deletes the prepared page's file: a statement read only once need not keep every
+// page on disk. A page read as it is keeps its file.
+func (im *Image) Release() {
+	if im.src == nil || im.path == "" {
+		return
+	}
+	_ = os.Remove(im.path)
+	im.path = ""
 }
 
 // Upright turns the page the right way up when Tesseract's orientation detection (OSD) finds
-// its print on its side or upside down, and prepares it again: a page fed into a scanner the
-// wrong way, or photographed sideways. It returns the turned page and true; the page itself and
-// false when it is upright or OSD cannot tell (no print, or no orientation data installed).
-func (im Image) Upright(ctx context.Context, o statement.OCR) (Image, bool, error) {
-	if im.src == "" {
-		// A page read as it is (AsIs): there is no image of it here to turn.
-		return im, false, nil
+// its print on its side or upside down: a page fed into a scanner the wrong way, or
+// photographed sideways. The page is prepared again from its source, turned by quarter turns
+// (turning the levelled page would blur it twice). It reports whether it turned the page; not
+// when it is upright or OSD cannot tell (no print, or no orientation data installed).
+func (im *Image) Upright(ctx context.Context, o statement.OCR) (bool, error) {
+	if im.src == nil {
+		return false, nil
+	}
+	if err := im.Prepare(); err != nil {
+		return false, err
 	}
 	o = o.WithDefaults()
 	turn, err := orientation(ctx, im.path, im.dpi, o)
 	if err != nil || turn == 0 {
-		return im, false, err
+		return false, err
 	}
-	data, err := os.ReadFile(im.src)
-	if err != nil {
-		return im, false, err
-	}
-	g, err := DecodePGM(data, math.MaxInt64)
-	if err != nil {
-		return im, false, err
-	}
-	up, err := Prepare(quarterTurns(g, turn/90), im.dpi, filepath.Dir(im.path), strings.TrimSuffix(filepath.Base(im.path), ".pgm")+"-up")
-	if err != nil {
-		return im, false, err
-	}
-	return up, true, nil
+	im.Release()
+	im.quarters = (im.quarters + turn/90) % 4
+	return true, nil
 }
 
-// UprightAll turns upright, in place, each of the pages that lies the wrong way
-// (Image.Upright), and reports whether it turned any.
-func UprightAll(ctx context.Context, ims []Image, o statement.OCR) (bool, error) {
+// UprightAll turns upright each of the pages that lies the wrong way (Image.Upright), and
+// reports whether it turned any.
+func UprightAll(ctx context.Context, ims []*Image, o statement.OCR) (bool, error) {
 	turned := false
-	for i := range ims {
-		up, ok, err := ims[i].Upright(ctx, o)
+	for _, im := range ims {
+		ok, err := im.Upright(ctx, o)
 		if err != nil {
 			return false, err
 		}
-		if ok {
-			ims[i], turned = up, true
-		}
+		turned = turned || ok
 	}
 	return turned, nil
 }
@@ -252,11 +276,6 @@ func parseOrientation(out []byte) int {
 	return turn
 }
 
-// AsIs is a page image in the file at path that Go cannot decode (a TIFF compressed in a way
-// Go's decoder lacks, such as JPEG), handed to Tesseract as it is: not levelled, not cleared of
-// rules and not turned upright, but read. Its resolution is the file's own.
-func AsIs(path string) Image { return Image{path: path} }
-
 // Mode is how Tesseract finds the text of a page (its page segmentation mode).
 type Mode int
 
@@ -275,9 +294,12 @@ const (
 // Modes are the ways a statement is read, in the order they are tried.
 var Modes = []Mode{Blocks, Column, Sparse}
 
-// Read reads the words of the page in the given mode, within o's time per page. The words'
-// boxes are in pixels of the prepared (turned) page.
-func (im Image) Read(ctx context.Context, mode Mode, o statement.OCR) (Page, error) {
+// Read reads the words of the page in the given mode, within o's time per page, preparing it
+// first if it is not. The words' boxes are in pixels of the prepared (turned) page.
+func (im *Image) Read(ctx context.Context, mode Mode, o statement.OCR) (Page, error) {
+	if err := im.Prepare(); err != nil {
+		return Page{}, err
+	}
 	ps, err := recognize(ctx, im.path, im.dpi, mode, o)
 	if err != nil {
 		return Page{}, err

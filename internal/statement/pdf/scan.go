@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"math"
 	"os"
 	"os/exec"
@@ -219,10 +220,11 @@ func runsOf(p ocr.Page) []run {
 // small print (8 points) is still some 25 pixels high.
 const ocrDPI = 300
 
-// prepareScannedPages renders the pages of data that have no text to images, with poppler's
-// pdftoppm, and prepares each to be read by OCR (ocr.Prepare) in dir. pages are the page
-// numbers (1-based), sizes every page's size in points.
-func prepareScannedPages(data []byte, pages []int, sizes [][2]float64, o statement.OCR, dir string) (map[int]ocr.Image, error) {
+// scannedPages are the pages of data that have no text, to be read with OCR: each is rendered
+// to an image by poppler's pdftoppm when it is read (and again when it is turned upright), and
+// prepared in dir (ocr.Image). pages are the page numbers (1-based), sizes every page's size in
+// points. The PDF is written into dir for pdftoppm.
+func scannedPages(data []byte, pages []int, sizes [][2]float64, o statement.OCR, dir string) (map[int]*ocr.Image, error) {
 	o = o.WithDefaults()
 	if len(pages) > o.MaxPages {
 		return nil, errf(statement.ErrResourceLimit, statement.Position{},
@@ -235,46 +237,49 @@ func prepareScannedPages(data []byte, pages []int, sizes [][2]float64, o stateme
 	if err := os.WriteFile(in, data, 0o600); err != nil {
 		return nil, err
 	}
-	defer os.Remove(in)
-	out := map[int]ocr.Image{}
+	out := map[int]*ocr.Image{}
 	for _, n := range pages {
-		if err := o.Ctx().Err(); err != nil {
-			return nil, err
-		}
 		dpi := renderDPI(sizes[n-1], o.MaxPixels)
-		ctx, cancel := context.WithTimeout(o.Ctx(), o.PageTimeout)
-		prefix := filepath.Join(dir, "p")
-		// -singlefile names the image prefix.pgm: gray, uncompressed.
-		cmd := exec.CommandContext(ctx, "pdftoppm", "-r", strconv.FormatFloat(dpi, 'f', 1, 64), "-gray", "-singlefile",
-			"-f", strconv.Itoa(n), "-l", strconv.Itoa(n), in, prefix)
-		msg, err := cmd.CombinedOutput()
-		timedOut := ctx.Err() != nil
-		cancel()
-		if o.Ctx().Err() != nil {
-			return nil, o.Ctx().Err()
+		render := func() (*image.Gray, float64, error) {
+			g, err := renderPage(in, dir, n, dpi, o)
+			return g, dpi, err
 		}
-		if timedOut {
-			return nil, errf(statement.ErrResourceLimit, statement.Position{Page: n}, "rendering the page took longer than %s", o.PageTimeout)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("render page %d: %w: %s", n, err, msg)
-		}
-		pgm, err := os.ReadFile(prefix + ".pgm")
-		_ = os.Remove(prefix + ".pgm")
-		if err != nil {
-			return nil, fmt.Errorf("render page %d: %w", n, err)
-		}
-		img, err := ocr.DecodePGM(pgm, o.MaxPixels)
-		if err != nil {
-			return nil, fmt.Errorf("render page %d: %w", n, err)
-		}
-		im, err := ocr.Prepare(img, dpi, dir, strconv.Itoa(n))
-		if err != nil {
-			return nil, err
-		}
-		out[n] = im
+		out[n] = ocr.NewImage(render, dir, strconv.Itoa(n))
 	}
 	return out, nil
+}
+
+// renderPage renders page n of the PDF in the file in at dpi, in gray, with pdftoppm.
+func renderPage(in, dir string, n int, dpi float64, o statement.OCR) (*image.Gray, error) {
+	if err := o.Ctx().Err(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(o.Ctx(), o.PageTimeout)
+	defer cancel()
+	prefix := filepath.Join(dir, "render-"+strconv.Itoa(n))
+	// -singlefile names the image prefix.pgm: gray, uncompressed.
+	cmd := exec.CommandContext(ctx, "pdftoppm", "-r", strconv.FormatFloat(dpi, 'f', 1, 64), "-gray", "-singlefile",
+		"-f", strconv.Itoa(n), "-l", strconv.Itoa(n), in, prefix)
+	msg, err := cmd.CombinedOutput()
+	if o.Ctx().Err() != nil {
+		return nil, o.Ctx().Err()
+	}
+	if ctx.Err() != nil {
+		return nil, errf(statement.ErrResourceLimit, statement.Position{Page: n}, "rendering the page took longer than %s", o.PageTimeout)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("render page %d: %w: %s", n, err, msg)
+	}
+	pgm, err := os.ReadFile(prefix + ".pgm")
+	_ = os.Remove(prefix + ".pgm")
+	if err != nil {
+		return nil, fmt.Errorf("render page %d: %w", n, err)
+	}
+	g, err := ocr.DecodePGM(pgm, o.MaxPixels)
+	if err != nil {
+		return nil, fmt.Errorf("render page %d: %w", n, err)
+	}
+	return g, nil
 }
 
 // renderDPI is the resolution a page of size (in points) is rendered at: ocrDPI, or less for a
@@ -297,7 +302,7 @@ func parseScanned(data []byte, ex *extraction, opts statement.Options) (*stateme
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	scanned, err := prepareScannedPages(data, ex.textless, ex.sizes, o, dir)
+	scanned, err := scannedPages(data, ex.textless, ex.sizes, o, dir)
 	if errors.Is(err, ocr.ErrUnavailable) {
 		return nil, errf(statement.ErrNoTextLayer, statement.Position{}, "%d of the %d pages have no text, and %v",
 			len(ex.textless), len(ex.pages), err)
@@ -305,6 +310,8 @@ func parseScanned(data []byte, ex *extraction, opts statement.Options) (*stateme
 	if err != nil {
 		return nil, err
 	}
+	// A statement read once need not keep its prepared pages on disk while the rest are read.
+	keep := len(scanned) <= MaxRereadPages
 	read := func(mode ocr.Mode) ([]ocr.Page, error) {
 		pages := make([]ocr.Page, len(ex.pages))
 		for i := range ex.pages {
@@ -314,6 +321,9 @@ func parseScanned(data []byte, ex *extraction, opts statement.Options) (*stateme
 				continue
 			}
 			p, err := im.Read(o.Ctx(), mode, o)
+			if !keep {
+				im.Release()
+			}
 			if errors.Is(err, ocr.ErrUnavailable) {
 				return nil, errf(statement.ErrNoTextLayer, statement.Position{}, "%d of the %d pages have no text, and %v",
 					len(ex.textless), len(ex.pages), err)
@@ -330,15 +340,11 @@ func parseScanned(data []byte, ex *extraction, opts statement.Options) (*stateme
 		return pages, nil
 	}
 	upright := func() (bool, error) {
-		ims := make([]ocr.Image, len(ex.textless))
+		ims := make([]*ocr.Image, len(ex.textless))
 		for i, n := range ex.textless {
 			ims[i] = scanned[n]
 		}
-		turned, err := ocr.UprightAll(o.Ctx(), ims, o)
-		for i, n := range ex.textless {
-			scanned[n] = ims[i]
-		}
-		return turned, err
+		return ocr.UprightAll(o.Ctx(), ims, o)
 	}
 	st, err := ParseReadings(Scanned{Read: read, Upright: upright, Pages: len(scanned)}, statement.FormatPDF, opts)
 	if err != nil {

@@ -62,13 +62,18 @@ func BenchmarkPreparePage(b *testing.B) {
 	dir := b.TempDir()
 	b.ReportAllocs()
 	for b.Loop() {
-		img, _, err := image.Decode(bytes.NewReader(data))
-		if err != nil {
+		source := func() (*image.Gray, float64, error) {
+			img, _, err := image.Decode(bytes.NewReader(data))
+			if err != nil {
+				return nil, 0, err
+			}
+			gray, scale := prepare(img, statement.DefaultOCRMaxPixels)
+			return gray, estimateDPI(img.Bounds()) * scale, nil
+		}
+		im := ocr.NewImage(source, dir, "page")
+		if err := im.Prepare(); err != nil {
 			b.Fatal(err)
 		}
-		gray, scale := prepare(img, statement.DefaultOCRMaxPixels)
-		if _, err := ocr.Prepare(gray, estimateDPI(img.Bounds())*scale, dir, "page"); err != nil {
-			b.Fatal(err)
-		}
+		im.Release()
 	}
 }

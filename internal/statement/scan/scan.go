@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	_ "image/jpeg" // image.Decode of JPEG
 	_ "image/png"  // image.Decode of PNG
@@ -87,7 +86,7 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 			"the picture is read with OCR by a worker")
 	}
 	o := opts.OCR.WithDefaults()
-	pictures := []io.Reader{bytes.NewReader(data)}
+	pages := 1
 	var ifds []int
 	if format == statement.FormatTIFF {
 		// A multi-page TIFF: Go's decoder reads the first page, so each page is read as the
@@ -97,27 +96,28 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 			return nil, statement.Errorf(format, statement.ErrResourceLimit, statement.Position{},
 				"%d pages, more than the %d that are read with OCR", len(ifds), o.MaxPages)
 		}
-		pictures = pictures[:0]
-		for _, off := range ifds {
-			pictures = append(pictures, tiffPage(data, off))
-		}
+		pages = len(ifds)
 	}
 	dir, err := os.MkdirTemp("", "statementd-scan-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	var images []ocr.Image
-	for i, pic := range pictures {
-		if err := o.Ctx().Err(); err != nil {
-			return nil, err
+	var images []*ocr.Image
+	for i := range pages {
+		page := func() io.ReadSeeker {
+			if format == statement.FormatTIFF {
+				return tiffPage(data, ifds[i])
+			}
+			return bytes.NewReader(data)
 		}
-		img, err := decode(pic, format, o.MaxPixels)
-		var unsupported tiff.UnsupportedError
-		if errors.As(err, &unsupported) && strings.Contains(string(unsupported), "compression") {
-			// The page's size passed the pixel bound (decode checks it first), but it is in a
-			// compression Go's decoder lacks (JPEG in TIFF, as some scanners write):
-			// Tesseract's own reader has it, so the page goes to it as it is, alone.
+		if format == statement.FormatTIFF && !goDecodes(data, ifds[i]) {
+			// A compression Go's decoder lacks (JPEG in TIFF, as some scanners write):
+			// Tesseract's own reader has it, so the page goes to it as it is, alone. Its size
+			// is within the pixel bound: the header says so, and is checked here.
+			if _, err := decodeConfig(page(), o.MaxPixels); err != nil {
+				return nil, statement.Errorf(format, statement.ErrCorrupt, pagePos(i, pages), "the image cannot be read: %v", err)
+			}
 			path := filepath.Join(dir, strconv.Itoa(i+1)+".tif")
 			if err := os.WriteFile(path, singlePageTIFF(data, ifds[i]), 0o600); err != nil {
 				return nil, err
@@ -125,26 +125,31 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 			images = append(images, ocr.AsIs(path))
 			continue
 		}
-		if err != nil {
-			return nil, statement.Errorf(format, statement.ErrCorrupt, pagePos(i, len(pictures)), "the image cannot be read: %v", err)
+		source := func() (*image.Gray, float64, error) {
+			img, err := decode(page(), format, o.MaxPixels)
+			if err != nil {
+				return nil, 0, statement.Errorf(format, statement.ErrCorrupt, pagePos(i, pages), "the image cannot be read: %v", err)
+			}
+			gray, scale := prepare(img, o.MaxPixels)
+			return gray, estimateDPI(img.Bounds()) * scale, nil
 		}
-		gray, scale := prepare(img, o.MaxPixels)
-		im, err := ocr.Prepare(gray, estimateDPI(img.Bounds())*scale, dir, strconv.Itoa(i+1))
-		if err != nil {
-			return nil, err
-		}
-		images = append(images, im)
+		images = append(images, ocr.NewImage(source, dir, strconv.Itoa(i+1)))
 	}
+	// A statement read once need not keep its prepared pages on disk while the rest are read.
+	keep := len(images) <= pdf.MaxRereadPages
 	read := func(mode ocr.Mode) ([]ocr.Page, error) {
 		var ps []ocr.Page
 		for i, im := range images {
 			p, err := im.Read(o.Ctx(), mode, o)
+			if !keep {
+				im.Release()
+			}
 			if errors.Is(err, ocr.ErrUnavailable) {
 				return nil, statement.Errorf(format, statement.ErrNoTextLayer, statement.Position{}, "a picture is read with OCR, and %v", err)
 			}
 			if err != nil {
 				var se *statement.Error
-				if errors.As(err, &se) {
+				if errors.As(err, &se) && se.Format == "" {
 					se.Format, se.Pos = format, pagePos(i, len(images))
 				}
 				return nil, err
@@ -157,32 +162,64 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 	return pdf.ParseReadings(pdf.Scanned{Read: read, Upright: upright, Pages: len(images)}, format, opts)
 }
 
+// decodeConfig reads a TIFF page's size from its header, refusing one of more than maxPixels.
+func decodeConfig(r io.Reader, maxPixels int64) (image.Config, error) {
+	cfg, err := tiff.DecodeConfig(r)
+	if err != nil {
+		return cfg, err
+	}
+	if int64(cfg.Width)*int64(cfg.Height) > maxPixels {
+		return cfg, fmt.Errorf("a page of %d×%d pixels, more than the %d allowed", cfg.Width, cfg.Height, maxPixels)
+	}
+	return cfg, nil
+}
+
+// decode decodes one picture, refusing one of more than maxPixels before decoding it.
+func decode(r io.ReadSeeker, format statement.Format, maxPixels int64) (image.Image, error) {
+	if format == statement.FormatTIFF {
+		if _, err := decodeConfig(r, maxPixels); err != nil {
+			return nil, err
+		}
+		if _, err := r.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		return tiff.Decode(r)
+	}
+	img, _, err := image.Decode(r)
+	return img, err
+}
+
+// goCompressions are the TIFF compressions Go's decoder reads: none, CCITT G3 and G4, LZW,
+// Deflate and PackBits.
+var goCompressions = map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 8: true, 32946: true, 32773: true}
+
+// goDecodes reports whether Go's decoder reads the compression of the TIFF page whose
+// directory is at off (tag 259; none when absent). A directory it cannot read is left to the
+// decoder to refuse.
+func goDecodes(data []byte, off int) bool {
+	order := tiffOrder(data)
+	if off < 0 || off+2 > len(data) {
+		return true
+	}
+	n := int(order.Uint16(data[off:]))
+	for k := 0; k < n; k++ {
+		e := off + 2 + 12*k
+		if e+12 > len(data) {
+			return true
+		}
+		if order.Uint16(data[e:]) == 259 {
+			return goCompressions[int(order.Uint16(data[e+8:]))]
+		}
+	}
+	return true
+}
+
 // pagePos is the position of the i-th of n pictures: its page in a file of several.
 func pagePos(i, n int) statement.Position {
 	if n > 1 {
 		return statement.Position{Page: i + 1}
 	}
 	return statement.Position{}
-}
-
-// decode decodes one picture, refusing one of more than maxPixels before decoding it.
-func decode(r io.Reader, format statement.Format, maxPixels int64) (image.Image, error) {
-	if format == statement.FormatTIFF {
-		rs := r.(io.ReadSeeker)
-		cfg, err := tiff.DecodeConfig(rs)
-		if err != nil {
-			return nil, err
-		}
-		if int64(cfg.Width)*int64(cfg.Height) > maxPixels {
-			return nil, fmt.Errorf("a page of %d×%d pixels, more than the %d allowed", cfg.Width, cfg.Height, maxPixels)
-		}
-		if _, err := rs.Seek(0, io.SeekStart); err != nil {
-			return nil, err
-		}
-		return tiff.Decode(rs)
-	}
-	img, _, err := image.Decode(r)
-	return img, err
 }
 
 // cutShort says why a picture whose header reads is still no whole picture, without decoding

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -154,7 +155,7 @@ func TestUpsideDownAndSidewaysPages(t *testing.T) {
 	require.NoError(t, err)
 	img, err := png.Decode(bytes.NewReader(data))
 	require.NoError(t, err)
-	upright, err := Parse(data, statement.Options{OCR: &statement.OCR{}})
+	upright, err := Parse(data, statement.Options{OCR: testOCR()})
 	require.NoError(t, err)
 	require.NotEmpty(t, upright.Transactions)
 	for _, quarters := range []int{2, 1} {
@@ -166,7 +167,7 @@ func TestUpsideDownAndSidewaysPages(t *testing.T) {
 			}
 			var b bytes.Buffer
 			require.NoError(t, png.Encode(&b, g))
-			st, err := Parse(b.Bytes(), statement.Options{OCR: &statement.OCR{}})
+			st, err := Parse(b.Bytes(), statement.Options{OCR: testOCR()})
 			require.NoError(t, err)
 			require.Len(t, st.Transactions, len(upright.Transactions))
 			for i, tx := range st.Transactions {
@@ -200,9 +201,9 @@ func TestJPEGCompressedTIFF(t *testing.T) {
 	require.ErrorContains(t, err, "compression", "Go's decoder cannot read it")
 	png, err := os.ReadFile(filepath.Join("..", "corpus", "testdata", "scans", "credit-card-uk-chromium-scan-300.png"))
 	require.NoError(t, err)
-	want, err := Parse(png, statement.Options{OCR: &statement.OCR{}})
+	want, err := Parse(png, statement.Options{OCR: testOCR()})
 	require.NoError(t, err)
-	st, err := Parse(data, statement.Options{OCR: &statement.OCR{}})
+	st, err := Parse(data, statement.Options{OCR: testOCR()})
 	require.NoError(t, err)
 	require.Len(t, st.Transactions, len(want.Transactions))
 	same := 0
@@ -232,3 +233,8 @@ func TestSinglePageTIFF(t *testing.T) {
 	}
 	require.Len(t, singlePageTIFF([]byte("II*\x00"), 8), 4, "too short to patch: left as it is")
 }
+
+// testOCR is OCR with a page's time bound generous enough for tests that read pages side by
+// side with other packages' on a machine of two cores: the bound is a guard against runaway
+// pages, not what these tests measure.
+func testOCR() *statement.OCR { return &statement.OCR{PageTimeout: 5 * time.Minute} }
