@@ -50,10 +50,8 @@ type Page struct {
 	Width, Height int
 	DPI           float64
 	Words         []Word
-	// Turned is the angle, in degrees, by which the image was turned level before it was read.
-	Turned float64
 	// Skew is the angle, in degrees, by which the words were then turned to run level: what
-	// is left of the page's skew after Turned.
+	// is left of the page's skew after it was turned level (Image.Prepare).
 	Skew float64
 }
 
@@ -131,8 +129,6 @@ type Image struct {
 	width, height int
 	// quarters is how many quarter turns clockwise stand the page upright (Upright).
 	quarters int
-	// Turned is the angle, in degrees, by which the page was turned level.
-	Turned float64
 }
 
 // NewImage is the page whose image src gives, prepared into the file name in dir when it is
@@ -159,18 +155,15 @@ func (im *Image) Prepare() error {
 		return err
 	}
 	g = quarterTurns(g, im.quarters)
-	skew := Skew(g)
-	if math.Abs(skew) >= minSkew {
+	if skew := Skew(g); math.Abs(skew) >= minSkew {
 		g = Rotate(g, -skew)
-	} else {
-		skew = 0
 	}
 	eraseRules(g, dpi)
 	path := filepath.Join(im.dir, im.name+".pgm")
 	if err := writePGM(path, g); err != nil {
 		return err
 	}
-	im.path, im.dpi, im.width, im.height, im.Turned = path, dpi, g.Bounds().Dx(), g.Bounds().Dy(), skew
+	im.path, im.dpi, im.width, im.height = path, dpi, g.Bounds().Dx(), g.Bounds().Dy()
 	return nil
 }
 
@@ -308,7 +301,6 @@ func (im *Image) Read(ctx context.Context, mode Mode, o statement.OCR) (Page, er
 	if len(ps) > 0 {
 		p = ps[0]
 	}
-	p.Turned = im.Turned
 	return p, nil
 }
 

@@ -127,10 +127,7 @@ func FuzzTIFFPages(f *testing.F) {
 // TestTIFFPages: each page of a multi-page TIFF is read through its own directory.
 func TestTIFFPages(t *testing.T) {
 	t.Parallel()
-	tif, err := os.ReadFile(filepath.Join("..", "corpus", "testdata", "scans", "us-checking-chromium-scan-300.tif"))
-	require.NoError(t, err)
-	ifds := tiffDirectories(tif)
-	require.Len(t, ifds, 2)
+	tif, ifds := twoPageTIFF(t)
 	var first []byte
 	for i, off := range ifds {
 		img, err := decode(tiffPage(tif, off), statement.FormatTIFF, statement.DefaultOCRMaxPixels)
@@ -142,7 +139,7 @@ func TestTIFFPages(t *testing.T) {
 		}
 		require.NotEqual(t, first, g.Pix, "the second page is not the first again")
 	}
-	_, err = decode(tiffPage(tif, ifds[1]), statement.FormatTIFF, 1000)
+	_, err := decode(tiffPage(tif, ifds[1]), statement.FormatTIFF, 1000)
 	require.ErrorContains(t, err, "more than the 1000 allowed")
 }
 
@@ -218,10 +215,7 @@ func TestJPEGCompressedTIFF(t *testing.T) {
 // TestSinglePageTIFF: the one-page copy of a page of a multi-page TIFF holds that page alone.
 func TestSinglePageTIFF(t *testing.T) {
 	t.Parallel()
-	tif, err := os.ReadFile(filepath.Join("..", "corpus", "testdata", "scans", "us-checking-chromium-scan-300.tif"))
-	require.NoError(t, err)
-	ifds := tiffDirectories(tif)
-	require.Len(t, ifds, 2)
+	tif, ifds := twoPageTIFF(t)
 	for _, off := range ifds {
 		one := singlePageTIFF(tif, off)
 		require.Equal(t, []int{off}, tiffDirectories(one))
@@ -238,3 +232,13 @@ func TestSinglePageTIFF(t *testing.T) {
 // side with other packages' on a machine of two cores: the bound is a guard against runaway
 // pages, not what these tests measure.
 func testOCR() *statement.OCR { return &statement.OCR{PageTimeout: 5 * time.Minute} }
+
+// twoPageTIFF is a corpus scan of two pages in one TIFF, and its pages' directories.
+func twoPageTIFF(t *testing.T) ([]byte, []int) {
+	t.Helper()
+	tif, err := os.ReadFile(filepath.Join("..", "corpus", "testdata", "scans", "us-checking-chromium-scan-300.tif"))
+	require.NoError(t, err)
+	ifds := tiffDirectories(tif)
+	require.Len(t, ifds, 2, "the corpus TIFF has two pages")
+	return tif, ifds
+}
