@@ -175,6 +175,71 @@ func TestReconciliationFlow(t *testing.T) {
 }
 
 // TestJobRequestErrors covers every refusal of POST /api/v1/jobs and of reading a job.
+// TestCombinedPayments checks through the API that one transfer paying two invoices matches
+// both, each listing the shared line, while a transfer a cent short, or naming a reference
+// that another line also names, matches nothing.
+func TestCombinedPayments(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	acct := s.newAccount(t, "Combined")
+	clientID, secret := s.newClient(t, acct)
+	c := s.reconCaller(t, s.ReconURL, clientID, secret)
+
+	bank := []bankLine{
+		{"2024-04-02", "SEPA CREDIT OMEGA BV PAYMENT INV-2024-011 INV-2024-012", "1100.50"},
+		{"2024-04-03", "SEPA CREDIT SIGMA LTD INV-2024-021 / INV-2024-022", "799.99"},
+		{"2024-04-04", "SEPA CREDIT TAU AG INV-2024-031 INV-2024-032", "150.00"},
+		{"2024-04-05", "SEPA CREDIT TAU AG INV-2024-032", "100.00"},
+	}
+	expected := "reference,amount,currency\n" +
+		"INV-2024-011,500.00,EUR\n" + "INV-2024-012,600.50,EUR\n" +
+		"INV-2024-021,300.00,EUR\n" + "INV-2024-022,500.00,EUR\n" +
+		"INV-2024-031,50.00,EUR\n" + "INV-2024-032,100.00,EUR\n"
+	ct, body := jobUpload(t, "bank.csv", bankCSV(bank), "expected.csv", []byte(expected))
+	created := c.create(t, "", ct, body)
+	require.Equal(t, http.StatusAccepted, created.StatusCode(), string(created.Body))
+	job := c.wait(t, created.JSON202.JobId)
+	require.Equal(t, reconclient.JobStatusCompleted, job.Status, "job error: %+v", job.Error)
+	r := c.results(t, created.JSON202.JobId)
+	require.Equal(t, http.StatusOK, r.StatusCode(), string(r.Body))
+	res := r.JSON200
+
+	type outcome struct {
+		Reference, Rule, Amount string
+		Lines                   []int
+	}
+	var matched, partial []outcome
+	lines := func(es []reconclient.BankEntry) []int {
+		var out []int
+		for _, e := range es {
+			out = append(out, e.Line)
+		}
+		return out
+	}
+	for _, m := range res.Matched {
+		require.Equal(t, m.BankEntries[0].Text, m.BankEntry)
+		matched = append(matched, outcome{m.Reference, string(m.Rule), m.Amount.String(), lines(m.BankEntries)})
+	}
+	for _, p := range res.Partial {
+		partial = append(partial, outcome{p.Reference, string(p.Rule), p.MatchedAmount.String(), lines(p.BankEntries)})
+	}
+	require.Equal(t, []outcome{
+		{"INV-2024-011", "combined_payment", "500.00", []int{1}},
+		{"INV-2024-012", "combined_payment", "600.50", []int{1}},
+		{"INV-2024-032", "exact", "100.00", []int{4}},
+	}, matched, string(r.Body))
+	require.Equal(t, []outcome{
+		{"INV-2024-021", "amount_mismatch", "799.99", []int{2}},
+		{"INV-2024-022", "amount_mismatch", "799.99", []int{2}},
+		{"INV-2024-031", "amount_mismatch", "150.00", []int{3}},
+	}, partial, string(r.Body))
+	require.Equal(t, "1100.50", res.Matched[0].BankEntries[0].Amount.String(), "the shared line shows its full amount")
+	require.Empty(t, res.Unmatched)
+	require.Empty(t, res.UnmatchedBankEntries)
+	require.Equal(t, 3, res.Summary.MatchedCount)
+	require.Equal(t, "1200.50", res.Summary.MatchedTotal.String())
+}
+
 func TestJobRequestErrors(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, "STATEMENTD_MAX_UPLOAD_BYTES=4096")

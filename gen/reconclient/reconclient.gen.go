@@ -189,6 +189,7 @@ func (e JobStatus) Valid() bool {
 // Defines values for MatchRule.
 const (
 	MatchRuleAmountMismatch   MatchRule = "amount_mismatch"
+	MatchRuleCombinedPayment  MatchRule = "combined_payment"
 	MatchRuleCurrencyMismatch MatchRule = "currency_mismatch"
 	MatchRuleDuplicatePayment MatchRule = "duplicate_payment"
 	MatchRuleExact            MatchRule = "exact"
@@ -199,6 +200,8 @@ const (
 func (e MatchRule) Valid() bool {
 	switch e {
 	case MatchRuleAmountMismatch:
+		return true
+	case MatchRuleCombinedPayment:
 		return true
 	case MatchRuleCurrencyMismatch:
 		return true
@@ -649,6 +652,8 @@ type JobStatus string
 // why it was given.
 //
 //   - `exact`: one bank line naming the reference pays exactly its expected amount (pass 1).
+//   - `combined_payment`: one bank line names this and other references, and pays exactly
+//     the sum of their expected amounts (pass 1); each of them lists that line.
 //   - `instalments`: two or more bank lines naming the reference together pay exactly its
 //     expected amount (pass 2).
 //   - `amount_mismatch`: the lines naming the reference pay less or more than expected.
@@ -658,12 +663,15 @@ type JobStatus string
 // Example: exact
 type MatchRule string
 
-// MatchedReference An expected reference paid exactly, by one bank line or by instalments.
+// MatchedReference An expected reference paid exactly: by one bank line, by one line together with other
+// references (a combined payment), or by instalments.
 type MatchedReference struct {
-	// Amount The expected amount, which the bank lines pay exactly.
+	// Amount The expected amount, which the bank lines pay exactly (or, for a combined payment,
+	// the reference's share of the line).
 	Amount Amount `json:"amount"`
 
-	// BankEntries The paying bank lines, in statement order; several for instalments.
+	// BankEntries The paying bank lines, in statement order; several for instalments. A combined
+	// payment's line shows its full amount, which pays this and other references.
 	BankEntries []BankEntry `json:"bank_entries"`
 
 	// BankEntry The text of the (first) paying bank line.
@@ -681,7 +689,7 @@ type MatchedReference struct {
 	// Example: INV-2024-001
 	Reference string `json:"reference"`
 
-	// Rule The rule that matched the reference, `exact` or `instalments`.
+	// Rule The rule that matched the reference, `exact`, `combined_payment` or `instalments`.
 	Rule MatchRule `json:"rule"`
 }
 
@@ -1145,7 +1153,9 @@ type ClientInterface interface {
 	// ## How references are matched
 	//
 	// Matching is deterministic (the same files always give the same results) and one-to-one:
-	// a bank line pays at most one reference.
+	// a bank line pays at most one reference, except a combined payment, one line paying
+	// exactly the several references it names (pass 1). When in doubt, a reference is
+	// `partial` or `unmatched`, never `matched`.
 	//
 	// 1. **Finding a reference in a bank line.** Each bank line's text (`BankEntry.text`) is
 	//    searched case-insensitively for the reference as whole tokens. Texts and references
@@ -1155,7 +1165,7 @@ type ClientInterface interface {
 	//    `INV-2024-001` is found in `INV 2024 001`, `inv/2024/001` and `INV2024001`, but
 	//    `INV-1` is not found in `INV-10`, and `INV-10` is not found in `XINV-10`.
 	// 2. **Candidates.** The candidates of a reference are the bank lines, not yet used by
-	//    another reference, whose text contains it. Amounts are compared as exact decimals,
+	//    another reference (see pass 3), whose text contains it. Amounts are compared as exact decimals,
 	//    ignoring sign (`-1250.5` pays `1250.50`). A candidate **agrees in currency** when the
 	//    expected row and the bank line both name a currency and it is the same, or when either
 	//    names none.
@@ -1169,18 +1179,34 @@ type ClientInterface interface {
 	//      the expected file have the same reference and amount (a monthly rent, say), each row
 	//      but the last takes only the first remaining full payment; the last applies this rule
 	//      to what is left.
+	//    - *Pass 1, then combined payments*, bank lines in statement order: a line not yet
+	//      used that names two or more references pays them all when each of them is still
+	//      undecided, appears in only one row of the expected file and is found in no other
+	//      bank line; when their expected amounts are not zero and add up exactly to the
+	//      line's amount; and when the currencies named by the line and by those rows are all
+	//      the same. Each of them is then `matched` with that line as its `bank_entry`
+	//      (`PAYMENT INV-1 INV-2` for 300.00 pays `INV-1` of 100.00 and `INV-2` of 200.00).
+	//      Otherwise the line is left to the other rules, for every reference it names: a
+	//      line 0.01 short, a line also naming a reference paid elsewhere, or two lines
+	//      naming the same references are no combined payment. Such references have only one
+	//      candidate, so instalments and combined payments never mix.
 	//    - *Pass 2, instalments*: if two or more agreeing candidates remain and together pay
 	//      exactly the expected amount, the reference is `matched` with all of them.
 	//    - *Pass 3, the rest*: if agreeing candidates remain, the reference is `partial` with
 	//      reason `amount_mismatch` (under- or over-paid) and all of them as `bank_entries`;
 	//      else if candidates remain that all disagree in currency, it is `partial` with reason
-	//      `currency_mismatch` and all of them; else it is `unmatched`.
+	//      `currency_mismatch` and all of them; else it is `unmatched`. A line shown against a
+	//      partial reference in this pass stays a candidate of the other references it names,
+	//      so a line naming `INV-1 INV-2` that pays neither, nor both together, makes both
+	//      `partial`; it is no longer a candidate of later rows of the same reference.
 	// 4. **Amounts reported.** `matched_amount` of a partial reference is the sum of the
 	//    absolute amounts of its `bank_entries`. A matched reference's `bank_entry` is the
-	//    text of its first paying line; `bank_entries` lists every paying line.
+	//    text of its first paying line; `bank_entries` lists every paying line, with its full
+	//    amount (for a combined payment, the line that every reference it pays lists).
 	// 5. **The deciding rule.** Every matched and partial reference names the rule that
 	//    decided it in `rule` (`MatchRule`): `exact` (pass 1, one full payment),
-	//    `instalments` (pass 2), and for a partial reference its reason's rule.
+	//    `combined_payment` (pass 1, one line paying several references), `instalments`
+	//    (pass 2), and for a partial reference its reason's rule.
 	//
 	// Corresponds with GET /api/v1/jobs/{job_id}/results (the `GetJobResults` operationId).
 	GetJobResults(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1498,7 +1524,9 @@ func (c *Client) GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestE
 // ## How references are matched
 //
 // Matching is deterministic (the same files always give the same results) and one-to-one:
-// a bank line pays at most one reference.
+// a bank line pays at most one reference, except a combined payment, one line paying
+// exactly the several references it names (pass 1). When in doubt, a reference is
+// `partial` or `unmatched`, never `matched`.
 //
 //  1. **Finding a reference in a bank line.** Each bank line's text (`BankEntry.text`) is
 //     searched case-insensitively for the reference as whole tokens. Texts and references
@@ -1508,7 +1536,7 @@ func (c *Client) GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestE
 //     `INV-2024-001` is found in `INV 2024 001`, `inv/2024/001` and `INV2024001`, but
 //     `INV-1` is not found in `INV-10`, and `INV-10` is not found in `XINV-10`.
 //  2. **Candidates.** The candidates of a reference are the bank lines, not yet used by
-//     another reference, whose text contains it. Amounts are compared as exact decimals,
+//     another reference (see pass 3), whose text contains it. Amounts are compared as exact decimals,
 //     ignoring sign (`-1250.5` pays `1250.50`). A candidate **agrees in currency** when the
 //     expected row and the bank line both name a currency and it is the same, or when either
 //     names none.
@@ -1522,18 +1550,34 @@ func (c *Client) GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestE
 //     the expected file have the same reference and amount (a monthly rent, say), each row
 //     but the last takes only the first remaining full payment; the last applies this rule
 //     to what is left.
+//     - *Pass 1, then combined payments*, bank lines in statement order: a line not yet
+//     used that names two or more references pays them all when each of them is still
+//     undecided, appears in only one row of the expected file and is found in no other
+//     bank line; when their expected amounts are not zero and add up exactly to the
+//     line's amount; and when the currencies named by the line and by those rows are all
+//     the same. Each of them is then `matched` with that line as its `bank_entry`
+//     (`PAYMENT INV-1 INV-2` for 300.00 pays `INV-1` of 100.00 and `INV-2` of 200.00).
+//     Otherwise the line is left to the other rules, for every reference it names: a
+//     line 0.01 short, a line also naming a reference paid elsewhere, or two lines
+//     naming the same references are no combined payment. Such references have only one
+//     candidate, so instalments and combined payments never mix.
 //     - *Pass 2, instalments*: if two or more agreeing candidates remain and together pay
 //     exactly the expected amount, the reference is `matched` with all of them.
 //     - *Pass 3, the rest*: if agreeing candidates remain, the reference is `partial` with
 //     reason `amount_mismatch` (under- or over-paid) and all of them as `bank_entries`;
 //     else if candidates remain that all disagree in currency, it is `partial` with reason
-//     `currency_mismatch` and all of them; else it is `unmatched`.
+//     `currency_mismatch` and all of them; else it is `unmatched`. A line shown against a
+//     partial reference in this pass stays a candidate of the other references it names,
+//     so a line naming `INV-1 INV-2` that pays neither, nor both together, makes both
+//     `partial`; it is no longer a candidate of later rows of the same reference.
 //  4. **Amounts reported.** `matched_amount` of a partial reference is the sum of the
 //     absolute amounts of its `bank_entries`. A matched reference's `bank_entry` is the
-//     text of its first paying line; `bank_entries` lists every paying line.
+//     text of its first paying line; `bank_entries` lists every paying line, with its full
+//     amount (for a combined payment, the line that every reference it pays lists).
 //  5. **The deciding rule.** Every matched and partial reference names the rule that
 //     decided it in `rule` (`MatchRule`): `exact` (pass 1, one full payment),
-//     `instalments` (pass 2), and for a partial reference its reason's rule.
+//     `combined_payment` (pass 1, one line paying several references), `instalments`
+//     (pass 2), and for a partial reference its reason's rule.
 //
 // Corresponds with GET /api/v1/jobs/{job_id}/results (the `GetJobResults` operationId).
 func (c *Client) GetJobResults(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2264,7 +2308,9 @@ type ClientWithResponsesInterface interface {
 	// ## How references are matched
 	//
 	// Matching is deterministic (the same files always give the same results) and one-to-one:
-	// a bank line pays at most one reference.
+	// a bank line pays at most one reference, except a combined payment, one line paying
+	// exactly the several references it names (pass 1). When in doubt, a reference is
+	// `partial` or `unmatched`, never `matched`.
 	//
 	// 1. **Finding a reference in a bank line.** Each bank line's text (`BankEntry.text`) is
 	//    searched case-insensitively for the reference as whole tokens. Texts and references
@@ -2274,7 +2320,7 @@ type ClientWithResponsesInterface interface {
 	//    `INV-2024-001` is found in `INV 2024 001`, `inv/2024/001` and `INV2024001`, but
 	//    `INV-1` is not found in `INV-10`, and `INV-10` is not found in `XINV-10`.
 	// 2. **Candidates.** The candidates of a reference are the bank lines, not yet used by
-	//    another reference, whose text contains it. Amounts are compared as exact decimals,
+	//    another reference (see pass 3), whose text contains it. Amounts are compared as exact decimals,
 	//    ignoring sign (`-1250.5` pays `1250.50`). A candidate **agrees in currency** when the
 	//    expected row and the bank line both name a currency and it is the same, or when either
 	//    names none.
@@ -2288,18 +2334,34 @@ type ClientWithResponsesInterface interface {
 	//      the expected file have the same reference and amount (a monthly rent, say), each row
 	//      but the last takes only the first remaining full payment; the last applies this rule
 	//      to what is left.
+	//    - *Pass 1, then combined payments*, bank lines in statement order: a line not yet
+	//      used that names two or more references pays them all when each of them is still
+	//      undecided, appears in only one row of the expected file and is found in no other
+	//      bank line; when their expected amounts are not zero and add up exactly to the
+	//      line's amount; and when the currencies named by the line and by those rows are all
+	//      the same. Each of them is then `matched` with that line as its `bank_entry`
+	//      (`PAYMENT INV-1 INV-2` for 300.00 pays `INV-1` of 100.00 and `INV-2` of 200.00).
+	//      Otherwise the line is left to the other rules, for every reference it names: a
+	//      line 0.01 short, a line also naming a reference paid elsewhere, or two lines
+	//      naming the same references are no combined payment. Such references have only one
+	//      candidate, so instalments and combined payments never mix.
 	//    - *Pass 2, instalments*: if two or more agreeing candidates remain and together pay
 	//      exactly the expected amount, the reference is `matched` with all of them.
 	//    - *Pass 3, the rest*: if agreeing candidates remain, the reference is `partial` with
 	//      reason `amount_mismatch` (under- or over-paid) and all of them as `bank_entries`;
 	//      else if candidates remain that all disagree in currency, it is `partial` with reason
-	//      `currency_mismatch` and all of them; else it is `unmatched`.
+	//      `currency_mismatch` and all of them; else it is `unmatched`. A line shown against a
+	//      partial reference in this pass stays a candidate of the other references it names,
+	//      so a line naming `INV-1 INV-2` that pays neither, nor both together, makes both
+	//      `partial`; it is no longer a candidate of later rows of the same reference.
 	// 4. **Amounts reported.** `matched_amount` of a partial reference is the sum of the
 	//    absolute amounts of its `bank_entries`. A matched reference's `bank_entry` is the
-	//    text of its first paying line; `bank_entries` lists every paying line.
+	//    text of its first paying line; `bank_entries` lists every paying line, with its full
+	//    amount (for a combined payment, the line that every reference it pays lists).
 	// 5. **The deciding rule.** Every matched and partial reference names the rule that
 	//    decided it in `rule` (`MatchRule`): `exact` (pass 1, one full payment),
-	//    `instalments` (pass 2), and for a partial reference its reason's rule.
+	//    `combined_payment` (pass 1, one line paying several references), `instalments`
+	//    (pass 2), and for a partial reference its reason's rule.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3753,7 +3815,9 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId JobI
 // ## How references are matched
 //
 // Matching is deterministic (the same files always give the same results) and one-to-one:
-// a bank line pays at most one reference.
+// a bank line pays at most one reference, except a combined payment, one line paying
+// exactly the several references it names (pass 1). When in doubt, a reference is
+// `partial` or `unmatched`, never `matched`.
 //
 //  1. **Finding a reference in a bank line.** Each bank line's text (`BankEntry.text`) is
 //     searched case-insensitively for the reference as whole tokens. Texts and references
@@ -3763,7 +3827,7 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId JobI
 //     `INV-2024-001` is found in `INV 2024 001`, `inv/2024/001` and `INV2024001`, but
 //     `INV-1` is not found in `INV-10`, and `INV-10` is not found in `XINV-10`.
 //  2. **Candidates.** The candidates of a reference are the bank lines, not yet used by
-//     another reference, whose text contains it. Amounts are compared as exact decimals,
+//     another reference (see pass 3), whose text contains it. Amounts are compared as exact decimals,
 //     ignoring sign (`-1250.5` pays `1250.50`). A candidate **agrees in currency** when the
 //     expected row and the bank line both name a currency and it is the same, or when either
 //     names none.
@@ -3777,18 +3841,34 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId JobI
 //     the expected file have the same reference and amount (a monthly rent, say), each row
 //     but the last takes only the first remaining full payment; the last applies this rule
 //     to what is left.
+//     - *Pass 1, then combined payments*, bank lines in statement order: a line not yet
+//     used that names two or more references pays them all when each of them is still
+//     undecided, appears in only one row of the expected file and is found in no other
+//     bank line; when their expected amounts are not zero and add up exactly to the
+//     line's amount; and when the currencies named by the line and by those rows are all
+//     the same. Each of them is then `matched` with that line as its `bank_entry`
+//     (`PAYMENT INV-1 INV-2` for 300.00 pays `INV-1` of 100.00 and `INV-2` of 200.00).
+//     Otherwise the line is left to the other rules, for every reference it names: a
+//     line 0.01 short, a line also naming a reference paid elsewhere, or two lines
+//     naming the same references are no combined payment. Such references have only one
+//     candidate, so instalments and combined payments never mix.
 //     - *Pass 2, instalments*: if two or more agreeing candidates remain and together pay
 //     exactly the expected amount, the reference is `matched` with all of them.
 //     - *Pass 3, the rest*: if agreeing candidates remain, the reference is `partial` with
 //     reason `amount_mismatch` (under- or over-paid) and all of them as `bank_entries`;
 //     else if candidates remain that all disagree in currency, it is `partial` with reason
-//     `currency_mismatch` and all of them; else it is `unmatched`.
+//     `currency_mismatch` and all of them; else it is `unmatched`. A line shown against a
+//     partial reference in this pass stays a candidate of the other references it names,
+//     so a line naming `INV-1 INV-2` that pays neither, nor both together, makes both
+//     `partial`; it is no longer a candidate of later rows of the same reference.
 //  4. **Amounts reported.** `matched_amount` of a partial reference is the sum of the
 //     absolute amounts of its `bank_entries`. A matched reference's `bank_entry` is the
-//     text of its first paying line; `bank_entries` lists every paying line.
+//     text of its first paying line; `bank_entries` lists every paying line, with its full
+//     amount (for a combined payment, the line that every reference it pays lists).
 //  5. **The deciding rule.** Every matched and partial reference names the rule that
 //     decided it in `rule` (`MatchRule`): `exact` (pass 1, one full payment),
-//     `instalments` (pass 2), and for a partial reference its reason's rule.
+//     `combined_payment` (pass 1, one line paying several references), `instalments`
+//     (pass 2), and for a partial reference its reason's rule.
 //
 // Returns a wrapper object for the known response body format(s).
 //

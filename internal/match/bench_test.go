@@ -38,7 +38,8 @@ var (
 // rows. Texts look like real remittance information: booking words, a payer, numbers that are
 // not references, and the invoice number, usually as written (80%), sometimes spaced, run
 // together or with other separators (10%), or missing (10%). A few invoices are paid in two
-// instalments, a few with a wrong amount, a few twice.
+// instalments, a few with a wrong amount, a few twice, and a few expected ones together with
+// another invoice of the expected file in one combined payment.
 func benchCase(nBank, nRefs int) benchInput {
 	benchMu.Lock()
 	defer benchMu.Unlock()
@@ -68,6 +69,7 @@ func benchCase(nBank, nRefs int) benchInput {
 	}
 	step := max(1, nBank/nRefs)
 	bank := make([]BankEntry, 0, nBank)
+	var partners []int // invoices paid only together with an expected one
 	for inv := 0; len(bank) < nBank; inv++ {
 		text := func(ref string) string {
 			return fmt.Sprintf("%s %s %04d %s CUSTOMER %d REF %05d",
@@ -88,6 +90,11 @@ func benchCase(nBank, nRefs int) benchInput {
 			bank = append(bank,
 				BankEntry{Line: len(bank) + 1, Amount: a, Currency: "EUR", Text: text(ref)},
 				BankEntry{Line: len(bank) + 2, Amount: a, Currency: "EUR", Text: text(ref)})
+		case r < 4 && inv%step == 0 && ref != "": // paid together with another invoice
+			p := 10_000_000 + inv
+			partners = append(partners, p)
+			bank = append(bank, BankEntry{Line: len(bank) + 1, Amount: a.Add(amount(p)), Currency: "EUR",
+				Text: text(ref + " " + refText(p))})
 		case r < 5: // wrong amount
 			bank = append(bank, BankEntry{Line: len(bank) + 1, Amount: a.Add(decimal.New(1, 0)), Currency: "EUR", Text: text(ref)})
 		default:
@@ -101,10 +108,13 @@ func benchCase(nBank, nRefs int) benchInput {
 		bank[i].Line = i + 1
 		bank[i].Text = strings.Clone(bank[i].Text)
 	}
-	expected := make([]Expected, nRefs)
+	expected := make([]Expected, nRefs, nRefs+len(partners))
 	for k := range expected {
 		inv := k * step
 		expected[k] = Expected{Row: k + 2, Reference: fmt.Sprintf("INV-2024-%06d", inv), Amount: amount(inv), Currency: "EUR"}
+	}
+	for _, p := range partners {
+		expected = append(expected, Expected{Row: len(expected) + 2, Reference: fmt.Sprintf("INV-2024-%06d", p), Amount: amount(p), Currency: "EUR"})
 	}
 	in := benchInput{expected, bank}
 	benchInputs[nBank] = in

@@ -1,6 +1,7 @@
 package match
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -115,12 +116,18 @@ func naiveReconcile(expected []Expected, bank []BankEntry) Result {
 		return a == "" || b == "" || strings.EqualFold(a, b)
 	}
 	used := make([]bool, len(bank))
+	shown := make([]bool, len(bank)) // lines of pass 3, which stay candidates of other references
 	refs := make([]Reference, n)
 	decided := make([]bool, n)
+	pass := 1
 	decide := func(r int, o Outcome, reason Reason, rule Rule, lines []int) {
 		paid := decimal.Zero
 		for i, l := range lines {
-			used[l] = true
+			if pass == 3 {
+				shown[l] = true
+			} else {
+				used[l] = true
+			}
 			if i == 0 {
 				paid = abs(bank[l].Amount)
 			} else {
@@ -153,6 +160,51 @@ func naiveReconcile(expected []Expected, bank []BankEntry) Result {
 			decide(r, Partial, ReasonDuplicatePayment, "duplicate_payment", full)
 		}
 	}
+	// Combined payments: a line naming two or more references, each of one row, undecided and
+	// named by no other line, whose currencies agree with the line's and each other's, and
+	// whose non-zero amounts add up to the line's.
+	sameRef := func(r, s int) bool {
+		return naiveJoin(expected[r].Reference) != "" &&
+			strings.EqualFold(naiveJoin(expected[r].Reference), naiveJoin(expected[s].Reference))
+	}
+	for l := range bank {
+		if used[l] {
+			continue
+		}
+		var named []int
+		ok := true
+		for r := range expected {
+			if !slices.Contains(cands[r], l) {
+				continue
+			}
+			named = append(named, r)
+			for s := range expected {
+				if s != r && sameRef(r, s) {
+					ok = false // a reference of several rows
+				}
+			}
+			if decided[r] || len(cands[r]) != 1 || expected[r].Amount.IsZero() || !agrees(r, l) {
+				ok = false
+			}
+		}
+		sum := decimal.Zero
+		for _, r := range named {
+			for _, s := range named {
+				if a, b := expected[r].Currency, expected[s].Currency; a != "" && b != "" && !strings.EqualFold(a, b) {
+					ok = false
+				}
+			}
+			sum = sum.Add(abs(expected[r].Amount))
+		}
+		if !ok || len(named) < 2 || !sum.Equal(abs(bank[l].Amount)) {
+			continue
+		}
+		for _, r := range named {
+			decide(r, Matched, "", "combined_payment", []int{l})
+			refs[r].Paid = abs(expected[r].Amount)
+		}
+	}
+	pass = 2
 	for r := range expected { // pass 2
 		if decided[r] {
 			continue
@@ -166,13 +218,33 @@ func naiveReconcile(expected []Expected, bank []BankEntry) Result {
 			decide(r, Matched, "", "instalments", lines)
 		}
 	}
+	pass = 3
+	// In pass 3 a line shown against one reference stays a candidate of the others, but not of
+	// later rows of the same reference.
+	in3 := make([]bool, n)
+	remaining3 := func(r int, agreeing bool) []int {
+		lines := []int{}
+		for _, l := range remaining(r, agreeing) {
+			taken := false
+			for s := range r {
+				if in3[s] && sameRef(r, s) && slices.Contains(refs[s].Entries, l) {
+					taken = true
+				}
+			}
+			if !taken {
+				lines = append(lines, l)
+			}
+		}
+		return lines
+	}
 	for r := range expected { // pass 3
 		if decided[r] {
 			continue
 		}
-		if lines := remaining(r, true); len(lines) > 0 {
+		in3[r] = true
+		if lines := remaining3(r, true); len(lines) > 0 {
 			decide(r, Partial, ReasonAmountMismatch, "amount_mismatch", lines)
-		} else if lines := remaining(r, false); len(lines) > 0 {
+		} else if lines := remaining3(r, false); len(lines) > 0 {
 			decide(r, Partial, ReasonCurrencyMismatch, "currency_mismatch", lines)
 		} else {
 			refs[r] = Reference{Expected: r, Outcome: Unmatched, Entries: []int{}, Paid: decimal.Zero}
@@ -194,7 +266,7 @@ func naiveReconcile(expected []Expected, bank []BankEntry) Result {
 		}
 	}
 	for l, u := range used {
-		if !u {
+		if !u && !shown[l] {
 			res.Unused = append(res.Unused, l)
 		}
 	}

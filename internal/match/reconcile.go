@@ -10,9 +10,13 @@ import (
 
 // Reconcile matches expected rows against bank entries, following the published matching
 // rules: references are found in bank texts by their tokens (rule 1), and each reference is
-// decided in one of three passes (exact payments, instalments, the rest), every bank line
-// paying at most one reference. The result has one Reference per expected row, in order, and
-// lists the bank lines no reference used.
+// decided in one of three passes (exact and combined payments, instalments, the rest). A bank
+// line pays at most one reference, except a combined payment: one line that names several
+// references, each named by no other line, and pays exactly the sum of their amounts. In pass
+// 3, which decides nothing Matched, a line shown against one Partial reference stays a
+// candidate of the other references it names, so that a line naming two references and paying
+// neither makes both Partial rather than one Unmatched. The result has one Reference per
+// expected row, in order, and lists the bank lines no reference used.
 //
 // One refinement covers expected files that list the same reference with the same amount more
 // than once (a monthly fee, an invoice entered twice on purpose): in pass 1 each such row but
@@ -27,6 +31,7 @@ func Reconcile(expected []Expected, bank []BankEntry) Result {
 	e := newEngine(expected, bank)
 	e.scan()
 	e.pass1()
+	e.combined()
 	e.pass2()
 	e.pass3()
 	return e.result()
@@ -59,9 +64,14 @@ type engine struct {
 	lineGroups []int32
 	lineOff    []int32
 
-	used    []bool
+	used []bool
+	// shown marks the lines attributed to a Partial reference in pass 3: unlike used lines,
+	// they stay candidates of the other references of pass 3 (see Reconcile).
+	shown   []bool
+	sharing bool          // pass 3: decide marks lines shown, not used
 	multi   []*multiIndex // per group of several rows, built when pass 1 first needs it
 	summing bool          // pass 2 or later: multiIndex counts and sums are kept up to date
+	soleRow []int32       // the row of every group of one row, built by onlyRow
 	scratch []int32
 	arena   []int // backing store of the Entries slices, to avoid one allocation each
 }
@@ -76,6 +86,7 @@ func newEngine(expected []Expected, bank []BankEntry) *engine {
 		abs:      make([]decimal.Decimal, n),
 		group:    make([]int32, n),
 		used:     make([]bool, len(bank)),
+		shown:    make([]bool, len(bank)),
 	}
 	e.finder = newFinder(n)
 	e.groupRows = make([]int32, 0, n)
@@ -181,6 +192,75 @@ func (e *engine) decideFull(r int, found []int32) {
 	}
 }
 
+// combined decides the combined payments: a line naming two or more references, each of one
+// expected row still undecided and named by no other line, whose stated currencies agree with
+// each other and with the line's, and whose non-zero expected amounts add up exactly to the
+// line's amount. Each of them is Matched by that line. A line naming a reference that fails
+// any of this is left to the other rules, as is every reference it names: when in doubt, no
+// match. It runs after pass 1, so the references have only this line and instalments, which
+// need two lines, never mix with a combined payment.
+func (e *engine) combined() {
+	for l := range e.bank {
+		groups := e.lineGroups[e.lineOff[l]:e.lineOff[l+1]]
+		if len(groups) < 2 || e.used[l] {
+			continue
+		}
+		rows := e.scratch[:0]
+		var sum adder
+		cur := e.bank[l].Currency
+		ok := true
+		for _, g := range groups {
+			r := e.onlyRow(g)
+			if r < 0 || e.decided[r] || e.candOff[g+1]-e.candOff[g] != 1 || e.abs[r].Sign() == 0 {
+				ok = false
+				break
+			}
+			rc := e.expected[r].Currency
+			if !agree(rc, cur) {
+				ok = false
+				break
+			}
+			if cur == "" {
+				cur = rc // the rows' currencies must agree with each other too
+			}
+			rows = append(rows, int32(r))
+			sum.addAbs(e.abs[r])
+		}
+		e.scratch = rows
+		if !ok || !absEqual(e.bank[l].Amount, sum.sum()) {
+			continue
+		}
+		slices.Sort(rows) // decided in the order of the expected file, as everywhere
+		for _, r := range rows {
+			e.decideCombined(int(r), int32(l))
+		}
+	}
+}
+
+// onlyRow returns the row of group g when the group has exactly one, else -1. Rows of a group
+// of one are found once, when the first combined payment needs them.
+func (e *engine) onlyRow(g int32) int {
+	if e.groupRows[g] != 1 {
+		return -1
+	}
+	if e.soleRow == nil {
+		e.soleRow = make([]int32, len(e.groupRows))
+		for r, g := range e.group {
+			if g >= 0 {
+				e.soleRow[g] = int32(r)
+			}
+		}
+	}
+	return int(e.soleRow[g])
+}
+
+// decideCombined records row r as Matched by its share of the combined payment on line l.
+func (e *engine) decideCombined(r int, l int32) {
+	line := [1]int32{l}
+	e.decide(r, RuleCombinedPayment, line[:])
+	e.refs[r].Paid = e.abs[r]
+}
+
 // pass2 decides the references paid in instalments: two or more agreeing lines that together
 // pay exactly the expected amount.
 func (e *engine) pass2() {
@@ -212,8 +292,12 @@ func (e *engine) pass2() {
 }
 
 // pass3 decides the remaining references: Partial with all agreeing lines left
-// (amount_mismatch), else with all lines left (currency_mismatch), else Unmatched.
+// (amount_mismatch), else with all lines left (currency_mismatch), else Unmatched. The lines
+// it attributes stay candidates of the other references of pass 3, but not of later rows of
+// the same reference: those find no line left, as in the other passes, which keeps the results
+// linear in size when a file repeats a reference thousands of times.
 func (e *engine) pass3() {
+	e.sharing = true
 	for r := range e.expected {
 		g := e.group[r]
 		if g < 0 || e.decided[r] {
@@ -250,11 +334,11 @@ func (e *engine) pass3() {
 }
 
 // decide records the outcome of row r, decided by rule, with the bank lines lines
-// (ascending), and marks them used. exact and instalments match it; the other rules make it
-// Partial with that reason.
+// (ascending), and marks them used (shown, in pass 3). exact, combined_payment and
+// instalments match it; the other rules make it Partial with that reason.
 func (e *engine) decide(r int, rule Rule, lines []int32) {
 	o, reason := Matched, Reason("")
-	if rule != RuleExact && rule != RuleInstalments {
+	if rule != RuleExact && rule != RuleCombinedPayment && rule != RuleInstalments {
 		o, reason = Partial, Reason(rule)
 	}
 	if len(e.arena) < len(lines) {
@@ -265,7 +349,11 @@ func (e *engine) decide(r int, rule Rule, lines []int32) {
 	var paid adder
 	for i, l := range lines {
 		entries[i] = int(l)
-		e.use(l)
+		if e.sharing {
+			e.shown[l] = true
+		} else {
+			e.use(l)
+		}
 		paid.addAbs(e.bank[l].Amount)
 	}
 	e.decided[r] = true
@@ -311,14 +399,14 @@ func (e *engine) result() Result {
 	s.ExpectedTotal = decimal.Zero.Add(total.sum())
 	s.MatchedTotal = decimal.Zero.Add(matched.sum())
 	unused := 0
-	for _, u := range e.used {
-		if !u {
+	for l, u := range e.used {
+		if !u && !e.shown[l] {
 			unused++
 		}
 	}
 	res.Unused = make([]int, 0, unused)
 	for l, u := range e.used {
-		if !u {
+		if !u && !e.shown[l] {
 			res.Unused = append(res.Unused, l)
 		}
 	}
@@ -566,19 +654,41 @@ func (e *engine) pass2Multi(r int, g int32) {
 	e.decide(r, RuleInstalments, e.scratch)
 }
 
+// pass3Multi decides row r of group g in pass 3. Lines are not used in pass 3, so take leaves
+// the counts as they were; forget then takes what the row took out of them, so that later
+// rows of the group find only what is left (lines of other currencies, say).
 func (e *engine) pass3Multi(r int, g int32) {
 	ix, cur := e.index(g), e.expected[r].Currency
 	ix.sums(e.used, e.bank)
 	if ix.count == 0 {
 		return
 	}
-	if agreeing, _ := ix.remaining(cur); agreeing > 0 {
-		e.scratch = ix.take(e.scratch[:0], e.used, cur, false)
-		e.decide(r, RuleAmountMismatch, e.scratch)
-		return
+	rule := RuleAmountMismatch
+	if agreeing, _ := ix.remaining(cur); agreeing == 0 {
+		rule = RuleCurrencyMismatch
 	}
-	e.scratch = ix.take(e.scratch[:0], e.used, cur, true)
-	e.decide(r, RuleCurrencyMismatch, e.scratch)
+	all := rule == RuleCurrencyMismatch
+	e.scratch = ix.take(e.scratch[:0], e.used, cur, all)
+	e.decide(r, rule, e.scratch)
+	ix.forget(cur, all)
+}
+
+// forget clears the counts and sums of the lists take(cur, all) empties.
+func (ix *multiIndex) forget(cur string, all bool) {
+	var buf [2]int32
+	lists := ix.agreeingLists(buf[:0], cur)
+	if lists == nil || all {
+		lists = lists[:0]
+		for c := range ix.byCur {
+			lists = append(lists, int32(c))
+		}
+	}
+	for _, c := range lists {
+		ll := &ix.byCur[c]
+		ix.count -= ll.count
+		ix.sum = ix.sum.Sub(ll.sum)
+		ll.count, ll.sum = 0, decimal.Zero
+	}
 }
 
 // adder sums absolute amounts without an allocation per term: terms of the scale of the first

@@ -135,12 +135,152 @@ func TestReconcile(t *testing.T) {
 			Summary: "expected=2 matched=1 partial=0 unmatched=1 unused=0 total=300 matched_total=100",
 		},
 	}, {
-		name:     "a line naming two references goes to the first in file order when neither amount fits",
+		name:     "a line naming two references that pays neither nor both makes both partial",
 		expected: []Expected{exp("INV-2", "200", "EUR"), exp("INV-1", "100", "EUR")},
 		bank:     []BankEntry{line("INV-1 INV-2", "50", "EUR")},
 		want: rendered{
-			Refs: []string{"partial amount_mismatch [0] 50", "unmatched"}, Unused: []int{},
-			Summary: "expected=2 matched=0 partial=1 unmatched=1 unused=0 total=300 matched_total=0",
+			Refs: []string{"partial amount_mismatch [0] 50", "partial amount_mismatch [0] 50"}, Unused: []int{},
+			Summary: "expected=2 matched=0 partial=2 unmatched=0 unused=0 total=300 matched_total=0",
+		},
+	}, {
+		name:     "a combined payment matches every reference it names, sharing the line",
+		expected: []Expected{exp("INV-2024-011", "500.00", "EUR"), exp("X", "1", ""), exp("INV-2024-012", "600.5", "EUR")},
+		bank:     []BankEntry{line("OTHER", "1100.50", "EUR"), line("PAYMENT INV-2024-011 INV-2024-012", "-1100.50", "EUR")},
+		want: rendered{
+			Refs:    []string{"matched combined_payment [1] 500", "unmatched", "matched combined_payment [1] 600.5"},
+			Unused:  []int{0},
+			Summary: "expected=3 matched=2 partial=0 unmatched=1 unused=1 total=1101.5 matched_total=1100.5",
+		},
+	}, {
+		name: "a combined payment of three references, one of them with no currency",
+		expected: []Expected{
+			exp("A-1", "10", "GBP"), exp("A-2", "20", ""), exp("A-3", "30.25", "GBP"),
+		},
+		bank: []BankEntry{line("A-3 / A-1 / A-2", "60.25", "")},
+		want: rendered{
+			Refs: []string{
+				"matched combined_payment [0] 10", "matched combined_payment [0] 20", "matched combined_payment [0] 30.25",
+			},
+			Unused:  []int{},
+			Summary: "expected=3 matched=3 partial=0 unmatched=0 unused=0 total=60.25 matched_total=60.25",
+		},
+	}, {
+		name:     "a combined payment 0.01 short makes both references partial",
+		expected: []Expected{exp("INV-11", "500.00", "EUR"), exp("INV-12", "600.00", "EUR")},
+		bank:     []BankEntry{line("PAYMENT INV-11 INV-12", "1099.99", "EUR")},
+		want: rendered{
+			Refs:    []string{"partial amount_mismatch [0] 1099.99", "partial amount_mismatch [0] 1099.99"},
+			Unused:  []int{},
+			Summary: "expected=2 matched=0 partial=2 unmatched=0 unused=0 total=1100 matched_total=0",
+		},
+	}, {
+		name:     "a line naming a reference and a token that only looks like another pays neither",
+		expected: []Expected{exp("INV-11", "500", "EUR"), exp("INV-12", "600", "EUR")},
+		bank:     []BankEntry{line("PAYMENT INV-11 INV-123", "1100", "EUR")},
+		want: rendered{
+			Refs:    []string{"partial amount_mismatch [0] 1100", "unmatched"},
+			Unused:  []int{},
+			Summary: "expected=2 matched=0 partial=1 unmatched=1 unused=0 total=1100 matched_total=0",
+		},
+	}, {
+		name:     "the same two references on two lines are no combined payment",
+		expected: []Expected{exp("INV-11", "500", "EUR"), exp("INV-12", "600", "EUR")},
+		bank:     []BankEntry{line("INV-11 INV-12", "1100", "EUR"), line("INV-11 INV-12", "1100", "EUR")},
+		want: rendered{
+			Refs:    []string{"partial amount_mismatch [0 1] 2200", "partial amount_mismatch [0 1] 2200"},
+			Unused:  []int{},
+			Summary: "expected=2 matched=0 partial=2 unmatched=0 unused=0 total=1100 matched_total=0",
+		},
+	}, {
+		name:     "a combined payment in another currency is a currency mismatch for both",
+		expected: []Expected{exp("INV-11", "500", "EUR"), exp("INV-12", "600", "EUR")},
+		bank:     []BankEntry{line("INV-11 INV-12", "1100", "USD")},
+		want: rendered{
+			Refs:    []string{"partial currency_mismatch [0] 1100", "partial currency_mismatch [0] 1100"},
+			Unused:  []int{},
+			Summary: "expected=2 matched=0 partial=2 unmatched=0 unused=0 total=1100 matched_total=0",
+		},
+	}, {
+		name:     "references in two currencies are never added up, even on a line that names none",
+		expected: []Expected{exp("INV-11", "500", "EUR"), exp("INV-12", "600", "USD")},
+		bank:     []BankEntry{line("INV-11 INV-12", "1100", "")},
+		want: rendered{
+			Refs:    []string{"partial amount_mismatch [0] 1100", "partial amount_mismatch [0] 1100"},
+			Unused:  []int{},
+			Summary: "expected=2 matched=0 partial=2 unmatched=0 unused=0 total=1100 matched_total=0",
+		},
+	}, {
+		name: "three references where one is also paid elsewhere: no combined payment",
+		expected: []Expected{
+			exp("INV-1", "100", "EUR"), exp("INV-2", "200", "EUR"), exp("INV-3", "300", "EUR"),
+		},
+		bank: []BankEntry{line("INV-1 INV-2 INV-3", "600", "EUR"), line("INV-3", "300", "EUR")},
+		want: rendered{
+			Refs: []string{
+				"partial amount_mismatch [0] 600", "partial amount_mismatch [0] 600", "matched exact [1] 300",
+			},
+			Unused:  []int{},
+			Summary: "expected=3 matched=1 partial=2 unmatched=0 unused=0 total=600 matched_total=300",
+		},
+	}, {
+		name: "a line paying the two references it names but not a third is no combined payment",
+		expected: []Expected{
+			exp("INV-1", "100", "EUR"), exp("INV-2", "200", "EUR"), exp("INV-3", "400", "EUR"),
+		},
+		bank: []BankEntry{line("INV-1 INV-2 INV-3", "300", "EUR")},
+		want: rendered{
+			Refs: []string{
+				"partial amount_mismatch [0] 300", "partial amount_mismatch [0] 300", "partial amount_mismatch [0] 300",
+			},
+			Unused:  []int{},
+			Summary: "expected=3 matched=0 partial=3 unmatched=0 unused=0 total=700 matched_total=0",
+		},
+	}, {
+		name: "a line naming three references that pays one of them exactly pays that one only",
+		expected: []Expected{
+			exp("INV-1", "100", "EUR"), exp("INV-2", "200", "EUR"), exp("INV-3", "300", "EUR"),
+		},
+		bank: []BankEntry{line("INV-1 INV-2 INV-3", "300", "EUR")},
+		want: rendered{
+			Refs:    []string{"unmatched", "unmatched", "matched exact [0] 300"},
+			Unused:  []int{},
+			Summary: "expected=3 matched=1 partial=0 unmatched=2 unused=0 total=600 matched_total=300",
+		},
+	}, {
+		name:     "a reference listed twice in the expected file is never part of a combined payment",
+		expected: []Expected{exp("INV-1", "100", "EUR"), exp("INV-2", "200", "EUR"), exp("INV-2", "200", "EUR")},
+		bank:     []BankEntry{line("INV-1 INV-2", "300", "EUR")},
+		want: rendered{
+			Refs:    []string{"partial amount_mismatch [0] 300", "partial amount_mismatch [0] 300", "unmatched"},
+			Unused:  []int{},
+			Summary: "expected=3 matched=0 partial=2 unmatched=1 unused=0 total=500 matched_total=0",
+		},
+	}, {
+		name:     "a reference of amount zero is never part of a combined payment",
+		expected: []Expected{exp("INV-1", "100", "EUR"), exp("INV-2", "0", "EUR")},
+		bank:     []BankEntry{line("INV-1 INV-2", "100", "EUR")},
+		want: rendered{
+			Refs:    []string{"matched exact [0] 100", "unmatched"},
+			Unused:  []int{},
+			Summary: "expected=2 matched=1 partial=0 unmatched=1 unused=0 total=100 matched_total=100",
+		},
+	}, {
+		name:     "a reference paid in instalments is not also part of a combined payment",
+		expected: []Expected{exp("INV-1", "100", "EUR"), exp("INV-2", "200", "EUR")},
+		bank:     []BankEntry{line("INV-1 INV-2", "250", "EUR"), line("INV-2 1/2", "50", "EUR")},
+		want: rendered{
+			Refs:    []string{"partial amount_mismatch [0] 250", "partial amount_mismatch [0 1] 300"},
+			Unused:  []int{},
+			Summary: "expected=2 matched=0 partial=2 unmatched=0 unused=0 total=300 matched_total=0",
+		},
+	}, {
+		name:     "rows of one reference in two currencies each see their own lines in pass 3",
+		expected: []Expected{exp("INV-1", "100", "EUR"), exp("INV-1", "50", "USD"), exp("INV-1", "70", "USD")},
+		bank:     []BankEntry{line("INV-1", "30", "EUR"), line("INV-1", "20", "USD")},
+		want: rendered{
+			Refs:    []string{"partial amount_mismatch [0] 30", "partial amount_mismatch [1] 20", "unmatched"},
+			Unused:  []int{},
+			Summary: "expected=3 matched=0 partial=2 unmatched=1 unused=0 total=220 matched_total=0",
 		},
 	}, {
 		name:     "one reference paid on two lines is matched with both as instalments",

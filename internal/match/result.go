@@ -9,7 +9,8 @@ type Outcome int
 const (
 	// Unmatched: no bank line mentions the reference (or every one was used by another).
 	Unmatched Outcome = iota
-	// Matched: one bank line, or several together (instalments), pay exactly the amount.
+	// Matched: one bank line, or several together (instalments), pay exactly the amount, or
+	// one line pays it together with the other references it names (a combined payment).
 	Matched
 	// Partial: bank lines mention the reference but do not pay it exactly; Reason says how.
 	Partial
@@ -26,13 +27,16 @@ const (
 )
 
 // Rule names the matching rule that decided a reference, as in the API's MatchRule: a
-// Matched reference's exact or instalments, a Partial one's reason.
+// Matched reference's exact, combined_payment or instalments, a Partial one's reason.
 type Rule string
 
 // The rules.
 const (
 	// RuleExact: one line pays exactly the expected amount (pass 1).
 	RuleExact Rule = "exact"
+	// RuleCombinedPayment: one line names several references and pays exactly the sum of their
+	// expected amounts (pass 1, after the exact payments).
+	RuleCombinedPayment Rule = "combined_payment"
 	// RuleInstalments: two or more lines together pay exactly the expected amount (pass 2).
 	RuleInstalments Rule = "instalments"
 
@@ -51,9 +55,13 @@ type Reference struct {
 	// Rule is the rule that decided a Matched or Partial reference; empty for Unmatched.
 	Rule Rule
 	// Entries are indexes into the bank slice given to Reconcile of the lines attributed to the
-	// reference, in statement order; empty for Unmatched.
+	// reference, in statement order; empty for Unmatched. A line belongs to one reference,
+	// except the line of a combined payment, which belongs to every reference it pays, and a
+	// line of a Partial reference decided in pass 3, which may also belong to other references
+	// of pass 3 it names.
 	Entries []int
-	// Paid is the sum of the absolute amounts of Entries.
+	// Paid is the sum of the absolute amounts of Entries, except for a combined payment: there
+	// it is the reference's share of the line, its expected amount.
 	Paid decimal.Decimal
 }
 
