@@ -3,6 +3,7 @@ package contracttests
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -141,6 +142,8 @@ func TestReconciliationFlow(t *testing.T) {
 				require.Len(t, res.Unmatched, 1)
 				require.Equal(t, "INV-2024-004", res.Unmatched[0].Reference)
 				require.Equal(t, "75.00", res.Unmatched[0].Amount.String())
+				require.NotNil(t, res.Unmatched[0].Suggestions)
+				require.Empty(t, res.Unmatched[0].Suggestions, "no unused line pays 75.00")
 				require.Len(t, res.UnmatchedBankEntries, 1)
 				require.Equal(t, "-42.99", res.UnmatchedBankEntries[0].Amount.String())
 				require.Equal(t, 1, res.UnmatchedBankEntries[0].Line)
@@ -238,6 +241,53 @@ func TestCombinedPayments(t *testing.T) {
 	require.Empty(t, res.UnmatchedBankEntries)
 	require.Equal(t, 3, res.Summary.MatchedCount)
 	require.Equal(t, "1200.50", res.Summary.MatchedTotal.String())
+}
+
+// TestSuggestions checks through the API that an unmatched reference lists the unused lines
+// paying exactly its amount, nearest to its due date first, and stays unmatched.
+func TestSuggestions(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	acct := s.newAccount(t, "Suggestions")
+	clientID, secret := s.newClient(t, acct)
+	c := s.reconCaller(t, s.ReconURL, clientID, secret)
+
+	bank := []bankLine{
+		{"2024-04-10", "SEPA CREDIT EPSILON SRL RECHNUNG APRIL", "75.00"},
+		{"2024-04-12", "SEPA CREDIT INV-2024-042", "30.00"},
+		{"2024-04-20", "SEPA CREDIT EPSILON SRL", "75"},
+		{"2024-04-21", "CARD REFUND", "-75.00"},
+		{"2024-04-22", "SEPA CREDIT ZETA GMBH", "75.01"},
+		{"2024-04-30", "SEPA CREDIT INV-2024-043", "75.00"},
+	}
+	expected := "reference,amount,currency,due_date\n" +
+		"INV-2024-041,75.00,EUR,2024-04-18\n" + // unmatched: three lines pay 75.00
+		"INV-2024-042,30.00,EUR,2024-04-15\n" + // matched: suggests nothing
+		"INV-2024-043,75.00,EUR,2024-04-30\n" + // matched by line 6, which is never suggested
+		"INV-2024-044,0.00,EUR,2024-04-01\n" // nothing pays zero
+	ct, body := jobUpload(t, "bank.csv", bankCSV(bank), "expected.csv", []byte(expected))
+	created := c.create(t, "", ct, body)
+	require.Equal(t, http.StatusAccepted, created.StatusCode(), string(created.Body))
+	job := c.wait(t, created.JSON202.JobId)
+	require.Equal(t, reconclient.JobStatusCompleted, job.Status, "job error: %+v", job.Error)
+	r := c.results(t, created.JSON202.JobId)
+	require.Equal(t, http.StatusOK, r.StatusCode(), string(r.Body))
+	res := r.JSON200
+
+	require.Len(t, res.Unmatched, 2, string(r.Body))
+	u := res.Unmatched[0]
+	require.Equal(t, "INV-2024-041", u.Reference)
+	var got []string
+	for _, e := range u.Suggestions {
+		got = append(got, fmt.Sprintf("%d %s %s", e.Line, e.Date, e.Amount))
+	}
+	require.Equal(t, []string{"3 2024-04-20 75.00", "4 2024-04-21 -75.00", "1 2024-04-10 75.00"}, got,
+		"nearest to the due date first, whatever the sign")
+	require.Equal(t, "INV-2024-044", res.Unmatched[1].Reference)
+	require.Empty(t, res.Unmatched[1].Suggestions)
+	require.Equal(t, 2, res.Summary.MatchedCount)
+	require.Equal(t, 2, res.Summary.UnmatchedCount, "a suggestion changes no outcome")
+	require.Equal(t, 4, res.Summary.UnmatchedBankEntriesCount, "suggested lines stay unmatched bank entries")
 }
 
 func TestJobRequestErrors(t *testing.T) {

@@ -192,7 +192,8 @@ func plural(n int, noun string) string {
 
 // printReconResults writes a reconciliation job's results: a table of the expected references
 // (matched, then partial, then unmatched, each in the order of the expected file) with the rule
-// that decided each, the bank lines that paid nothing, and a summary line.
+// that decided each (for an unmatched one, the lines suggested for it), the bank lines that
+// paid nothing, and a summary line.
 func printReconResults(w io.Writer, res reconclient.JobResults) error {
 	tw := newTable(w)
 	row(tw, "RESULT", "REFERENCE", "EXPECTED", "PAID", "CURRENCY", "BANK LINES", "RULE")
@@ -203,7 +204,11 @@ func printReconResults(w io.Writer, res reconclient.JobResults) error {
 		row(tw, "partial", p.Reference, p.ExpectedAmount.String(), p.MatchedAmount.String(), orDash(p.Currency), bankLines(p.BankEntries), string(p.Rule))
 	}
 	for _, u := range res.Unmatched {
-		row(tw, "unmatched", u.Reference, u.Amount.String(), "-", orDash(u.Currency), "-", "")
+		hint := ""
+		if len(u.Suggestions) > 0 {
+			hint = "suggested: " + bankLines(u.Suggestions)
+		}
+		row(tw, "unmatched", u.Reference, u.Amount.String(), "-", orDash(u.Currency), "-", hint)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -29,10 +29,12 @@ const walkThroughResults = `{
      "bank_entries": [{"line": 5, "date": "2024-03-21", "amount": 300.00, "currency": null, "text": "DELTA AG INV-2024-005"},
                       {"line": 6, "date": "2024-03-22", "amount": 300.00, "currency": null, "text": "DELTA AG INV-2024-005 AGAIN"}]}
   ],
-  "unmatched": [{"reference": "INV-2024-003", "amount": 75.00}],
-  "unmatched_bank_entries": [{"line": 4, "date": "2024-03-21", "amount": -42.99, "currency": "EUR", "text": "CARD PAYMENT\tOFFICE\nSUPPLIES"}],
+  "unmatched": [{"reference": "INV-2024-003", "amount": 75.00,
+                 "suggestions": [{"line": 7, "date": "2024-03-25", "amount": 75.00, "currency": null, "text": "EPSILON SRL"}]}],
+  "unmatched_bank_entries": [{"line": 4, "date": "2024-03-21", "amount": -42.99, "currency": "EUR", "text": "CARD PAYMENT\tOFFICE\nSUPPLIES"},
+                             {"line": 7, "date": "2024-03-25", "amount": 75.00, "currency": null, "text": "EPSILON SRL"}],
   "summary": {"expected_count": 4, "expected_total": 2525.50, "matched_count": 2, "matched_total": 2150.50,
-              "partial_count": 1, "unmatched_count": 1, "unmatched_bank_entries_count": 1}
+              "partial_count": 1, "unmatched_count": 1, "unmatched_bank_entries_count": 2}
 }`
 
 func TestPrintReconResults(t *testing.T) {
@@ -45,13 +47,14 @@ func TestPrintReconResults(t *testing.T) {
 matched    INV-2024-001  1250.50   1250.50  EUR       1           exact
 matched    INV-2024-002  900.00    900.00   EUR       2,3         instalments
 partial    INV-2024-005  300.00    600.00   EUR       5,6         duplicate_payment
-unmatched  INV-2024-003  75.00     -        -         -
+unmatched  INV-2024-003  75.00     -        -         -           suggested: 7
 
 Bank lines that paid no reference:
 LINE  DATE        AMOUNT  CURRENCY  TEXT
 4     2024-03-21  -42.99  EUR       CARD PAYMENT OFFICE SUPPLIES
+7     2024-03-25  75.00   -         EPSILON SRL
 
-2 matched, 1 partial, 1 unmatched of 4 references (2150.50 of 2525.50 expected matched); 1 bank line paid nothing
+2 matched, 1 partial, 1 unmatched of 4 references (2150.50 of 2525.50 expected matched); 2 bank lines paid nothing
 `
 	require.Equal(t, want, out.String())
 }

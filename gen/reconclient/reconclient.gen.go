@@ -890,7 +890,8 @@ type TokenRequest struct {
 // Example: Bearer
 type TokenType string
 
-// UnmatchedReference An expected reference found in no bank line.
+// UnmatchedReference An expected reference found in no bank line (or only in lines other references used),
+// with the unused bank lines that might pay it.
 type UnmatchedReference struct {
 	// Amount The expected amount.
 	Amount Amount `json:"amount"`
@@ -904,6 +905,16 @@ type UnmatchedReference struct {
 	//
 	// Example: INV-2024-004
 	Reference string `json:"reference"`
+
+	// Suggestions Bank lines that paid no reference and have exactly the expected amount (ignoring
+	// sign), in an agreeing currency: payments a person may want to attribute to this
+	// reference by hand, typically a transfer whose payer wrote no reference. At most 3,
+	// the nearest in date to the row's `due_date` first when the expected file has one
+	// (ties to the earlier line, undated lines last), otherwise in statement order. Empty
+	// when there are none, and always empty for an amount of zero. A suggestion never
+	// changes the outcome: the reference stays unmatched, and one line may be suggested
+	// for several references.
+	Suggestions []BankEntry `json:"suggestions"`
 }
 
 // IdempotencyKey defines model for IdempotencyKey.
@@ -1207,6 +1218,9 @@ type ClientInterface interface {
 	//    decided it in `rule` (`MatchRule`): `exact` (pass 1, one full payment),
 	//    `combined_payment` (pass 1, one line paying several references), `instalments`
 	//    (pass 2), and for a partial reference its reason's rule.
+	// 6. **Suggestions.** An unmatched reference lists in `suggestions` up to three bank lines
+	//    that paid no reference and pay exactly its amount in an agreeing currency, nearest
+	//    to its due date first. They are hints for a person and change no outcome.
 	//
 	// Corresponds with GET /api/v1/jobs/{job_id}/results (the `GetJobResults` operationId).
 	GetJobResults(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1578,6 +1592,9 @@ func (c *Client) GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestE
 //     decided it in `rule` (`MatchRule`): `exact` (pass 1, one full payment),
 //     `combined_payment` (pass 1, one line paying several references), `instalments`
 //     (pass 2), and for a partial reference its reason's rule.
+//  6. **Suggestions.** An unmatched reference lists in `suggestions` up to three bank lines
+//     that paid no reference and pay exactly its amount in an agreeing currency, nearest
+//     to its due date first. They are hints for a person and change no outcome.
 //
 // Corresponds with GET /api/v1/jobs/{job_id}/results (the `GetJobResults` operationId).
 func (c *Client) GetJobResults(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2362,6 +2379,9 @@ type ClientWithResponsesInterface interface {
 	//    decided it in `rule` (`MatchRule`): `exact` (pass 1, one full payment),
 	//    `combined_payment` (pass 1, one line paying several references), `instalments`
 	//    (pass 2), and for a partial reference its reason's rule.
+	// 6. **Suggestions.** An unmatched reference lists in `suggestions` up to three bank lines
+	//    that paid no reference and pay exactly its amount in an agreeing currency, nearest
+	//    to its due date first. They are hints for a person and change no outcome.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3869,6 +3889,9 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId JobI
 //     decided it in `rule` (`MatchRule`): `exact` (pass 1, one full payment),
 //     `combined_payment` (pass 1, one line paying several references), `instalments`
 //     (pass 2), and for a partial reference its reason's rule.
+//  6. **Suggestions.** An unmatched reference lists in `suggestions` up to three bank lines
+//     that paid no reference and pay exactly its amount in an agreeing currency, nearest
+//     to its due date first. They are hints for a person and change no outcome.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -1,7 +1,9 @@
 package match
 
 import (
+	"math"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -251,6 +253,41 @@ func naiveReconcile(expected []Expected, bank []BankEntry) Result {
 		}
 	}
 	res := Result{References: refs, Unused: []int{}}
+	for l, u := range used {
+		if !u && !shown[l] {
+			res.Unused = append(res.Unused, l)
+		}
+	}
+	// Suggestions: unused lines paying exactly the amount of an unmatched reference, in an
+	// agreeing currency, nearest to its due date first, then in statement order.
+	for r := range refs {
+		if refs[r].Outcome != Unmatched || expected[r].Amount.IsZero() {
+			continue
+		}
+		var lines []int
+		for _, l := range res.Unused {
+			if abs(bank[l].Amount).Equal(abs(expected[r].Amount)) && agrees(r, l) {
+				lines = append(lines, l)
+			}
+		}
+		dist := func(l int) float64 {
+			due := expected[r].DueDate
+			switch {
+			case due.IsZero():
+				return 0
+			case bank[l].Date.IsZero():
+				return math.Inf(1)
+			}
+			return math.Abs(bank[l].Date.Time().Sub(due.Time()).Hours())
+		}
+		sort.SliceStable(lines, func(i, j int) bool { return dist(lines[i]) < dist(lines[j]) })
+		if len(lines) > MaxSuggestions {
+			lines = lines[:MaxSuggestions]
+		}
+		if len(lines) > 0 {
+			refs[r].Suggestions = lines
+		}
+	}
 	s := &res.Summary
 	s.ExpectedCount = n
 	for r, ref := range refs {
@@ -263,11 +300,6 @@ func naiveReconcile(expected []Expected, bank []BankEntry) Result {
 			s.PartialCount++
 		default:
 			s.UnmatchedCount++
-		}
-	}
-	for l, u := range used {
-		if !u && !shown[l] {
-			res.Unused = append(res.Unused, l)
 		}
 	}
 	s.UnmatchedBankEntriesCount = len(res.Unused)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/internal/statement"
 )
 
 // randomCase builds a small reconciliation with many collisions: few distinct references
@@ -78,7 +80,7 @@ func randomCase(rng *rand.Rand) ([]Expected, []BankEntry) {
 		}
 		expected[i] = Expected{
 			Row: i + 2, Reference: ref,
-			Amount: decimal.RequireFromString(pick(amounts)), Currency: pick(currencies),
+			Amount: decimal.RequireFromString(pick(amounts)), Currency: pick(currencies), DueDate: randomDate(rng),
 		}
 	}
 	bank := make([]BankEntry, rng.IntN(25))
@@ -127,7 +129,7 @@ func randomCase(rng *rand.Rand) ([]Expected, []BankEntry) {
 			amount = sum.String()
 		}
 		bank[i] = BankEntry{
-			Line: i + 1, Text: b.String(),
+			Line: i + 1, Text: b.String(), Date: randomDate(rng),
 			Amount: decimal.RequireFromString(amount), Currency: currency,
 		}
 	}
@@ -148,6 +150,17 @@ func randomCase(rng *rand.Rand) ([]Expected, []BankEntry) {
 		}
 	}
 	return expected, bank
+}
+
+// randomDate returns one of a few days around the turn of a month and a leap day, or the
+// zero Date (none) one time in four: ties and missing dates are common.
+func randomDate(rng *rand.Rand) statement.Date {
+	days := []statement.Date{{}, {Year: 2024, Month: 2, Day: 28}, {Year: 2024, Month: 2, Day: 29},
+		{Year: 2024, Month: 3, Day: 1}, {Year: 2024, Month: 3, Day: 2}, {Year: 2023, Month: 12, Day: 31}}
+	if rng.IntN(4) == 0 {
+		return statement.Date{}
+	}
+	return days[rng.IntN(len(days))]
 }
 
 // checkInvariants checks what must hold of any result, whatever the rules decided.
@@ -192,6 +205,12 @@ func checkInvariants(t *testing.T, expected []Expected, bank []BankEntry, res Re
 			require.Empty(t, ref.Reason)
 			require.Empty(t, ref.Entries)
 			require.True(t, ref.Paid.IsZero())
+			require.LessOrEqual(t, len(ref.Suggestions), MaxSuggestions)
+			for _, l := range ref.Suggestions {
+				require.Contains(t, res.Unused, l, "suggested line %d was used", l)
+				require.True(t, bank[l].Amount.Abs().Equal(want), "suggested line %d pays %s", l, bank[l].Amount)
+				require.True(t, agree(expected[i].Currency, bank[l].Currency))
+			}
 		default:
 			t.Fatalf("outcome %d", ref.Outcome)
 		}
@@ -252,13 +271,16 @@ func TestReconcileProperties(t *testing.T) {
 }
 
 func testProperties(t *testing.T) {
-	rules := map[Rule]int{}
+	rules, suggested := map[Rule]int{}, 0
 	for seed := range uint64(600) {
 		rng := rand.New(rand.NewPCG(seed, 0x5eed))
 		expected, bank := randomCase(rng)
 		res := Reconcile(expected, bank)
 		for _, ref := range res.References {
 			rules[ref.Rule]++
+			if len(ref.Suggestions) > 0 {
+				suggested++
+			}
 		}
 		checkInvariants(t, expected, bank, res)
 		// The oracle applies the same rules slowly and literally: both must agree exactly.
@@ -273,7 +295,8 @@ func testProperties(t *testing.T) {
 		}
 	}
 	// The cases must exercise every rule, shared lines included, or agreeing proves little.
-	t.Logf("rules decided: %v", rules)
+	t.Logf("rules decided: %v; %d references with suggestions", rules, suggested)
+	require.GreaterOrEqual(t, suggested, 20)
 	for _, r := range []Rule{RuleExact, RuleCombinedPayment, RuleInstalments, RuleAmountMismatch, RuleCurrencyMismatch, RuleDuplicatePayment} {
 		require.GreaterOrEqual(t, rules[r], 20, "rule %s decided too rarely", r)
 	}

@@ -16,7 +16,8 @@ import (
 // 3, which decides nothing Matched, a line shown against one Partial reference stays a
 // candidate of the other references it names, so that a line naming two references and paying
 // neither makes both Partial rather than one Unmatched. The result has one Reference per
-// expected row, in order, and lists the bank lines no reference used.
+// expected row, in order, and lists the bank lines no reference used; an Unmatched reference
+// lists those of them that pay exactly its amount as suggestions (suggest.go).
 //
 // One refinement covers expected files that list the same reference with the same amount more
 // than once (a monthly fee, an invoice entered twice on purpose): in pass 1 each such row but
@@ -34,7 +35,9 @@ func Reconcile(expected []Expected, bank []BankEntry) Result {
 	e.combined()
 	e.pass2()
 	e.pass3()
-	return e.result()
+	res := e.result()
+	e.suggest(res.Unused)
+	return res
 }
 
 // forceMultiIndex makes every group use a multiIndex, as groups of several rows do; tests set
@@ -73,7 +76,7 @@ type engine struct {
 	summing bool          // pass 2 or later: multiIndex counts and sums are kept up to date
 	soleRow []int32       // the row of every group of one row, built by onlyRow
 	scratch []int32
-	arena   []int // backing store of the Entries slices, to avoid one allocation each
+	arena   []int // backing store of the Entries and Suggestions slices, to avoid one allocation each
 }
 
 func newEngine(expected []Expected, bank []BankEntry) *engine {
@@ -341,11 +344,7 @@ func (e *engine) decide(r int, rule Rule, lines []int32) {
 	if rule != RuleExact && rule != RuleCombinedPayment && rule != RuleInstalments {
 		o, reason = Partial, Reason(rule)
 	}
-	if len(e.arena) < len(lines) {
-		e.arena = make([]int, max(4096, len(lines)))
-	}
-	entries := e.arena[:len(lines):len(lines)]
-	e.arena = e.arena[len(lines):]
+	entries := e.alloc(len(lines))
 	var paid adder
 	for i, l := range lines {
 		entries[i] = int(l)
@@ -358,6 +357,17 @@ func (e *engine) decide(r int, rule Rule, lines []int32) {
 	}
 	e.decided[r] = true
 	e.refs[r] = Reference{Expected: r, Outcome: o, Reason: reason, Rule: rule, Entries: entries, Paid: paid.sum()}
+}
+
+// alloc returns a slice of n ints from the arena: one allocation for thousands of the short
+// slices of a result.
+func (e *engine) alloc(n int) []int {
+	if len(e.arena) < n {
+		e.arena = make([]int, max(4096, n))
+	}
+	s := e.arena[:n:n]
+	e.arena = e.arena[n:]
+	return s
 }
 
 // use marks bank line l as used and, from pass 2 on, takes it out of the counts and sums of

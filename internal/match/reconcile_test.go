@@ -3,10 +3,14 @@ package match
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/internal/statement"
 )
 
 func exp(ref, amount, currency string) Expected {
@@ -15,6 +19,26 @@ func exp(ref, amount, currency string) Expected {
 
 func line(text, amount, currency string) BankEntry {
 	return BankEntry{Text: text, Amount: decimal.RequireFromString(amount), Currency: currency}
+}
+
+// due returns e with the due date d (YYYY-MM-DD).
+func due(e Expected, d string) Expected {
+	e.DueDate = date(d)
+	return e
+}
+
+// on returns b dated d (YYYY-MM-DD).
+func on(b BankEntry, d string) BankEntry {
+	b.Date = date(d)
+	return b
+}
+
+func date(s string) statement.Date {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		panic(err)
+	}
+	return statement.DateOf(t)
 }
 
 // rendered is a Result in a form that is short to write in a table and compares exactly: one
@@ -38,9 +62,11 @@ func render(t testing.TB, res Result) rendered {
 		switch ref.Outcome {
 		case Matched:
 			require.Empty(t, ref.Reason)
+			require.Nil(t, ref.Suggestions)
 			s = fmt.Sprintf("matched %s %v %s", ref.Rule, ref.Entries, ref.Paid)
 		case Partial:
 			require.Equal(t, Rule(ref.Reason), ref.Rule, "a partial reference's rule is its reason's")
+			require.Nil(t, ref.Suggestions)
 			s = fmt.Sprintf("partial %s %v %s", ref.Reason, ref.Entries, ref.Paid)
 		case Unmatched:
 			require.Empty(t, ref.Reason)
@@ -48,6 +74,10 @@ func render(t testing.TB, res Result) rendered {
 			require.Empty(t, ref.Entries)
 			require.True(t, ref.Paid.IsZero())
 			s = "unmatched"
+			if ref.Suggestions != nil {
+				require.NotEmpty(t, ref.Suggestions)
+				s += fmt.Sprintf(" suggest %v", ref.Suggestions)
+			}
 		default:
 			t.Fatalf("reference %d: outcome %d", i, ref.Outcome)
 		}
@@ -71,7 +101,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("INV-1", "100", "EUR")},
 		bank:     []BankEntry{line("PAYMENT INV-10", "100", "EUR")},
 		want: rendered{
-			Refs: []string{"unmatched"}, Unused: []int{0},
+			Refs: []string{"unmatched suggest [0]"}, Unused: []int{0},
 			Summary: "expected=1 matched=0 partial=0 unmatched=1 unused=1 total=100 matched_total=0",
 		},
 	}, {
@@ -79,7 +109,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("INV-10", "100", "EUR")},
 		bank:     []BankEntry{line("PAYMENT XINV-10", "100", "EUR")},
 		want: rendered{
-			Refs: []string{"unmatched"}, Unused: []int{0},
+			Refs: []string{"unmatched suggest [0]"}, Unused: []int{0},
 			Summary: "expected=1 matched=0 partial=0 unmatched=1 unused=1 total=100 matched_total=0",
 		},
 	}, {
@@ -107,7 +137,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("INV-2024", "10", ""), exp("2024-7", "10", "")},
 		bank:     []BankEntry{line("INV,2024 7", "10", ""), line("INV:2024", "10", "")},
 		want: rendered{
-			Refs: []string{"unmatched", "matched exact [0] 10"}, Unused: []int{1},
+			Refs: []string{"unmatched suggest [1]", "matched exact [0] 10"}, Unused: []int{1},
 			Summary: "expected=2 matched=1 partial=0 unmatched=1 unused=1 total=20 matched_total=10",
 		},
 	}, {
@@ -379,7 +409,7 @@ func TestReconcile(t *testing.T) {
 		expected: []Expected{exp("--", "10", "EUR")},
 		bank:     []BankEntry{line("-- / --", "10", "EUR")},
 		want: rendered{
-			Refs: []string{"unmatched"}, Unused: []int{0},
+			Refs: []string{"unmatched suggest [0]"}, Unused: []int{0},
 			Summary: "expected=1 matched=0 partial=0 unmatched=1 unused=1 total=10 matched_total=0",
 		},
 	}, {
@@ -423,6 +453,88 @@ func TestReconcile(t *testing.T) {
 		want: rendered{
 			Refs: []string{"matched instalments [0 2] 70", "partial amount_mismatch [1] 50"}, Unused: []int{},
 			Summary: "expected=2 matched=1 partial=1 unmatched=0 unused=0 total=170 matched_total=70",
+		},
+	}, {
+		name:     "a partial reference gets no suggestions, even with an unused line of its amount",
+		expected: []Expected{exp("INV-20", "75.00", "EUR"), exp("INV-21", "10", "EUR")},
+		bank: []BankEntry{
+			line("SEPA CREDIT EPSILON", "75", "EUR"), line("INV-21", "10", "EUR"), line("CARD", "-75.00", ""),
+			line("OTHER", "75.01", "EUR"), line("IN DOLLARS", "75", "USD"), line("INV-20 IS PAID ELSEWHERE", "7", "EUR"),
+		},
+		want: rendered{
+			Refs:    []string{"partial amount_mismatch [5] 7", "matched exact [1] 10"},
+			Unused:  []int{0, 2, 3, 4},
+			Summary: "expected=2 matched=1 partial=1 unmatched=0 unused=4 total=85 matched_total=10",
+		},
+	}, {
+		name:     "suggestions agree in currency where both name one, and skip lines any reference used",
+		expected: []Expected{exp("INV-20", "75.00", "EUR"), exp("INV-22", "75", ""), exp("INV-23", "75", "EUR")},
+		bank: []BankEntry{
+			line("SEPA CREDIT EPSILON", "75", "EUR"), line("CARD", "-75.00", ""), line("OTHER", "75.01", "EUR"),
+			line("IN DOLLARS", "75", "USD"), line("INV-23", "75", "EUR"), line("ZERO", "0", ""),
+		},
+		want: rendered{
+			Refs: []string{
+				"unmatched suggest [0 1]", "unmatched suggest [0 1 3]", "matched exact [4] 75",
+			},
+			Unused:  []int{0, 1, 2, 3, 5},
+			Summary: "expected=3 matched=1 partial=0 unmatched=2 unused=5 total=225 matched_total=75",
+		},
+	}, {
+		name:     "at most three suggestions, nearest to the due date first, ties to the earlier line",
+		expected: []Expected{due(exp("INV-30", "99.90", "EUR"), "2024-03-10")},
+		bank: []BankEntry{
+			on(line("A", "99.9", "EUR"), "2024-03-08"), on(line("B", "99.9", "EUR"), "2024-03-12"),
+			line("UNDATED", "99.9", "EUR"), on(line("C", "99.9", "EUR"), "2024-03-11"),
+			on(line("D", "99.9", "EUR"), "2024-03-09"), on(line("E", "99.9", "EUR"), "2024-03-11"),
+		},
+		want: rendered{
+			Refs:    []string{"unmatched suggest [3 4 5]"},
+			Unused:  []int{0, 1, 2, 3, 4, 5},
+			Summary: "expected=1 matched=0 partial=0 unmatched=1 unused=6 total=99.9 matched_total=0",
+		},
+	}, {
+		name:     "many lines on the day before the due date: the earliest three",
+		expected: []Expected{due(exp("INV-31", "5", ""), "2024-03-10")},
+		bank: []BankEntry{
+			on(line("A", "5", "EUR"), "2024-03-01"), on(line("B", "5", "EUR"), "2024-03-09"),
+			on(line("C", "5", "USD"), "2024-03-09"), on(line("D", "5", ""), "2024-03-09"),
+			on(line("E", "5", "EUR"), "2024-03-09"), on(line("F", "5", "EUR"), "2024-03-20"),
+		},
+		want: rendered{
+			Refs:    []string{"unmatched suggest [1 2 3]"},
+			Unused:  []int{0, 1, 2, 3, 4, 5},
+			Summary: "expected=1 matched=0 partial=0 unmatched=1 unused=6 total=5 matched_total=0",
+		},
+	}, {
+		name:     "an undated line is suggested after every dated one",
+		expected: []Expected{due(exp("INV-32", "5", "EUR"), "2024-03-10")},
+		bank:     []BankEntry{line("UNDATED", "5", "EUR"), on(line("LATE", "5", ""), "2025-12-31")},
+		want: rendered{
+			Refs:    []string{"unmatched suggest [1 0]"},
+			Unused:  []int{0, 1},
+			Summary: "expected=1 matched=0 partial=0 unmatched=1 unused=2 total=5 matched_total=0",
+		},
+	}, {
+		name:     "without a due date, the first three in statement order",
+		expected: []Expected{exp("INV-33", "5", "EUR")},
+		bank: []BankEntry{
+			on(line("A", "5", ""), "2024-03-09"), on(line("B", "5", "EUR"), "2024-03-01"),
+			on(line("C", "5", "EUR"), "2024-03-09"), on(line("D", "5", ""), "2024-03-02"),
+		},
+		want: rendered{
+			Refs:    []string{"unmatched suggest [0 1 2]"},
+			Unused:  []int{0, 1, 2, 3},
+			Summary: "expected=1 matched=0 partial=0 unmatched=1 unused=4 total=5 matched_total=0",
+		},
+	}, {
+		name:     "an amount of zero suggests nothing",
+		expected: []Expected{exp("INV-34", "0.00", "EUR")},
+		bank:     []BankEntry{line("FEE", "0", "EUR")},
+		want: rendered{
+			Refs:    []string{"unmatched"},
+			Unused:  []int{0},
+			Summary: "expected=1 matched=0 partial=0 unmatched=1 unused=1 total=0 matched_total=0",
 		},
 	}, {
 		name: "no expected rows leaves every line unused",
@@ -578,6 +690,37 @@ func TestReconcileManyIdenticalLines(t *testing.T) {
 		// exactly, so pass 1 gives every line to its own invoice.
 		require.Equal(t, "unmatched", render(t, res).Refs[0])
 		require.Equal(t, n, res.Summary.MatchedCount)
+	})
+	t.Run("one line naming 50,000 references pays their sum: a combined payment", func(t *testing.T) {
+		var text strings.Builder
+		expected := make([]Expected, n)
+		for i := range n {
+			expected[i] = exp(fmt.Sprintf("INV-%d", i), "0.01", "EUR")
+			fmt.Fprintf(&text, "INV-%d ", i)
+		}
+		res := Reconcile(expected, []BankEntry{line(text.String(), "500", "EUR")})
+		require.Equal(t, n, res.Summary.MatchedCount)
+		require.Equal(t, RuleCombinedPayment, res.References[n-1].Rule)
+		// A cent more and the line pays none of them: each is partial with it.
+		res = Reconcile(expected, []BankEntry{line(text.String(), "500.01", "EUR")})
+		require.Equal(t, n, res.Summary.PartialCount)
+		require.Equal(t, "partial amount_mismatch [0] 500.01", render(t, res).Refs[n-1])
+	})
+	t.Run("50,000 unmatched references of one amount against 50,000 unused lines of it", func(t *testing.T) {
+		expected := make([]Expected, n)
+		bank := make([]BankEntry, n)
+		start := date("2024-01-01").Time()
+		for i := range n {
+			// Due dates run forwards, lines backwards, ten lines a day.
+			expected[i] = due(exp(fmt.Sprintf("INV-%d", i), "100", "EUR"), start.AddDate(0, 0, i/10).Format(time.DateOnly))
+			bank[i] = on(line("NO REFERENCE", "100", "EUR"), start.AddDate(0, 0, (n-1-i)/10).Format(time.DateOnly))
+		}
+		res := Reconcile(expected, bank)
+		require.Equal(t, n, res.Summary.UnmatchedCount)
+		require.Len(t, res.Unused, n)
+		// Row 0 is due on day 0, which the last ten lines share: the first three of them.
+		require.Equal(t, []int{n - 10, n - 9, n - 8}, res.References[0].Suggestions)
+		require.Equal(t, []int{0, 1, 2}, res.References[n-1].Suggestions)
 	})
 }
 

@@ -63,6 +63,11 @@ type Reference struct {
 	// Paid is the sum of the absolute amounts of Entries, except for a combined payment: there
 	// it is the reference's share of the line, its expected amount.
 	Paid decimal.Decimal
+	// Suggestions, for an Unmatched reference only, are indexes of bank lines that no
+	// reference used and that pay exactly its amount in an agreeing currency, at most
+	// MaxSuggestions, nearest to its due date first (else in statement order). They decide
+	// nothing; nil when there are none.
+	Suggestions []int
 }
 
 // Summary counts the outcomes. Totals add amounts as written, without currency conversion.

@@ -188,7 +188,8 @@ func apiResults(id uuid.UUID, r reconjob.Results) reconapi.JobResults {
 			BankEntries: apiEntries(p.BankEntries)}
 	}
 	for i, u := range r.Unmatched {
-		out.Unmatched[i] = reconapi.UnmatchedReference{Reference: u.Reference, Amount: u.Amount, Currency: currency(u.Currency)}
+		out.Unmatched[i] = reconapi.UnmatchedReference{Reference: u.Reference, Amount: u.Amount, Currency: currency(u.Currency),
+			Suggestions: apiEntries(u.Suggestions)}
 	}
 	return out
 }

@@ -76,6 +76,9 @@ type UnmatchedReference struct {
 	Reference string          `json:"reference"`
 	Amount    decimal.Decimal `json:"amount"`
 	Currency  string          `json:"currency,omitempty"`
+	// Suggestions are unused lines paying exactly the amount (see match.Reference); results
+	// stored before suggestions were made have none.
+	Suggestions []BankEntry `json:"suggestions,omitempty"`
 }
 
 // Summary counts and totals the results.
@@ -129,7 +132,11 @@ func buildResults(expected []match.Expected, bank []match.BankEntry, r match.Res
 			res.Partial = append(res.Partial, PartialReference{Reference: e.Reference, ExpectedAmount: amount,
 				MatchedAmount: statement.WithCurrencyDecimals(ref.Paid, e.Currency), Reason: ref.Reason, Rule: ref.Rule, Currency: e.Currency, BankEntries: entries(ref.Entries)})
 		default:
-			res.Unmatched = append(res.Unmatched, UnmatchedReference{Reference: e.Reference, Amount: amount, Currency: e.Currency})
+			u := UnmatchedReference{Reference: e.Reference, Amount: amount, Currency: e.Currency}
+			if len(ref.Suggestions) > 0 {
+				u.Suggestions = entries(ref.Suggestions)
+			}
+			res.Unmatched = append(res.Unmatched, u)
 		}
 	}
 	s := r.Summary

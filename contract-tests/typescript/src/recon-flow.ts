@@ -112,8 +112,8 @@ run("recon", async (log) => {
     "partial references",
   );
   equal(
-    res.unmatched.map(({ reference, amount }) => ({ reference, amount })),
-    [{ reference: "INV-2024-004", amount: 75 }],
+    res.unmatched.map(({ reference, amount, suggestions }) => ({ reference, amount, suggestions })),
+    [{ reference: "INV-2024-004", amount: 75, suggestions: [] }],
     "unmatched references",
   );
   equal(
