@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+	"github.com/xuri/excelize/v2"
 
 	"github.com/statementmatch/service/gen/parseclient"
 	"github.com/statementmatch/service/gen/reconclient"
@@ -159,6 +160,33 @@ func TestStatementctl(t *testing.T) {
 		r := ctl(t, reconEnv, nil, "limits").ok(t, "limits")
 		require.Regexp(t, `(?m)^environment\s+production$`, r.stdout)
 		require.Regexp(t, `(?m)^jobs used\s+2 of \d+ this month$`, r.stdout, "two jobs; the refused sandbox upload is not counted")
+	})
+
+	t.Run("reconcile --output saves the results as a spreadsheet", func(t *testing.T) {
+		xlsxPath := filepath.Join(dir, "results.xlsx")
+		r := ctl(t, reconEnv, nil, "reconcile", "--output", xlsxPath, bank, expected).ok(t, "reconcile --output results.xlsx")
+		require.Empty(t, r.stdout, "the results go to the file")
+		require.Regexp(t, `(?m)^wrote .*results\.xlsx \(\d+ bytes\)$`, r.stderr)
+		info, err := os.Stat(xlsxPath)
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "it holds bank data")
+		f, err := excelize.OpenFile(xlsxPath)
+		require.NoError(t, err)
+		defer f.Close()
+		rows, err := f.GetRows("Results")
+		require.NoError(t, err)
+		require.Len(t, rows, 1+5+1, "a header, five references, one line that paid nothing")
+		require.Equal(t, []string{"matched", "INV-2024-001", "EUR", "1,250.50", "1,250.50", "", "exact"}, rows[1][:7])
+
+		csvPath := filepath.Join(dir, "results.CSV")
+		ctl(t, reconEnv, nil, "reconcile", "--output", csvPath, bank, expected).ok(t, "reconcile --output results.CSV")
+		data, err := os.ReadFile(csvPath)
+		require.NoError(t, err)
+		require.True(t, strings.HasPrefix(string(data), "status,reference,currency,"), string(data))
+
+		r = ctl(t, reconEnv, nil, "reconcile", "--output", filepath.Join(dir, "results.ods"), bank, expected)
+		require.Equal(t, 2, r.code, r.stderr)
+		require.Contains(t, r.stderr, "must end in .csv or .xlsx")
 	})
 
 	var jobID string

@@ -39,6 +39,8 @@ var statementdBin string
 func TestMain(m *testing.M) {
 	// The HTML docs page is text; kin-openapi has no decoder for text/html of its own.
 	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
+	// Nor for XLSX workbooks, a binary string to the spec.
+	openapi3filter.RegisterBodyDecoder("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", openapi3filter.FileBodyDecoder)
 	// Amounts keep the decimals they were sent with (1250.50), so tests can check the wire format.
 	decimal.TrimTrailingZeros = false
 	dir, err := os.MkdirTemp("", "statementd-contract-")

@@ -3,15 +3,20 @@ package contracttests
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
+	"io"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+	"github.com/xuri/excelize/v2"
 
 	"github.com/statementmatch/service/gen/reconclient"
 )
@@ -58,7 +63,7 @@ func (c reconCaller) wait(t testing.TB, id uuid.UUID) reconclient.Job {
 
 func (c reconCaller) results(t testing.TB, id uuid.UUID) *reconclient.GetJobResultsResponse {
 	t.Helper()
-	r, err := c.rc.GetJobResultsWithResponse(context.Background(), id, bearer(c.token))
+	r, err := c.rc.GetJobResultsWithResponse(context.Background(), id, nil, bearer(c.token))
 	require.NoError(t, err)
 	return r
 }
@@ -288,6 +293,145 @@ func TestSuggestions(t *testing.T) {
 	require.Equal(t, 2, res.Summary.MatchedCount)
 	require.Equal(t, 2, res.Summary.UnmatchedCount, "a suggestion changes no outcome")
 	require.Equal(t, 4, res.Summary.UnmatchedBankEntriesCount, "suggested lines stay unmatched bank entries")
+}
+
+// TestResultsAsSpreadsheets downloads a job's results as CSV and as XLSX and checks every row:
+// the statuses and rules, the shared line of a combined payment, a suggestion, amounts and
+// dates typed in the workbook, texts that look like formulas neutralised in the CSV and kept
+// as text in the workbook.
+func TestResultsAsSpreadsheets(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	acct := s.newAccount(t, "Sheets")
+	clientID, secret := s.newClient(t, acct)
+	c := s.reconCaller(t, s.ReconURL, clientID, secret)
+
+	bank := []bankLine{
+		{"2024-03-01", "CARD PAYMENT OFFICE SUPPLIES", "-42.99"},
+		{"2024-03-04", "SEPA CREDIT ACME GMBH INV 2024 001", "1250.50"},
+		{"2024-03-06", "BETA LTD INV-2024-002 1/2", "450.00"},
+		{"2024-03-20", "BETA LTD INV-2024-002 2/2", "450.00"},
+		{"2024-03-21", "=HYPERLINK(X) INV-2024-003", "100.00"},
+		{"2024-03-22", "DELTA INV-2024-005 INV-2024-006", "500.00"},
+		{"2024-03-25", "EPSILON SRL", "75.00"},
+	}
+	expected := "reference,amount,currency,due_date\n" +
+		"INV-2024-001,1250.50,EUR,2024-03-01\n" + "INV-2024-002,900.00,EUR,2024-03-01\n" +
+		"INV-2024-003,500.00,EUR,2024-03-01\n" + "INV-2024-004,75.00,EUR,2024-03-24\n" +
+		"INV-2024-005,300.00,EUR,2024-03-01\n" + "INV-2024-006,200.00,EUR,2024-03-01\n" +
+		"@SUM(A1),10.00,EUR,2024-03-01\n"
+	ct, body := jobUpload(t, "bank.csv", bankCSV(bank), "expected.csv", []byte(expected))
+	created := c.create(t, "", ct, body)
+	require.Equal(t, http.StatusAccepted, created.StatusCode(), string(created.Body))
+	id := created.JSON202.JobId
+	require.Equal(t, reconclient.JobStatusCompleted, c.wait(t, id).Status)
+
+	download := func(t *testing.T, format reconclient.ResultsFormat) (*http.Response, []byte) {
+		t.Helper()
+		resp, err := c.rc.GetJobResults(context.Background(), id, &reconclient.GetJobResultsParams{Format: &format}, bearer(c.token))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, string(data))
+		return resp, data
+	}
+	header := []string{"status", "reference", "currency", "expected_amount", "matched_amount", "reason", "rule",
+		"bank_lines", "bank_date", "bank_amount", "bank_text", "suggested_lines"}
+	// The rows as the CSV has them: matched, partial, unmatched, then the lines that paid nothing.
+	want := [][]string{
+		header,
+		{"matched", "INV-2024-001", "EUR", "1250.50", "1250.50", "", "exact", "2", "2024-03-04", "1250.50", "SEPA CREDIT ACME GMBH INV 2024 001", ""},
+		{"matched", "INV-2024-002", "EUR", "900.00", "900.00", "", "instalments", "3, 4", "2024-03-06", "900.00",
+			"BETA LTD INV-2024-002 1/2 | BETA LTD INV-2024-002 2/2", ""},
+		{"matched", "INV-2024-005", "EUR", "300.00", "300.00", "", "combined_payment", "6", "2024-03-22", "500.00", "DELTA INV-2024-005 INV-2024-006", ""},
+		{"matched", "INV-2024-006", "EUR", "200.00", "200.00", "", "combined_payment", "6", "2024-03-22", "500.00", "DELTA INV-2024-005 INV-2024-006", ""},
+		{"partial", "INV-2024-003", "EUR", "500.00", "100.00", "amount_mismatch", "amount_mismatch", "5", "2024-03-21", "100.00", "'=HYPERLINK(X) INV-2024-003", ""},
+		{"unmatched", "INV-2024-004", "EUR", "75.00", "", "", "", "", "", "", "", "7"},
+		{"unmatched", "'@SUM(A1)", "EUR", "10.00", "", "", "", "", "", "", "", ""},
+		{"unmatched_bank_entry", "", "", "", "", "", "", "1", "2024-03-01", "-42.99", "CARD PAYMENT OFFICE SUPPLIES", ""},
+		{"unmatched_bank_entry", "", "", "", "", "", "", "7", "2024-03-25", "75.00", "EPSILON SRL", ""},
+	}
+
+	t.Run("csv", func(t *testing.T) {
+		resp, data := download(t, reconclient.ResultsFormatCsv)
+		require.Equal(t, "text/csv; charset=utf-8", resp.Header.Get("Content-Type"))
+		require.Equal(t, `attachment; filename="results-`+id.String()+`.csv"`, resp.Header.Get("Content-Disposition"))
+		require.NotEmpty(t, resp.Header.Get("X-Request-Id"))
+		require.True(t, bytes.HasSuffix(data, []byte("\r\n")), "CRLF line ends")
+		got, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+		require.NoError(t, err)
+		require.Equal(t, want, got, string(data))
+	})
+
+	t.Run("xlsx", func(t *testing.T) {
+		resp, data := download(t, reconclient.ResultsFormatXlsx)
+		require.Equal(t, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", resp.Header.Get("Content-Type"))
+		require.Equal(t, `attachment; filename="results-`+id.String()+`.xlsx"`, resp.Header.Get("Content-Disposition"))
+		f, err := excelize.OpenReader(bytes.NewReader(data))
+		require.NoError(t, err)
+		defer f.Close()
+		require.Equal(t, []string{"Results"}, f.GetSheetList())
+		rows, err := f.GetRows("Results")
+		require.NoError(t, err)
+		require.Len(t, rows, len(want))
+		// The workbook shows what the CSV says, amounts with thousands separators, and texts
+		// as they are: a cell that looks like a formula is plain text, not neutralised.
+		for r, w := range want {
+			w = slices.Clone(w)
+			for c := range w {
+				switch {
+				case r > 0 && slices.Contains([]int{3, 4, 9}, c) && w[c] != "":
+					w[c] = strings.Replace(w[c], "1250.50", "1,250.50", 1)
+				case strings.HasPrefix(w[c], "'"):
+					w[c] = w[c][1:]
+				}
+			}
+			got := rows[r]
+			for len(got) < len(w) {
+				got = append(got, "")
+			}
+			require.Equal(t, w, got, "row %d", r+1)
+		}
+		raw, err := f.GetRows("Results", excelize.Options{RawCellValue: true})
+		require.NoError(t, err)
+		require.Equal(t, "1250.50", raw[1][3], "amounts are numbers, written exactly")
+		require.Equal(t, "-42.99", raw[8][9])
+		require.Equal(t, "45355", raw[1][8], "dates are dates: 4 March 2024")
+		formula, err := f.GetCellFormula("Results", "K6")
+		require.NoError(t, err)
+		require.Empty(t, formula)
+		panes, err := f.GetPanes("Results")
+		require.NoError(t, err)
+		require.True(t, panes.Freeze, "the header row is frozen")
+		require.Equal(t, 1, panes.YSplit)
+	})
+
+	t.Run("json stays the default", func(t *testing.T) {
+		format := reconclient.ResultsFormatJson
+		r, err := c.rc.GetJobResultsWithResponse(context.Background(), id, &reconclient.GetJobResultsParams{Format: &format}, bearer(c.token))
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, r.StatusCode(), string(r.Body))
+		require.Len(t, r.JSON200.Matched, 4)
+		require.Equal(t, c.results(t, id).Body, r.Body)
+	})
+
+	t.Run("errors are JSON answers", func(t *testing.T) {
+		format := reconclient.ResultsFormatXlsx
+		r, err := c.rc.GetJobResultsWithResponse(context.Background(), uuid.New(), &reconclient.GetJobResultsParams{Format: &format}, bearer(c.token))
+		require.NoError(t, err)
+		require.Equal(t, http.StatusNotFound, r.StatusCode())
+		require.Equal(t, "application/json", r.HTTPResponse.Header.Get("Content-Type"))
+		req, err := http.NewRequest(http.MethodGet, s.ReconURL+"/api/v1/jobs/"+id.String()+"/results?format=ods", nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+c.token)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		msg, _ := io.ReadAll(resp.Body)
+		require.Equal(t, http.StatusBadRequest, resp.StatusCode, string(msg))
+		require.Contains(t, string(msg), "INVALID_REQUEST")
+	})
 }
 
 func TestJobRequestErrors(t *testing.T) {

@@ -59,7 +59,7 @@ func TestSDKReconciliationClientGetsAndRenewsItsOwnTokens(t *testing.T) {
 	job, err := c.WaitForJob(ctx, created.JSON202.JobId, 50*time.Millisecond, nil)
 	require.NoError(t, err)
 	require.Equal(t, reconclient.JobStatusCompleted, job.Status)
-	res, err := c.GetJobResultsWithResponse(ctx, job.JobId)
+	res, err := c.GetJobResultsWithResponse(ctx, job.JobId, nil)
 	require.NoError(t, err)
 	require.NoError(t, reconclient.Check(res.HTTPResponse, res.Body))
 	sum := res.JSON200.Summary

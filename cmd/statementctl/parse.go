@@ -291,7 +291,7 @@ func (a *app) cmdExport(ctx context.Context, cmd command, args []string) error {
 func writeFile(path string, r io.Reader) (int64, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.part")
 	if err != nil {
-		return 0, fmt.Errorf("write the export: %w", err)
+		return 0, fmt.Errorf("write %s: %w", path, err)
 	}
 	n, err := io.Copy(tmp, r)
 	if cerr := tmp.Close(); err == nil {
@@ -302,7 +302,7 @@ func writeFile(path string, r io.Reader) (int64, error) {
 	}
 	if err != nil {
 		_ = os.Remove(tmp.Name())
-		return n, fmt.Errorf("export to %s: %w", path, err)
+		return n, fmt.Errorf("write %s: %w", path, err)
 	}
 	return n, nil
 }

@@ -10,6 +10,7 @@ import (
 	"mime/multipart"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/statementmatch/service/gen/reconclient"
@@ -21,6 +22,7 @@ func (a *app) cmdReconcile(ctx context.Context, cmd command, args []string) erro
 	fs := newFlags(cmd)
 	addReconFlags(fs)
 	asJSON := fs.Bool("json", false, "print the results as JSON (the API's job results object)")
+	output := fs.String("output", "", "save the results to `FILE` as a spreadsheet, CSV or XLSX by its extension (.csv, .xlsx), instead of printing them. The file is created with mode 0600 (it holds bank data) and appears only when complete")
 	key := fs.String("idempotency-key", "", "send this `key` (a UUID, say), so that running the same command again within 24 hours gives the same job instead of a new one")
 	timeout := fs.Duration("timeout", 0, "stop waiting after this `duration` (the job keeps running); 0 waits until the job ends")
 	askPassword := addPasswordFlag(fs)
@@ -33,6 +35,20 @@ func (a *app) cmdReconcile(ctx context.Context, cmd command, args []string) erro
 	}
 	if *timeout < 0 {
 		return &usageError{msg: "--timeout must not be negative", cmd: cmd.name}
+	}
+	var sheetFormat reconclient.ResultsFormat
+	if *output != "" {
+		switch ext := strings.ToLower(filepath.Ext(*output)); ext {
+		case ".csv":
+			sheetFormat = reconclient.ResultsFormatCsv
+		case ".xlsx":
+			sheetFormat = reconclient.ResultsFormatXlsx
+		default:
+			return &usageError{msg: fmt.Sprintf("--output %q: the file must end in .csv or .xlsx", *output), cmd: cmd.name}
+		}
+		if *asJSON {
+			return &usageError{msg: "--output and --json do not go together", cmd: cmd.name}
+		}
 	}
 	cfg, err := reconSettingsOf(fs, a.getenv)
 	if err != nil {
@@ -76,7 +92,10 @@ func (a *app) cmdReconcile(ctx context.Context, cmd command, args []string) erro
 		return &outcomeError{msg: msg}
 	}
 
-	results, err := c.GetJobResultsWithResponse(ctx, id)
+	if sheetFormat != "" {
+		return a.saveReconResults(ctx, c, id, sheetFormat, *output)
+	}
+	results, err := c.GetJobResultsWithResponse(ctx, id, nil)
 	if err != nil {
 		return err
 	}
@@ -87,6 +106,25 @@ func (a *app) cmdReconcile(ctx context.Context, cmd command, args []string) erro
 		return printJSON(a.stdout, results.JSON200)
 	}
 	return printReconResults(a.stdout, *results.JSON200)
+}
+
+// saveReconResults streams a completed job's results as a spreadsheet into path.
+func (a *app) saveReconResults(ctx context.Context, c *reconclient.ClientWithResponses, id reconclient.JobId, format reconclient.ResultsFormat, path string) error {
+	resp, err := c.GetJobResults(ctx, id, &reconclient.GetJobResultsParams{Format: &format})
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		return reconclient.Check(resp, body)
+	}
+	n, err := writeFile(path, resp.Body)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "wrote %s (%d bytes)\n", path, n)
+	return nil
 }
 
 // waitRecon waits for a reconciliation job to finish, showing its progress.

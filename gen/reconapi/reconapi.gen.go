@@ -277,6 +277,27 @@ func (e ReconPlan) Valid() bool {
 	}
 }
 
+// Defines values for ResultsFormat.
+const (
+	ResultsFormatCsv  ResultsFormat = "csv"
+	ResultsFormatJson ResultsFormat = "json"
+	ResultsFormatXlsx ResultsFormat = "xlsx"
+)
+
+// Valid indicates whether the value is a known member of the ResultsFormat enum.
+func (e ResultsFormat) Valid() bool {
+	switch e {
+	case ResultsFormatCsv:
+		return true
+	case ResultsFormatJson:
+		return true
+	case ResultsFormatXlsx:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TokenType.
 const (
 	TokenTypeBearer TokenType = "Bearer"
@@ -799,6 +820,11 @@ type ReadinessStatus string
 // Example: standard
 type ReconPlan string
 
+// ResultsFormat The form of a job's results, `json` (the default), `csv` or `xlsx`.
+//
+// Example: xlsx
+type ResultsFormat string
+
 // ResultsSummary Counts and totals of the results. Totals add amounts as written, without any currency
 // conversion.
 type ResultsSummary struct {
@@ -995,6 +1021,13 @@ type CreateJobParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetJobResultsParams defines parameters for GetJobResults.
+type GetJobResultsParams struct {
+	// Format `json` (the default) answers the `JobResults` document; `csv` and `xlsx` download the
+	// results as a spreadsheet (see "As a spreadsheet").
+	Format *ResultsFormat `form:"format,omitempty" json:"format,omitempty"`
+}
+
 // CreateJobMultipartRequestBody defines body for CreateJob for multipart/form-data ContentType.
 type CreateJobMultipartRequestBody = CreateJobRequest
 
@@ -1014,7 +1047,7 @@ type ServerInterface interface {
 	GetJob(ctx echo.Context, jobId JobId) error
 	// GetJobResults Get a job's matching results
 	// (GET /api/v1/jobs/{job_id}/results)
-	GetJobResults(ctx echo.Context, jobId JobId) error
+	GetJobResults(ctx echo.Context, jobId JobId, params GetJobResultsParams) error
 	// GetLimits Get the job quota
 	// (GET /api/v1/limits)
 	GetLimits(ctx echo.Context) error
@@ -1096,8 +1129,17 @@ func (w *ServerInterfaceWrapper) GetJobResults(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetJobResultsParams
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetJobResults(ctx, jobId)
+	err = w.Handler.GetJobResults(ctx, jobId, params)
 	return err
 }
 
@@ -1912,7 +1954,8 @@ func (response GetJob503JSONResponse) VisitGetJobResponse(w http.ResponseWriter)
 }
 
 type GetJobResultsRequestObject struct {
-	JobId JobId `json:"job_id"`
+	JobId  JobId `json:"job_id"`
+	Params GetJobResultsParams
 }
 
 type GetJobResultsResponseObject interface {
@@ -1920,6 +1963,7 @@ type GetJobResultsResponseObject interface {
 }
 
 type GetJobResults200ResponseHeaders struct {
+	ContentDisposition  *string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -1938,12 +1982,71 @@ func (response GetJobResults200JSONResponse) VisitGetJobResultsResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
 	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
 	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJobResults200ApplicationvndOpenxmlformatsOfficedocumentSpreadsheetmlSheetResponse struct {
+	Body          io.Reader
+	Headers       GetJobResults200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetJobResults200ApplicationvndOpenxmlformatsOfficedocumentSpreadsheetmlSheetResponse) VisitGetJobResultsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetJobResults200TextcsvResponse struct {
+	Body          io.Reader
+	Headers       GetJobResults200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetJobResults200TextcsvResponse) VisitGetJobResultsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/csv")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
 	return err
 }
 
@@ -2784,10 +2887,11 @@ func (sh *strictHandler) GetJob(ctx echo.Context, jobId JobId) error {
 }
 
 // GetJobResults operation middleware
-func (sh *strictHandler) GetJobResults(ctx echo.Context, jobId JobId) error {
+func (sh *strictHandler) GetJobResults(ctx echo.Context, jobId JobId, params GetJobResultsParams) error {
 	var request GetJobResultsRequestObject
 
 	request.JobId = jobId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetJobResults(ctx.Request().Context(), request.(GetJobResultsRequestObject))
@@ -2988,315 +3092,336 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Lc9s4sjf6r+DqfFWRfChFku0klmurrpM4M87m4bWdmdlZzWdCJGRxTAFagrKi3eR/v4XuBgg+JMtJ",
-	"du5830nVObOxSOLZaPTz1/9uRWq+UFLIXLdG/27NBI9FBv98waOZeKFknqn0nbrMVSbMz7HQUZYs8kTJ",
-	"1qh1kq74WrNQqq42b4THLJ8JlqtbIdl8qXMmVc4mgkWmtZi1L169YE+eHhwxLSLTBjvsDTq9VtASH/l8",
-	"kYrWqGXbagWtTPxzmWQibo3ybCmClo5mYs7NMIRczlujfxQv/xa08vXCfK/zLJE3rc+fg9ZZLOYLlQuZ",
-	"X4hFytempeoUQtN0yFYzIVk+SzTjUq9ExhINU8ngQ6amjEsmeJYmImNmXELnbJXkM3hL87kYy9D1F627",
-	"fxXr8JhJxX5XE7bimkWZ4LmIGZex+fmfS5VzeLDUIu6xk4kWMmcqn4lslWjRG0t/WaoLQJOdKJUKLmG2",
-	"b1TEcVLVOV7NhBnGI814HGdCa8bNPBmfaJUuc8EWPJ8FLHzMF8nju8Hj39VEP/7372pyncSfw2OWCa3S",
-	"O8GSnPEbnkidw6wnXAv24eJNef9KjexPn0RDfiS6zyaDuHsQHT7tHvGh6B7GTyd9cTAdRM/2t270nH98",
-	"I+RNPmuNhv2DZ027fJ7xmzl/p4BiGzZYqi6QXxiwqcrYj1dX548HvT7SpK4RH/zc2kBs+LCR2C5Enq1P",
-	"prnI6mO4FJGSsWa5YiuemBMxVZlgebZO5A2uaY+9UhkL35y9Pbu6Pv3lxenpy9OXYYDkRZ8vZZ6k8Mtc",
-	"yXyWrscSySgTWuS6QjL7/a0Lm8hkbuY1cJNJZC5uRFaZzXuYBE+/aFYBHizz2PwWcclmIl2UFv1J/wHj",
-	"+vnnn0+W+UzIPIl4LpppnRdvGB4TzXiaCnkjLP857Hd67Ockn6llzp4LnonMHM/YfMNTzdpSsdB0o7Lk",
-	"X9BGOJbIGwOmMqakQI4Ap5XB4EXHHI9Es5AazARP538Zt3TOczEXMo/HrfAYSJCzCY9NQ+LjwuzOWCLH",
-	"NOcrjjULRZap7C/jViLveJrE1/B43AqBeXBJL1x7M3ctzxOtzVIvRAb/VHIs2+FBfz/cZYABK7rWy+k0",
-	"iRIh82sdqYUYt4KxrHX8l3Gr1+uZL+Glv4xb42W/vx8V/SMjVQuR4XZIIWINL4lxK6wQbWvHwZXWhR5U",
-	"hgWUEEWG3eHy2tVubeU49ZP9ywXPxZtknuTwnzrNXeB9oBlPU7USMUskzDlaZhkwdSm680QaTrtKZKxW",
-	"Jfof9Hc7qP3GA1EZ3ObT+vBB2juJ7kZhr8aIz4U77DMxljyK1NK8yDW7lWolK5sKM/yCGV2IOU+k2YbN",
-	"s0nFNK9OpWGRnz39JmvsRrTDOm8Z2Y4ry7yFHcumlTXT+qJpaNFAxx9k8pHlyVywtr1ydCIjHItYqGgW",
-	"sA9XLzrFuMvzYkLG5Qt18LR/9OTg6ZNn/W+0/FpsIfFvM/7q5ozl/bvTTPbe5B8wWaSfs7j5biPZ85Fm",
-	"STyCYYS/dOmb7lkcsrVaMhh/MjUM3wxuYK7owfCZuQkzHuUi02yaqflYhifdXxnv/ov1u0esx67ZiHXD",
-	"oJBCGWdSrNiHD2cve+xvS5WDEAgrY/qJlMx5lDO9XCxUlld5+bNoIJ5MD4fdfX4Udw8m/afdyVAcdJ8O",
-	"4sNpnx9F++LJrtLfYPgsMGvn/g5aC57nIjML87//cdL9lXf/1e8e9a5H3d/+PQgGw2ef/1erLqh9Nt9l",
-	"fC5yUnQ8of2vYt2g47BbscbZzpTSgrU5rAe7OzC3KWc3SsXmWRKJDstnPGdzfis0y0SeJUIzzaeix/4q",
-	"1ppNRKrkjdmNtVpmBeM017qQd0mmpLnr4O80uRNseMBmapnpHrsiNQNGU1I8nDqCuopGmp0mmc5ZOOwP",
-	"Q8td2ijCsEJPybtWMRox0IM60LQRi0BdATkONBiVsaWRK0jiPMYhcBYn06mAI2RHYYQY6E+z8GA4ZGcv",
-	"T9+ev786fffi79d/Pf379cXph8vTl+ExW82SFA8SjHUsXQua6TxJU8M8F5m6AY2l1Gz/qNTsi/fvXr05",
-	"e3EV9th7ma7h1l8YXYta1GM5U2nMuFm8EeNGrAV9zkgNsLVzvob9qi7trVhXifow7k+e8QPRHU6fRN2D",
-	"ydGgy/fjp91nYjDtR08mR3x40ApaiaEdXPBW0JJ8br6tKIitTZrO4WGV1utSyWs12cQjUNdL4gD1PLNq",
-	"ImaTNQvP319eMV9DC8v6z476GkzOKI3F1FBb3Hqapyqb87w1ai2X8GbD0cyEXiipBZzM5zwmxmb+MrxG",
-	"SPgnXyxSEu4f/65R43VzMAuS8yTFb2JY9nc/nbw5e3l9cfq3D6eXV62gNRda85ti3CO0VkwMwzOHu/U5",
-	"aAF1NHz92Z/T/8rEtDVq/dfjwpDyGJ/qx6fQAMxrIx9nsRIarCRznkczNEHohYiSqVVf2mFlBCFYTDxb",
-	"zS9dd0N2nYjaNDL65vEmodHcP15bJflrt/bqAlKtTRI9dm3Pv/GxLXfZ3d+Mu0thF56reH2l1Bue3Yiv",
-	"JKlXZ29Or6/ev79+c3Lxw2mJovzdnah4bfhZarrMzO1AViYtsjvDhIBT6Z5Pb5Wmv57cwnKL4YgsW94Q",
-	"xcfIaGVswN4mz9HokJrlN2quuBPZGl+D2y1BeuXmjkkFWy5SxWO6oGhWxKhJVsoEj81NAjYjFRNH/U6/",
-	"D6bfV0kqzlD13Z18NQqdYBV4odLlHB7q5XzOszWRq/i4EFEu4m4m4DaPhGawuSmPbo2MY5k6i7CFoHXH",
-	"0+WWo0Esq3QwbC8jJhXjc5B8sD3WTpW6FTHaMOBJwPRyHrBc5TwN3ACv8WGndl5sf2aZaLLnPMvLUz0p",
-	"5rHgGVAyvbt1Qtuuj2JOrmlYOK/pbVfJ56C1lCQ9i/g5l7ev6JKsbtGEy1vmrCGPNMPb1J5G18aXbY1p",
-	"fYTHumiq0idrn798FbAXlz8F7PRjJNKAvb06OugH7MXJ26te/3A/YO9f/RKw5ydnw86ILWUmInUjEw10",
-	"g7S6ed++ns+dSGJGdhNmaOb2VtiumgIDf6SybGkExYAJGWVrkBlVxsR8ka/Hsh36QyRbLK0ZM2KPJulV",
-	"pGjWN38tMjVJxbwDhsK84aIfywfc9CPfosezPMD5gLZpf2CrTBnBPBTyLux8Z65fylxVNkniWMivlQze",
-	"Xzw/e/ny9F3pgMFun5yfsShNzFlCxpqjsK5HqyzJhWezLZ0T1+C3kTwbR1F0jYRZMdeyduiGURM/f/75",
-	"527VKL9t5as2/AoRfCfSzUTqKZAvlJymSfTVulGDHl2iXF51dyaaVfTYRo29dO81dfINGH6zJ5bVHLHF",
-	"ACcCWGmmIqG1iA2Tb7QkdHrsZ57kIJAkOcsVmyYy0TNwcMvNtpcktxr3d0b89TT+V7G+EEst4m9I5IUN",
-	"qs6gq3Rt3fMbrV2biNzr5Nsw7TpJm7Hx1OhW6+1jhAeJdLbEKs17RrlOj31wRt9bsSafovmLGvtO1V9K",
-	"1TIXmeQp7vLXkfPl6cVPpxfXpxcX7y9KRJxQJ1YRB9I8hliTglUlMdvFMI9WfrLwG6ZJQrRP8qWBfBsB",
-	"XlqNiqyz7dDvxFDolS+FCzNNPVMrzezk9TGacgOQyWHuY1lxkqBvZCEynWgbOPGdqB9M1K/V5J3KLwwP",
-	"eqBBYsqTFNl6Wc39XU0YPdumyL5+//z63fur64vTk5d/r9pz2dFkGB+IJ4NuP9rn3YPpU9F9Fg8Ou0P+",
-	"ZHIU9cXT6cEz6gVoxOiJUrFM6GWa62OmhbCi+SONdOhTfblz8CihPEEbW5+REz+8F798ersY6Ru73DKH",
-	"b3NLmdGVF5O1w1JXYWdEYSg4urAYXsjaC5WmduVRo87WYwmRRMiOKILFjCsVuYhD1LOTnIW4nyFrl3cP",
-	"Q2W+68VffMbfqfyVWsqvFcEMBbx6/+Hdyy8jZ6mMLG6G4RFx0ebXk+87xfQymiEDAtNNop2HPyGt2PfR",
-	"tkPXvbmVTtBNWkSF0bdjqTLzM8RAwYOyoxct5Vaf+E6lX06lD7yGgEp5zidcG0pcykzwaMYnKQR/5jxf",
-	"aviZ3/EkhZ93JrILcHiADtzMJ4npsYhLMN4aac05q49BibRDM/zOG1vF9AJhml0Xdbptxbz41K9c63O+",
-	"ThWP//OeNLRKgynXOqhKnqnhk+Hg4KDfZ5N1LvR/1IfmbMulkejkX3Y47aqXrTNiw0P2NnluxEycxGTN",
-	"YjHlyzQfy3ak5DS5WWZmV82TIkhSZWQ9VorNuVyzTK3qMuoXbf2mo/udtWwm978tVc5PYdfFQ/1u/6x+",
-	"W8iGbzGEG64NjOIGLX652CoZluPDS6dlXmtQTdmg3++Didm2brgLxYsznrNhf3jQ7R90+4Orfn8E//er",
-	"f5Aq/UGMhl3lmvzu6NWGQMKliUGlXzor01tx4gf9ftG6OVcUsSpoiUn1Mxf24JmNm986n28j+NbXPnEr",
-	"ztrVqP5jFnqnN7S5JnI5nwgjLIxlOeLf7ViVL9iVqESZ0qK0earVWNZzCsBSVB7ChjQDWl0Z6863YUDf",
-	"gvF8S4bzLRjN1zKYS5HdJZH4biH6NhYicxo4zC+JvLyDjYajsXSWoybx+2u39YMnQX79pp69OL3+8O7k",
-	"p5OzNyfP35xWTNjCTduwFDFfqIxnSbpmnhhrWWTK6Tj6W1Vt/ttwRzuoRnGXZcnNLGdSrQKWrxdJxNN0",
-	"zSYi4ksj/ZZF4bH0ZGHa+cqYjTIG/IbiPMt8jnjcn4eZ/U+Roq7UrZBfEtEJ2+OFcPyQcVmJj/ngBXjc",
-	"mMcMQku/NKYHmrg2TRRhoegwv/ayxO6L64GojNNC1y8PWcg7L4SkZhj48ngkeTdCsYuEikWm4iXm2nrt",
-	"Hzter7mMJ+ojpkhhWgBZI/B3m+S5fbrfhk9gmpYXBj7n6VRlcxE3BcH6sTEq86N8xjIs9jAM3Fve7gWl",
-	"hL+JymdWiIJARy4hP+rHq6tz9pzrJAoYl2NZSQpkFFDvh0WuRJp2adDlz13cDgx2JtKYhZAzFwZgJIK8",
-	"PnkXlpqDrbR78KhkgfpuK/oaVnSl1Fsu1zZb6yuv5i0KjJPWrcOhnJzKc3NP59rTXA6Gu2guX3/itg5M",
-	"19WWzogN+tabrKS5z1MhY+60MGs3HcuQ+GUSh6CyGL2NWEuimVbLLBI2GZ0iLRrvadZ2yshYlrQRkOZC",
-	"n6T27HnUDCc6QT/AZBnfiNydKr1oOjvflZlvpMzA4fogOTHKrw7dOPlw9WNjyCrlANtQtg03c+nzb3NL",
-	"1TtkPBMYhcnaod+jdVeXMSUgcGiKHJ/uhMqJoZhOcwoygelgnGXiDmKk8cUaBTdF4VXyAOAqak5Mx5yA",
-	"IlPeDI8mWuYL5XyhzS0+NMf6+9214/H6g66t/7Dd7dvdXvcZwRpuscucm2srZouUSzO3gJ1nCv4ay0HQ",
-	"7/dhjuTB23Y/fb9H/lP3yJddIRr/DTgPcBOVta5TfIKKxlYd6+r9X0/fXZ/+cn52UQsUrMBKzLi20BKF",
-	"WoVBc0oK/xCUGzWzpEusYagf8GIICh0ocDeAylBj7Pqu5PvndO9V6k9r8yVaZNj8iOmtpXG/U6ykJDGX",
-	"A7t5YB/emR7eX5z9WnVpkOLW1OIx00LGlUeEHoKhkHLjhEodfgvt9V0NMMbqhu3Q7yzs+Jrghs0dyw27",
-	"W5MuQLbmDtnEvVUitIbYl+8R+3/Qhe0oC5b9BMjRHfaaabvEVjZgpRl5MhNoHmCZmGZCz/ALI5ktMrUQ",
-	"WZ4gI8T2ECWnOVO8Bn5EpyrJGdcVkh7ZtxHgx28c0XzCHnu/4P9citFYxgrMFwuegRG3x34CDqNkurYX",
-	"dYm8UTnTS2H6rqbc5+r2+p/Pfs2GP8mrw48/D9Z/fbp4sz9/fhS9PJj+8GT2uq9PhuLicHn2TJ0P6pnl",
-	"AV0J+jqRW2CsnAVK53ytGfJE0FqlWh2z/Sf9PlvKFLbIc9Yz68mHaEI05aXJVOTJXJSkZdNAsBXgylCL",
-	"WjSI7pcLHomuFgueAYhcFV0Jxx3xLEuqkGaQX5QJHvuZRiDY4c9NywXNXePP2zki2lLMi5i+byX+f5SJ",
-	"r9RkaTvslAtMNTX5XUQgP5xAsmfzUcH0UTVlcyXFmgDtxEce5SwWUTLn6Yhx9vry/TvrV3U5IighRutH",
-	"2r4KMfGD4WG/d9g3XBW9Q5laythw1VmmljczNkkkz9ZsmipExlioxEiH50TjMAbbYhUKBtoOCggEeq1Y",
-	"fBxkK2h97N6oLv1oG3vp3nZPu8kcfG2jfyMQw6h1k+Sz5aQXqfljPVMLvTC7+dh2BPnvXN6eyjxrQDl5",
-	"Lw1RSMHaecal5sBxOjZwrZwI2sBo3EbxNH0/bY3+sZ1qaGM//9boLUpupDlK8M4x8KYk16yNG53IDqjb",
-	"C6WTPLkTAYvFxDyX4oabHyCX3m5xM9cTZg0eaXZ2+Z4dDAdPHUUwI5AcM7lM0wIjqEiARYO9VLJ8rlun",
-	"Hy5aQct8hV4+VHcr8DS//Xu/CZAmaMUbcewmSt0aQjNvlHvEsI39bv+g5RMVhziLWg9mY+s9DLoTrg0v",
-	"gZVU0m42rI6zhpd2PrA/+4nIaNKORTaW7eozRKHxSMpcXINOFanwPq6Yi4/59q00b5gDCIyucGIUuct2",
-	"Lc2LRtiaJ3nOZSRYInH9ACmPy5i5HHjM7NXsd5VIxE8xwmgqmDbcWHeOmZcub2hSC54BzmkiG26xy9Pz",
-	"E/bi4vTl2RU7efH2lP3w9vmP7OzdTxCEw/r9hpurwlNhIwO7z3TqPGqnlWripS8AfvS1mngOOB7HCUo5",
-	"595xnvJUi0b3zEpBHJuGMFeWmXszStIERe/f1aTOGAz5bKDtEmGNWCW3nLXD3sdUfwwDBv8IQW7+8ert",
-	"G5aD71dl7Je3b8bycmG2XM+EyJnmd4ZxaPqkQwnqj81/h0WaOmv3+ofDgPX6hwcdyFl//Debtx6M5d/O",
-	"XqFczXTEJWtzMzYzZfOnBOyAG6EDdv7uh4C9Pj/9wbx8dfbqVSdA8oOL5v2LC5DVxrJI1IcA5oI6SaXt",
-	"sZOczZXObbxgESaIJOTON15AjfKNvLtXd/G8iygRQRDFhmNlQywKCh+Z3TFTpdx/JQXL1AosJe71BV8j",
+	"7L2Nc9s4si/6r+Dp3qpIPpQiyXYSyzVV10mcGWedxGs7M5lZzTUhErI4pgAtQVnRbvK/v0J3AwQ/ZMtJ",
+	"dt68c3Lr3NlYJPHZaPTnr//ditR8oaSQuW6N/t2aCR6LDP75gkcz8ULJPFPpW3WRq0yYn2OhoyxZ5ImS",
+	"rVHrKF3xtWahVF1t3ggPWT4TLFc3QrL5UudMqpxNBItMazFrn796wZ483TtgWkSmDbbfG3R6raAlPvL5",
+	"IhWtUcu21QpamfjnMslE3Brl2VIELR3NxJybYQi5nLdG/yhe/j1o5euF+V7nWSKvW58/B62TWMwXKhcy",
+	"PxeLlK9NS9UphKbpkK1mQrJ8lmjGpV6JjCUappLBh0xNGZdM8CxNRMbMuITO2SrJZ/CW5nMxlqHrL1p3",
+	"/ybW4SGTiv2hJmzFNYsywXMRMy5j8/M/lyrn8GCpRdxjRxMtZM5UPhPZKtGiN5b+slQXgCY7USoVXMJs",
+	"T1XEcVLVOV7OhBnGI814HGdCa8bNPBmfaJUuc8EWPJ8FLHzMF8nj28HjP9REP/73H2pylcSfw0OWCa3S",
+	"W8GSnPFrnkidw6wnXAv2/vy0vH+lRnanT6IhPxDdZ5NB3N2L9p92D/hQdPfjp5O+2JsOome7d270nH88",
+	"FfI6n7VGw/7es6ZdPsv49Zy/VUCxDRssVRfILwzYVGXsp8vLs8eDXh9pUteID35ubSA2fNhIbOciz9ZH",
+	"01xk9TFciEjJWLNcsRVPzImYqkywPFsn8hrXtMdeqYyFpydvTi6vjj+8OD5+efwyDJC86POlzJMUfpkr",
+	"mc/S9VgiGWVCi1xXSGa3f+fCJjKZm3kN3GQSmYtrkVVm8w4mwdMvmlWAB8s8Nr9FXLKZSBelRX/Sf8C4",
+	"fvnll6NlPhMyTyKei2Za58UbhsdEM56mQl4Ly3/2+50e+yXJZ2qZs+eCZyIzxzM23/BUs7ZULDTdqCz5",
+	"F7QRjiXyxoCpjCkpkCPAaWUweNExxyPRLKQGM8HT+Q/jls55LuZC5vG4FR4CCXI24bFpSHxcmN0ZS+SY",
+	"5nzFsWahyDKV/TBuJfKWp0l8BY/HrRCYB5f0wpU3c9fyPNHaLPVCZPBPJceyHe71d8NtBhiwomu9nE6T",
+	"KBEyv9KRWohxKxjLWsc/jFu9Xs98CS/9MG6Nl/3+blT0j4xULUSG2yGFiDW8JMatsEK0rS0HV1oXelAZ",
+	"FlBCFBl2h8trV7t1J8epn+wP5zwXp8k8yeE/dZo7x/tAM56maiVilkiYc7TMMmDqUnTniTScdpXIWK1K",
+	"9D/ob3dQ+40HojK4zaf14YO0dxLdjcJejRGfC3fYZ2IseRSppXmRa3Yj1UpWNhVm+AUzOhdznkizDZtn",
+	"k4ppXp1KwyI/e/pN1tiNaIt1vmNkW64s8xZ2LJtW1kzri6ahRQMdv5fJR5Ync8Ha9srRiYxwLGKholnA",
+	"3l++6BTjLs+LCRmXL9TB0/7Bk72nT571v9Hya3EHiX+b8Vc3Zyzv351msvcm/4DJIv2cxM13G8mejzRL",
+	"4hEMI/zQpW+6J3HI1mrJYPzJ1DB8M7iBuaIHw2fmJsx4lItMs2mm5mMZHnV/Y7z7L9bvHrAeu2Ij1g2D",
+	"QgplnEmxYu/fn7zssb8vVQ5CIKyM6SdSMudRzvRysVBZXuXlz6KBeDLdH3Z3+UHc3Zv0n3YnQ7HXfTqI",
+	"96d9fhDtiifbSn+D4bPArJ37O2gteJ6LzCzM//3HUfc33v1Xv3vQuxp1f//3IBgMn33+3626oPbZfJfx",
+	"uchJ0fGE9r+JdYOOw27EGmc7U0oL1uawHux2z9ymnF0rFZtnSSQ6LJ/xnM35jdAsE3mWCM00n4oe+5tY",
+	"azYRqZLXZjfWapkVjNNc60LeJpmS5q6Dv9PkVrDhHpupZaZ77JLUDBhNSfFw6gjqKhppdppkOmfhsD8M",
+	"LXdpowjDCj0l71rFaMRAD+pA00YsAnUF5DjQYFTGlkauIInzEIfAWZxMpwKOkB2FEWKgP83CveGQnbw8",
+	"fnP27vL47Ytfr/52/OvV+fH7i+OX4SFbzZIUDxKMdSxdC5rpPElTwzwXmboGjaXUbP+g1OyLd29fnZ68",
+	"uAx77J1M13DrL4yuRS3qsZypNGbcLN6IcSPWgj5npAbY2jlfw35Vl/ZGrKtEvR/3J8/4nugOp0+i7t7k",
+	"YNDlu/HT7jMxmPajJ5MDPtxrBa3E0A4ueCtoST4331YUxNYmTWd/v0rrdanktZps4hGo6yVxgHqeWTUR",
+	"s8mahWfvLi6Zr6GFZf1nS30NJmeUxmJqqC3eeZqnKpvzvDVqLZfwZsPRzIReKKkFnMznPCbGZv4yvEZI",
+	"+CdfLFIS7h//oVHjdXMwC5LzJMVvYlj2tz8fnZ68vDo//vv744vLVtCaC635dTHuEVorJobhmcPd+hy0",
+	"gDoavv7sz+l/Z2LaGrX+1+PCkPIYn+rHx9AAzGsjH2exEhqsJHOeRzM0QeiFiJKpVV/aYWUEIVhMPFvN",
+	"h667IbtORG0aGX3zeJPQaO4fr62S/LVde3UBqdYmiR7btuff+NiWu+zub8bdpbALz1W8vlTqlGfX4itJ",
+	"6tXJ6fHV5bt3V6dH5z8elyjK392JiteGn6Wmy8zcDmRl0iK7NUwIOJXu+fRWafrryS0stxiOyLLlDVF8",
+	"jIxWxgbsTfIcjQ6pWX6j5opbka3xNbjdEqRXbu6YVLDlIlU8pguKZkWMmmSlTPDY3CRgM1IxcdTv9Ptg",
+	"+n2VpOIEVd/tyVej0AlWgRcqXc7hoV7O5zxbE7mKjwsR5SLuZgJu80hoBpub8ujGyDiWqbMIWwhatzxd",
+	"3nE0iGWVDobtZcSkYnwOkg+2x9qpUjciRhsGPAmYXs4Dlqucp4Eb4BU+7NTOi+3PLBNN9oxneXmqR8U8",
+	"FjwDSqZ375zQXddHMSfXNCyc1/RdV8nnoLWUJD2L+DmXN6/okqxu0YTLG+asIY80w9vUnkbXxpdtjWl9",
+	"hMe6aKrSJ2ufvXwVsBcXPwfs+GMk0oC9uTzY6wfsxdGby15/fzdg7159CNjzo5NhZ8SWMhORupaJBrpB",
+	"Wt28b1/P544kMSO7CTM0c3srbFdNgYE/Ulm2NIJiwISMsjXIjCpjYr7I12PZDv0hki2W1owZsUeT9CpS",
+	"NOubvxaZmqRi3gFDYd5w0Y/lA276kW/R41ke4HxA27Q/sFWmjGAeCnkbdr4z1y9lriqbJHEs5NdKBu/O",
+	"n5+8fHn8tnTAYLePzk5YlCbmLCFjzVFY16NVluTCs9mWzolr8NtIno2jKLpGwqyYa1k7dMOoiZ+//PJL",
+	"t2qUv2vlqzb8ChF8J9LNROopkC+UnKZJ9NW6UYMeXaJcXnV3JppV9NhGjb107zV18g0YfrMnltUcscUA",
+	"JwJYaaYiobWIDZNvtCR0euwXnuQgkCQ5yxWbJjLRM3Bwy822lyS3Gvd3Rvz1NP43sT4XSy3ib0jkhQ2q",
+	"zqCrdG3d8xutXZuI3Ovk2zDtOkmbsfHU6Fbru8cIDxLpbIlVmveMcp0ee++MvjdiTT5F8xc19p2qv5Sq",
+	"ZS4yyVPc5a8j54vj85+Pz6+Oz8/fnZeIOKFOrCIOpHkIsSYFq0pito1hHq38ZOE3TJOEaJ/kSwP5NgK8",
+	"tBoVWWfbod+JodBLXwoXZpp6plaa2cnrQzTlBiCTw9zHsuIkQd/IQmQ60TZw4jtRP5ioX6vJW5WfGx70",
+	"QIPElCcpsvWymvuHmjB6dpci+/rd86u37y6vzo+PXv5ateeyg8kw3hNPBt1+tMu7e9OnovssHux3h/zJ",
+	"5CDqi6fTvWfUC9CI0ROlYpnQyzTXh0wLYUXzRxrp0Kf6cufgUUJ5gja2PiMnfngvfvn0tjHSN3Z5xxy+",
+	"zS1lRldeTNYOS12FnRGFoeDowmJ4IWsvVJralUeNOluPJUQSITuiCBYzrlTkIg5Rz05yFuJ+hqxd3j0M",
+	"lfmuF3/xGX+r8ldqKb9WBDMU8Ord+7cvv4ycpTKyuBmGR8RFm19Pvm8V08tohgwITDeJdh7+hLRi30fb",
+	"Dl335lY6QjdpERVG346lyszPEAMFD8qOXrSUW33iO5V+OZU+8BoCKuU5n3BtKHEpM8GjGZ+kEPyZ83yp",
+	"4Wd+y5MUft6ayM7B4QE6cDOfJKbHIi7BeGukNeesPgQl0g7N8DtvbBXTC4Rpdl3U6V0r5sWnfuVan/F1",
+	"qnj8n/ekoVUaTLnWQVXyTA2fDAd7e/0+m6xzof+jPjRnWy6NRCf/ssNpV71snREb7rM3yXMjZuIkJmsW",
+	"iylfpvlYtiMlp8n1MjO7ap4UQZIqI+uxUmzO5ZplalWXUb9o6zcd3e+sZTO5/32pcn4Muy4e6nf7Z/Xb",
+	"QjZ8gyHccG1gFDdo8cvFnZJhOT68dFrmtQbVlA36/T6YmG3rhrtQvDjjORv2h3vd/l63P7js90fwf7/5",
+	"B6nSH8Ro2FWuye+OXm0IJFyaGFT6pbMyvRUnftDvF62bc0URq4KWmFQ/c2EPntm4+Tvn820E3/raJ27F",
+	"Wbsa1X/IQu/0hjbXRC7nE2GEhbEsR/y7HavyBbsSlShTWpQ2T7Uay3pOAViKykPYkGZAqytj3fk2DOhb",
+	"MJ5vyXC+BaP5WgZzIbLbJBLfLUTfxkJkTgOH+SWRl3ew0XA0ls5y1CR+f+22vvckyK/f1JMXx1fv3x79",
+	"fHRyevT89LhiwhZu2oaliPlCZTxL0jXzxFjLIlNOx9Hfqmrz34Y72kE1irssS65nOZNqFbB8vUginqZr",
+	"NhERXxrptywKj6UnC9POV8ZslDHgNxTnWeZzxOP+Oszsf4oUdaluhPySiE7YHi+E48eMy0p8zHsvwOPa",
+	"PGYQWvqlMT3QxJVpoggLRYf5lZcldl9cD0RlHBe6fnnIQt56ISQ1w8CXxyPJ2xGKXSRULDIVLzHX1mv/",
+	"0PF6zWU8UR8xRQrTAsgagb/bJM+7p/tt+ASmaXlh4HOeTlU2F3FTEKwfG6MyP8pnLMNiD8PAveXtXlBK",
+	"+JuofGaFKAh05BLyo366vDxjz7lOooBxOZaVpEBGAfV+WORKpGmXBl3+3MXtwGBnIo1ZCDlzYQBGIsjr",
+	"k7dhqTnYSrsHj0oWqO+2oq9hRZdKveFybbO1vvJqvkOBcdK6dTiUk1N5bu7pXHuay95wG83l60/cnQPT",
+	"dbWlM2KDvvUmK2nu81TImDstzNpNxzIkfpnEIagsRm8j1pJoptUyi4RNRqdIi8Z7mrWdMjKWJW0EpLnQ",
+	"J6kdex41w4lO0A8wWcbXInenSi+azs53ZeYbKTNwuN5LTozyq0M3jt5f/tQYsko5wDaUbcPNXPr829xS",
+	"9Q4ZzwRGYbJ26Pdo3dVlTAkIHJoix6c7oXJiKKbTnIJMYDoYZ5m4hRhpfLFGwU1ReJU8ALiKmhPTMSeg",
+	"yJQ3w6OJlvlCOV9oc4sPzbH+fndtebz+pGvrP2x3+3a3131GsIZb7CLn5tqK2SLl0swtYGeZgr/GchD0",
+	"+32YI3nw7rqfvt8j/6l75MuuEI3/BpwHuInKWtcxPkFF404d6/Ld347fXh1/ODs5rwUKVmAlZlxbaIlC",
+	"rcKgOSWFfwjKjZpZ0iXWMNT3eDEEhQ4UuBtAZagxdn1X8v1zuvcq9ae1+RItMmx+wvTW0rjfKlZSkpjL",
+	"gd08sPdvTQ/vzk9+q7o0SHFravGQaSHjyiNCD8FQSLlxQqUOv4X2+rYGGGN1w3bodxZ2fE1ww+aO5Ybd",
+	"rUkXIFtzh2zi3ioRWkPsy/eI/T/pwnaUBct+BOToDnvNtF1iKxuw0ow8mQk0D7BMTDOhZ/iFkcwWmVqI",
+	"LE+QEWJ7iJLTnCleAz+iU5XkjOsKSY/s2wjw4zeOaD5hj71b8H8uxWgsYwXmiwXPwIjbYz8Dh1EyXduL",
+	"ukTeqJzppTB9V1Puc3Vz9c9nv2XDn+Xl/sdfBuu/PV2c7s6fH0Qv96Y/Ppm97uujoTjfX548U2eDemZ5",
+	"QFeCvkrkHTBWzgKlc77WDHkiaK1SrQ7Z7pN+ny1lClvkOeuZ9eRDNCGa8tJkKvJkLkrSsmkguBPgylCL",
+	"WjSI7hcLHomuFgueAYhcFV0Jxx3xLEuqkGaQX5QJHvuZRiDY4c9NywXNXeHPd3NEtKWYFzF930r8/ygT",
+	"X6nJ0nbYKReYamryh4hAfjiCZM/mo4Lpo2rK5kqKNQHaiY88ylksomTO0xHj7PXFu7fWr+pyRFBCjNaP",
+	"tH0VYuIHw/1+b79vuCp6hzK1lLHhqrNMLa9nbJJInq3ZNFWIjLFQiZEOz4jGYQy2xSoUDLQdFBAI9Fqx",
+	"+DjIVtD62L1WXfrRNvbSve2edpM5+NpG/0YghlHrOslny0kvUvPHeqYWemF287HtCPLfubw5lnnWgHLy",
+	"ThqikIK184xLzYHjdGzgWjkRtIHRuI3iafpu2hr9426qoY39/Hujtyi5luYowTuHwJuSXLM2bnQiO6Bu",
+	"L5RO8uRWBCwWE/NcimtufoBcervFzVxPmDV4pNnJxTu2Nxw8dRTBjEByyOQyTQuMoCIBFg32UsnyuW4d",
+	"vz9vBS3zFXr5UN2twNP8/u/dJkCaoBVvxLGbKHVjCM28Ue4RwzZ2u/29lk9UHOIsaj2Yja33MOhOuDa8",
+	"BFZSSbvZsDrOGl7a+cD+7Ccio0k7FtlYtqvPEIXGIylzcQ06VaTC+7hiLj7md2+lecMcQGB0hROjyF22",
+	"a2leNMLWPMlzLiPBEonrB0h5XMbM5cBjZq9mf6hEIn6KEUZTwbThxrpzyLx0eUOTWvAMcE4T2XCLXRyf",
+	"HbEX58cvTy7Z0Ys3x+zHN89/Yidvf4YgHNbvN9xcFZ4KGxnYfaZT51E7rVQTL30B8KOv1cRzwPE4TlDK",
+	"OfOO85SnWjS6Z1YK4tg0hLmyzNybUZImKHr/oSZ1xmDIZwNtlwhrxCq55awd9j6m+mMYMPhHCHLzT5dv",
+	"TlkOvl+VsQ9vTsfyYmG2XM+EyJnmt4ZxaPqkQwnqj81/h0WaOmv3+vvDgPX6+3sdyFl//Hebtx6M5d9P",
+	"XqFczXTEJWtzMzYzZfOnBOyAa6EDdvb2x4C9Pjv+0bx8efLqVSdA8oOL5t2Lc5DVxrJI1IcA5oI6SaXt",
+	"saOczZXObbxgESaIJOTON15AjfKNvL1Xd/G8iygRQRDFhmNlQywKCh+Z3TFTpdx/JQXL1AosJe71BV8j",
 	"n0BcBzvlydriZwIPLWL0XXTGI2u0h1F0vsWaLLjWK5VtmKF9iqKnWghpbm/7a3eRqRyn1ACCgGlyRt2C",
-	"Dy3gVioCzA6dquxG5bmQIxtnkqvM6HipurlB/T0TC4QDTiQoqpgyyk4kgg8wUJZLBmOuxxKungpb6Q/6",
-	"g8HRs0N/UdzUgzKs1JP7GAycV484GjnJxrv1RG64UpuuS29g+yW0q/3dr86XFBlySeHaNYu3ug2Li9zF",
-	"kVDUfcBCL5ok9LCXzXAJ9FeZ9fCDw3/zpwJPa8OqeP2bbi33wghSYMhFHxrSCMn1HvbYKY9mzvuLcTMa",
-	"Dl7Jlc8L6DTJ5xZpBxUR83JirsVpkSMaHvT7rOpOJ7KiWRdDMgI6jqc889Ib9RWwMWxNQk28LmCFMISL",
-	"yL92fRSWonutMi/x1cLIs8M3L1Rc11vw88D23XQCio9rM3zLo1kiRddcBHBP4QRRrnRnGU83XywEz8Bw",
-	"TVlK4OkJseee+cZsyzuxgu81oNRNwG8q4t5YjmWXla1LrH3QH3QAX6fZHNWDb0pGJPsNepzqzi1rY7rP",
-	"ZsUabJK+QQO7LlumbN8PtKliUwUghWlmn5q5H92ihkWMzRXZPKa5A1zFB6UEwUrZj4xShg2/Pb368f1L",
-	"SIE7efPm/c8070MasHmRiY+JzjWbLBExv0BamIt8pmJsqHpkTSv9zqgRZWYLnFwRM2M2rQixAWk3YA4d",
-	"08zGgl4jcXhz7dAe+AA5djz8y3F4zIjqUDzHD0HewYGVkw7NyI5opTAt0KYnGrEdYI9seCRrV9MmYVsx",
-	"RoJm3YgYYfvgDwel8FAz6h146fmsfTAc0jSaAQG2AgF4W1akqbD2wWDf37QNCS74ccWXZgaEc0ZPIdw0",
+	"Dy3gVioCzA6dquxa5bmQIxtnkqvM6Hipur5G/T0TC4QDTiQoqpgyyo4kgg8wUJZLBmOuxxKungpb6Q/6",
+	"g8HBs31/UdzUgzKs1JP7GAycV484GjnJxrv1SG64UpuuS29guyW0q93tr86XFBlyQeHaNYu3ugmLi9zF",
+	"kVDUfcBCL5ok9LCXzXAJ9FeZ9fCDw3/3pwJPa8OqeP2bbi33wghSYMhFHxrSCMn1HvbYMY9mzvuLcTMa",
+	"Dl7Jlc8L6DTJ5xZpBxUR83JirsVpkSMa7vX7rOpOJ7KiWRdDMgI6jqc889Ib9RWwMWxNQk28LmCFMISL",
+	"yL92fRSWonutMi/x1cLIs8U3L1Rc11vw88D23XQCio9rM3zDo1kiRddcBHBP4QRRrnRnGU83XywEz8Bw",
+	"TVlK4OkJseee+cZsy1uxgu81oNRNwG8q4t5YjmWXla1LrL3XH3QAX6fZHNWDb0pGJPsNepzqzi1rY7rP",
+	"ZsUabJK+QQO7LlumbN8PtKliUwUghWlml5q5H92ihkWMzRXZPKa5PVzFB6UEwUrZj4xShg2/Ob786d1L",
+	"SIE7Oj199wvNe58GbF5k4mOic80mS0TML5AW5iKfqRgbqh5Z00q/M2pEmbkDTq6ImTGbVoTYgLQbMIeO",
+	"aWZjQa+ROLy5dmgPfIAcOx7+5Tg8ZkR1KJ7DhyDv4MDKSYdmZAe0UpgWaNMTjdgOsEc2PJK1q2mTsK0Y",
+	"I0GzbkSMsH3wh4NSeKgZ9Q689HzW3hsOaRrNgAB3AgF4W1akqbD23mDX37QNCS74ccWXZgaEc0ZPIdw0",
 	"UOph5MPUF2HxgU+s4EkEGkRXHemfi5RLb82rcSllYtB8rdlqlkQzSPc2rZUddXj7KwYBoQC0DxMphQyz",
-	"9qEj3Ep0cT2XnN2XSk6tV8NSTSeWSe0YEMvaVmQx8/KEkI71tzaEuJYv8oprpeICqnq5fOwiP2GzzsJa",
-	"QUMYYgVerJrFvAFqZiM4Ry0zrOauroS5N0Uwl4QWf05lmSVofeyaNeve8QwYDCye74MMWuZGtfB7FOhC",
-	"DsWWDx/lpcwGrbfAv9+p/ARR1818sQmrh5dh/co59c2APxsgUrAhl5UXtMCZ4ZKPMCBdZKck3zSEp/9m",
-	"ZZuXTu5qkF3NC480iCQUmTJbzrksRB46m3VxLiKRaUfBzPME1kGZK32Kj4ZtAIfASggLoRZGIcPE4QwZ",
-	"LJ8bFSyJahbyhyYh36dHwUyL8TcJkRDHfLVebLD9vTfUxoa9vhfRfIz+k7AejIyXib1dff2lIXC5dCQa",
-	"njfI8z8KnhrdrDrSN8mdkEZss7wbb8361munoW3bfOyGtLnqmlITTWtZ+m5jlSJ1G1Y0ux10uddq0kR+",
-	"uxq/ro0AVG/AnFQ0hdDCOYGpanDlmtDcJUmLWf5Is9A0a74PWTtOMhHlKluPpXlqruC5uhNx55hsCXAF",
-	"SqMJrqi1qg3B9dclw3Iv0ndNq+GAF655g2r7s9W0QWIGvCwI3S7gGkC/JaSGjjO0m8XwgSA22LoPrwYH",
-	"o/7T0eDw16rVu5snc9Fgg69PAKsw3T98v2QTuGL39/ePsHzAfcMbbhzet7Db7aLdvlaTU4daYqFTH0qJ",
-	"m0Bh76fJsSyIkn0pTaqFkN1E3qkkEhpswU0LSLDjW2HQvwji/B6w8mBHjvZaTTawMweYTg2VaLNy0gKP",
-	"l1R3FInIEkYTd3ytJieEiN/Eygy1gxEUEMUsdD6WKVuxbCl14QyKbm/AK9pwt/+5Dtb/pXSxYXs3mNt+",
-	"nq2pfAOy3B47k4yz8LWahASlAxyYghpC7BFkCcuk8VTWXJsPFuvsIL9KsvPNm2BY4DKGCmOZYGScAvVS",
-	"rcw9kyZVP60H1qxWbHAwsmEE49ZgGBz2g35/3HL45taVz5xr/qtlvtIq7LBdzaa/Y5YbivBTikAYT5Nb",
-	"UdFsrZWwZKcx+jos34JrcGM4rs+imYhuwQwVqWUa2/KN6NaCe7q4po1O2p5CFTNYYMY9Y1KmVoGXn4Xu",
+	"9r4j3Ep0cT2XnN2XSk6tV8NSTSeWSW0ZEMvaVmQx8/KEkI71tzaEuJYv8oprpeICqnq5fOwiP2GzzsJa",
+	"QUMYYgVerJrFvAFqZiM4Ry0zrOauroS5N0Uwl4QWf05lmSVofeyaNeve8gwYDCye74MMWuZGtfB7FOhC",
+	"DsWWDx/lpcwGrTfAv9+q/AhR1818sQmrh5dh/co59c2APxsgUrAhl5UXtMCZ4ZKPMCBdZMck3zSEp/9u",
+	"ZZuXTu5qkF3NC480iCQUmTJbzrksRB46m3VxLiKRaUvBzPME1kGZK32Kj4ZtAIfASggLoRZGIcPE4QwZ",
+	"LJ8bFSyJahbyhyYh36dHwUyL8TcJkRDHfLlebLD9vTPUxoa9vhfRfIj+k7AejIyXib1dff2lIXC5dCQa",
+	"njfI8z8JnhrdrDrS0+RWSCO2Wd6Nt2Z967XT0O7afOyGtLnqmlITTWtZ+m5jlSJ1E1Y0uy10uddq0kR+",
+	"2xq/rowAVG/AnFQ0hdDCOYGpanDlmtDcJUmLWf5Is9A0a74PWTtOMhHlKluPpXlqruC5uhVx55BsCXAF",
+	"SqMJrqi1qg3B9dclw3Iv0rdNq+GAF654g2r7i9W0QWIGvCwI3S7gGkC/JaSGjjO0m8XwgSA22Lr3Lwd7",
+	"o/7T0WD/t6rVu5snc9Fgg69PAKsw3T98v2QTuGJ3d3cPsHzAfcMbbhzet7DbbaPdvlaTY4daYqFTH0qJ",
+	"m0Bh76fJsSyIkn0pTaqFkN1E3qokEhpswU0LSLDjd8KgfxHE+T1g5cGWHO21mmxgZw4wnRoq0WblpAUe",
+	"L6nuKBKRJYwm7vhaTY4IEb+JlRlqByMoIIpZ6HwsU7Zi2VLqwhkU3VyDV7Thbv9rHaz/pnSxYXs3mNt+",
+	"ma2pfAOy3B47kYyz8LWahASlAxyYghpC7BFkCcuk8VTWXJsPFuvsIL9KsvPNm2BY4DKGCmOZYGScAvVS",
+	"rcw9kyZVP60H1qxWbLA3smEE49ZgGOz3g35/3HL45taVz5xr/qtlvtIqbLFdzaa/Q5YbivBTikAYT5Mb",
+	"UdFsrZWwZKcx+jos34JrcGM4rs+imYhuwAwVqWUa2/KN6NaCe7q4po1O2p5CFTNYYMY9Y1KmVoGXn4Xu",
 	"IIp9c1tLYN4ljd606lt4cJetYSASjUYMN6MZ12wOmPNqpS3cvoPogNBeCO8t3EkdqsPGZaxN3xOxVoVB",
-	"iaZK8TINpoOKPu8WDaUfy/SOi3IqDt0KQK3MtuplZFS0st5eUaVrqnBJ8y2JsZUvd1Bzy/pnRYn0lcbf",
-	"kIQv0HbWzFzVMo8UShOcuUvMTHlkTf4136K5XyB0J13b2noh2C9FHAZjGRoRIuEpmceX0j5jbbqYIPzA",
-	"xS/Y9g1FdIIijMEwBI1X3YIn8VhKlc/AwIdqLAWx9tilECz84bRcKcUVxHxMtsOQjMICba1mc7NlKigm",
-	"vMwi//+7jmitmuqUOanOrIbdADOKJBfze2+wt9iwawbiNLB3nmV8jS5Y2LitnYO1kvzGtDsueBBQceYP",
-	"Hto5drt1aC5i+T4oJ9jrS3ob8Pp3WVL0eydGxi2Ib+cJfLB9bJ2CG8k1SIdCQr2p+rCeF8TP8zxLJssc",
-	"ndcYQYodQGhP4eaGE7XzeIvAstowN0k3dhELIvGXduPkio3bcL9uMgIUJw0m2SspnCN32aBHAFGi4dYz",
-	"rIFG0vOBB0fo9ff9CIDF23Oik3M3lO9SqxcfO6cf2bDXvbH0VWVgdhbV0LQ/TaQLLCz8tAWepPvW8AXE",
-	"0CyberznNT4Bx/limW4wR5VYHJ1SESVGT+Q+EWmFDzlYxJVkq5lisVpOciwjYlYLysBqIcZyNVvbGnU3",
-	"yR34COGKhQMfjuAycKfHl/6Kq2NhFs9eHkmuC/ZPsl3bSDkYc9aFDZwkUsTXxHGaOhHaVoKOyYteaMB4",
-	"V/idGqEBZIDlnG6gJKsOQrtRHDPBoxm9OGdpoi3TAwYBY0ykznkK/NAQ0UoZEQWkGu8aa1yMXN0IGLBh",
-	"nd6igFutcV2GtC744/U80bDTRLxbujI9gNZgxwbClu2EFptiQB7QrKFzji4xG0ttW8E24yUm/whvB+Hw",
-	"GkWGpmboCe60ydobm6IQ1/IJglXCw1MiDKhy5vbBRdu5qXhhd/5vteGVj6Dtrfn4+fy+KbimQXLyr+6R",
-	"mW+JmgP7C5C2ow64cmFxDQNzd1YbBDZYBXshY4bJZM28tWiSb75pAHCFUgP071XlOJ/E2yoLCKu8OoNg",
-	"LEsUZi6AmaEykhZNYxCP+pmMLBuvUYwag9rWxTCars1jpo2ky1OsHuCtHDtx4xtLGuAjjbtDINa59knZ",
-	"zn2BdR03MCXckYff1PNEnuFHg7p04RZjQxA1RNzSIrYhzrdTW57eVwfAlkO5t83MhaWBxLHxGF35xACm",
-	"zFWW5LmQLi1lg9mzPJezdz+Rrbx51BndpLsdh+LybT4RxaVLokiZawb2xgwaLjgwuftXSq8mlBXL5QUV",
-	"wwxKZFA5IE0CmJO8OeVlNlk4vABrkJKd8D9ZOtwTK3KRQLDtemq+ifI6I9nlUsJFFjK3sUL/qavJv5ei",
-	"yp30Ta6aeiM1Iq3pSTteOk65qarVnuKW5L7a1uAY28pnJ5tUlgrdfyudZSsn/BIOVClY941uRiKiwsLh",
-	"aozRivQ8lf/bdf2z2dvqLVq5ip1w0S4JwnyiVbrM7dB1p4f82fKHndR4ePmPZuv7fyRbt7pUlbzBc2am",
-	"/0jD29t5d5XoaqTgVr7O3jdxdEC/3aATNgHO+oXRG2Ik68zg4S7Q39VEX6c257g8rtdqog2XVitYzUTj",
-	"KDcNpUjQ65dyM/tNWUjQb+bnJ1eizYuBhRDTphn+tNQiDm1W4USkasX6pd6fPdnfqXNbCqlpztZx95BJ",
-	"7z+9r9tFyuX9NrJIyXPzIlZwFvl1c06b8wMitSCm7XFRAhxlZenESmlEzAJkCubU3uQorGAY7+YorBwm",
-	"mG2JwPyFr1FAabboh206QgUcfIPFkB5VAmhQzJ+yFeRFG/6wEDLWTDVkeRcg9tu3qZIssbOr0o1xe1xO",
-	"UAxk6yJszNUA8xkFbLpYyIhLNqHCwjEkbLhwtQ0JGxlFzvnI/SXByL5QY+4FHTeyO+JqjzS7KAf/nJyf",
-	"QdCqPwpNEDO4W+UBeM8axlCyN9cG8gLNSeASUzlPHeGQIbLHrvBnHhfGp+I2DFx9fy7XTnwdy0jJO5Hp",
-	"RMkm7d7dK1FzPvaF0Vwr3pdaKeG2VV3+m5HFl/03c1be8pE+uI8tuRHBInwDEefSCS11252agtwPKPy+",
-	"fLVhNciU4+vn/tyG983NNv8HTc05sCpDLtw3myZK8tmmiQ7um2iziX9Tb88bXHglD8aXdr6hP+eD+cL5",
-	"VdOKymeoSkXVxa4P8J71qp2JKiE1MWWIYX6lsrmXFNyQkG/hsoqY1DJSax2q5KB30Bt2esxDtcPwfPsD",
-	"ItuF5DehytkQyFEgbKwpqVpSKkUBp9pj79F66ZJV0AOT3EhMtOSa1ca03xvariiDGWchZAxIDs55MZY6",
-	"V9EtTTdNJhk3C02OjTgm1UatJFup7JYtZTTj8sa68CvBMXYBmte2SFcCHzBrLzIxTT7Cwl2HncAuR+Mq",
-	"tCqBvNdPf/zn8M38l6PFxUH+07PVr+U0y8HwWSnRctBkbfO3Z4ch44sPGOb+7fmR/tvw7pen83cHk4tn",
-	"+d+frH4dRK8OZ6/7N2+G8cmR+PA0eb+/uDxoyF69Z/QP1yUKnOD7Pizitb8WpkXPwB8Y8Sxbs3boAFrC",
-	"APUFxGiByAcPpyXsHMM1RIjUqZI31iBCiJDsJYa0jOC94sEj7Q+kGmfZhA9TWXlSjTavfIXXeYu6ket8",
-	"GQzBiwbsTQ0oL71vfPL+PIfrT3x+qhFwbsWrc91IBpsTIPCsYNoDpwh+BKAqRfHjT2UBm35rmGBDYMVD",
-	"bZ5+QAdrq8xhWqFsUvXNQEpeJxhLlw24lJClV7WdziHrC02nf7SLrfd/hKPloDHcdnlzIzRkBn6BzEjl",
-	"P++EcyU2iMmsDXIFhDzq5EZ2AovacJMJiBSxSzcqfBkuAGLO12wFGTyqsGUj5060539lkzWbQUBrUQWD",
-	"I3TOVGRsNVMa/I/m35nKRVn2dXgZ++TwlOYMgEkF4IOc7VytHmkWxksBVouQDC8OI6EUPAfhlEqKsWzn",
-	"IABhG4JnaSIy8jAvZQx3HS5zyjU4ja1m3mShZ6fzRb4eS9tpJigN1zQHoXh43DFTgICSC8Cvf4lM9dgJ",
-	"K3YeLWtjEsMInQ3jEEcVJw5CuzlJGvtzHnKKsqWWRQzgLc6b+w0crvwjuRn274mTanTJ+bRe56jmMIho",
-	"mSX5+tJ0jmwDb0wQxOrnoxDSqrD0CBThS+/AyQi/BUKTqpK8dugpvbG0CQfIHSdrFp6/vywCKoG5hwHB",
-	"tvEU6u/kyR3QqRYytpEh/k2fSBtzhWrHRMVr3AlYbKwYaObplmaW5wuALIGhvvBy3OoAaE63qUMg9NgP",
-	"Inf6As8bJwOLUoAnVotF7IKeCMqWkSxRm8mr8oAnxWEc0VgWUAY2lEgg5keO2AY2thWHbo0/Sc5uRK5Z",
-	"eNDfZwWOgjlVOCJpFBu9Ea6x7VUVMQcEAUI6jTCO01StPHmssgk4XQqRJUBCNIti1TqK/U4yZ+AiMywJ",
-	"qiMCtoK3zTMf2ZAasmF4YHXuOXzDD1naGrVKmwiHyB4rcyKGCPaayKmyIMQ8gktYzCFDtsUXyf/rGBxw",
-	"lV4s7lpByxwUoxI45vfWhtBR5i3sbS743Kj2MBZDrnr0+HG9vcdeaa36Ndtgj0T+Zq6hCn4RxJ3rnBK3",
-	"6LJaqyVx/t5Y/l0tbTpA/WtDTHKzkQ/vC7a397ua7O0d+8HxY4j7x1orgRvfxpBwf5w+ohw5hQGnzayI",
-	"poPgfam96HFWBI+rzI8dD9giXeqNweGMYsMhAOG//ov9rLJbQ8nmz0GvmQEAz1yrZdbAQkawxjcA5l+G",
-	"OiGYUUTjYGEBjekVwQDoUS9noTeWw+ogzAEIC8yJAqytHc6XaZ6YdXg8Vdm8G/Och50RC4f9IbOMuvgU",
-	"x4GBusSUoKFHBNqBzAkyRYwYK6aKeNWwPzyuxsM3Jo+N5X6Pnas03RJlH1IZwlJSUnMiKQy4zRlUD0eC",
-	"Gph75NAtYKLZIhUyXx+jkASshVI0qJ4JvWqW9qD3oOh/kjSAUkrfISsKHaECadScppbCPMVKm5+uVsrn",
-	"udosJtNJLBCIMBYBhZJKcBOrlSyQogBfLcQSfzrsjMZyb69g2Xt7cH729ohv7+3BLq8pMA6GaV245sXi",
-	"DtKBhaiB7RWpFqOxdLfL1jujfDewtvkYU7cscMjvyAPMhoxleNAfsCraNeybmlYhsGzcCaDo2L5REWuH",
-	"B/0D5lXqDhDkEZbOb8KIunYdi71hZKaolcdyS40W9LH02zJH3Yr8Sy3wDCkClKYiT4hdQ/Z3EiwkXHqF",
-	"82u+1HlAcrKGbHCQvqor60BaaUhUXx9hw489WTz3S5HAEjfggLEP9KatAIZ5X2ZOYNvOeC6ghv9EGMWp",
-	"CL5Ok1sxlgWZBRaIRs95moqsTO4nJXnT/LhNAms2MXd67O+GWB0S801iBmSGyksVVarGHRKKKiKsva6g",
-	"5opZwRlAm0rISqLgdkDyY0k+lppPRYqVwjJlLigs03qzTHmWrlkbGdFRn8VG40g0u1EqZouMR3kSiU6P",
-	"nX5EfQUjwXk+ls0yskiKoF0zQMA0tihq4N8v7j7lvVc32yMWJX7b9kqk/aUBUCJoEL2p16xcGq1jFya6",
-	"bdjEwnxesZWzS0F5dkj9ShLvptA6nqZfLkY3I6SPUM91hn+8aseyDcymApofNOCOMYBacQ1AeG+ujW6e",
-	"Cof5zTIOM8hnXDplBQC3JCCRwdTgGAC8nwdYNlNpXJLybfgvhh5qVL+LJSZdQU1hFMiiRmPpWZRZO9ss",
-	"SnfK9mbWjgpRGo9Iyf48ltiYC+DoQDyz2SerV1Sw1qwSYgEXa/rGWJ5UyhoR8iqRxLRW9iiA3FiNua62",
-	"TFJBqbCsn9hlki9RFv7EMN6AfXLpNp/G8lO323X/bz7YXL/hEzO08akKtAdffVmNjqLJMg4fNFmqUFK8",
-	"WYHNg1fBfuqB3PlYqt4mmDb2TRseXt4ns0ymabsx6IvgLKxWhnDrwIuqamAGRX582Hfii1lcEFxOC2DH",
-	"gCUySpekzSttzkYCxk8q78p3B64LxtLc0Q5PzfCiEchcYfi7NlfIv8cIgjBujdi4lAc7bgVsTIiO5um/",
-	"x5CtvelFm4oMj412MKKM8AK/rgEV1ocvJuThAnMYYIYRYrgzghzoSN1IWAuCAR63Pn+GycCcNuFBWtsY",
-	"bphbDMj/dqi6oUsyDxnaoaywOpZpovPOMZtkXKLwiEjEMUEl0Q+0Apb/AHZxhpn5mlLi1gw5uWEC4WG/",
-	"H44lweaLO4F3BlVVHhFwmmFSFfA04MfmvibN2q6wpaoLV5HaI61M6IWSWth6B5VGe+xsCm2CMYbLap9q",
-	"iurBYPjMTMFcyMJQLsh24Un3V8a7/2L97hHrsWs2Yt0wIJHqVizyqjxlU7+51skNYAiby+LDh7OXPfZG",
-	"3UB6Gwi0IFYTtR/beUJ80zSBcbpSVpBvUyyBK8SlHQgdN89sDTC4HVIsyO/XrcJMNVera8T29mzhq709",
-	"V/qqqaxXYPSF80y51yBnvuFFlGwp2JMSayDrqlJ5FkxjKE6WJGWcUUIyJONRprR23ktaWnCEgSaD3a0S",
-	"GauV+YqzafLRnCAKEbQlInusQijmIpG+idMwaGc5IzIaUa5BrbJNOCrmbkNLK8XGcEzHte9daRq/jVRM",
-	"c4SIb/pAC9PhB5l8ZCBNtK1mWhjpaQUEFiAby3NOhhLEOSiJ+Sw8GB6xKm4jmndLQImuH6f0aHRaQbQY",
-	"q1eIAt1qEHZq9Fcu7wlBnYLHAXvSB0QIorBCHClfQmb0to4nCLg8pxKex2xhJoozXIMxpWlyvbEEQ2pl",
-	"FHh12D9JZ4qUlIK0FeRewCpXPIM7i+4+AHQFWfSX7it8KmLzr/DY0NXZ+d0T13CEgVWwwIVs+PjJAZMi",
-	"NyJws/EILzecp5PojPoxLYAwG+sx6sC7l8GZAiSBMcFWbPR3pymetsIb8LyjjQDZwBBhM0COTGRZyxsU",
-	"Dyp6I89hSS2op7kpjH67sOSKYcAVeGqjl9Y3NSAHWJlmaVOpwIuaOoOPqxpbCjXu3WOgce9j5D0IKGDP",
-	"19gAHEjLlz0MRrixG4xxGJMNLo46XKutDwZ30fDw0LuLjhmHG4TdHQCbG0vQHaOZQs3xr2KtvRCQmsGm",
-	"BMEsY5Ymd4IND9hMLbPChpFk6PwbyyWYcQwvcgLFrVhX8GtdsBeWL01SoQNCthXyLuyYVUwxTdGGc4fD",
-	"/jCk4w3Qvq5FmnyxKobzmc8BOTZbCtQ/eQ5CIQKmyNjsCPwNm3TcPOAG4FtP/xgO2QZw3YbmwPBRTMcr",
-	"TI64vQgTQCHbgJkF3QAI7UH/iDXiBAP9vJdgOiii9tuwVh2Pbxthw0cTBkZInID8lJnIs8QC/vpDN4oV",
-	"yokoA8F0itR8HzuWA1F3DZMHzYu4lMUtR4BaUgw5nS+AO0TdDccWma+nU2sMRlEFJtIuc1mWKp0H7nbH",
-	"0giLhYg71sxBYFdjaRr5XU387F8cN9EZaIoWSIwsksfmckAt2nxuZg3uY/KNGwXc3T/xMjO7V23dU1W3",
-	"bSDIphB/iaKY+ZQsRXAphQEKxSjBH/b3w+OSeQOt2mwuuCSvQ+2grQyJ3Ygc/flYA4LKRLzlRvu1Hn9X",
-	"Qxw4sMp5emx3gp5YDrkn99h/swFb8SRnw/+9J/fG0jkZhlS94sDZwmGJmxlsIhtxlgvJg4SqMWD8IRc1",
-	"VG14lpkBpILUmDk+xbRIsOJlRowUC44qMY67zceyBkSdciNZFWwfLzcoFQ4kZqUQa8LZAsttZgLiOlFE",
-	"A2cHnaduMyqgw+DLUcWCRK5V5yeGowFmLsKlBrJ6yXNuPS3IlPf23iop1nt7cBlUqpwFaOiF2mO7Vztj",
-	"zKt3tqGEWRncK6zXFAsNFfygAhY+T26oRBk4YxLJXvM7HhjVtVTADL44X+czJV2VNVtdjVfrq3UhKhci",
-	"wHqmVQjmcSkNmS0UNnp4hTBcVIpjSoTe24MPitolALnWDk8/XIQdevsqmbsXLWohsE6d8/kCDsSHqxfI",
-	"x2uwhWHnmO3txeY6wybMfFwrkB8MD0ufu67PYtuxEQoQheyCVBtEhgMsMUNiWLHqmAKhbQErQ8vkIrmV",
-	"amUp7SfM+IC4JpSZKQcE/GU8c54FKFHQDukIGIL5GZ1mdwNmY25A1oRAzjsBnHBkBuQFKOgAzajWDWLP",
-	"Bo4RHzqFjQYOIJRi5RXRoNCbNImExJQn8rOfZ2qRJSLHYkD3+tNzkc0hBypP8vQeP323wcHeClq0WK1R",
-	"a9Dr9/qmMbUQki+S1qi13+v39iGqP59BeIPPP6Bon2oKt/8AfvcGt307ND9Yz8UWD3w7tI/oZZ3zzHCS",
-	"xoJdoOpBQDzYjXxrcGFCBHp5ThcKcHcATSsB380EmiGNsqbyGbmeIbLON5tR2QczLszsAgKRIj62xtzA",
-	"qwbRUArCIgK6S7rPyjUoUAYcS69aRAEZKdLYriQ4kCtL5VeRQBNC4edESzqcFbzHMfrNuro7G3zdo6o2",
-	"3uxzR2gqNN1fJ3EYuPGEb1RUtkgDW9SMRAbYxVcqTdWqsDVtcav32DnO0GKUgdRSxXZk9n4CyVt7rnZb",
-	"WtkDr0Ixag1ksrf3vJlw9/Z2q/EW2zBE0sgMtRh+CWVRVHY7UepWj+rF4LikRof9/j775e0btrUy3Fhu",
-	"KA0H+nKvfziEsTSWiGNQIQ7OVsSlGQxViBvLUok4M6yiSJx5/+rs1Su2SKJ8aY5cezEDl9BM5UqzXKkv",
-	"LCBnb1L3+7TAdM48hOaxDF/gF92r9UKE1kxWtN8c1OHQNdUUy9uUT3MwluizER9zfA9VdUOuJIxLRQig",
-	"pgm86YCP4WUeoJmqepSJns7rJdnOX77Shp6cFFVmlo+KSER7IEP7Aznee2N5BjNeVuq4lRBHS5XcCC/3",
-	"nnpuY+kXdEP1B5okjc4IV8jSfO7GjXJZqhjjTJ+3Yt3psRMwueReaK7LtEHznJ1f4FzA1jkGUbXJRl5p",
-	"LgbLK+G0+RVVynRgpF63sEWmDxEHfIzuPgkxw4m2+Vhoty32pJAuIL+50TySgEdvmgg9Kqm2jgMpAjor",
-	"GrW/OUuFUfdBijJ0dFovaVi6LA1B+RUOCdSIAQPpNNc7dCBONkzKfCCV7OJdlaGZ2jN4ZGp17GojAqYf",
-	"1UdkXnnEYCwjNUelJ+JadBOphURhNrV6e54lc7jZsBgpBVskUhryhJ8wtn29mAlJdVHBhHkdsrZWLDxD",
-	"aHX2DvQFjK8iuPVr1CGMoPeCji0ArPo+OrAdWCwqM+BiTm7Xf8bAFYyedhUhk5zWkuolgj0cNFk6j+TE",
-	"vVCpYJ+shBKzT+7e9BdLN/pzi4iIT2wtwPvrfjLXTSam5n9ovt4/7dQhcBC29rr4EP2uFInuGsa/zRd6",
-	"OTf/Ayp4GBTiBcFv0PeuMuInwxc/FYhEIWuXVJAOvm9j9d37RfA+PAdGb59RTQjMEzB/HPsFbnnaQd/v",
-	"iadGWa2Qta3ih4qXypwmGKn5HGo3qaXmRv2nFDeVOY9IMJYWxEQBMJ25kBIoVYS2RqOtMZ8nnNBl4XhY",
-	"KYzFhfxb2qLIAHOm8H7x4INtrkBbZRDIJRVLRU41zOLkJkGYZ/yO9i/RY1lgUQOLTBAEmbUrdc18pEK1",
-	"sgwFHDZwD0EwGUyGDHPLBRp1oXRpe/gkGA4OggOI4cwFIV64oCVwpdoS8mNZlJCfm2GbM1bgVmdqBdbh",
-	"SXJzIzIXpuvE4cE+q0Bj02ABxsWM1Tc6GuEOTKrmPJo/bDo4xSiSLdwZ8sEngdGOxxBxC7dn4RuTsWHb",
-	"ZNB19uClxtyOHjsvGf5Hjd4b4u9l09Bf7jfsm0l6l4gTDxovl6opdLOZcyydVz2RufN6UAVrp9yexS4S",
-	"/bWaYDY3JSZvTNQqXnlcrucEOVu0qs9VvLaR51ROtCGaF3F0IhUTLo0tu0xfXVGmyQIBwxIlHy/iaQAS",
-	"2+NI3wXMf3Qn495cdwXGMVSfGEHp4zwlA1VXTadJJGIVLeEa1IXMPU978L/lJj7OU+q3+Nci5YmsvNZV",
-	"04/ln1SUi7yr80zwecD2Hu9VqxiXJ/sHzW3TBBpG+5nyVPi9CXbVUt2fy9lBebYUiLSDJiDT3rA/rJCJ",
-	"P5rfCW3LpdWV63VsKrVhUct3BSO3eDI+LPHOs/arlMCEayBHjnGBmX9DbDl7D/J3jQ9hRFHiuacMqwUh",
-	"HcyvJEBt8UjhkSfXtJlNw6ubJklfFQc9d198DlpWxb/va/fe56BVi1K47+Nf3Pv4eqWNCx/Xard2ik9q",
-	"bWmRP6Qd8zq24eJ07v8cXz0jajno9zd94g7KY7/SAXwzuP+bUhFA+Gh/h45cNUD44uj+L5oK/ZlvBzv0",
-	"ds7XRg5wVRvMd8Phg/osygjCxzsMGCQKV13wc9A63GUHzigozJWnOtxlORtqFfrpjnDFNuT4/cPPFPvN",
-	"3KoO9d+mjTVZRVtBK+c38P1rNdGt30xfjdY0M/KbplT+C5EvMwJ9KFDnlygjYTyfbjS+YtRuxfaKYRNo",
-	"yAUjlgddTw7/GB94CTLtGjR9p5w0067iz3eOQZensm2mS7R2OBM/uKm8Tq55joUHhZdBDEITtaJd8Dpf",
-	"2+gPiMVCEZdiFkCyJ9ETH5SKKjuveiWVo5R4QIVzCIWU1FTIB2mS1H4QOYpplTu0v/sdSpWPLKL+6N8e",
-	"bZ2UC5+0ghYU/K7UBNxYda9cZG9T/btdLnDAcyiXaqf6cXKZprXacM01175YCihWxxwgqkhQWSgKaNhl",
-	"lXrz/Oigf+/6HI0OBvetz9HooF+sj61v7xXXw5JW1Vo6rmjVV1aSqlflc38TCbg1P5oM4wPxZNDtR/u8",
-	"ezB9KrrP4sFhd8ifTI6ivng6PXjmrzmtsllwTwirLDpykyRNjRBFSIZfQaFIS39+evSl0s8PkUub5FGq",
-	"J9Iri4TfpbIvkMqec1cM+Y8Uyg7u/8IVct5VKLpS6i2XaxtA+6cWiyBFviIVIc5Bowz0UJvGazUxVPDb",
-	"JtnJJtLuJEOVqor5Us4mJ3ZNjmJFoUtwTSD/8yUpinbiuZORgnI0WKmeeYjhMdy7wTDBwjpTam7aR9o6",
-	"TTsPkIVK8fKlAfmyUM/LjlCre7E4+WIheKa9omsEpt6UOA/uPS9z3gayFShIm7B1qJdEjmXYDF5I+eX5",
-	"LBO+QRexLG6FWNxT3u14LH2o+Aw/xfj8KuwMRb38qFa+C8h8QyMzL7jgj0QbOd3Qj0x0nkToyitiX20i",
-	"zg2AlhSxe5hZZ2FlurnqKolJ0sV6QTUPPyjRw0kSHyOxyJsKmRQwNVhmYyx9zKI6SA2k34GHxJVAQo9M",
-	"IrEiU1CyuUNG8EawBNQEHHn0CAdhb+9VgmAtvFzOz5tub2+PQaaj++WRRmdxO3ToOD3zQ9iBUTDGtOAZ",
-	"YG82+L9qoPeALQVh9pgC2WNX4mNuQSLsckC7gFywzFkic2VzunlOBO0CsG2uOklvhSuBozPBHN/ywjFG",
-	"njxQg6CGIRWjiAyrjpaEbQMd2qRv8TEPWAEWCO57TOkHjqAkFpeCfH9y8oVdczIfQ8QEbtJ1GDC9EJQy",
-	"4wP0U2+/K6Aii8/fY5cKER78EiZhEV1guIBfk4WcY4/N34/hVQhpPXv3k/kFX5gs86LNgYuDLDXYHfQp",
-	"wMP+VX/tF3qC+BZ7ey+4jBOIFzBEBLlG7hebHeqX5yijeWBG21rk6OWf4GoWXmL7JVj44Yjsd2yeAdAn",
-	"JKUl0pykHvNdZs49y3U5GlNDmDuzeGHo9GqHXYy1DPHk+5GXJ8WM2N4eAIqBVdP6BPf2nGYNLRdIKWrl",
-	"omUKzgKxVwjRVPgZi+hby6cwSsC0i/o5NI28Ajw1ANCBoRe49BdlhlmEvIMBNqP1E/rYwmlgRELAKgU6",
-	"oaMaF0ey8Bh5E2iYh+W2pJ6xExtPCbtdoQ+5ZinP/d2GUFLWZTA5Ngho/ywUzt6IJdNSMdIC5M1tlM1D",
-	"rRaqgqZZhTklHhyNDfCw5d7Y2bRU363el4W3gYYhnM5VlKmVyar369g59Iu1H6ithmo1FnwtpVzd4lKF",
-	"zM3KvV1y7meIAO4tQBVIrnxL+vB7FmSPO79jBted5usOYZxkakVNTyjLPAVXIr8VBDjiZ2mQ/oOrRJM7",
-	"Lr4Co46t8ZctU2FHrQhuHzP0aoQCAUHVW1nvBdsJd2QuECgsiLyIOsO4IwiZwYKDHhVkfmVWTKiZw7bg",
-	"ifXrB1pB1rZqffCBJ3zZvATRJBoW8U5JuWipcnyBFRM8dsyoqcYhgvjlANCHOxvHbLkooBWVY2PMygH4",
-	"7TG87kyIkYvMhtVxGaWwjlzS3xADYOiOCjN5xGeorIdCh7dSsIGbziIj/JeCzNchtdgOz0/+/vb03RWD",
-	"6wn+O0T8n/1+v9fvE1uny09N2QB/dpfdEH4dwq+dHjX7vpRHDGMg0rNAi3RRLSHVCoLxKa3VnXEinxHj",
-	"3rKyfq8/YHqmMhDxcHapVjaOgdfqB1ooHlSBVgqpmZr0oh/Kp9fueO1Q9Njl0pza4kU4/5YOqV3H4wA/",
-	"xKtQhuHB1YNGIug8+Vg+mcPA/xb59308FXkEVVEoSmbSwLZAgQb3MndzTonmyuPct9/qHAe5eWD3snIa",
-	"KDL0enU01jaMIOuCLnknsq7Z5Y7j7vZI8CpTP7YLkGphRlhfMYyaSFMWJxrG78sqNk1+67VTL79WHdcx",
-	"9Y9tFUqIEZZcpUTpAOIs5S+q1Qhc+RsQEhD4k3u3eMnj0KA22etcK8fC8SSEJTZAyu/aECgIU0bszFAS",
-	"s8QVsDlcVeZHuxB2kY5tZKmy6U+VQZIA49XYKB9DRCzb27MCKmazitjIbWG5AFSIQnPDUulKDVsUlSvF",
-	"u2xeclUUOKkXkHhU5qTUAYp/VDgSSl3ClU1lI/GGKTdOpgBkfN57QZFhba55HC4JEhsKgRZsFrasgZfC",
-	"LkKHhkkfmkU1Ogfcqbb2MWiz8KmdMxYErq6orSPsVfmCQdoguQQgAELzMGTt0JUKA2A+rOZo9XbU/H1p",
-	"poO02VDssfSJZyxosA90gnJdSITRo6rAKAviSjaQS60u2Vg+Mct1WSDUmoU6kQXUbs28Y6bvIdqGFDWH",
-	"6kQhU5HKsBG9uVLq2IX3NSM0BxYYGZtV8Em8FAiSDORIYHjmbpuBCY9WAeGc4W5C3C4jJTnsvw0+Rqrn",
-	"81WuRkJHfZDTw9Wo/0eBHI5qZ7XMbcMLBRJ46/TDBVZ2Er5X5wBSsKRAHGPxMd+tuuvn38plZXerCFsb",
-	"jQc6Xq3DivX5qMzy56CY2lG/v2XiB4f9HWb9xM36sHHWz0+vTtibq5fMG9SQDR4PSyPZqa9h3/V19IC+",
-	"hqavbYu8eYi7r/OwWGe/QrY/x/2tq33Y32UFhm4FBoPGJXh5+ubqhD3/yZ/Lof/Hk+1rscP3uy/KYbEo",
-	"tUri/soM/8etzJNtK/Obq3sE6/B1B3RQLMxTty5XFyfvLl+dXrAfTt6+PWGXJxdvmLNd7sMIau3WirfC",
-	"vlTLqsKYbCXThnK7G9Zjv1iP6jclX1y97NqTet2z/eHw0HDsSi2rg1oVseETZO2Vkl6D+6pwDRsqZQ38",
-	"8lmlbXp6uDtdHFQA7e9tp3oMBsUx6Dceg9Pzy7M379+xy4s37OL0xY/vPrz7gb09Ob34tfUZ/J7NUy+N",
-	"pHsw7B0d7XA5eKNxg3lxcvGSWdvB+1evzl6csssP5+dvzk4vS1zhj5jvA+IdrNCyIeyhgHemCDMHpuQF",
-	"PX0PjPgfExixS3jrazV5p/ILKL35Py6Y4pGunZn/SHwF4lntFFBRFDMtqjdbx6oFtWtCCmusKYxYhEUE",
-	"ho8aW41l/cTOUy7ZJ3ZewAMCehigCkJHn9glQYjVHlzUMQhr+X82BzC0AMgh+0SQZp8ArIz+C+8sMmUe",
-	"E76Ze45/FUEVpZSpiLKWG/Oi2K5pUbGCpHYMgPCTmaDASFFYOAzuKZDs10Vu1kMxU+2rddCG6D2/FDeW",
-	"0K4WyYbS1l7xaqg5jVWl/UK4ftno5oLOO19gWLF8w91FNUC+301b76Y/5qL5v+gO8KvONNwCpQo0Huun",
-	"g1lKMCAMmd6az9MdWHmi2fuFkCfnZ8xmqgXOHsbpDQiKkiJDFE8y6Fv2RHZ0QJzFXS1AUgGAR+UscyC0",
-	"tsppjcnQKC4XInoYp7ET9TiNrbfzHwXnKTGUWglAu6j7vb5b2F6rXnSrkcs0fezQ+k/Oz6Dw1d9P3r6p",
-	"c6IvPrU7HQtatcrpKJN4iXqvajjcHvlSa2X6xUJKGxGObNUD3VTlAS2thPBfxprdVh1iLKGWQcCai0TY",
-	"aioOcUplc/Ia07VuoX+rF2BYq4MW1OueydiBWqVrBMM8rrX2sbtarbqQsLvMUsjVdS7DeysxkOfEXynK",
-	"q/HrMrS3DbNDZRu4X7kBgCqbYe+9xkblligkozIVkk+4tshmpW0Y9vZ7A8gzIseCv2BQxYCiysziwX55",
-	"/JUS5OdiaxUKDPYCr1u7sbBJp8dOZLWchJuvH/G3EmnaRTx/rwOHoVJtmOVK9SyCGlJrotne3gSiKWzN",
-	"xEJc3ttrqtiy4o4nUywgOQbHslQZh9UL4xT++x6uYMC8kjFQL5jqxvDcHwgWvmiYkEM471B4LlYagOIq",
-	"TQWqRgwKVBWVuy3sG4C2EbJBzApkAyyUcUzFHxsqdSDCnFrmjjxcoZCxtLDv26ocH9Ni0ddJ7sDiyzUq",
-	"KMIEquwk0QxXiwO2a73CMrt/vTBdD5F3bG1sLtkSK0VU66HXylsAqLV18TYVQbJouoAkAfzS/KPHXmEU",
-	"egUbmoIiM5Xn5mm+gjps6s40AKcYAadRo6nhQyNS6k6o7kDKY/nh4g3qO7vhuY9QIXyOg/i0cRKEue7r",
-	"fOw9+WzxepJ5IwyM+aLEFSHGlsu1g+s2Gh/75JzB7oKgRABvu1yDZWBxTw303qb69QTNgkplpQ8E68KK",
-	"8jgUBAY2Tdt9sZOzASEkshlqNpvoUHY3YryPZRlIwwNIxYUUMtYB29sTd1QeEuD3RFS6X/cwYIWejKV/",
-	"Ed2o3EJ4Boyzm6XQWmRsBSXOU8EzaYvuwCPkc8nNLC/A3nCyY4nfGA6sU7WCR/ANxCzBqewBBJB2sc08",
-	"hcRWW1YMEgZWKrtN5A1hp/15UeCL8g2whyLGglwha0vlL36Al9qKcgYwVYOzCY8ddwMoQ8DgBgA3VmrA",
-	"LPNYEjg4yfoUqeJw9e3fkDnLzUzNKk+XKcNoYEOXKLwWVRPA0uOrqnuhw+23iPRouYBT3a0UmLWbDkdg",
-	"xjWbCsBisFDGEAcHORfesXqkkZhgRRBc0ogHct0ZOSgxXM6x1FR2C6st6Gps5wb0Fiiq09oGv3IfrkZR",
-	"dX5T1fhKGfgHlnSvWWF2NoyU6u4bkf1eAfWPnlshCGMPFVEYKv0qeOiMrsxL8X/YSrxS2fxBCCsPNJf5",
-	"tclao1aubq//+ezXbPiTvDr8+PNg/denizf78+dH0cuD6Q9PZq/7+mQoLg6XZ8/U+QC9kCRotUZGvto+",
-	"eeabIKjCrV1Jqoe/8/Igk72iiriNGq6vnKGQSFcRiptGFBcs4hD40w5fmH90XyiZZyodMam6gKAYdmqY",
-	"KqU371OB4WV69526NE2aSZ5n/GbzJO3H+NY7BY18R1T5QhcVEMkX+Kngu5oNcRewE8OSy0gnRzt296ez",
-	"JX4OKvXZ/1GxHV64+hWlA+eZYMplNMkSE6vofi+QRdBd8BsjWsoYYJ0bCq+BOLwQagEJdgAl8nWWwpdm",
-	"ePdyV0DWmuUV22AL6z7+P7GKDHNj5gUs/DjGApCR+YWlXN78ZdwSctyip/hM8Nj/G+yL+EPdioivPPbe",
-	"oV+8VqjPiYrXpX4G+NcD7Za2/UGpu2rjj/05t3yeTuxe55nDOKhzbmuPxF7N7v/pjZA/Ludcdi1UI/Nt",
-	"3dtNkjPB03z2r41n4cRmUw+N4F3Ue6H8NgAkXQRFeUu1xE0078Q850br7bFXKmOAwzjhKZcRYNWAkSuL",
-	"ZkLniJPZY19xYn6EeXy1A88hYajb3YUB6nsDNZVW6k9PSG+SOyFBPzN60kayAaVyd6qhrCW7FBGXaOAo",
-	"FPY2RBkTwWDBKx7NDDF3igIxVOgZTFXoGb5QRkXPMz6dJhHluSEDXpMnOBL3ENZYbqesCwC1F/rrvcN2",
-	"ekheHuxKZoM+dqO3YkQNJAcBJGYRygv85yC8HQWDIg5mC6W6VdhGqru4JlGiQHsbvFReUC8Ko+0yF2MW",
-	"iylfprlzHB5j2EKEcL1YcSwWi1StCXDdmrI7peIbo8ePUxXxdKZ0PnrWf9aHqLfyCGysx1d175sh7x8G",
-	"RqLTgm5yUG30T8kHeKYYaLQdQ59Up6QisNXX46KGR6dHDui3WhbknmogAZtiZQiwyUM1LVfCuRqRhAyC",
-	"RgkxSfWxXZUih2y6bhFB1BQcVDRK3u56s1UGVtSMgRW3vgQqYa1UmsibEfgjJFhgM3tYrE0x0WNZkmEp",
-	"pwMrTEoFrLGL1TKJEZSmb8/Y598+/38BAAD//w==",
+	"iaZK8TINpoOKPu8WDaUfy/QOi3IqDt0KQK3MtuplZFS0st5eUaVrqnBJ8y2JsZUvt1Bzy/pnRYn0lcbf",
+	"kYTP0XbWzFzVMo8UShOcuUvMTHlkTf4136K5XyB0J13b2noh2C9FHAZjGRoRIuEpmceX0j5jbbqYIPzA",
+	"xS/Y9g1FdIIijMEwBI1X3YIn8VhKlc/AwIdqLAWx9tiFECz88bhcKcUVxHxMtsOQjMICba1mc7NlKigm",
+	"vMwi/7+7jmitmuqUOanOrIbdADOKJBfze2+wN9iwawbiNLB3nmV8jS5Y2Lg7OwdrJfmNaXdc8CCg4swf",
+	"PLQz7PbOobmI5fugnGCvL+htwOvfZknR750YGbcgvq0n8N72cecU3EiuQDoUEupN1Yf1vCB+nudZMlnm",
+	"6LzGCFLsAEJ7Cjc3nKitx1sEltWGuUm6sYtYEIm/tBsnV2zchvt1kxGgOGkwyV5J4Ry5ywY9AogSDbee",
+	"YQ00kp4PPDhCr7/vRwAs3p4TnZy7oXyXWr340Dn9yIa97o2lryoDs7Oohqb9aSJdYGHhpy3wJN23hi8g",
+	"hmbZ1OM9r/EJOM7ny3SDOarE4uiUiigxeiL3iUgrfMjBIq4kW80Ui9VykmMZEbNaUAZWCzGWq9na1qi7",
+	"Tm7BRwhXLBz4cASXgTs9vvRXXB0Ls3j28khyXbB/ku3aRsrBmLMubOAkkSK+Io7T1InQthJ0TF70QgPG",
+	"u8Lv1AgNIAMs53QDJVl1ENqN4pAJHs3oxTlLE22ZHjAIGGMidc5T4IeGiFbKiCgg1XjXWONi5OpawIAN",
+	"6/QWBdxqjesypHXBH6/miYadJuK9oyvTA2gNdmwgbNlOaLEpBuQBzRo65+gSs7HUthVsM15i8o/wdhAO",
+	"r1FkaGqGnuBOm6y9sSkKcS2fIFglPDwlwoAqZ24fXLSdm4oXduf/Vhte+Qja3pqPn8/vm4JrGiQn/+oe",
+	"mfmWqDmwvwBpO+qAKxcW1zAwd2e1QWCDVbAXMmaYTNbMW4sm+eabBgBXKDVA/15VjvNJvK2ygLDKqzMI",
+	"xrJEYeYCmBkqI2nRNAbxqJ/JyLLxGsWoMahtXQyj6do8ZNpIujzF6gHeyrEjN76xpAE+0rg7BGKda5+U",
+	"7dwXWNdxA1PCHXn4TT1P5Al+NKhLF24xNgRRQ8QtLWIb4nw7teXpfXUAbDmU+66ZubA0kDg2HqNLnxjA",
+	"lLnKkjwX0qWlbDB7ludy8vZnspU3jzqjm3S741Bcvs0norh0SRQpc83A3phBwwUHJnf/SunVhLJiubyg",
+	"YphBiQwqB6RJAHOSN6e8zCYLhxdgDVKyE/4nS4d7YkUuEgjuup6ab6K8zki2uZRwkYXMbazQf+pq8u+l",
+	"qHInfZOrpt5IjUhretKWl45Tbqpqtae4JbmvtjU4xu7ks5NNKkuF7r+VznInJ/wSDlQpWPeNbkYiosLC",
+	"4WqM0Yr0PJX/23X9i9nb6i1auYqdcNEuCcJ8olW6zO3QdaeH/Nnyh63UeHj5z2bru38mW7e6VJW8wXNm",
+	"pv9Iw9t38+4q0dVIwa18nb1v4uiAfrtBJ2wCnPULozfESNaZwcNdoH+oib5Kbc5xeVyv1UQbLq1WsJqJ",
+	"xlFuGkqRoNcv5Wb2m7KQoN/Mz0+uRJsXAwshpk0z/GmpRRzarMKJSNWK9Uu9P3uyu1XnthRS05yt4+4h",
+	"k959el+3i5TL+21kkZJn5kWs4Czyq+acNucHRGpBTNvDogQ4ysrSiZXSiJgFyBTMqb3JUVjBMN7OUVg5",
+	"TDDbEoH5C1+jgNJs0Q/bdIQKOPgGiyE9qgTQoJg/ZSvIizb8YSFkrJlqyPIuQOzv3qZKssTWrko3xrvj",
+	"coJiIHcuwsZcDTCfUcCmi4WMuGQTKiwcQ8KGC1fbkLCRUeScj9xfEozsCzXmXtBxI7sjrvZIs/Ny8M/R",
+	"2QkErfqj0AQxg7tVHoD3rGEMYE8sqsCSm6o1av2BjLs+MEPo6G8pxTYHLDSfhAyyMq27y6gI+ha1Akiw",
+	"80dNXWDwD4RclAa+KQijYiSvrd4LtIGBH0/lPHXUTiPtsUv8mceFxay4whGwWi1zxuXaydxjGSl5KzKd",
+	"KNlkknCXYdScRH5u1O2Ky6hW/7ht9a3/YmSmZv/FnGm6zIf27uOlbkSwCN9ALrtwklbd4GjoIU2xdIAv",
+	"FG5YDbI/+UYFf27D++Zmm/+Tpua8bpUhFz6nTRMloXLTRAf3TbTZL7Gpt+cNfseS2+VLO9/Qn3McfeH8",
+	"qrlQ5TNUpaLqYtcHeM961c5ElZCabhIIvDYM0stkbkARsBhfRSBtGV62jq+y19vrDTs95kHxYU6B/QHh",
+	"+EJy9lC5b4g+KWBB1pQJLin/o8CA7bF3aHJ1GTboNkquJWaHcs1qY9rtDW1XlHaNsxAyBvgJ53EZS52r",
+	"6IammyaTjJuFJm9MHJM+plaSrVR2w5YymnF5beMOKhE9dgGa17bIsQLHNWsvMjFNPsLCXYWdwC5H4yq0",
+	"KtHHV09/+ufwdP7hYHG+l//8bPVbOTd0MHxWyg4dNJkI/e3ZYsj44gOGuXtzdqD/Prz98HT+dm9y/iz/",
+	"9cnqt0H0an/2un99OoyPDsT7p8m73cXFXkPK7T2jf7gCVIAb3/dhEWT+tdgyegZOzIhn2Zq1Q4cqEwao",
+	"5CCwDIRreOAyYecQriGC0U6VvLZWHIKxZC9RMBnBe8WDR9ofSDU4tAnUprLypM9tXvkKr/MWdSPX+TLs",
+	"hBcNgKEaoGl63/jk/XUO11/4/FTD9tyKV+e6kQw2Z23gWcFcDU5pB4iaVZKz8aeycE2/NUywIRrkoYZa",
+	"PwqFtVXmgLhQNqk6lCCPsBOMpUthXEpILawafOeQqob23j/bL9j7/4V3aK8xRnh5fS00pDN+gcxINUtv",
+	"hfN/NojJrA1yBcRp6uRadgILNXGdCQhvsUs3KhwwLmpjztdsBWlHqjDAI+dOtOc0ZpM1m0EUblG6gyPe",
+	"z1RkbDVTGpym5t+ZykVZ9nUgH7vkpZXmDIAdCDCPnMFfrR5pFsZLAaaWkKxFDtihFPEHMaBKirFs5yAA",
+	"YRuCZ2kiMnKLL2UMdx0uc8o1eLqtOaHJrcCO54t8PZa200xQ7rBpDuIH8bhjegOhOxcoZf8SmeqxI1bs",
+	"PJoDxySGEaQcBk+OKp4nxKNzkjT259z6FBpMLYsYEGecC/obeIn5R/KN7N4T3NXoR/Rpvc5RzWEQ0TJL",
+	"8vWF6RzZBt6YIIjVz0chpFWx9BHdwpfegZMR6AzEU1Ulee0gX3pjabMkkDtO1iw8e3dRRIECcw8Dwprj",
+	"KRQNypNboFMtZGzDWfybPpE2UAzVjomK17gTsNhY5tDM0y3NLM8XgLMCQ33hJebVUducblPHbeixH0Xu",
+	"9AWeN04GFqVAfKxWuNgG8hGULSNZojaTV+UBT4rD4KexLPAXbPyTQKCSHAEZbEAuDt0af5KcXYtcs3Cv",
+	"v8sK8AdzqnBE0ig2eiPGZNsrhWIOCKKadBqxJ6epWnnyWGUTcLoU10soimjLxVJ7FLCeZM7ARbZjElRH",
+	"hMYFb5tnPhwjNWRjB8FU3nOgjO+ztDVqlTYRDpE9VuZEDBGhNpFTZZGTeQSXsJhDWm+LL5L/4xgccJVe",
+	"LG5bQcscFKMSOOb3xsb9Ubow7G0u+Nyo9jAWQ6569Phxvb3HXj2w+jXbYERF/mauoQroEgTL65yyzeiy",
+	"Wqslcf7eWP6qljaHof61ISa52ciH9wXb2flDTXZ2Dv2I/jEkK2CBmMCNb2Mcuz9OHwaPPNkALmdWRNNB",
+	"8L7UXsg7KyLeVeYHvAdskS71xoh2RgHtEDXxv/4X+0VlN4aSzZ+DXjMDAJ65VsusgYWMYI2voQJBGZ+F",
+	"sFERQoSFBZ6nV7kD8FK9RIveWA6rgzAHICyAMgqEuXY4X6Z5Ytbh8VRl827Mcx52Riwc9ofMMuriUxwH",
+	"RhcTU4KGHhHSCDInSG8xYqyYKuJVw/7wsBrE35jxNpa7PXam0vSO1ICQaieWMqmas19hwG3OoOQ5EtTA",
+	"3CP7bgETzRapkPn6EIUkYC2UV0JFWOhVs7R7vQelLJCkAZRS+g5ZUegIFUij5um1FOYpVtr8dLlSPs/V",
+	"ZjGZTmKB6ImxCCj+VYJvW61kAW8FoHAh1iXUYWc0ljs7Bcve2YHzs7NDfHtnB3Z5TdF8MEzrdzYvFneQ",
+	"DiyuDmyvSLUYjaW7Xe68M8p3A2ubjzHfzKKd/IE8wGzIWIZ7/QGrQnTDvqlpFbfLBssA9I/tGxWxdrjX",
+	"32NeefEAkSlh6fwmjKhr17HYG0ZmilpNL7fUaEEfS78tc9StyL/UAs+QIhRsqkyFgDtkfyfBQsKlV3js",
+	"5kudByQna0hhB+mrurIOWZaGhOupEev80JPFc79+CixxA3gZe09v2rJlmKxm5gS27YznYmT6mAijOBUR",
+	"42lyI8ayILPAoufoOU9TkZXJ/agkb5of75LAmk3MnR771RCrg4++TsyAzFB5qQxM1bhDQlFFhLXXFRSK",
+	"MSs4AzxWCalUFJEP8IMsycdS86lIsbxZpswFhbVlr5cpz9I1ayMjOuiz2GgciWbXSsVskfEoTyLR6bHj",
+	"j6ivYPg6z8eyWUYWSRFpbAYIQMwW+g2CEoq7T3nv1c32CKCJ37a9um4/NKBgBA2iN/Waleu5dezCRDcN",
+	"m1iYzyu2cnYhKDkQqV9J4t0UD8jT9MvF6GZY9xHquc7wj1ftWLaB2VSQ/oMGsDQG+DCuAYhJzrXRzVPh",
+	"gMpZxmEG+YxLp6wASpgE+DSYGhwDwCT0UNZmKo1LUr6NWcZ4SY3qd7HEpCuoKYwCWdRoLD2LMmtnm0Xp",
+	"TtnezNpRIUrjESnZn8cSG3NRJx0Iwjb7ZPWKCkCcVUIsSmRN3xjLo0otJoKLJZKY1mo1BZDQqzFB19Z2",
+	"KigVlvUTu0jyJcrCnxgGSbBPLkfo01h+6na77v+bDzYXnfjEDG18qqIDwldfVlikaLIMHghNlsqqFG9W",
+	"sP7gVbCfesh8PgCstwmmjV3Thgfy98ksk2nabgz6IjgLq+Us3DrwohQcmEGRH+/3nfhiFhcEl+MCjTJg",
+	"iYzSJWnzSpuzkYDxk2rS8u3R9oKxNHe0A4EzvGgEMlcIwRlj+e8xIjeMWyM2LiXvjlsBGxMMpXn67zGk",
+	"mG960eZPw2OjHYwojb0A3WuAsvUxlwkuuQBKBmxkxEXujCBxO1LXEtaCsIvHrc+fYTIwp00gltY2hhvm",
+	"FgOS1h0UcOgy40OGdigrrI5lmui8c8gmGZcoPCJ8ckz4TvQDrYDlPwC4nCGcgKY8vjVDTm6YQLjf74dj",
+	"SVj/4lbgnUGloEeE9maYVAXxDfixua9Js7YrbKnq3JXR9kgrE3qhpBa2SEOl0R47mUKbYIzhstqnmqJ6",
+	"MBg+M1MwF7IwlAuyXXjU/Y3x7r9Yv3vAeuyKjVg3DEikuhGLvCpP2Xx1rnVyDcDH5rJ4//7kZY+dqmvI",
+	"yQOBFsRqovZDO08IypomME5XfwuShIolcNXDtEPO4+aZLVwGtwO8gB7HkuxeFBgbsZ0dW61rZ8fV62qq",
+	"RRYYfeEsU+41SPRveBElW4pQpWwgSBWrlMsF0xiKkyVJGWeUkAzJeJQprZ33kpYWHGGgyWB3q0TGamW+",
+	"4myafDQniOIabV3LHqsQirlIpG/iNAzaWc6IjEaUIFErxxOOirnbeNhKhTQc02Hte1dPx28jFdMcce2b",
+	"PtDCdPheJh8ZSBNtq5kWRnpaAYFV08byjJOhBMEZSmI+C/eGB6wKNonm3RK6o+vHKT0anVYQLcbqZa1A",
+	"txqEnRr9lWuSQiSq4HHAnvQBxoIorBBHypeQGb0tPgoCLs+p7ughW5iJ4gzXYExpmlxvLMGQWhkFXh32",
+	"T9KZIiWlIG0FuRewyhXP4M6iuw9QaEEW/dB9hU9FbP4VHhq6Ojm7feIajjCwCha4kA0fP9ljUuRGBG42",
+	"HuHlhvN0Ep1RP6YFemdjEUkdePcyOFOAJDCQ2YqN/u40BQFXeAOed7QRIBsYItYHyJGJLGt5g+JBRW/k",
+	"OSypRSI1N4XRbxeWXDF2uYKpbfTS+qYG5AAr0yxtKlWlUVNn8HGlbkvx0b17DDTufUwXAAEF7PkaG4AD",
+	"afmyBxwJN3aDMQ4DycHFUceYtUXN4C4a7u97d9Eh43CDsNs9YHNjCbpjNFOoOf5NrLUXAlIz2JRwo2XM",
+	"0uRWsOEem6llVtgwkgydf2O5BDOO4UVOoLgR6wrorgv2wpqrSSp0QHC8Qt6GHbOKKeZW2hj0cNgfhnS8",
+	"AY/YtUiTL1bFcD7zOcDdZkuB+ifPQShElBcZmx2Bv2GTDpsH3IDW6+kfwyHbgAjc0BwYPorpeNXUEWwY",
+	"sQ0ozhyAvqAbQM7d6x+wRnBjoJ93EkwHRapBG9aq4/FtI2z4EMjACIkTkJ8yE3mWWJRif+hGsUI5EWUg",
+	"mE6BJ+AD3nIg6q5h8qB5EZeyYOuIqkuKIafzBRiNqLvh2CLz9XRqjcEoqsBE2mUuy1Kl88Dd7ljPYbEQ",
+	"cceaOQihayxNI3+oiZ+yjOMmOgNN0aKfkUXy0FwOqEWbz82swX1MvnGjgLv7J15mZveqrXuq6l0bCLIp",
+	"xF+iKGY+JUsRXEphgEIxSvD7/d3wsGTeQKs2mwsuyetQO2grQ2LXIkd/PhauoNoWb7jRfq3H3xU+Bw6s",
+	"cp4e2p2gJ5ZD7sgd9l9swFY8ydnw/+7InbF0ToYhldzYc7ZwWOJmBpvIRnDoQvIgoWoMwITIRQ1VG55l",
+	"ZgD5KzVmjk8xlxOseJkRI8WCo0qM427zsayhZ6fcSFYF28fLDeqbA4lZKcSacO7AEjczAXGdKKKBs4PO",
+	"U7cZFXhn8OWoYkEi16rzE8PRADMXgWkDWb3kObeeFmTKOztvlBTrnR24DCql2QI09ELBtO1LtDHmFWnb",
+	"UHetjEgW1guhhYYKflQBC58n11RXDZwxiWSv+S0PjOpaqroGX5yt85mSrjScLQnHq0XhuhCVCxFgPdMq",
+	"BPO4lIbMVjcbPbysGS4qxTElQu/swAdFwRXAiWuHx+/Pww69fZnM3YsWahFYp875fAEH4v3lC+TjNazF",
+	"sHPIdnZic51hE2Y+rhVIaoaHpc9d1yex7dgIBQiddk6qDcLZAQCaITEss3VIgdC26pahZXKR3Ei1spT2",
+	"M2Z8QFwTysyUAwL+Mp45zwLUVWiHdAQMwfyCTrPbAbMxNyBrQiDnrQBOODID8gIUdIBmVOsGsWcDx4gP",
+	"ncJGAwfkTLHyKn9Q6E2aREJinhb52c8ytcgSkWMFo3v96bnI5pC4lSd5eo+fvtvgYG8FLVqs1qg16PV7",
+	"fdOYWgjJF0lr1Nrt9Xu7ENWfzyC8wecfUGlQNYXbvwe/e4Pbvh2aH6zn4g4PfDu0j+hlnfPMcJLGKmOg",
+	"6kFAPNiNfGtwYUIEenlOFwpwd0B6K6H1zQSaIY2ypvIZuZ4hss43m1GtCjMuTEcDApEiPrTG3MArYdFQ",
+	"v8LCGLpLus/KhTNQBhxLr8RFgXMp0tiuJDiQK0vll75AE0Lh50RLOpwVvMcx+s26ujsbfN2jqjbe7HPH",
+	"dDM03V8lcRi48YSnKipbpIEtakYiA+ziK5WmalXYmu5wq/fYGc7QAquB1FIFpGT2fgLJW3uudlsP2kPc",
+	"QjFqDWSys/O8mXB3drYrTBfbMETSyAy1GH4JtVxUdjNR6kaP6hXsuKRGh/3+Lvvw5pTdWc5uLDfUswN9",
+	"udffH8JYGuvaMShrB2cr4tIMhsrajWWprp0ZVlHZzrx/efLqFVskUb40R669mIFLaKZypVmu1BdWvbM3",
+	"qft9WgBRZx6s9FiGL/CL7uV6IUJrJivabw7qcJCgaoo1ecqnORhL9NmIjzm+h6q6IVcSxqUi2FLTBN50",
+	"wMfwMg/QTFU9ykRPZ/U6cmcvX2lDT06KKjPLR0Ukoj2Qof2BHO+9sTyBGS8rxedKMKml8nME8ntPEbqx",
+	"9KvQofoDTZJGZ4QrZGk+d+NGuSyVuXGmzxux7vTYEZhcci8012XaoHnOzi9wLmDrHIOo2mQjrzQXg+WV",
+	"cNr8MjBlOjBSr1vYItOHiAM+RnefhJjhRNt8LLTbFntSSBeQlN1oHknAozdNhB6VVFvHgRShsxWN2t+c",
+	"pcKo+yBFGTo6rtdhLF2WhqD8soyExMSAgXSaizQ65CkbJmU+kEp28a7K0EztGTwytTp0BR0BiJCKOjKv",
+	"pmMwlpGao9ITcS26idRCojCbWr09z5I53GxYQZWCLRIpDXnCTxjbvl7MhKRirmDCvApZWysWniAePHsL",
+	"+gLGVxFG/BXqEEbQe0HHFlBhfR8d2A4sgJYZcDEnt+u/YOAKRk+7MpZJTmtJRR7BHg6aLJ1HcuKeq1Sw",
+	"T1ZCidknd2/6i6Ub/blFRMQnthbg/XU/mesmE1PzPzRf75926hA4CFt7VXyIfleKRHcN49/mC72cm/8B",
+	"FTwMCvGCMEPoe1fO8ZPhi58KGKWQtUsqSAfft7H67v0ieB+eA6O3z6iQBeYJmD8O/aq8PO2g7/fIU6Os",
+	"VsjaVvFDxUtlThOM1HwOBafUUnOj/lOKm8qcRyQYS4u8ogBNz1xICdRXQluj0daYzxOO6LJwPKwUxuJC",
+	"/i1tUWSAOVN4v3iYxzZXoK0yCOSSiqUip8JrcXKdIDY1fkf7l+ixLAC0gUUmiNzM2pVibD68olpZhgIO",
+	"G7iHIJgMJkOGueUCjbpQb7U9fBIMB3vBHsRw5oJgOlzQErhSbd37sSzq3s/NsM0ZK8C2M7UC6/Akub4W",
+	"mQvTdeLwYJdV8LxpsIA9Y8bqGx2NcAcmVXMezR82HZxiFMkW7gz54JPAaMdDiLiF27PwjcnYsG0y6Dp7",
+	"8FJjbkePnZUM/6NG7w3x97Jp6If7Dftmkt4l4sSDxsulagrdbOYcS+dVT2TuvB5Udtsptyexi0R/rSaY",
+	"zU2JyRsTtYpXHpeLUEHOFq3qcxWvbeQ51UBtiOZF8J9IxQSmY2tF01eXlGmyQJSzRMnHi3gagMT2ONK3",
+	"AfMf3cq4N9ddgXEM1SdGUPo4T8lA1VXTaRKJWEVLuAZ1IXPP0x78b7mJj/OU+i3+tUh5IiuvddX0Y/kn",
+	"FeUi7+o8E3wesJ3HO9XSy+XJ/klz2zSBhtF+pjwVfm+CXbW++OdydlCeLQXCA6EJyLQ37A8rZOKP5g+C",
+	"CHNpdeUiI5vqg1io9W0R1C0Ijo+lvPWs/dIqMOEaMpNjXGDm3xBbzt6B/F3jQxhRlHjuKcNqQUgH8ysJ",
+	"UHd4pPDIk2vazKbh1U2TpK+Kg567Lz4HLavi3/e1e+9z0KpFKdz38Qf3Pr5eaePcB+Parp3ik1pbWuQP",
+	"ace8jm24OJ37P8dXT4ha9vr9TZ+4g/LYL88A3wzu/6ZUuRA+2t2iI1fCEL44uP+LpuqE5tvBFr2d8bWR",
+	"A1ypCfPdcPigPovah/DxFgMGicKVRPwctPa32YETCgpzNbX2t1nOhgKLfrojXLENOX7/8DPFfje3qitV",
+	"YNPGmqyiraCV82v4/rWa6Nbvpq9Ga5oZ+XVTKv+5yJcZgT4UUPlLlJEwnk83Gl8xardie8WwCTTkghHL",
+	"w9snh3+MD7wEmXYNT79TTpppV0HzO4egy1OtOdMlWjuciR/cVF4nVzzHaonCyyAGoYla0S54na9t9AfE",
+	"YqGISzELINmT6IkPSpWgnVe9kspRSjygaj8EnUpqKuSDNElqP4ocxbTKHdrf/g6lck22DMDo3x5tHZWr",
+	"tbSCFlQprxQy3FgqsFwZcFPRvm0ucMBzKNeXp6J3cpmmtYJ2zYXivlgKKFbHHCAqo1BZKApo2GaVevP8",
+	"YK9/7/ocjPYG963PwWivX6yPLcrvVQTEOlzVAkCu0tZXlr+qlxJ0fxMJuDU/mAzjPfFk0O1Hu7y7N30q",
+	"us/iwX53yJ9MDqK+eDrde+avOa2yWXBPCKssOnKTJE2NEEXwi19BoUhLf3169KXSzw+RS5vkUSqC0iuL",
+	"hN+lsi+Qyp5zV8H5zxTK9u7/wlWf3lYoulTqDZdrG0D7lxaLIEW+IhUhzkGjDPRQm8ZrNTFU8Psm2ckm",
+	"0m4lQ5VKoflSziYndk2OYkV1TnBNIP/zJSmKduK5k5GCcjRYqQh7iOEx3LvBMMHCOlNqbtpH2jpNOw+Q",
+	"hUrx8qUB+bKQy6rUjDPPUAGRqWjP+MFhldLf4HplsVpJjDnwAtBIcNTk2zGyovUcvkw0BtYoOWI8z3k0",
+	"MyM7ZLZk7Q/jFjXQxRw93G/MzjP3x7gVdgKGphF0yia4JYQP1KNcIhBcVRZjVBDENtHsD2nZl5mw3pCZ",
+	"cDNBQVnEY8knLqzXD/TWinEWLfOunqmMXJYo6aZK3WgnvPXYu0afT2F4bjsYGfAWEtQA/eWBzICB+K4C",
+	"e0ZithX2ZMnV5FrxS9EsJbQhfb+S9dVgHRUEF4K+RuhOIQes7xuByo6fmrqgRw2eFZeP/2kblAXzVgNs",
+	"5ZpcF6HvWwFKaEIh+kTWffyk8JZ8Kr8L0EYBS6aQS/PJVaLwf4QW6m6ZRtSncrdl+HfzDf0yavr40NLC",
+	"qPblYbHeI9tDqSfElTc9uDYK8Prqu8tUeGOhilr0FWIVR0nsio2VP4btANwLuwRF2AaBmWEeApAFwY2y",
+	"drgbsP2w462w3x45prBzo2ETpaNv1Bbr8ncHX/OaKG9LuQaCjRjA2D9mEwLduDEDvN6H3dOil1x8tH0k",
+	"GdhxdcD+UFDwaLJmIRuPP7Gw3AqEONAxsBhRxQp6+1pUQaElDD3sppC1w6cBO4A1dBsyljs7Ly5+3tlh",
+	"7dAarw8hKUCL/IdlPu0+CzsjiBrcGzzrB+z95avuM+c+m6xzy1vmPLsJ2Ivz01cwBnODxLrHfJ8fWKzt",
+	"IjoHILnzw17oNBbTlovKKUJJ0dmHXsOwuzfsHRyEnUMb2pEJFv7666+/dt+86b58GfbYJaDPizSliJ4V",
+	"AGACn67eV+ZyWqbcet9dUgQLfzB85r/Mf7rmP/8nDFjOJxAFzrMsMXduBiJDx8YNY3aYjXIwl3wqKBcx",
+	"fETRRlphJlluh0hAFbkW6dTaXNA0bD7RCuuvUz73WKYYFWaeYgCO3xQlayJRTnh0QzdAcp1InsKL5Lr6",
+	"cHrxwWz9O/A5sHcLISGIyYY8YfwBBjNJuDdDggo3ROFHxaKOqccS4QtsSEmSNUUCs3YJWq2opDPYB+qA",
+	"7FuZow9VAxYF5KP7e2YjjsmJNlOpK6MWVNa2E3gkAsceiMKOlWsWrtfrdXc+78Z+EFxxy5kGJ6YHjoFQ",
+	"/zLygiGvsUT6AuAs8bEIikJ6QhchpQWq1b1o5XyxEDzTXi1dqpHTdOlBAJR369lQ/+I63YQ+SL0kRkxr",
+	"hncmBJ58lgnf5Y1oXzdCLO6p2ns4ln4FoAw/xQzGKjAfCZE/qZUfJGO+oZGZF1x4bGLIKDcStkx0nkQY",
+	"7FRkB/nUXxMuOxZ4r5urrpIII1OsFxRp89M2PCRJ8TESi7ypPl0B5IfV08bSR3Wsw/gBQAHEkLjKlhiz",
+	"kkgstBmUohIAM2UjnBSSmyOPHiFF7ey8ShDOjperNHvT7e3sMMCCcL/Yu6YdOvzAHlxYHRgFY0wLnsGV",
+	"3xAhVKtlBOibkIiIIBF4ZCyMll0OaBewnZY5S2SuLOoNz4mgC25MaD5k3yqCLTiyCqPglBeOMYp1WlkJ",
+	"19YYi4wyGy0J/Q86tLA4cI4LOGXgrwh6BDqTklgzFBCRKAwKL4fHEFOKm3Rl2PZCUFKxX3eJeqNL35Zd",
+	"6rELhRhYfmW6sIi/NFzAL7VH4UOPzd+P4VVI+jl5+7P5BV+YLPOizYHLFCk12B30iefZv+qvfaAniAC2",
+	"s/OCyzgBnmqICLKx3S8WP8OvulbGO8Oc/7XIMQ5ygqtZxNE5PUcLjN9jux2biYlMXcmcJ9KcpLKA4QLY",
+	"uC7nq2hIBGQWURXDgtphF7NRQjz5fm7KUTEjtrMDkKugJ9jbbGfH+R6gZV8fcBdIwVkgOh1BLItIrCI/",
+	"yfIpjKM07aIHA5pGXgGxLABhhsGpuPTnZYZZJAWCSpPR+gl9aAHHMGYzqKqF0FGNiyNZeIy8CVbVQ7td",
+	"Us/Yic04gd2u0Idcs5Tn/m5Dsg3rMpgcGwS0fxYscGdktCm/xnwBg+s2yiJ1VOuPQtOswpwSD7DPyiu2",
+	"ii87mZbK9tb7sgCA0DAkHLhCgbXqp/V+HTuHflHHorYaihBaeNqU0EyKSxVk/Mq9XQp/zLBGircAVajd",
+	"8i3pAxRbGGLuIrMyuO40X3fIuJCpFTU9IRyeFIKt+I0gSDY/j5UsxLhKNLnD4itwe9nSzUZxtKNWVEUJ",
+	"MQxqhALGi+qtrHeCuwl3ZC4QqBeNvIg6w8hsCCrGOtIeFWR+wf016XsARAQn1i8LbU19tlUbpRh4wpfN",
+	"3BRNomEREZ6Ua9ErxxdYMcFDx4yaSlcjzHEOEMa4s3HMlosCfFo5NsbKmushvO6crJHLXSNtgDA3YB25",
+	"pL8hStLQHdXb9IjPUFkPhQ5vpWADN51FRgh5oWfGoRbb4dnRr2+O314yuJ7gv0NESNzt93v9PrF1uvzU",
+	"lA3wZ3fZDeHXIfza6VGz70pIKzAGIj0LRU0X1RKS0SFdkYA/3Bkn8hkx7i0r6/f6Awbmv8BSHyR+UKQn",
+	"r5WFtmCFaCReKaRmatKLDy2fXrvjtUPRYxdLc2qLF+H8Wzqkdh2PA73TKzyLCVTVg0Yi6Dz5WD6Zw8D/",
+	"Fvn3fTwVeQTVmSoqodPA7gBLD+5l7uacEs2Vx7lrv9U5DnLzwO5l5TRQMprVit6yNphQu2BtvxVZ1+xy",
+	"x3F3eyR4lakf2gVItTAjrK8YxpWmKYsTDeP3ZRULJHTntVOvqlsd1yH1j20VSogRllwBbOkgdC3lL6r1",
+	"mlxVQxASEBqde7d4KSajQW2y1zkY1G3JfzCGlNgAKb9rQ6AgTBmxM0NJzBJXwOZwVZkf7ULYRTq0uTfK",
+	"JohXBkkCjFeFrHwMEdN1Z8cKqIj3IWIjt9UMuyA0NyyVrlgjUVSu1GR15r6KKHBUL7H1qMxJqQMU/6ge",
+	"OFQwhyubqoHjDVNunEwByPi894ICg8Zc8zhcEiQ21Hcv2CxsWQMvhV2EDg2T3jeLelm1MoM2C582WKW9",
+	"5uha94u3wiBtGkECIElk4m6HrgIsQBdjkW6rt6Pm70szHaTNhhrepU88Y0GDfaATlMt9I9AwfD/soCyI",
+	"K9lALrVys2P5xCzXRWEHNgt15PmJauYdM/2S3RjzClCdKGQqUhk21rfwy/sDNMfclpRtqmER2NIR2KyC",
+	"T+Il2euAHAku2NxtM3By0ipgwQu4mxDZ1EhJDh15QxQWmTHrMfPVirD1AozOGwp+36KtkNmg7UMq0Qhy",
+	"RtnhaWsJeL5O36gJKu+4VXOotjrVAkoUlpKYUf5zKSD/nJLSqW7qtqEm5YqVnzEN4EsD1AhT/0GhMkSI",
+	"sPy23gyq4pXyxk0vFPVjWsfvz7GIqfBjgfYgcV8KrH4hPuatUevi+OyIvTg/fnlyyY5evDlmP755/hPz",
+	"rSuQDeGVzt/qm4bReKVq/KIyA1vAedSCM9L6HBRTO+j375j43n5/i1k/cbPeb5z18+PLI3Z6+ZJ5gxqy",
+	"weNhaSRb9TXsu74OHtDX0PR11yJvHuL26zws1tljqaU57t652vv9bVZg6FZgMGhcgpfHp5dH7PnP/lz2",
+	"/T+e3L0WW3y//aLsF4tSvahKKzP8H7cyT+5amd9dtUxYh687oINiYZ66dbk8P3p78er4nP149ObNEbs4",
+	"Oj9lzp67CyOotVstGY/7Uikbj2OyRftbFb1k83rsFutR/aYUwVUv1vukXi13dzjcNxy7UgF1r1Z7dvgE",
+	"WXulEOzgvtqtw4b6qgO/6Gppm57ub08Xe5UySPe2Uz0Gg+IY9BuPwfHZxcnpu7fs4vyUnR+/+Ont+7c/",
+	"sjdHx+e/tT5DtFzz1EsjQY/4FpeDNxo3mBdH5y+Ztae8e/Xq5MUxu3h/dnZ6cnxR4gp/xnwfECVrBbnP",
+	"n4PWV2fWYW0g23OtQN+H04sPzjd+yDbJaj2/dj3CSzUWrrfxFiXxiQKHg8L16ETkylEPyoc8wOMdmPMa",
+	"FEE2gYuPCbwwl8AFowSVkJJxNnYRZL7AEhy/Pw/IQeL+NwDhJdgNCmnLPbtfXgpMX01xWgF0Zv7foGh5",
+	"EBB930Wp0GRJ8q1Ed1IcC+LBQCxL4Pv5QdG4e2er+9gYo13UoiFJ3yG/ehkalSjuhljH+gReqayuXCDw",
+	"VfilcZGQwE6gODU9455GtxHxoeVxq7Qt9dPwPYj9v28Q+zapiK/V5K3KzwWP1//zAt8f6RrL+I/EwiP2",
+	"8FbB7xQa/kgXhYlciIcFIG9CdXbmXS+CvIe48UW0vF/ho5p3+ImdpVyyT+ysgHIHpGdAgIeOPrELgnuu",
+	"PTiv48XXIor9qGJAnw7ZJ4Kf/gTA0vRfeGeRKfOYsKjdc/yrCO8qwVtEFC/aiGHBtoWwiBUAkGEolg88",
+	"AcUg4Z8Y+Bp4blZQc4vyTFJ8zP3d2WARQ1SR1tdafhoyrcwGXaXIzwd9o5vAL1nBnZ892aUfIRN4NNh9",
+	"GrQWKZcoDMEG4chovk7Q3Ov2B5f9/gj+77ftk/4hiXjT1U31Gr8nWN15N/05F81/ozvArxDacAuUqoV6",
+	"rJ8OZikZnPA+e2s+T7dg5YmGwN6jsxNnoA6cZZ7TGxCeKUWGFRfItWjZE3n0oDoI7mpR0ALAUlXOMlcw",
+	"BKC0mpgMjeJiIaKHcRo7UY/T2Nqo/1Eg1c/BXdqgXdTdXt8trKcguALJjVym6WNXWe3o7ASKFP969Oa0",
+	"zom++NRudSxo1Sqno0ziJeq9rNVM8siXWivTLxa93YhGayvU6aaKfOjzoWps5bogd1XyG0uoOxew5oJ+",
+	"tvKlQwdW2ZziV+hat2VaqhdgWKtZHdRrVMvYARCnayxccFhr7WN3tVp1AVxpmaWAq+SCF+6tmkc+XH+l",
+	"CAPBr6HXvmuYHSqxx/0qe1BUoLlEmdfYqNwSBYdVpkLyCdcWhbq0DcPebm8AmBDk4vQXDCrOkcZrFg/2",
+	"y+OvBGY2F3dWDMSwU/D/txuLUHZ67EhWS/+5+fqxxyuRpl2sveZ14PAuqw2zXKmeRbtGak0029mZQFyX",
+	"rW9fiMs7O03VNVfc8WSKSqYQhbEsVTFl9SKmRSRRD1cwYF55z/lS57bGJ8/9gWCRwoYJuWpUHUoUwKpw",
+	"kHHSVEx4xKCY8FKmcGBnwkJ0A8A2odDFrEChw6KGh1Sov6GqIqKBq2XuyMMVdRxLW6LL1nRqrmWOi0Vf",
+	"J7kr7FWuJ0ixbi4LBVaLQx0OWwql6ILdv14IrYIoqXhgDMGzJVb1K1e/hyoa5VKEUIDIBps0Fay1lU8w",
+	"N8vwS/OPHnuFGcOVOj4Unp2pPDdP8xXUzFa3pgE4xVgcCDWaWi0frGqxVQUuIOWxfH9+ivrOdrW3KIv0",
+	"OQ7i08ZJUH0sX+dj7yh6BK8nSsOrqoDmixJXxGwquXallYzGxz65sBR3QVDStrddrsFyEShPDfTe1lhO",
+	"imA0Uams9IHAyjwvhoJFXEzTdl/s5GxoGolshprNJrqKKBvrcY1lGfTQK2aBCylkrAO2syNuqZQ/QKWL",
+	"qHS/7mDoHD0ZS/8iula5LbcQMM6ul0JrkVE2Xip4Jm2BVHiEfC65nuVFJhZOdizxG8OBdapW8Ai+gehJ",
+	"OJU9gGvVLsuCpwBCZEtAQ+rSSmU3ibwmnOu/bsWuotQe7KGIsXhyyNpS+Ysf4KW2ouwlTBrjbMJjx90A",
+	"dh7qJQHYNis1YJZ5LKmQE8n6FDPnaqDZvwHliJuZmlWeLlOGeQmGLlF4LSrcgaXHV1V3QldjzVYPQ8sF",
+	"nOpu+VS7TYcjMOOaTQXg5tmyMxCRC5E53rF6pJGYYEWwEIARD+S6M3Kwz7icY6mpRDJWxtPVKPMNSJtQ",
+	"ALV1F1TmfRiIdrCtkfn31dOf/jk8nX84WJzv5T8/WwGKkC9PGXXk5uxA/314++Hp/O3e5PxZ/uuT1W+D",
+	"6NX+7HX/+nQYHx2I90+Td7uLi70mvJutDSMwtwL/sexRaxRQ/+y5FYIw9lARhcHHoOChM7oyD47tYSvx",
+	"SmXzB6FhPtBc5teRbo1aubq5+uez37Lhz/Jy/+Mvg/Xfni5Od+fPD6KXe9Mfn8xe9/XRUJzvL0+eqbMB",
+	"+v5J0GqNjHx19+SZb4IIWtCrXUlUqLZfHmSyeBQ2aLi+coZCIl1FKG4aUVywiEMIYjt8Yf7RfaFknql0",
+	"xKTqAtq99Uf5bjL/zftUYHiZ3n2rLkyTZpJnGb/ePEn7Mb71VkEj39Evv9BFBUTyBX4q+K5mQ9wGmNKw",
+	"5DIq5cGW3f3lbImfA2tOBA2zNfpHxXZ47moNlg6cZ4I5Kt2qZImJVXS/F8hWO1kgyIGMoQRPQ5FsEIcX",
+	"Qi0g1RdgH7/OUvjSDO9e7grxE7O8YhtsoZ/7/4lVZJgbMy+gu3uMxfoj8wtLubz+YdwSctyip/hM8Nj/",
+	"G+yL+EPdioivPPbeoV+8VqjPiYrXpX4G+NcD7Za2/UGpu2rjj/053+l2b+Tc1h6JvZrd/8sbIX9azrns",
+	"Wlh95tu67zZJzgRP89m/Np6FI4t8NTSCd1GbkzJtoXjEInB4KLla4iYSEA03Wm+PvVIZg+jvCU+5jAAo",
+	"A4xcWTQTOseaBj32FSfmJ5jHVzvwHGqhutleGKC+N1BTaaX+8oR0mtwKCfqZ0ZM2kg0oldtTDeVP2qWI",
+	"uEQDR6GwtyHfgQgGixPzaGaIuVMU8xxLaApMVegZPldGRc8zPp0mEWXcIgNekyc4EvcQ1ljeTVnnADUj",
+	"9Nd7h+30kLw8iMzMBn1sm7BgR9RAchBAYhahvMB/DcLbUjAo4mDuoFS3CneR6jauSZQo0N7WkALjRWG0",
+	"XQ51bLNhnOPwEMMWIiytgtWhY7FI1ZqKY1lTdqdUKHH0+HGqIp7OlM5Hz/rP+hBrWh6BjfX4qu59M+T9",
+	"w8D8D1rQTQ6qjf4p+QDPFAONttMr0ncqAlt9Pc5r2OF65IqyVEs43lO5MWBTrOIHNnmofAxqY94QxIgM",
+	"gkYJMUn1sV2WIocscEARQdQUHFQ0St7uerNVBlbU94QVt74ETanDKk3k9Qj8ERIssJk9LNammOixLMmw",
+	"lF0W8Sxbg7OB56ILnNHarErTt2fs8++f/98AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -48,7 +48,7 @@ func Example() {
 	if job.Status == reconclient.JobStatusFailed {
 		log.Fatalf("job failed: %s", job.Error.Message)
 	}
-	res, err := c.GetJobResultsWithResponse(ctx, job.JobId)
+	res, err := c.GetJobResultsWithResponse(ctx, job.JobId, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func ExampleAPIError() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	r, err := c.GetJobResultsWithResponse(ctx, [16]byte{})
+	r, err := c.GetJobResultsWithResponse(ctx, [16]byte{}, nil)
 	if err != nil {
 		log.Fatal(err) // the service could not be reached, even after retries
 	}

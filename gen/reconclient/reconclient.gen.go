@@ -273,6 +273,27 @@ func (e ReconPlan) Valid() bool {
 	}
 }
 
+// Defines values for ResultsFormat.
+const (
+	ResultsFormatCsv  ResultsFormat = "csv"
+	ResultsFormatJson ResultsFormat = "json"
+	ResultsFormatXlsx ResultsFormat = "xlsx"
+)
+
+// Valid indicates whether the value is a known member of the ResultsFormat enum.
+func (e ResultsFormat) Valid() bool {
+	switch e {
+	case ResultsFormatCsv:
+		return true
+	case ResultsFormatJson:
+		return true
+	case ResultsFormatXlsx:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TokenType.
 const (
 	TokenTypeBearer TokenType = "Bearer"
@@ -795,6 +816,11 @@ type ReadinessStatus string
 // Example: standard
 type ReconPlan string
 
+// ResultsFormat The form of a job's results, `json` (the default), `csv` or `xlsx`.
+//
+// Example: xlsx
+type ResultsFormat string
+
 // ResultsSummary Counts and totals of the results. Totals add amounts as written, without any currency
 // conversion.
 type ResultsSummary struct {
@@ -991,6 +1017,13 @@ type CreateJobParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetJobResultsParams defines parameters for GetJobResults.
+type GetJobResultsParams struct {
+	// Format `json` (the default) answers the `JobResults` document; `csv` and `xlsx` download the
+	// results as a spreadsheet (see "As a spreadsheet").
+	Format *ResultsFormat `form:"format,omitempty" json:"format,omitempty"`
+}
+
 // CreateJobMultipartRequestBody defines body for CreateJob for multipart/form-data ContentType.
 type CreateJobMultipartRequestBody = CreateJobRequest
 
@@ -1156,6 +1189,44 @@ type ClientInterface interface {
 	// message points at the job's `error`). A job of another account, or of the other
 	// environment, answers `404 NOT_FOUND`.
 	//
+	// ## As a spreadsheet
+	//
+	// `format=csv` or `format=xlsx` downloads the same results as a file
+	// (`Content-Disposition: attachment; filename="results-<job_id>.csv"`), streamed as it
+	// is written. Errors are ordinary JSON answers; a failure after the download started
+	// aborts the connection, so a cut-short file never looks complete. One row per expected
+	// reference (matched, then partial, then unmatched, each in the order of the expected
+	// file), then one row per unmatched bank line, under one header row. Columns, in this
+	// order:
+	//
+	// | column | reference rows | unmatched bank line rows |
+	// |---|---|---|
+	// | `status` | `matched`, `partial` or `unmatched` | `unmatched_bank_entry` |
+	// | `reference` | as in the expected file | empty |
+	// | `currency` | the expected row's, if any | the line's, if any |
+	// | `expected_amount` | the expected amount | empty |
+	// | `matched_amount` | matched: the expected amount; partial: `matched_amount`; unmatched: empty | empty |
+	// | `reason` | partial: its reason | empty |
+	// | `rule` | matched and partial: the deciding rule | empty |
+	// | `bank_lines` | the statement lines of its bank entries (`3, 5`) | the line |
+	// | `bank_date` | the date of the first of them | the line's date |
+	// | `bank_amount` | the sum of their amounts, signed as the statement gives them | the line's amount |
+	// | `bank_text` | their texts, joined by ` \| ` | the line's text |
+	// | `suggested_lines` | unmatched: the lines of its `suggestions` (`7, 9`) | empty |
+	//
+	// **CSV** (`text/csv; charset=utf-8`): RFC 4180, UTF-8 without byte order mark, CRLF line
+	// ends. Amounts are plain signed decimals with a `.` decimal mark and the currency's
+	// decimals (`-42.99`); dates are `YYYY-MM-DD`. Text cells that would start a spreadsheet
+	// formula (first character `=`, `+`, `-`, `@`, tab or carriage return) are prefixed with
+	// a single quote `'`, and so is a text cell that itself starts with `'`, so removing one
+	// leading `'` from a text cell always gives back the original text.
+	//
+	// **XLSX** (Office Open XML workbook, one sheet named `Results`): amounts are numbers
+	// shown with their currency's decimals (an amount of more than 15 significant digits,
+	// which a spreadsheet number cannot hold exactly, is a text cell), dates are date cells
+	// shown as `yyyy-mm-dd`, and the header row is bold and frozen. Text
+	// cells are text, never formulas.
+	//
 	// Every row of the expected-references file appears exactly once, in `matched`, `partial`
 	// or `unmatched`; every bank line that paid no reference appears in
 	// `unmatched_bank_entries`. The three reference lists keep the order of the expected file;
@@ -1223,7 +1294,7 @@ type ClientInterface interface {
 	//    to its due date first. They are hints for a person and change no outcome.
 	//
 	// Corresponds with GET /api/v1/jobs/{job_id}/results (the `GetJobResults` operationId).
-	GetJobResults(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetJobResults(ctx context.Context, jobId JobId, params *GetJobResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetLimits Get the job quota
 	//
@@ -1530,6 +1601,44 @@ func (c *Client) GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestE
 // message points at the job's `error`). A job of another account, or of the other
 // environment, answers `404 NOT_FOUND`.
 //
+// ## As a spreadsheet
+//
+// `format=csv` or `format=xlsx` downloads the same results as a file
+// (`Content-Disposition: attachment; filename="results-<job_id>.csv"`), streamed as it
+// is written. Errors are ordinary JSON answers; a failure after the download started
+// aborts the connection, so a cut-short file never looks complete. One row per expected
+// reference (matched, then partial, then unmatched, each in the order of the expected
+// file), then one row per unmatched bank line, under one header row. Columns, in this
+// order:
+//
+// | column | reference rows | unmatched bank line rows |
+// |---|---|---|
+// | `status` | `matched`, `partial` or `unmatched` | `unmatched_bank_entry` |
+// | `reference` | as in the expected file | empty |
+// | `currency` | the expected row's, if any | the line's, if any |
+// | `expected_amount` | the expected amount | empty |
+// | `matched_amount` | matched: the expected amount; partial: `matched_amount`; unmatched: empty | empty |
+// | `reason` | partial: its reason | empty |
+// | `rule` | matched and partial: the deciding rule | empty |
+// | `bank_lines` | the statement lines of its bank entries (`3, 5`) | the line |
+// | `bank_date` | the date of the first of them | the line's date |
+// | `bank_amount` | the sum of their amounts, signed as the statement gives them | the line's amount |
+// | `bank_text` | their texts, joined by ` \| ` | the line's text |
+// | `suggested_lines` | unmatched: the lines of its `suggestions` (`7, 9`) | empty |
+//
+// **CSV** (`text/csv; charset=utf-8`): RFC 4180, UTF-8 without byte order mark, CRLF line
+// ends. Amounts are plain signed decimals with a `.` decimal mark and the currency's
+// decimals (`-42.99`); dates are `YYYY-MM-DD`. Text cells that would start a spreadsheet
+// formula (first character `=`, `+`, `-`, `@`, tab or carriage return) are prefixed with
+// a single quote `'`, and so is a text cell that itself starts with `'`, so removing one
+// leading `'` from a text cell always gives back the original text.
+//
+// **XLSX** (Office Open XML workbook, one sheet named `Results`): amounts are numbers
+// shown with their currency's decimals (an amount of more than 15 significant digits,
+// which a spreadsheet number cannot hold exactly, is a text cell), dates are date cells
+// shown as `yyyy-mm-dd`, and the header row is bold and frozen. Text
+// cells are text, never formulas.
+//
 // Every row of the expected-references file appears exactly once, in `matched`, `partial`
 // or `unmatched`; every bank line that paid no reference appears in
 // `unmatched_bank_entries`. The three reference lists keep the order of the expected file;
@@ -1597,8 +1706,8 @@ func (c *Client) GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestE
 //     to its due date first. They are hints for a person and change no outcome.
 //
 // Corresponds with GET /api/v1/jobs/{job_id}/results (the `GetJobResults` operationId).
-func (c *Client) GetJobResults(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetJobResultsRequest(c.Server, jobId)
+func (c *Client) GetJobResults(ctx context.Context, jobId JobId, params *GetJobResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetJobResultsRequest(c.Server, jobId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1970,7 +2079,7 @@ func NewGetJobRequest(server string, jobId JobId) (*http.Request, error) {
 }
 
 // NewGetJobResultsRequest constructs an http.Request for the GetJobResults method
-func NewGetJobResultsRequest(server string, jobId JobId) (*http.Request, error) {
+func NewGetJobResultsRequest(server string, jobId JobId, params *GetJobResultsParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1993,6 +2102,33 @@ func NewGetJobResultsRequest(server string, jobId JobId) (*http.Request, error) 
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -2317,6 +2453,44 @@ type ClientWithResponsesInterface interface {
 	// message points at the job's `error`). A job of another account, or of the other
 	// environment, answers `404 NOT_FOUND`.
 	//
+	// ## As a spreadsheet
+	//
+	// `format=csv` or `format=xlsx` downloads the same results as a file
+	// (`Content-Disposition: attachment; filename="results-<job_id>.csv"`), streamed as it
+	// is written. Errors are ordinary JSON answers; a failure after the download started
+	// aborts the connection, so a cut-short file never looks complete. One row per expected
+	// reference (matched, then partial, then unmatched, each in the order of the expected
+	// file), then one row per unmatched bank line, under one header row. Columns, in this
+	// order:
+	//
+	// | column | reference rows | unmatched bank line rows |
+	// |---|---|---|
+	// | `status` | `matched`, `partial` or `unmatched` | `unmatched_bank_entry` |
+	// | `reference` | as in the expected file | empty |
+	// | `currency` | the expected row's, if any | the line's, if any |
+	// | `expected_amount` | the expected amount | empty |
+	// | `matched_amount` | matched: the expected amount; partial: `matched_amount`; unmatched: empty | empty |
+	// | `reason` | partial: its reason | empty |
+	// | `rule` | matched and partial: the deciding rule | empty |
+	// | `bank_lines` | the statement lines of its bank entries (`3, 5`) | the line |
+	// | `bank_date` | the date of the first of them | the line's date |
+	// | `bank_amount` | the sum of their amounts, signed as the statement gives them | the line's amount |
+	// | `bank_text` | their texts, joined by ` \| ` | the line's text |
+	// | `suggested_lines` | unmatched: the lines of its `suggestions` (`7, 9`) | empty |
+	//
+	// **CSV** (`text/csv; charset=utf-8`): RFC 4180, UTF-8 without byte order mark, CRLF line
+	// ends. Amounts are plain signed decimals with a `.` decimal mark and the currency's
+	// decimals (`-42.99`); dates are `YYYY-MM-DD`. Text cells that would start a spreadsheet
+	// formula (first character `=`, `+`, `-`, `@`, tab or carriage return) are prefixed with
+	// a single quote `'`, and so is a text cell that itself starts with `'`, so removing one
+	// leading `'` from a text cell always gives back the original text.
+	//
+	// **XLSX** (Office Open XML workbook, one sheet named `Results`): amounts are numbers
+	// shown with their currency's decimals (an amount of more than 15 significant digits,
+	// which a spreadsheet number cannot hold exactly, is a text cell), dates are date cells
+	// shown as `yyyy-mm-dd`, and the header row is bold and frozen. Text
+	// cells are text, never formulas.
+	//
 	// Every row of the expected-references file appears exactly once, in `matched`, `partial`
 	// or `unmatched`; every bank line that paid no reference appears in
 	// `unmatched_bank_entries`. The three reference lists keep the order of the expected file;
@@ -2386,7 +2560,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/jobs/{job_id}/results (the `GetJobResults` operationId).
-	GetJobResultsWithResponse(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*GetJobResultsResponse, error)
+	GetJobResultsWithResponse(ctx context.Context, jobId JobId, params *GetJobResultsParams, reqEditors ...RequestEditorFn) (*GetJobResultsResponse, error)
 
 	// GetLimitsWithResponse Get the job quota
 	//
@@ -2988,6 +3162,7 @@ func (r GetJobResponse) ContentType() string {
 
 // GetJobResultsResponse200Headers the declared response headers of an HTTP 200 response for GetJobResults
 type GetJobResultsResponse200Headers struct {
+	ContentDisposition  *string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -3827,6 +4002,44 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId JobI
 // message points at the job's `error`). A job of another account, or of the other
 // environment, answers `404 NOT_FOUND`.
 //
+// ## As a spreadsheet
+//
+// `format=csv` or `format=xlsx` downloads the same results as a file
+// (`Content-Disposition: attachment; filename="results-<job_id>.csv"`), streamed as it
+// is written. Errors are ordinary JSON answers; a failure after the download started
+// aborts the connection, so a cut-short file never looks complete. One row per expected
+// reference (matched, then partial, then unmatched, each in the order of the expected
+// file), then one row per unmatched bank line, under one header row. Columns, in this
+// order:
+//
+// | column | reference rows | unmatched bank line rows |
+// |---|---|---|
+// | `status` | `matched`, `partial` or `unmatched` | `unmatched_bank_entry` |
+// | `reference` | as in the expected file | empty |
+// | `currency` | the expected row's, if any | the line's, if any |
+// | `expected_amount` | the expected amount | empty |
+// | `matched_amount` | matched: the expected amount; partial: `matched_amount`; unmatched: empty | empty |
+// | `reason` | partial: its reason | empty |
+// | `rule` | matched and partial: the deciding rule | empty |
+// | `bank_lines` | the statement lines of its bank entries (`3, 5`) | the line |
+// | `bank_date` | the date of the first of them | the line's date |
+// | `bank_amount` | the sum of their amounts, signed as the statement gives them | the line's amount |
+// | `bank_text` | their texts, joined by ` \| ` | the line's text |
+// | `suggested_lines` | unmatched: the lines of its `suggestions` (`7, 9`) | empty |
+//
+// **CSV** (`text/csv; charset=utf-8`): RFC 4180, UTF-8 without byte order mark, CRLF line
+// ends. Amounts are plain signed decimals with a `.` decimal mark and the currency's
+// decimals (`-42.99`); dates are `YYYY-MM-DD`. Text cells that would start a spreadsheet
+// formula (first character `=`, `+`, `-`, `@`, tab or carriage return) are prefixed with
+// a single quote `'`, and so is a text cell that itself starts with `'`, so removing one
+// leading `'` from a text cell always gives back the original text.
+//
+// **XLSX** (Office Open XML workbook, one sheet named `Results`): amounts are numbers
+// shown with their currency's decimals (an amount of more than 15 significant digits,
+// which a spreadsheet number cannot hold exactly, is a text cell), dates are date cells
+// shown as `yyyy-mm-dd`, and the header row is bold and frozen. Text
+// cells are text, never formulas.
+//
 // Every row of the expected-references file appears exactly once, in `matched`, `partial`
 // or `unmatched`; every bank line that paid no reference appears in
 // `unmatched_bank_entries`. The three reference lists keep the order of the expected file;
@@ -3896,8 +4109,8 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId JobI
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/jobs/{job_id}/results (the `GetJobResults` operationId).
-func (c *ClientWithResponses) GetJobResultsWithResponse(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*GetJobResultsResponse, error) {
-	rsp, err := c.GetJobResults(ctx, jobId, reqEditors...)
+func (c *ClientWithResponses) GetJobResultsWithResponse(ctx context.Context, jobId JobId, params *GetJobResultsParams, reqEditors ...RequestEditorFn) (*GetJobResultsResponse, error) {
+	rsp, err := c.GetJobResults(ctx, jobId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -5046,11 +5259,21 @@ func ParseGetJobResultsResponse(rsp *http.Response) (*GetJobResultsResponse, err
 		}
 		response.JSON503 = &dest
 
+	case rsp.StatusCode == 200:
+		// Content-type (text/csv) unsupported
+
 	}
 
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetJobResultsResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

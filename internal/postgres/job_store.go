@@ -134,6 +134,17 @@ SELECT j.*, coalesce(r.body, ''::bytea) AS body
 	return r.job(), r.Body, nil
 }
 
+// ResultsPart implements reconjob.Store. substring of a compressed bytea decompresses only the
+// document's beginning up to the part, not the whole of it.
+func (s *JobStore) ResultsPart(ctx context.Context, id uuid.UUID, off, n int64) ([]byte, error) {
+	var part []byte
+	err := s.DB.GetContext(ctx, &part, `SELECT substring(body from $2 for $3) FROM recon_results WHERE job_id = $1`, id, off+1, n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, reconjob.ErrNotFound
+	}
+	return part, err
+}
+
 // Claim implements reconjob.Store.
 func (s *JobStore) Claim(ctx context.Context, id uuid.UUID, n int) (reconjob.Job, error) {
 	var r jobRow

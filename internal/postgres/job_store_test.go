@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -500,6 +502,41 @@ func TestJobStoreOnlyTheLatestAttemptFinishesAJob(t *testing.T) {
 
 	_, err = b.store.Claim(ctx, uuid.New(), 1)
 	require.ErrorIs(t, err, attempt.ErrStale, "an unknown job cannot be claimed")
+}
+
+// TestJobStoreResultsPartReadsAnyPartOfALargeDocument stores a results document large enough
+// to be compressed and kept out of line (TOAST), and reads it back in parts of every kind:
+// from the start, across chunk edges, the end, past the end.
+func TestJobStoreResultsPartReadsAnyPartOfALargeDocument(t *testing.T) {
+	t.Parallel()
+	b := setupJobStore(t)
+	ctx := t.Context()
+	j := b.create(t)
+	_, err := b.store.ResultsPart(ctx, j.ID, 0, 10)
+	require.ErrorIs(t, err, reconjob.ErrNotFound, "no results before the job completes")
+
+	var doc strings.Builder
+	doc.WriteString(`{"matched":[`)
+	for i := range 50_000 {
+		if i > 0 {
+			doc.WriteString(",")
+		}
+		fmt.Fprintf(&doc, `{"reference":"INV-%06d","amount":%d.%02d}`, i, i*7919%100000, i%100)
+	}
+	doc.WriteString(`]}`)
+	body := doc.String()
+	_, err = b.store.Claim(ctx, j.ID, 1)
+	require.NoError(t, err)
+	require.NoError(t, b.store.Complete(ctx, j.ID, 1, []byte(body), b.now))
+
+	for _, p := range []struct{ off, n int64 }{
+		{0, 10}, {0, int64(len(body))}, {1999, 4001}, {int64(len(body)) - 5, 100}, {int64(len(body)), 10}, {int64(len(body)) + 7, 10},
+	} {
+		part, err := b.store.ResultsPart(ctx, j.ID, p.off, p.n)
+		require.NoError(t, err)
+		want := body[min(p.off, int64(len(body))):min(p.off+p.n, int64(len(body)))]
+		require.Equal(t, want, string(part), "part %+v", p)
+	}
 }
 
 func TestJobStoreFailStoresWhyTheJobFailed(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/google/uuid"
@@ -24,6 +25,7 @@ type Jobs interface {
 	Create(ctx context.Context, req reconjob.NewJob) (reconjob.Accepted, error)
 	Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (reconjob.Job, error)
 	Results(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (reconjob.Job, reconjob.Results, error)
+	OpenResults(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (reconjob.Job, io.Reader, error)
 	Quota(ctx context.Context, accountID uuid.UUID, env account.Environment) (reconjob.Quota, error)
 }
 
@@ -147,20 +149,33 @@ func (s *Server) GetJobResults(ctx context.Context, req reconapi.GetJobResultsRe
 	if !ok {
 		return nil, errors.New("get job results: no authenticated caller")
 	}
+	if f := req.Params.Format; f != nil && *f != reconapi.ResultsFormatJson {
+		j, doc, err := s.jobs.OpenResults(ctx, caller.AccountID, s.env, req.JobId)
+		if err != nil {
+			return resultsError(j, req.JobId, err)
+		}
+		return resultsDownload{ctx: ctx, job: j, doc: doc, format: *f, logger: s.logger}, nil
+	}
 	j, res, err := s.jobs.Results(ctx, caller.AccountID, s.env, req.JobId)
+	if err != nil {
+		return resultsError(j, req.JobId, err)
+	}
+	return reconapi.GetJobResults200JSONResponse{Body: apiResults(j.ID, res)}, nil
+}
+
+// resultsError answers a failure to get a job's results: 404, 409 or the error itself.
+func resultsError(j reconjob.Job, id uuid.UUID, err error) (reconapi.GetJobResultsResponseObject, error) {
 	switch {
 	case errors.Is(err, reconjob.ErrNotFound):
-		return reconapi.GetJobResults404JSONResponse{NotFoundJSONResponse: jobNotFound(req.JobId)}, nil
+		return reconapi.GetJobResults404JSONResponse{NotFoundJSONResponse: jobNotFound(id)}, nil
 	case errors.Is(err, reconjob.ErrNotReady):
 		msg := fmt.Sprintf("job %s is still processing; poll GET /api/v1/jobs/%s until it is completed", j.ID, j.ID)
 		if j.Status == reconjob.StatusFailed {
 			msg = fmt.Sprintf("job %s failed and has no results; see the job's error", j.ID)
 		}
 		return reconapi.GetJobResults409JSONResponse{JobNotReadyJSONResponse: reconapi.JobNotReadyJSONResponse{Body: errorBody(codeJobNotReady, msg)}}, nil
-	case err != nil:
-		return nil, err
 	}
-	return reconapi.GetJobResults200JSONResponse{Body: apiResults(j.ID, res)}, nil
+	return nil, err
 }
 
 func apiResults(id uuid.UUID, r reconjob.Results) reconapi.JobResults {

@@ -67,6 +67,7 @@ type Server struct {
 	jobs      Jobs
 	// maxFileBytes bounds each uploaded file of a job.
 	maxFileBytes int64
+	logger       *slog.Logger
 }
 
 var _ reconapi.StrictServerInterface = (*Server)(nil)
@@ -95,7 +96,10 @@ func New(cfg Config) (*echo.Echo, error) {
 		return nil, err
 	}
 	s := &Server{env: cfg.Env, published: published, db: cfg.DB, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, throttle: cfg.Throttle, addresses: cfg.AddressThrottle, now: cfg.Now,
-		jobs: cfg.Jobs, maxFileBytes: cfg.MaxFileBytes}
+		jobs: cfg.Jobs, maxFileBytes: cfg.MaxFileBytes, logger: cfg.Logger}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}

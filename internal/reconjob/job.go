@@ -101,6 +101,10 @@ type Store interface {
 	Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (Job, error)
 	// Results returns the stored results document of a completed job.
 	Results(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (Job, []byte, error)
+	// ResultsPart returns up to n bytes of the stored results document of job id from byte
+	// offset off (0-based): fewer at its end, none past it; ErrNotFound when the job has no
+	// results (any more).
+	ResultsPart(ctx context.Context, id uuid.UUID, off, n int64) ([]byte, error)
 	// QuotaUsed returns the jobs charged to scope in the period starting at period.
 	QuotaUsed(ctx context.Context, accountID uuid.UUID, scope string, period time.Time) (int, error)
 

@@ -1,6 +1,7 @@
 package reconjob
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -71,4 +72,27 @@ func mustDecimal(t *testing.T, s string) decimal.Decimal {
 	d, err := decimal.NewFromString(s)
 	require.NoError(t, err)
 	return d
+}
+
+// FuzzVisitResults feeds VisitResults any bytes: it must return an error or visit items, never
+// panic or hang, whatever a damaged stored document holds.
+func FuzzVisitResults(f *testing.F) {
+	for _, s := range []string{
+		`{"matched":[{"reference":"A","amount":1.00,"rule":"exact","bank_entries":[{"line":1,"date":"2024-03-04","amount":1.00,"text":"A"}]}],` +
+			`"partial":[],"unmatched":[{"reference":"B","amount":2,"suggestions":[]}],"unmatched_bank_entries":[],"summary":{"expected_count":2}}`,
+		`{}`, `{"matched":null}`, `{"x":[[[]]]}`, `[`, `{"summary":[]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		items := 0
+		count := func() error { items++; return nil }
+		_ = VisitResults(bytes.NewReader(doc), ResultsVisitor{
+			Matched:   func(MatchedReference) error { return count() },
+			Partial:   func(PartialReference) error { return count() },
+			Unmatched: func(UnmatchedReference) error { return count() },
+			BankEntry: func(BankEntry) error { return count() },
+			Summary:   func(Summary) error { return count() },
+		})
+	})
 }

@@ -3,6 +3,7 @@ package reconjob_test
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -225,6 +226,59 @@ func TestServiceCreatesAJobAndProcessingItStoresItsResults(t *testing.T) {
 			require.Equal(t, res, again)
 		})
 	}
+}
+
+// TestServiceOpenResultsReadsTheDocumentInParts checks that the results document read part by
+// part from PostgreSQL, and decoded an item at a time, is the document Results returns: with
+// parts of a few bytes, every item spans several reads.
+func TestServiceOpenResultsReadsTheDocumentInParts(t *testing.T) {
+	// Not parallel: it changes the part size of the package.
+	defer reconjob.SetResultsPartBytes(7)()
+	b := setupService(t)
+	ctx := t.Context()
+	acc, err := b.svc.Create(ctx, b.request(fileOf("march.csv", []byte(bankCSV)), fileOf("invoices.csv", []byte(expectedCSV)), ""))
+	require.NoError(t, err)
+	id := acc.Job.ID
+
+	_, _, err = b.svc.OpenResults(ctx, b.account.ID, account.Production, id)
+	require.ErrorIs(t, err, reconjob.ErrNotReady)
+	_, _, err = b.svc.OpenResults(ctx, b.account.ID, account.Sandbox, id)
+	require.ErrorIs(t, err, reconjob.ErrNotFound, "another environment's job")
+	require.NoError(t, b.svc.Process(ctx, id, 1, false))
+
+	_, want, err := b.svc.Results(ctx, b.account.ID, account.Production, id)
+	require.NoError(t, err)
+	j, doc, err := b.svc.OpenResults(ctx, b.account.ID, account.Production, id)
+	require.NoError(t, err)
+	require.Equal(t, id, j.ID)
+	got := reconjob.Results{Matched: []reconjob.MatchedReference{}, Partial: []reconjob.PartialReference{},
+		Unmatched: []reconjob.UnmatchedReference{}, UnmatchedBankEntries: []reconjob.BankEntry{}}
+	require.NoError(t, reconjob.VisitResults(doc, reconjob.ResultsVisitor{
+		Matched:   func(m reconjob.MatchedReference) error { got.Matched = append(got.Matched, m); return nil },
+		Partial:   func(p reconjob.PartialReference) error { got.Partial = append(got.Partial, p); return nil },
+		Unmatched: func(u reconjob.UnmatchedReference) error { got.Unmatched = append(got.Unmatched, u); return nil },
+		BankEntry: func(e reconjob.BankEntry) error {
+			got.UnmatchedBankEntries = append(got.UnmatchedBankEntries, e)
+			return nil
+		},
+		Summary: func(s reconjob.Summary) error { got.Summary = s; return nil },
+	}))
+	require.Equal(t, want, got)
+	require.NotEmpty(t, got.Matched)
+}
+
+func TestVisitResultsRefusesWhatIsNoResultsDocument(t *testing.T) {
+	t.Parallel()
+	for _, doc := range []string{"", "[]", `{"matched": {}}`, `{"matched": [1]}`, `{"matched": [`, `{"summary": {}`} {
+		err := reconjob.VisitResults(strings.NewReader(doc), reconjob.ResultsVisitor{
+			Matched: func(reconjob.MatchedReference) error { return nil },
+		})
+		require.Error(t, err, "%q", doc)
+	}
+	stop := errors.New("stop")
+	err := reconjob.VisitResults(strings.NewReader(`{"other": [1, {"a": 2}], "unmatched": [{"reference": "A", "amount": 1}]}`),
+		reconjob.ResultsVisitor{Unmatched: func(reconjob.UnmatchedReference) error { return stop }})
+	require.ErrorIs(t, err, stop, "unknown keys are skipped; the visitor's error ends the walk")
 }
 
 func TestServiceCreateRefusesAFileOfTheWrongKind(t *testing.T) {
