@@ -71,12 +71,14 @@ run("recon", async (log) => {
   check(job.completed_at !== null, "completed_at is set");
   log(`job ${job.job_id} ${job.status}`);
 
-  // 4. The results: what TestReconciliationFlow requires for the same files.
+  // 4. The results: what TestReconciliationFlow requires for the same files. The 200 answer is
+  // typed as JobResults or a spreadsheet (format=csv|xlsx); without a format it is JobResults.
   const res = ok(
     await api.GET("/api/v1/jobs/{job_id}/results", { params: { path: { job_id: job.job_id } } }),
     200,
     "GET /api/v1/jobs/{job_id}/results",
   );
+  check(typeof res !== "string", "the results are JobResults, not a spreadsheet");
   equal(res.job_id, job.job_id, "results job_id");
   equal(
     res.matched.map((m) => m.reference),
@@ -143,6 +145,19 @@ run("recon", async (log) => {
     `results: ${res.summary.matched_count} matched, ${res.summary.partial_count} partial, ` +
       `${res.summary.unmatched_count} unmatched, ${res.summary.unmatched_bank_entries_count} unmatched bank entries`,
   );
+
+  // The same results as a CSV download: a header, a row per reference and per unused line.
+  const csv = ok(
+    await api.GET("/api/v1/jobs/{job_id}/results", {
+      params: { path: { job_id: job.job_id }, query: { format: "csv" } },
+      parseAs: "text",
+    }),
+    200,
+    "GET /api/v1/jobs/{job_id}/results?format=csv",
+  );
+  const rows = csv.split("\r\n").filter((r) => r !== "");
+  equal(rows.length, 1 + 5 + 1, "CSV rows (header, five references, one unused line)");
+  equal(rows[1], "matched,INV-2024-001,EUR,1250.50,1250.50,,exact,2,2024-03-04,1250.50,SEPA CREDIT ACME GMBH INV 2024 001,", "first CSV row");
 
   // 5. The quota counts the job.
   const quota = ok(await api.GET("/api/v1/limits"), 200, "GET /api/v1/limits");
