@@ -154,7 +154,15 @@ func startServer(t testing.TB, extraEnv ...string) *server {
 	}
 	s.DataDir = t.TempDir()
 	env = append(env, "STATEMENTD_DATA_DIR="+s.DataDir, "STATEMENTD_SHUTDOWN_TIMEOUT=10s")
+	if os.Getenv("BENCH_PROFILE_DIR") != "" {
+		env = append(env, "STATEMENTD_PPROF=true") // benchmarks save the server's profiles
+	}
 	env = append(env, extraEnv...)
+	for _, e := range extraEnv {
+		if a, ok := strings.CutPrefix(e, "STATEMENTD_OPS_ADDR="); ok {
+			addrs["OPS"] = strings.Replace(a, "0.0.0.0:", "127.0.0.1:", 1) // reached from here
+		}
+	}
 	s.ReconURL, s.SandboxURL = "http://"+addrs["RECON"], "http://"+addrs["RECON_SANDBOX"]
 	s.ParseURL, s.OpsURL = "http://"+addrs["PARSE"], "http://"+addrs["OPS"]
 

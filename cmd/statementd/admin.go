@@ -36,8 +36,11 @@ Every command also takes:
   --json                print one JSON object instead of text
   --database-url URL    PostgreSQL URL (env DATABASE_URL); empty uses the embedded cluster of the data dir
   --data-dir DIR        data dir (env STATEMENTD_DATA_DIR, default ./.statementd)
-  --secret-key KEY      base64 of 32 bytes sealing webhook signing secrets (env STATEMENTD_SECRET_KEY,
-                        preferred: a flag shows in the process list); default: the data dir's secret.key
+  --secret-key KEY      base64 of 32 bytes sealing webhook signing secrets (env STATEMENTD_SECRET_KEY);
+                        default: the data dir's secret.key
+  --database-url-file F, --secret-key-file F
+                        read the URL or the key from a file (env DATABASE_URL_FILE,
+                        STATEMENTD_SECRET_KEY_FILE): preferred, a flag shows in the process list
 
 Secrets are printed to stdout only, once; they are never logged. Migrations are applied first.
 `
@@ -101,6 +104,9 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	fs.StringVar(&env.db.URL, "database-url", "", "PostgreSQL URL; empty starts the embedded cluster in the data dir (env DATABASE_URL)")
 	fs.StringVar(&env.db.DataDir, "data-dir", "", "folder of the embedded cluster and secret.key (env STATEMENTD_DATA_DIR, default "+defaultDataDir+")")
 	fs.StringVar(&env.secretKey, "secret-key", "", "base64 of the 32-byte key sealing signing secrets (env STATEMENTD_SECRET_KEY); default: the data dir's secret.key")
+	var urlFile, keyFile string
+	fs.StringVar(&urlFile, "database-url-file", "", "file holding the PostgreSQL URL (env DATABASE_URL_FILE)")
+	fs.StringVar(&keyFile, "secret-key-file", "", "file holding the secret key (env STATEMENTD_SECRET_KEY_FILE)")
 	fs.BoolVar(&env.json, "json", false, "print one JSON object")
 	validate := func() error { return nil }
 	if cmd.flags != nil {
@@ -133,6 +139,24 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	fromEnv("database-url", "DATABASE_URL", "", &env.db.URL)
 	fromEnv("data-dir", "STATEMENTD_DATA_DIR", defaultDataDir, &env.db.DataDir)
 	fromEnv("secret-key", "STATEMENTD_SECRET_KEY", "", &env.secretKey)
+	fromEnv("database-url-file", "DATABASE_URL_FILE", "", &urlFile)
+	fromEnv("secret-key-file", "STATEMENTD_SECRET_KEY_FILE", "", &keyFile)
+	for _, f := range []struct {
+		name, path string
+		p          *string
+	}{{"database-url", urlFile, &env.db.URL}, {"secret-key", keyFile, &env.secretKey}} {
+		if f.path == "" {
+			continue
+		}
+		if *f.p != "" {
+			return fmt.Errorf("admin %s: --%s and --%s-file are both set: give one", name, f.name, f.name)
+		}
+		v, err := config.ReadSecretFile(f.path)
+		if err != nil {
+			return fmt.Errorf("admin %s: --%s-file: %w", name, f.name, err)
+		}
+		*f.p = v
+	}
 
 	// Only warnings and errors, on stderr: stdout carries the command's result alone.
 	logger := newLogger(stderr, slog.LevelWarn)

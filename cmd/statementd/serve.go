@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/pprof"
 	"sync"
@@ -197,9 +198,26 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 		}
 	}
 	if cfg.OpsAddr != "" {
-		add("ops", cfg.OpsAddr, opsHandler(db))
+		add("ops", cfg.OpsAddr, opsHandler(db, cfg.Pprof))
+		if !loopback(cfg.OpsAddr) {
+			logger.Warn("the operator listener asks no credentials and is reachable beyond this machine: keep its address private",
+				"addr", cfg.OpsAddr, "pprof", cfg.Pprof)
+		}
 	}
 	return listeners, nil
+}
+
+// loopback reports whether a listener address binds the loopback interface only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // uploadBodyLimit is the largest request body: a reconciliation job carries two files of up to
@@ -207,10 +225,11 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 func uploadBodyLimit(maxUpload int64) int64 { return 2*maxUpload + 1<<20 }
 
 // opsHandler serves the operator endpoints: process liveness and database readiness, for load
-// balancers and orchestrators that should not need to know the API listeners, and Go's
-// profiles under /debug/pprof/ (CPU, heap, goroutines), for measuring a live process. The
-// operator listener is never the public one: keep it on a private address.
-func opsHandler(db httpkit.Pinger) http.Handler {
+// balancers and orchestrators that should not need to know the API listeners, and, with pprof,
+// Go's profiles under /debug/pprof/ (CPU, heap, goroutines), for measuring a live process. The
+// operator listener asks no credentials, so it is never the public one. Even with profiles on,
+// /debug/pprof/cmdline is not served: a command line may hold a secret.
+func opsHandler(db httpkit.Pinger, pprofOn bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -225,8 +244,11 @@ func opsHandler(db httpkit.Pinger) http.Handler {
 		}
 		_, _ = io.WriteString(w, `{"status":"ready","database":"ok"}`+"\n")
 	})
+	if !pprofOn {
+		return mux
+	}
 	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
-	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET /debug/pprof/cmdline", http.NotFound)
 	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)

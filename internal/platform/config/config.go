@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -43,9 +44,12 @@ type Serve struct {
 	ReconAddr        string
 	ReconSandboxAddr string
 	ParseAddr        string
-	OpsAddr          string
-	Role             Role
-	MaxUploadBytes   int64
+	// OpsAddr is the operator listener's: loopback by default, since it needs no credentials.
+	OpsAddr string
+	// Pprof serves Go's profiles on the operator listener.
+	Pprof          bool
+	Role           Role
+	MaxUploadBytes int64
 	// MaxRows is the most transactions (or table rows) a statement file may hold.
 	MaxRows int
 	// OCR bounds the reading of scanned statements by the workers.
@@ -132,12 +136,18 @@ func (s *setting) database(d *Database) {
 type secretSetting struct {
 	p         *string
 	name, env string
+	file      string // the path given by --name-file or NAME_FILE
 }
 
-// secret registers a flag that may hold a credential (a database URL with its password, a key).
+// secret registers a flag that may hold a credential (a database URL with its password, a key),
+// and its -file companion, which names a file holding it: a value given on a command line shows
+// in the process list (and in any profile of it), a file need not.
 func (s *setting) secret(p *string, name, env, usage string) {
-	s.fs.StringVar(p, name, "", fmt.Sprintf("%s (env %s)", usage, env))
-	s.secrets = append(s.secrets, secretSetting{p, name, env})
+	s.fs.StringVar(p, name, "", fmt.Sprintf("%s (env %s; prefer --%s-file)", usage, env, name))
+	s.secrets = append(s.secrets, secretSetting{p: p, name: name, env: env})
+	i := len(s.secrets) - 1
+	s.fs.Func(name+"-file", fmt.Sprintf("file whose content (without a final line break) is the --%s value (env %s_FILE)", name, env),
+		func(v string) error { s.secrets[i].file = v; return nil })
 }
 
 func (s *setting) parse(args []string) error {
@@ -146,15 +156,44 @@ func (s *setting) parse(args []string) error {
 	}
 	given := map[string]bool{}
 	s.fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	for _, sec := range s.secrets {
+	for i := range s.secrets {
+		sec := &s.secrets[i]
 		if !given[sec.name] {
 			*sec.p = s.getenv(sec.env)
 		}
+		if !given[sec.name+"-file"] {
+			sec.file = s.getenv(sec.env + "_FILE")
+		}
+		if sec.file == "" {
+			continue
+		}
+		if *sec.p != "" {
+			return fmt.Errorf("--%s (or %s) and --%s-file (or %s_FILE) are both set: give one", sec.name, sec.env, sec.name, sec.env)
+		}
+		v, err := ReadSecretFile(sec.file)
+		if err != nil {
+			return fmt.Errorf("--%s-file: %w", sec.name, err)
+		}
+		*sec.p = v
 	}
 	if s.fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", s.fs.Arg(0))
 	}
 	return errors.Join(s.errs...)
+}
+
+// ReadSecretFile returns the secret held in the file at path: its content without a final line
+// break. An empty file is an error, since it can only be a mistake.
+func ReadSecretFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	v := strings.TrimRight(string(b), "\r\n")
+	if v == "" {
+		return "", fmt.Errorf("%s is empty", path)
+	}
+	return v, nil
 }
 
 // ParseServe reads the settings of `statementd serve` from args and the environment.
@@ -165,7 +204,15 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 	s.str(&c.ReconAddr, "recon-addr", "STATEMENTD_RECON_ADDR", ":8080", "Reconciliation API production listener; empty disables it")
 	s.str(&c.ReconSandboxAddr, "recon-sandbox-addr", "STATEMENTD_RECON_SANDBOX_ADDR", ":8081", "Reconciliation API sandbox listener; empty disables it")
 	s.str(&c.ParseAddr, "parse-addr", "STATEMENTD_PARSE_ADDR", ":8082", "Parsing API listener; empty disables it")
-	s.str(&c.OpsAddr, "ops-addr", "STATEMENTD_OPS_ADDR", ":9090", "operator listener (/healthz); empty disables it")
+	s.str(&c.OpsAddr, "ops-addr", "STATEMENTD_OPS_ADDR", "127.0.0.1:9090", "operator listener (/healthz, /readyz, profiles with --pprof), which asks no credentials: keep it on a private address; empty disables it")
+	s.value(func(v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return errors.New("must be true or false")
+		}
+		c.Pprof = b
+		return nil
+	}, "pprof", "STATEMENTD_PPROF", "false", "serve Go's profiles under /debug/pprof/ on the operator listener")
 	s.value(func(v string) error {
 		switch r := Role(v); r {
 		case RoleAll, RoleAPI, RoleWorker:

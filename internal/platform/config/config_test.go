@@ -4,6 +4,8 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -29,7 +31,7 @@ func TestParseServe(t *testing.T) {
 			check: func(t *testing.T, c Serve) {
 				require.Equal(t, Serve{
 					Database:  Database{URL: "", DataDir: "./.statementd"},
-					ReconAddr: ":8080", ReconSandboxAddr: ":8081", ParseAddr: ":8082", OpsAddr: ":9090",
+					ReconAddr: ":8080", ReconSandboxAddr: ":8081", ParseAddr: ":8082", OpsAddr: "127.0.0.1:9090",
 					Role: RoleAll, MaxUploadBytes: 26214400, MaxRows: 1_000_000, Migrate: true,
 					ShutdownTimeout: 30 * time.Second, LogLevel: slog.LevelInfo, TokenTTL: time.Hour,
 					AuthCacheTTL: 5 * time.Second, Workers: runtime.NumCPU(), JobPollInterval: 50 * time.Millisecond,
@@ -114,6 +116,9 @@ func TestParseServe(t *testing.T) {
 		{name: "a negative idle timeout is refused", env: map[string]string{"STATEMENTD_IDLE_TIMEOUT": "-1m"}, wantErr: "STATEMENTD_IDLE_TIMEOUT"},
 		{name: "a header timeout longer than the read timeout is refused", args: []string{"--read-header-timeout=30s", "--read-timeout=10s"},
 			wantErr: "must not be longer than --read-timeout"},
+		{name: "profiles are off unless asked for", env: map[string]string{"STATEMENTD_PPROF": "true"},
+			check: func(t *testing.T, c Serve) { require.True(t, c.Pprof) }},
+		{name: "a pprof switch that is not a boolean is refused", args: []string{"--pprof=maybe"}, wantErr: "must be true or false"},
 		{name: "an unknown flag is refused", args: []string{"--colour=blue"}, wantErr: "flag provided but not defined"},
 		{name: "a stray argument is refused", args: []string{"now"}, wantErr: `unexpected argument "now"`},
 	}
@@ -139,6 +144,56 @@ func TestParseDatabase(t *testing.T) {
 	}, io.Discard)
 	require.NoError(t, err)
 	require.Equal(t, Database{URL: "postgres://h/db", DataDir: "/tmp/x"}, d)
+}
+
+// TestSecretsFromFiles: the database URL and the secret key can be read from files, so that
+// they need be neither on a command line (which the process list shows) nor in the environment.
+func TestSecretsFromFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+		return path
+	}
+	url := write("url", "postgres://u:hunter2@db/x\n")
+	key := write("key", "c2VjcmV0LWtleS1tYXRlcmlhbA==\r\n")
+	empty := write("empty", "\n")
+	tests := []struct {
+		name      string
+		args      []string
+		env       map[string]string
+		wantURL   string
+		wantKey   string
+		wantError string
+	}{
+		{name: "flags name the files; a final line break is not part of the value",
+			args:    []string{"--database-url-file=" + url, "--secret-key-file=" + key},
+			wantURL: "postgres://u:hunter2@db/x", wantKey: "c2VjcmV0LWtleS1tYXRlcmlhbA=="},
+		{name: "so do the _FILE variables", env: map[string]string{"DATABASE_URL_FILE": url, "STATEMENTD_SECRET_KEY_FILE": key},
+			wantURL: "postgres://u:hunter2@db/x", wantKey: "c2VjcmV0LWtleS1tYXRlcmlhbA=="},
+		{name: "a value and a file for one setting are refused", args: []string{"--database-url=postgres://a/b"},
+			env: map[string]string{"DATABASE_URL_FILE": url}, wantError: "--database-url (or DATABASE_URL) and --database-url-file (or DATABASE_URL_FILE) are both set"},
+		{name: "a missing file is refused", args: []string{"--secret-key-file=" + filepath.Join(dir, "none")}, wantError: "--secret-key-file: open"},
+		{name: "an empty file is refused", env: map[string]string{"STATEMENTD_SECRET_KEY_FILE": empty}, wantError: "is empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := ParseServe(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+			if tt.wantError != "" {
+				require.ErrorContains(t, err, tt.wantError)
+				require.NotContains(t, err.Error(), "hunter2", "an error never shows the secret")
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.wantURL, c.URL)
+			require.Equal(t, tt.wantKey, c.SecretKey)
+		})
+	}
+	d, err := ParseDatabase("migrate", []string{"--database-url-file=" + url}, func(string) string { return "" }, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, "postgres://u:hunter2@db/x", d.URL, "every command that reaches the database reads the file")
 }
 
 // TestHelpHidesSecrets: -h lists every setting, but never a password or key from the environment.
