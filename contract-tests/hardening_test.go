@@ -14,9 +14,10 @@ import (
 	"github.com/statementmatch/service/internal/postgres/pgtest"
 )
 
-// The S series: findings of an independent security probe (issue 23), each a test.
+// The S series from S4 on (RELIABILITY.md): findings of an independent security probe (issue 23),
+// each a test.
 
-// TestOperatorListenerServesNoProfilesUnlessAsked (S1): the operator listener asks no
+// TestOperatorListenerServesNoProfilesUnlessAsked (S4): the operator listener asks no
 // credentials, so Go's profiles are off by default, and /debug/pprof/cmdline, which shows the
 // command line and any secret on it, is never served.
 func TestOperatorListenerServesNoProfilesUnlessAsked(t *testing.T) {
@@ -63,7 +64,7 @@ func TestOperatorListenerServesNoProfilesUnlessAsked(t *testing.T) {
 	})
 }
 
-// TestSecretsFromFiles (S2): the database URL and the secret key can be given as files, so that
+// TestSecretsFromFiles (S5): the database URL and the secret key can be given as files, so that
 // neither is on a command line nor in the environment, and the server runs on them.
 func TestSecretsFromFiles(t *testing.T) {
 	t.Parallel()
@@ -89,4 +90,52 @@ func TestSecretsFromFiles(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(out))
 	require.Contains(t, string(out), "Files")
+}
+
+// TestSecurityHeaders (S6): every answer of both APIs says nosniff; every one but the published
+// spec and docs says no-store, account data or not, success or error; the docs page forbids
+// framing in a header, where frame-ancestors works.
+func TestSecurityHeaders(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ten := s.newTenant(t, "Headers")
+	cases := []struct {
+		name, base, path, auth string
+		status                 int
+		noStore                bool
+	}{
+		{"recon limits", s.ReconURL, "/api/v1/limits", "", http.StatusUnauthorized, true},
+		{"recon unknown route", s.ReconURL, "/api/v1/nothing", "", http.StatusNotFound, true},
+		{"recon spec", s.ReconURL, "/api/v1/openapi.yaml", "", http.StatusOK, false},
+		{"recon docs", s.ReconURL, "/docs", "", http.StatusOK, false},
+		{"recon health", s.ReconURL, "/healthz", "", http.StatusOK, true},
+		{"parse status", s.ParseURL, "/api/v1/status", "Bearer " + ten.APIKey, http.StatusOK, true},
+		{"parse jobs", s.ParseURL, "/api/v1/jobs", "Bearer " + ten.APIKey, http.StatusOK, true},
+		{"parse bad key", s.ParseURL, "/api/v1/jobs", "Bearer smk_live_nothing", http.StatusUnauthorized, true},
+		{"parse spec", s.ParseURL, "/api/v1/openapi.yaml", "", http.StatusOK, false},
+		{"parse docs", s.ParseURL, "/docs", "", http.StatusOK, false},
+	}
+	for _, tc := range cases {
+		req, err := http.NewRequest(http.MethodGet, tc.base+tc.path, nil)
+		require.NoError(t, err)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err, tc.name)
+		_ = resp.Body.Close()
+		require.Equal(t, tc.status, resp.StatusCode, tc.name)
+		require.Equal(t, "nosniff", resp.Header.Get("X-Content-Type-Options"), tc.name)
+		if tc.noStore {
+			require.Equal(t, "no-store", resp.Header.Get("Cache-Control"), tc.name)
+		} else {
+			require.Empty(t, resp.Header.Get("Cache-Control"), tc.name)
+		}
+		if strings.HasSuffix(tc.path, "/docs") {
+			csp := resp.Header.Get("Content-Security-Policy")
+			require.Contains(t, csp, "frame-ancestors 'none'", tc.name)
+			require.Contains(t, csp, "default-src 'none'", tc.name)
+			require.Equal(t, "DENY", resp.Header.Get("X-Frame-Options"), tc.name)
+		}
+	}
 }

@@ -16,7 +16,8 @@
 //     validator (step 6) routes again over the spec, and answers 404 for a path the spec does
 //     not have and 405, with Allow, for a method it does not declare.
 //  2. Request id: RequestIDMiddleware keeps a sane X-Request-Id or makes one, puts it in the
-//     context (RequestID) and owns the response header.
+//     context (RequestID) and owns the response header. SecurityHeaders then sets the headers
+//     every answer carries (nosniff, no-store, the docs page's Content-Security-Policy).
 //  3. Access log: AccessLog writes one line per request. It renders an error itself (c.Error)
 //     before logging, so the line holds the status the client got, and the account once step 7
 //     has put it in the context.
@@ -90,7 +91,7 @@ type EchoConfig struct {
 }
 
 // NewEcho returns an echo instance with the middleware every API listener runs, in the order the
-// package documentation walks through: request id, access log, panic recovery, body limit, spec
+// package documentation walks through: request id, security headers, access log, panic recovery, body limit, spec
 // validation (with authentication, rate limits and streamed uploads), and the API's error
 // handler. The caller registers the API's handlers on it.
 func NewEcho(cfg EchoConfig) (*echo.Echo, error) {
@@ -101,6 +102,6 @@ func NewEcho(cfg EchoConfig) (*echo.Echo, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = ErrorHandler(cfg.Logger, cfg.Render, cfg.DB)
-	e.Use(RequestIDMiddleware(), AccessLog(cfg.Logger, cfg.API), Recover(cfg.Logger), BodyLimit(cfg.MaxUploadBodyBytes), validator)
+	e.Use(RequestIDMiddleware(), SecurityHeaders(), AccessLog(cfg.Logger, cfg.API), Recover(cfg.Logger), BodyLimit(cfg.MaxUploadBodyBytes), validator)
 	return e, nil
 }
