@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -137,5 +138,28 @@ func TestSecurityHeaders(t *testing.T) {
 			require.Contains(t, csp, "default-src 'none'", tc.name)
 			require.Equal(t, "DENY", resp.Header.Get("X-Frame-Options"), tc.name)
 		}
+	}
+}
+
+// TestAClientCannotBeLockedOutByWhoeverKnowsItsID (S7): ten wrong secrets for a client_id
+// from one address refuse that client there, even with the right secret, in both
+// environments; its owner, from another address, still gets tokens.
+func TestAClientCannotBeLockedOutByWhoeverKnowsItsID(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	acct := s.newAccount(t, "Targeted")
+	clientID, secret := s.newClient(t, acct)
+	attacker, owner := fromAddress(t, recon(t), "127.0.0.2"), fromAddress(t, recon(t), "127.0.0.3")
+	awayFromMinuteEnd(10 * time.Second)
+	for i := range 10 {
+		got := attacker(tokenRequest(t, s.ReconURL, jsonBody, clientID, "cs_"+randomBase62(t, 43)))
+		require.Equal(t, http.StatusUnauthorized, got.StatusCode, "attempt %d: %s", i+1, got.body)
+	}
+	for _, base := range []string{s.ReconURL, s.SandboxURL} {
+		got := attacker(tokenRequest(t, base, httpBasic, clientID, secret))
+		require.Equal(t, http.StatusTooManyRequests, got.StatusCode, "%s: the guessing address is refused, right secret or not: %s", base, got.body)
+		require.Contains(t, string(got.body), "for this client from this address")
+		got = owner(tokenRequest(t, base, httpBasic, clientID, secret))
+		require.Equal(t, http.StatusOK, got.StatusCode, "%s: the owner elsewhere is not locked out: %s", base, got.body)
 	}
 }

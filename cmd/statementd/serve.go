@@ -71,6 +71,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	limiter := &ratelimit.Limiter{Store: counts, Now: time.Now}
 	throttle := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: reconhttp.FailedAuthBudget}
 	tokenAddresses := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: reconhttp.FailedAuthAddressBudget}
+	tokenBackstop := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: reconhttp.FailedAuthClientBackstop}
 	anonymous := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: httpkit.AnonymousBudget}
 
 	// The queue and the job rules: every process can queue jobs; the worker roles also work them.
@@ -109,7 +110,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 	}
 
-	listeners, err := buildListeners(cfg, postgres.Health{DB: db}, accounts, jobs, parses, webhooks, limiter, throttle, tokenAddresses, anonymous, logger)
+	listeners, err := buildListeners(cfg, postgres.Health{DB: db}, accounts, jobs, parses, webhooks, limiter, throttle, tokenAddresses, tokenBackstop, anonymous, logger)
 	if err != nil {
 		return err
 	}
@@ -164,7 +165,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 // buildListeners returns the listeners the role and addresses ask for; an empty address
 // disables its listener.
-func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *reconjob.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, throttle, tokenAddresses, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*listen.Listener, error) {
+func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *reconjob.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, throttle, tokenAddresses, tokenBackstop, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*listen.Listener, error) {
 	var listeners []*listen.Listener
 	add := func(name, addr string, h http.Handler) {
 		listeners = append(listeners, &listen.Listener{Name: name, Addr: addr, Handler: h, Logger: logger,
@@ -181,7 +182,7 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 			if env.addr == "" {
 				continue
 			}
-			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, Accounts: accounts, Now: time.Now, Limiter: limiter, Throttle: throttle, AddressThrottle: tokenAddresses, Anonymous: anonymous,
+			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, Accounts: accounts, Now: time.Now, Limiter: limiter, Throttle: throttle, AddressThrottle: tokenAddresses, ClientBackstop: tokenBackstop, Anonymous: anonymous,
 				Jobs: jobs, MaxFileBytes: cfg.MaxUploadBytes, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("%s listener: %w", env.name, err)

@@ -1344,27 +1344,31 @@ type ClientInterface interface {
 	// which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 	//
 	// A wrong secret, an unknown `client_id` and a revoked client get the same
-	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
-	// over, each budget counted per calendar minute, shared by the production and sandbox base
-	// URLs and exact across all the service's servers:
+	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled, each
+	// budget counted per calendar minute, shared by the production and sandbox base URLs and
+	// exact across all the service's servers:
 	//
 	// | Budget | Failed authentications allowed per minute | Once it is spent |
 	// |---|---|---|
-	// | per `client_id`, from any address | 10 | every request for that `client_id` |
+	// | per `client_id` and source address | 10 | requests for that `client_id` from that address |
 	// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+	// | per `client_id`, from all addresses together (a backstop) | 1,000 | every request for that `client_id` |
 	//
 	// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
 	// `Retry-After` until the minute ends, **even with correct credentials**: if correct
 	// credentials got through, a guesser would learn when a guess was right, and the budget
-	// would not slow the guessing at all. Access tokens already issued keep working. The
-	// source address is the address of the connection, never a forwarding header such as
-	// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
-	// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
-	// count against neither budget; neither does a successful one.
+	// would not slow the guessing at all. So that nobody who merely knows a `client_id` can
+	// lock its owner out, wrong secrets from one address do not refuse the right secret from
+	// another; only a flood from many addresses at once reaches the backstop, which the
+	// service logs. Access tokens already issued keep working. The source address is the
+	// address of the connection, never a forwarding header such as `X-Forwarded-For`; an IPv6
+	// address counts with its whole /64 network. Requests answered `400` (no credentials, both
+	// ways at once, a bad `scope` or `env`) check no credential and count against no budget;
+	// neither does a successful one.
 	//
 	// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
-	// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
-	// says is left is what is left.
+	// that has fewest attempts left (the `client_id`'s at this address on a tie): what an
+	// answer says is left is what is left.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1395,27 +1399,31 @@ type ClientInterface interface {
 	// which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 	//
 	// A wrong secret, an unknown `client_id` and a revoked client get the same
-	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
-	// over, each budget counted per calendar minute, shared by the production and sandbox base
-	// URLs and exact across all the service's servers:
+	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled, each
+	// budget counted per calendar minute, shared by the production and sandbox base URLs and
+	// exact across all the service's servers:
 	//
 	// | Budget | Failed authentications allowed per minute | Once it is spent |
 	// |---|---|---|
-	// | per `client_id`, from any address | 10 | every request for that `client_id` |
+	// | per `client_id` and source address | 10 | requests for that `client_id` from that address |
 	// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+	// | per `client_id`, from all addresses together (a backstop) | 1,000 | every request for that `client_id` |
 	//
 	// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
 	// `Retry-After` until the minute ends, **even with correct credentials**: if correct
 	// credentials got through, a guesser would learn when a guess was right, and the budget
-	// would not slow the guessing at all. Access tokens already issued keep working. The
-	// source address is the address of the connection, never a forwarding header such as
-	// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
-	// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
-	// count against neither budget; neither does a successful one.
+	// would not slow the guessing at all. So that nobody who merely knows a `client_id` can
+	// lock its owner out, wrong secrets from one address do not refuse the right secret from
+	// another; only a flood from many addresses at once reaches the backstop, which the
+	// service logs. Access tokens already issued keep working. The source address is the
+	// address of the connection, never a forwarding header such as `X-Forwarded-For`; an IPv6
+	// address counts with its whole /64 network. Requests answered `400` (no credentials, both
+	// ways at once, a bad `scope` or `env`) check no credential and count against no budget;
+	// neither does a successful one.
 	//
 	// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
-	// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
-	// says is left is what is left.
+	// that has fewest attempts left (the `client_id`'s at this address on a tie): what an
+	// answer says is left is what is left.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1446,27 +1454,31 @@ type ClientInterface interface {
 	// which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 	//
 	// A wrong secret, an unknown `client_id` and a revoked client get the same
-	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
-	// over, each budget counted per calendar minute, shared by the production and sandbox base
-	// URLs and exact across all the service's servers:
+	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled, each
+	// budget counted per calendar minute, shared by the production and sandbox base URLs and
+	// exact across all the service's servers:
 	//
 	// | Budget | Failed authentications allowed per minute | Once it is spent |
 	// |---|---|---|
-	// | per `client_id`, from any address | 10 | every request for that `client_id` |
+	// | per `client_id` and source address | 10 | requests for that `client_id` from that address |
 	// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+	// | per `client_id`, from all addresses together (a backstop) | 1,000 | every request for that `client_id` |
 	//
 	// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
 	// `Retry-After` until the minute ends, **even with correct credentials**: if correct
 	// credentials got through, a guesser would learn when a guess was right, and the budget
-	// would not slow the guessing at all. Access tokens already issued keep working. The
-	// source address is the address of the connection, never a forwarding header such as
-	// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
-	// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
-	// count against neither budget; neither does a successful one.
+	// would not slow the guessing at all. So that nobody who merely knows a `client_id` can
+	// lock its owner out, wrong secrets from one address do not refuse the right secret from
+	// another; only a flood from many addresses at once reaches the backstop, which the
+	// service logs. Access tokens already issued keep working. The source address is the
+	// address of the connection, never a forwarding header such as `X-Forwarded-For`; an IPv6
+	// address counts with its whole /64 network. Requests answered `400` (no credentials, both
+	// ways at once, a bad `scope` or `env`) check no credential and count against no budget;
+	// neither does a successful one.
 	//
 	// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
-	// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
-	// says is left is what is left.
+	// that has fewest attempts left (the `client_id`'s at this address on a tie): what an
+	// answer says is left is what is left.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -1786,27 +1798,31 @@ func (c *Client) GetOpenAPISpec(ctx context.Context, reqEditors ...RequestEditor
 // which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 //
 // A wrong secret, an unknown `client_id` and a revoked client get the same
-// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
-// over, each budget counted per calendar minute, shared by the production and sandbox base
-// URLs and exact across all the service's servers:
+// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled, each
+// budget counted per calendar minute, shared by the production and sandbox base URLs and
+// exact across all the service's servers:
 //
 // | Budget | Failed authentications allowed per minute | Once it is spent |
 // |---|---|---|
-// | per `client_id`, from any address | 10 | every request for that `client_id` |
+// | per `client_id` and source address | 10 | requests for that `client_id` from that address |
 // | per source address, whatever `client_id`s they name | 100 | every request from that address |
+// | per `client_id`, from all addresses together (a backstop) | 1,000 | every request for that `client_id` |
 //
 // Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
 // `Retry-After` until the minute ends, **even with correct credentials**: if correct
 // credentials got through, a guesser would learn when a guess was right, and the budget
-// would not slow the guessing at all. Access tokens already issued keep working. The
-// source address is the address of the connection, never a forwarding header such as
-// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
-// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
-// count against neither budget; neither does a successful one.
+// would not slow the guessing at all. So that nobody who merely knows a `client_id` can
+// lock its owner out, wrong secrets from one address do not refuse the right secret from
+// another; only a flood from many addresses at once reaches the backstop, which the
+// service logs. Access tokens already issued keep working. The source address is the
+// address of the connection, never a forwarding header such as `X-Forwarded-For`; an IPv6
+// address counts with its whole /64 network. Requests answered `400` (no credentials, both
+// ways at once, a bad `scope` or `env`) check no credential and count against no budget;
+// neither does a successful one.
 //
 // On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
-// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
-// says is left is what is left.
+// that has fewest attempts left (the `client_id`'s at this address on a tie): what an
+// answer says is left is what is left.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1847,27 +1863,31 @@ func (c *Client) CreateTokenWithBody(ctx context.Context, contentType string, bo
 // which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 //
 // A wrong secret, an unknown `client_id` and a revoked client get the same
-// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
-// over, each budget counted per calendar minute, shared by the production and sandbox base
-// URLs and exact across all the service's servers:
+// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled, each
+// budget counted per calendar minute, shared by the production and sandbox base URLs and
+// exact across all the service's servers:
 //
 // | Budget | Failed authentications allowed per minute | Once it is spent |
 // |---|---|---|
-// | per `client_id`, from any address | 10 | every request for that `client_id` |
+// | per `client_id` and source address | 10 | requests for that `client_id` from that address |
 // | per source address, whatever `client_id`s they name | 100 | every request from that address |
+// | per `client_id`, from all addresses together (a backstop) | 1,000 | every request for that `client_id` |
 //
 // Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
 // `Retry-After` until the minute ends, **even with correct credentials**: if correct
 // credentials got through, a guesser would learn when a guess was right, and the budget
-// would not slow the guessing at all. Access tokens already issued keep working. The
-// source address is the address of the connection, never a forwarding header such as
-// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
-// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
-// count against neither budget; neither does a successful one.
+// would not slow the guessing at all. So that nobody who merely knows a `client_id` can
+// lock its owner out, wrong secrets from one address do not refuse the right secret from
+// another; only a flood from many addresses at once reaches the backstop, which the
+// service logs. Access tokens already issued keep working. The source address is the
+// address of the connection, never a forwarding header such as `X-Forwarded-For`; an IPv6
+// address counts with its whole /64 network. Requests answered `400` (no credentials, both
+// ways at once, a bad `scope` or `env`) check no credential and count against no budget;
+// neither does a successful one.
 //
 // On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
-// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
-// says is left is what is left.
+// that has fewest attempts left (the `client_id`'s at this address on a tie): what an
+// answer says is left is what is left.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1908,27 +1928,31 @@ func (c *Client) CreateToken(ctx context.Context, body CreateTokenJSONRequestBod
 // which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 //
 // A wrong secret, an unknown `client_id` and a revoked client get the same
-// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
-// over, each budget counted per calendar minute, shared by the production and sandbox base
-// URLs and exact across all the service's servers:
+// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled, each
+// budget counted per calendar minute, shared by the production and sandbox base URLs and
+// exact across all the service's servers:
 //
 // | Budget | Failed authentications allowed per minute | Once it is spent |
 // |---|---|---|
-// | per `client_id`, from any address | 10 | every request for that `client_id` |
+// | per `client_id` and source address | 10 | requests for that `client_id` from that address |
 // | per source address, whatever `client_id`s they name | 100 | every request from that address |
+// | per `client_id`, from all addresses together (a backstop) | 1,000 | every request for that `client_id` |
 //
 // Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
 // `Retry-After` until the minute ends, **even with correct credentials**: if correct
 // credentials got through, a guesser would learn when a guess was right, and the budget
-// would not slow the guessing at all. Access tokens already issued keep working. The
-// source address is the address of the connection, never a forwarding header such as
-// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
-// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
-// count against neither budget; neither does a successful one.
+// would not slow the guessing at all. So that nobody who merely knows a `client_id` can
+// lock its owner out, wrong secrets from one address do not refuse the right secret from
+// another; only a flood from many addresses at once reaches the backstop, which the
+// service logs. Access tokens already issued keep working. The source address is the
+// address of the connection, never a forwarding header such as `X-Forwarded-For`; an IPv6
+// address counts with its whole /64 network. Requests answered `400` (no credentials, both
+// ways at once, a bad `scope` or `env`) check no credential and count against no budget;
+// neither does a successful one.
 //
 // On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
-// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
-// says is left is what is left.
+// that has fewest attempts left (the `client_id`'s at this address on a tie): what an
+// answer says is left is what is left.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -2614,27 +2638,31 @@ type ClientWithResponsesInterface interface {
 	// which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 	//
 	// A wrong secret, an unknown `client_id` and a revoked client get the same
-	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
-	// over, each budget counted per calendar minute, shared by the production and sandbox base
-	// URLs and exact across all the service's servers:
+	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled, each
+	// budget counted per calendar minute, shared by the production and sandbox base URLs and
+	// exact across all the service's servers:
 	//
 	// | Budget | Failed authentications allowed per minute | Once it is spent |
 	// |---|---|---|
-	// | per `client_id`, from any address | 10 | every request for that `client_id` |
+	// | per `client_id` and source address | 10 | requests for that `client_id` from that address |
 	// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+	// | per `client_id`, from all addresses together (a backstop) | 1,000 | every request for that `client_id` |
 	//
 	// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
 	// `Retry-After` until the minute ends, **even with correct credentials**: if correct
 	// credentials got through, a guesser would learn when a guess was right, and the budget
-	// would not slow the guessing at all. Access tokens already issued keep working. The
-	// source address is the address of the connection, never a forwarding header such as
-	// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
-	// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
-	// count against neither budget; neither does a successful one.
+	// would not slow the guessing at all. So that nobody who merely knows a `client_id` can
+	// lock its owner out, wrong secrets from one address do not refuse the right secret from
+	// another; only a flood from many addresses at once reaches the backstop, which the
+	// service logs. Access tokens already issued keep working. The source address is the
+	// address of the connection, never a forwarding header such as `X-Forwarded-For`; an IPv6
+	// address counts with its whole /64 network. Requests answered `400` (no credentials, both
+	// ways at once, a bad `scope` or `env`) check no credential and count against no budget;
+	// neither does a successful one.
 	//
 	// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
-	// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
-	// says is left is what is left.
+	// that has fewest attempts left (the `client_id`'s at this address on a tie): what an
+	// answer says is left is what is left.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2665,27 +2693,31 @@ type ClientWithResponsesInterface interface {
 	// which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 	//
 	// A wrong secret, an unknown `client_id` and a revoked client get the same
-	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
-	// over, each budget counted per calendar minute, shared by the production and sandbox base
-	// URLs and exact across all the service's servers:
+	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled, each
+	// budget counted per calendar minute, shared by the production and sandbox base URLs and
+	// exact across all the service's servers:
 	//
 	// | Budget | Failed authentications allowed per minute | Once it is spent |
 	// |---|---|---|
-	// | per `client_id`, from any address | 10 | every request for that `client_id` |
+	// | per `client_id` and source address | 10 | requests for that `client_id` from that address |
 	// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+	// | per `client_id`, from all addresses together (a backstop) | 1,000 | every request for that `client_id` |
 	//
 	// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
 	// `Retry-After` until the minute ends, **even with correct credentials**: if correct
 	// credentials got through, a guesser would learn when a guess was right, and the budget
-	// would not slow the guessing at all. Access tokens already issued keep working. The
-	// source address is the address of the connection, never a forwarding header such as
-	// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
-	// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
-	// count against neither budget; neither does a successful one.
+	// would not slow the guessing at all. So that nobody who merely knows a `client_id` can
+	// lock its owner out, wrong secrets from one address do not refuse the right secret from
+	// another; only a flood from many addresses at once reaches the backstop, which the
+	// service logs. Access tokens already issued keep working. The source address is the
+	// address of the connection, never a forwarding header such as `X-Forwarded-For`; an IPv6
+	// address counts with its whole /64 network. Requests answered `400` (no credentials, both
+	// ways at once, a bad `scope` or `env`) check no credential and count against no budget;
+	// neither does a successful one.
 	//
 	// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
-	// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
-	// says is left is what is left.
+	// that has fewest attempts left (the `client_id`'s at this address on a tie): what an
+	// answer says is left is what is left.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2716,27 +2748,31 @@ type ClientWithResponsesInterface interface {
 	// which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 	//
 	// A wrong secret, an unknown `client_id` and a revoked client get the same
-	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
-	// over, each budget counted per calendar minute, shared by the production and sandbox base
-	// URLs and exact across all the service's servers:
+	// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled, each
+	// budget counted per calendar minute, shared by the production and sandbox base URLs and
+	// exact across all the service's servers:
 	//
 	// | Budget | Failed authentications allowed per minute | Once it is spent |
 	// |---|---|---|
-	// | per `client_id`, from any address | 10 | every request for that `client_id` |
+	// | per `client_id` and source address | 10 | requests for that `client_id` from that address |
 	// | per source address, whatever `client_id`s they name | 100 | every request from that address |
+	// | per `client_id`, from all addresses together (a backstop) | 1,000 | every request for that `client_id` |
 	//
 	// Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
 	// `Retry-After` until the minute ends, **even with correct credentials**: if correct
 	// credentials got through, a guesser would learn when a guess was right, and the budget
-	// would not slow the guessing at all. Access tokens already issued keep working. The
-	// source address is the address of the connection, never a forwarding header such as
-	// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
-	// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
-	// count against neither budget; neither does a successful one.
+	// would not slow the guessing at all. So that nobody who merely knows a `client_id` can
+	// lock its owner out, wrong secrets from one address do not refuse the right secret from
+	// another; only a flood from many addresses at once reaches the backstop, which the
+	// service logs. Access tokens already issued keep working. The source address is the
+	// address of the connection, never a forwarding header such as `X-Forwarded-For`; an IPv6
+	// address counts with its whole /64 network. Requests answered `400` (no credentials, both
+	// ways at once, a bad `scope` or `env`) check no credential and count against no budget;
+	// neither does a successful one.
 	//
 	// On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
-	// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
-	// says is left is what is left.
+	// that has fewest attempts left (the `client_id`'s at this address on a tie): what an
+	// answer says is left is what is left.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4181,27 +4217,31 @@ func (c *ClientWithResponses) GetOpenAPISpecWithResponse(ctx context.Context, re
 // which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 //
 // A wrong secret, an unknown `client_id` and a revoked client get the same
-// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
-// over, each budget counted per calendar minute, shared by the production and sandbox base
-// URLs and exact across all the service's servers:
+// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled, each
+// budget counted per calendar minute, shared by the production and sandbox base URLs and
+// exact across all the service's servers:
 //
 // | Budget | Failed authentications allowed per minute | Once it is spent |
 // |---|---|---|
-// | per `client_id`, from any address | 10 | every request for that `client_id` |
+// | per `client_id` and source address | 10 | requests for that `client_id` from that address |
 // | per source address, whatever `client_id`s they name | 100 | every request from that address |
+// | per `client_id`, from all addresses together (a backstop) | 1,000 | every request for that `client_id` |
 //
 // Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
 // `Retry-After` until the minute ends, **even with correct credentials**: if correct
 // credentials got through, a guesser would learn when a guess was right, and the budget
-// would not slow the guessing at all. Access tokens already issued keep working. The
-// source address is the address of the connection, never a forwarding header such as
-// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
-// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
-// count against neither budget; neither does a successful one.
+// would not slow the guessing at all. So that nobody who merely knows a `client_id` can
+// lock its owner out, wrong secrets from one address do not refuse the right secret from
+// another; only a flood from many addresses at once reaches the backstop, which the
+// service logs. Access tokens already issued keep working. The source address is the
+// address of the connection, never a forwarding header such as `X-Forwarded-For`; an IPv6
+// address counts with its whole /64 network. Requests answered `400` (no credentials, both
+// ways at once, a bad `scope` or `env`) check no credential and count against no budget;
+// neither does a successful one.
 //
 // On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
-// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
-// says is left is what is left.
+// that has fewest attempts left (the `client_id`'s at this address on a tie): what an
+// answer says is left is what is left.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4238,27 +4278,31 @@ func (c *ClientWithResponses) CreateTokenWithBodyWithResponse(ctx context.Contex
 // which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 //
 // A wrong secret, an unknown `client_id` and a revoked client get the same
-// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
-// over, each budget counted per calendar minute, shared by the production and sandbox base
-// URLs and exact across all the service's servers:
+// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled, each
+// budget counted per calendar minute, shared by the production and sandbox base URLs and
+// exact across all the service's servers:
 //
 // | Budget | Failed authentications allowed per minute | Once it is spent |
 // |---|---|---|
-// | per `client_id`, from any address | 10 | every request for that `client_id` |
+// | per `client_id` and source address | 10 | requests for that `client_id` from that address |
 // | per source address, whatever `client_id`s they name | 100 | every request from that address |
+// | per `client_id`, from all addresses together (a backstop) | 1,000 | every request for that `client_id` |
 //
 // Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
 // `Retry-After` until the minute ends, **even with correct credentials**: if correct
 // credentials got through, a guesser would learn when a guess was right, and the budget
-// would not slow the guessing at all. Access tokens already issued keep working. The
-// source address is the address of the connection, never a forwarding header such as
-// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
-// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
-// count against neither budget; neither does a successful one.
+// would not slow the guessing at all. So that nobody who merely knows a `client_id` can
+// lock its owner out, wrong secrets from one address do not refuse the right secret from
+// another; only a flood from many addresses at once reaches the backstop, which the
+// service logs. Access tokens already issued keep working. The source address is the
+// address of the connection, never a forwarding header such as `X-Forwarded-For`; an IPv6
+// address counts with its whole /64 network. Requests answered `400` (no credentials, both
+// ways at once, a bad `scope` or `env`) check no credential and count against no budget;
+// neither does a successful one.
 //
 // On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
-// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
-// says is left is what is left.
+// that has fewest attempts left (the `client_id`'s at this address on a tie): what an
+// answer says is left is what is left.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4295,27 +4339,31 @@ func (c *ClientWithResponses) CreateTokenWithResponse(ctx context.Context, body 
 // which must all belong to the client (`400 INVALID_REQUEST` otherwise).
 //
 // A wrong secret, an unknown `client_id` and a revoked client get the same
-// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled twice
-// over, each budget counted per calendar minute, shared by the production and sandbox base
-// URLs and exact across all the service's servers:
+// `401 AUTH_INVALID` answer, byte for byte. Failed authentications are throttled, each
+// budget counted per calendar minute, shared by the production and sandbox base URLs and
+// exact across all the service's servers:
 //
 // | Budget | Failed authentications allowed per minute | Once it is spent |
 // |---|---|---|
-// | per `client_id`, from any address | 10 | every request for that `client_id` |
+// | per `client_id` and source address | 10 | requests for that `client_id` from that address |
 // | per source address, whatever `client_id`s they name | 100 | every request from that address |
+// | per `client_id`, from all addresses together (a backstop) | 1,000 | every request for that `client_id` |
 //
 // Once a budget is spent, the requests it covers answer `429 LIMIT_EXCEEDED` with
 // `Retry-After` until the minute ends, **even with correct credentials**: if correct
 // credentials got through, a guesser would learn when a guess was right, and the budget
-// would not slow the guessing at all. Access tokens already issued keep working. The
-// source address is the address of the connection, never a forwarding header such as
-// `X-Forwarded-For`; an IPv6 address counts with its whole /64 network. Requests answered
-// `400` (no credentials, both ways at once, a bad `scope` or `env`) check no credential and
-// count against neither budget; neither does a successful one.
+// would not slow the guessing at all. So that nobody who merely knows a `client_id` can
+// lock its owner out, wrong secrets from one address do not refuse the right secret from
+// another; only a flood from many addresses at once reaches the backstop, which the
+// service logs. Access tokens already issued keep working. The source address is the
+// address of the connection, never a forwarding header such as `X-Forwarded-For`; an IPv6
+// address counts with its whole /64 network. Requests answered `400` (no credentials, both
+// ways at once, a bad `scope` or `env`) check no credential and count against no budget;
+// neither does a successful one.
 //
 // On this operation the `X-RateLimit-*` headers describe the failed-authentication budget
-// that has fewer attempts left (the `client_id`'s when both have as many): what an answer
-// says is left is what is left.
+// that has fewest attempts left (the `client_id`'s at this address on a tie): what an
+// answer says is left is what is left.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //

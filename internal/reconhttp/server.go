@@ -39,11 +39,14 @@ type Config struct {
 	Limiter httpkit.RateLimiter
 	// Anonymous limits requests without valid credentials per source address; nil limits nothing.
 	Anonymous *ratelimit.Throttle
-	// Throttle limits failed token requests per client (FailedAuthBudget).
+	// Throttle limits failed token requests per client and source address (FailedAuthBudget).
 	Throttle *ratelimit.Throttle
 	// AddressThrottle limits failed token requests per source address
 	// (FailedAuthAddressBudget); nil limits nothing.
 	AddressThrottle *ratelimit.Throttle
+	// ClientBackstop limits failed token requests per client from all addresses
+	// (FailedAuthClientBackstop); nil limits nothing.
+	ClientBackstop *ratelimit.Throttle
 	// Jobs creates and reads reconciliation jobs.
 	Jobs Jobs
 	// MaxFileBytes bounds each uploaded file.
@@ -60,9 +63,11 @@ type Server struct {
 	limiter   httpkit.RateLimiter
 	// anonymous limits requests without valid credentials per source address.
 	anonymous *ratelimit.Throttle
-	// throttle and addresses limit failed token requests per client and per source address.
+	// throttle, addresses and backstop limit failed token requests per client and source
+	// address, per source address, and per client from everywhere.
 	throttle  *ratelimit.Throttle
 	addresses *ratelimit.Throttle
+	backstop  *ratelimit.Throttle
 	now       func() time.Time
 	jobs      Jobs
 	// maxFileBytes bounds each uploaded file of a job.
@@ -95,7 +100,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{env: cfg.Env, published: published, db: cfg.DB, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, throttle: cfg.Throttle, addresses: cfg.AddressThrottle, now: cfg.Now,
+	s := &Server{env: cfg.Env, published: published, db: cfg.DB, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, throttle: cfg.Throttle, addresses: cfg.AddressThrottle, backstop: cfg.ClientBackstop, now: cfg.Now,
 		jobs: cfg.Jobs, maxFileBytes: cfg.MaxFileBytes, logger: cfg.Logger}
 	if s.logger == nil {
 		s.logger = slog.Default()

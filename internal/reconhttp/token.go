@@ -17,13 +17,16 @@ import (
 )
 
 // Failed client authentications allowed per calendar minute (the spec's token endpoint
-// description): per client id, from any address, and per source address (httpkit.SourceAddress),
+// description): per client id and source address (httpkit.SourceAddress); per source address,
 // whatever client ids it names, so that spraying guesses over many clients is slowed down as
-// much as guessing one client's secret. The token answers' X-RateLimit-* headers report the
-// budget with less left.
+// much as guessing one client's secret; and per client id from all addresses, a backstop high
+// enough that only a flood from many addresses reaches it, so that nobody who knows a client id
+// can lock its owner out from where the owner is. The token answers' X-RateLimit-* headers
+// report the budget with least left.
 const (
-	FailedAuthBudget        = 10
-	FailedAuthAddressBudget = 100
+	FailedAuthBudget         = 10
+	FailedAuthAddressBudget  = 100
+	FailedAuthClientBackstop = 1000
 )
 
 // tokenRequest is a token request in either of its two forms, after the validator checked it
@@ -138,20 +141,26 @@ func (s *Server) CreateToken(ctx context.Context, request reconapi.CreateTokenRe
 }
 
 // attempt is a token request counted against the failed-authentication budgets of its client
-// and of its source address.
+// at its source address, of its source address, and of its client everywhere.
 type attempt struct {
-	clientKey, addressKey string
-	client, address       ratelimit.Decision
-	// byAddress: the address was counted (there is an address throttle).
-	byAddress bool
+	clientKey, addressKey, backstopKey string
+	client, address, backstop          ratelimit.Decision
+	// byAddress and byBackstop: the address, and the client everywhere, were counted (there
+	// are such throttles).
+	byAddress, byBackstop bool
 }
 
-// left is the budget an answer reports: the one with less left, the client's on a tie.
+// left is the budget an answer reports: the one with least left, the client's at this address
+// on a tie.
 func (a attempt) left() ratelimit.Decision {
-	if a.byAddress && a.address.Remaining < a.client.Remaining {
-		return a.address
+	d := a.client
+	if a.byAddress && a.address.Remaining < d.Remaining {
+		d = a.address
 	}
-	return a.client
+	if a.byBackstop && a.backstop.Remaining < d.Remaining {
+		d = a.backstop
+	}
+	return d
 }
 
 // clientThrottleKey is the key of a client id's budget. The id is hashed: it is what the
@@ -161,14 +170,15 @@ func clientThrottleKey(clientID string) string {
 	return "client:" + hex.EncodeToString(sum[:])
 }
 
-// countAttempt counts a token request against its address's budget, then its client's. While
-// either is spent the request is refused (429) before any credential is checked, even correct
-// ones: were those let through, a guesser would learn which guess was right and the budget would
-// not slow guessing at all.
+// countAttempt counts a token request against its address's budget, then its client's at that
+// address, then its client's everywhere. While any is spent the request is refused (429) before
+// any credential is checked, even correct ones: were those let through, a guesser would learn
+// which guess was right and the budget would not slow guessing at all.
 func (s *Server) countAttempt(ctx context.Context, clientID string) (attempt, reconapi.CreateTokenResponseObject, error) {
-	a := attempt{clientKey: clientThrottleKey(clientID)}
+	source, _ := ctx.Value(sourceKey{}).(string)
+	client := clientThrottleKey(clientID)
+	a := attempt{clientKey: client + "@" + source, backstopKey: client}
 	if s.addresses != nil {
-		source, _ := ctx.Value(sourceKey{}).(string)
 		a.addressKey, a.byAddress = "token-addr:"+source, true
 		d, err := s.addresses.Count(ctx, a.addressKey)
 		if err != nil {
@@ -191,7 +201,25 @@ func (s *Server) countAttempt(ctx context.Context, clientID string) (attempt, re
 		// The address gets its count back: no credential was checked, and a client retrying
 		// with its budget spent must not use up the budget of others at its address.
 		s.refundAddress(ctx, &a)
-		return a, s.tooManyFailures(d, "for this client"), nil
+		return a, s.tooManyFailures(d, "for this client from this address"), nil
+	}
+	if s.backstop != nil {
+		d, err := s.backstop.Count(ctx, a.backstopKey)
+		if err != nil {
+			s.refundClient(ctx, &a)
+			s.refundAddress(ctx, &a)
+			return a, nil, err
+		}
+		a.backstop, a.byBackstop = d, true
+		if !d.Allowed {
+			s.refundClient(ctx, &a)
+			s.refundAddress(ctx, &a)
+			// Only a flood from many addresses gets here: say so, once a minute per client is
+			// not needed, the line holds the hashed id and the count.
+			s.logger.WarnContext(ctx, "failed authentications of one client from many addresses passed the backstop; its token requests are refused until the minute ends",
+				"client", a.backstopKey, "budget", d.Limit, "request_id", httpkit.RequestID(ctx))
+			return a, s.tooManyFailures(d, "for this client"), nil
+		}
 	}
 	return a, nil, nil
 }
@@ -200,11 +228,20 @@ func (s *Server) countAttempt(ctx context.Context, clientID string) (attempt, re
 // answer reports. A refund that fails leaves the attempt counted as a failure: the safe side.
 func (s *Server) refund(ctx context.Context, a attempt) ratelimit.Decision {
 	ctx = context.WithoutCancel(ctx) // the client hanging up must not cost it the refund
-	if d, err := s.throttle.Refund(ctx, a.clientKey, a.client); err == nil {
+	s.refundClient(ctx, &a)
+	s.refundAddress(ctx, &a)
+	if a.byBackstop {
+		if d, err := s.backstop.Refund(ctx, a.backstopKey, a.backstop); err == nil {
+			a.backstop = d
+		}
+	}
+	return a.left()
+}
+
+func (s *Server) refundClient(ctx context.Context, a *attempt) {
+	if d, err := s.throttle.Refund(context.WithoutCancel(ctx), a.clientKey, a.client); err == nil {
 		a.client = d
 	}
-	s.refundAddress(ctx, &a)
-	return a.left()
 }
 
 func (s *Server) refundAddress(ctx context.Context, a *attempt) {

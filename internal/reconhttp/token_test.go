@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"log/slog"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,6 +100,58 @@ func TestCreateTokenThrottlesFailedAttempts(t *testing.T) {
 	now = now.Add(48 * time.Second)
 	_, ok = try("cs_ok").(reconapi.CreateToken200JSONResponse)
 	require.True(t, ok, "a new minute gives a new budget")
+}
+
+// TestCreateTokenIsNotLockedOutFromAnotherAddress: ten wrong secrets for a client from one
+// address refuse that client there, even with the right secret, but not its owner elsewhere;
+// only failures from many addresses together reach the backstop, which refuses the client
+// everywhere and says so in the log.
+func TestCreateTokenIsNotLockedOutFromAnotherAddress(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 5, 14, 7, 12, 0, time.UTC)
+	clock := func() time.Time { return now }
+	store := &ratelimittest.Failures{}
+	var log strings.Builder
+	const backstop = 25
+	s := &Server{env: account.Production, accounts: fakeAccounts{now: now}, now: clock,
+		logger:    slog.New(slog.NewJSONHandler(&log, nil)),
+		throttle:  &ratelimit.Throttle{Store: store, Now: clock, Budget: FailedAuthBudget},
+		addresses: &ratelimit.Throttle{Store: store, Now: clock, Budget: FailedAuthAddressBudget},
+		backstop:  &ratelimit.Throttle{Store: store, Now: clock, Budget: backstop}}
+	try := func(source, secret string) reconapi.CreateTokenResponseObject {
+		ctx := context.WithValue(context.Background(), sourceKey{}, source)
+		resp, err := s.CreateToken(ctx, reconapi.CreateTokenRequestObject{
+			JSONBody: &reconapi.CreateTokenJSONRequestBody{ClientId: "cli_ok", ClientSecret: secret}})
+		require.NoError(t, err)
+		return resp
+	}
+	const attacker, owner = "192.0.2.66", "198.51.100.7"
+	for i := 1; i <= FailedAuthBudget; i++ {
+		_, is401 := try(attacker, "cs_wrong").(reconapi.CreateToken401JSONResponse)
+		require.True(t, is401, "attempt %d", i)
+	}
+	limited, is429 := try(attacker, "cs_ok").(reconapi.CreateToken429JSONResponse)
+	require.True(t, is429, "the attacker's address is refused for this client, even with the right secret")
+	require.Equal(t, "Too many failed authentications for this client from this address; retry in 48 seconds.", limited.Body.Detail.Message)
+	_, isOK := try(owner, "cs_ok").(reconapi.CreateToken200JSONResponse)
+	require.True(t, isOK, "the owner, elsewhere, is not locked out")
+
+	// Failures from many addresses, a few each: the backstop.
+	for i := range backstop - FailedAuthBudget {
+		_, is401 := try(fmt.Sprintf("203.0.113.%d", i+1), "cs_wrong").(reconapi.CreateToken401JSONResponse)
+		require.True(t, is401, "address %d", i+1)
+	}
+	require.NotContains(t, log.String(), "backstop")
+	limited, is429 = try(owner, "cs_ok").(reconapi.CreateToken429JSONResponse)
+	require.True(t, is429, "past the backstop the client is refused everywhere")
+	require.Equal(t, "Too many failed authentications for this client; retry in 48 seconds.", limited.Body.Detail.Message)
+	require.Equal(t, backstop, limited.Headers.XRateLimitLimit)
+	require.Contains(t, log.String(), "passed the backstop")
+	require.NotContains(t, log.String(), "cli_ok", "the log holds the client id's hash only")
+
+	now = now.Add(48 * time.Second)
+	_, isOK = try(owner, "cs_ok").(reconapi.CreateToken200JSONResponse)
+	require.True(t, isOK, "a new minute gives a new budget")
 }
 
 func TestCreateToken(t *testing.T) {
