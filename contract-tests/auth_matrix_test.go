@@ -731,7 +731,7 @@ func without(list []string, s string) []string {
 // Idempotency-Keys the refused requests carried are still free.
 func TestReadOnlyCredentialsWriteNothing(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8")
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*")
 	receiver := newReceiver(t, http.StatusNoContent)
 	ctx := context.Background()
 	owner := s.newTenant(t, "Owner")
@@ -930,7 +930,7 @@ func pgDump(t *testing.T, databaseURL string) string {
 // token, and the signing secrets only sealed.
 func TestNoSecretsInDatabaseDumpOrLogs(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, "STATEMENTD_LOG_LEVEL=debug", "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8")
+	s := startServer(t, "STATEMENTD_LOG_LEVEL=debug", "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*")
 	receiver := newReceiver(t, http.StatusNoContent)
 	ctx := context.Background()
 	a, b := s.newTenant(t, "A"), s.newTenant(t, "B")

@@ -219,7 +219,7 @@ func uploadUntilAccepted(pc parseCaller, key, ct string, body []byte) (uuid.UUID
 func TestChaosJobsSurviveWorkerSIGKILL(t *testing.T) {
 	chaos(t)
 	const jobs, minKills = 1000, 12
-	c := newJobCluster(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8", "STATEMENTD_WEBHOOK_RETRY_SCHEDULE=1s,2s,4s,8s,16s",
+	c := newJobCluster(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*", "STATEMENTD_WEBHOOK_RETRY_SCHEDULE=1s,2s,4s,8s,16s",
 		// A killed worker's running job is run again 15 s after it started (River looks every 30 s).
 		"STATEMENTD_JOB_TIMEOUT=10s", "STATEMENTD_JOB_RESCUE_AFTER=15s")
 	acct := c.api.newAccount(t, "Crashy", "--parse-plan", "business")
@@ -461,7 +461,7 @@ func TestChaosPausedWorkerCannotOverwriteRescuedJob(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newJobCluster(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8",
+			c := newJobCluster(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*",
 				// The attempt's limit outlasts B's parse on a busy machine; A's pause outlasts the
 				// rescue.
 				"STATEMENTD_JOB_TIMEOUT=20s", "STATEMENTD_JOB_RESCUE_AFTER=21s")
@@ -857,7 +857,7 @@ func p99(sorted []time.Duration) time.Duration {
 // slack for a busy machine).
 func TestChaosSlowEndpointDoesNotDelayOthers(t *testing.T) {
 	chaos(t)
-	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8")
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*")
 	fast := s.parseCaller(t, s.newAccount(t, "Fast", "--parse-plan", "business"))
 	fastRcv := newHookReceiver(t, answer(http.StatusOK))
 	r := webhookCaller(fast).create(t, "", parseclient.CreateWebhookJSONRequestBody{Url: fastRcv.URL})

@@ -105,7 +105,7 @@ func resultCounts(table string) map[string]int {
 // real test delivery, and the exit codes scripts rely on.
 func TestStatementctl(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8")
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*")
 	ten := s.newTenant(t, "CLI")
 	dir := t.TempDir()
 	write := func(name string, content []byte) string {

@@ -2,7 +2,9 @@ package contracttests
 
 import (
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/statementmatch/service/gen/parseclient"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
 )
 
@@ -162,4 +165,84 @@ func TestAClientCannotBeLockedOutByWhoeverKnowsItsID(t *testing.T) {
 		got = owner(tokenRequest(t, base, httpBasic, clientID, secret))
 		require.Equal(t, http.StatusOK, got.StatusCode, "%s: the owner elsewhere is not locked out: %s", base, got.body)
 	}
+}
+
+// TestWebhookAllowListNamesPorts (S8): an allow-list entry opens the port it names, or 80 and
+// 443, never the operator listener or another service of an allowed host, however its
+// address is written.
+func TestWebhookAllowListNamesPorts(t *testing.T) {
+	t.Parallel()
+	rcv := newReceiver(t, http.StatusNoContent)
+	u, err := url.Parse(rcv.URL)
+	require.NoError(t, err)
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.1:"+u.Port())
+	c := webhookCaller{pc: parseClient(t, s.ParseURL), key: s.newTenant(t, "Ports").APIKey}
+
+	ok := c.create(t, "", parseclient.CreateWebhookJSONRequestBody{Url: rcv.URL + "/hook"})
+	require.Equal(t, http.StatusCreated, ok.StatusCode(), string(ok.Body))
+	res := c.test(t, parseclient.TestWebhookJSONRequestBody{})
+	require.Equal(t, http.StatusOK, res.StatusCode(), string(res.Body))
+	require.True(t, res.JSON200.Data.Deliveries[0].Success, "the named port is reachable")
+
+	ops, err := url.Parse(s.OpsURL)
+	require.NoError(t, err)
+	for _, target := range []string{
+		"http://127.0.0.1:" + ops.Port() + "/debug/pprof/",
+		"http://[::ffff:127.0.0.1]:" + ops.Port() + "/debug/pprof/",
+		"http://127.0.0.1/",
+		"http://127.0.0.2:" + u.Port() + "/",
+	} {
+		r := c.create(t, "", parseclient.CreateWebhookJSONRequestBody{Url: target})
+		require.Equal(t, http.StatusBadRequest, r.StatusCode(), "%s: %s", target, r.Body)
+		require.Contains(t, string(r.Body), "is not allowed", target)
+	}
+}
+
+// TestWebhookTestsTellLittleAndAreFew (S9): a test delivery's failure says only "Delivery
+// failed (status N)." or "Could not connect.", so a closed port and a silent one look alike;
+// an account may send 10 test requests a minute.
+func TestWebhookTestsTellLittleAndAreFew(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*")
+	c := webhookCaller{pc: parseClient(t, s.ParseURL), key: s.newTenant(t, "Probe").APIKey}
+	failing := newReceiver(t, http.StatusInternalServerError)
+	closed := "http://" + freeAddr(t) + "/hook"     // nothing listens there
+	silent, err := net.Listen("tcp", "127.0.0.1:0") // accepts, then closes without an answer
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = silent.Close() })
+	go func() {
+		for {
+			conn, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			_ = conn.Close()
+		}
+	}()
+	want := map[string]string{
+		failing.URL + "/hook": "Delivery failed (status 500).",
+		closed:                "Could not connect.",
+		"http://" + silent.Addr().String() + "/hook": "Could not connect.",
+	}
+	for target := range want {
+		r := c.create(t, "", parseclient.CreateWebhookJSONRequestBody{Url: target})
+		require.Equal(t, http.StatusCreated, r.StatusCode(), string(r.Body))
+	}
+	awayFromMinuteEnd(15 * time.Second)
+	res := c.test(t, parseclient.TestWebhookJSONRequestBody{})
+	require.Equal(t, http.StatusOK, res.StatusCode(), string(res.Body))
+	require.Len(t, res.JSON200.Data.Deliveries, len(want))
+	for _, d := range res.JSON200.Data.Deliveries {
+		require.False(t, d.Success)
+		require.NotNil(t, d.Error)
+		require.Equal(t, want[d.Url], *d.Error, d.Url)
+	}
+	for i := 2; i <= 10; i++ {
+		r := c.test(t, parseclient.TestWebhookJSONRequestBody{})
+		require.Equal(t, http.StatusOK, r.StatusCode(), "test request %d: %s", i, r.Body)
+	}
+	r := c.test(t, parseclient.TestWebhookJSONRequestBody{})
+	require.Equal(t, http.StatusTooManyRequests, r.StatusCode(), string(r.Body))
+	require.Contains(t, string(r.Body), "At most 10 test requests a minute")
+	require.NotEmpty(t, r.HTTPResponse.Header.Get("Retry-After"))
 }

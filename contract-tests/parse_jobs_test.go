@@ -1406,7 +1406,7 @@ func normalizeUsage(u parseclient.Usage) parseclient.Usage {
 // with the 40th job and 100 % with the 50th.
 func TestParseMonthlyJobLimit(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8")
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*")
 	acct := s.newAccount(t, "Free", "--parse-plan", "free")
 	c := s.parseCaller(t, acct)
 	rcv := newHookReceiver(t, answer(http.StatusNoContent))

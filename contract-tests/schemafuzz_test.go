@@ -51,7 +51,7 @@ func TestSchemaFuzz(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
 	t.Logf("schema fuzz seed %d", schemaFuzzSeed)
-	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8", fmt.Sprintf("STATEMENTD_MAX_UPLOAD_BYTES=%d", fuzzMaxUpload))
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*", fmt.Sprintf("STATEMENTD_MAX_UPLOAD_BYTES=%d", fuzzMaxUpload))
 	// One account on the top plans: 1,000 requests a minute on each API, more than a run sends
 	// (requests without valid credentials are fewer than the 60 a minute an address may send).
 	ten := s.newTenant(t, "fuzz")

@@ -26,7 +26,7 @@ import (
 // webhook endpoint. A's own sandbox token must not reach A's production job either.
 func TestOtherTenantsObjectsAreNotFound(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8")
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*")
 	a := s.newTenant(t, "A")
 	b := s.newTenant(t, "B")
 	token := s.token(t, s.ReconURL, b.ClientID, b.ClientSecret)

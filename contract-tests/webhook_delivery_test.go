@@ -167,7 +167,7 @@ func (c webhookCaller) settledDeliveries(t *testing.T, id uuid.UUID, n int, time
 // usage.threshold is checked by TestParseMonthlyJobLimit, where a plan's limit is reached.
 func TestEveryJobEventArrivesSignedAndIsRecorded(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8")
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*")
 	ten := s.newTenant(t, "A")
 	pc := parseCaller{pc: parseClient(t, s.ParseURL), key: ten.APIKey}
 	wc := webhookCaller{pc: pc.pc, key: ten.APIKey}
@@ -266,7 +266,7 @@ func TestEveryJobEventArrivesSignedAndIsRecorded(t *testing.T) {
 // says 1 s; the delivery list shows the three attempts.
 func TestAFailingEndpointGetsTheSameDeliveryUntilItSucceeds(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8", "STATEMENTD_WEBHOOK_RETRY_SCHEDULE=1s,2s,3s")
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*", "STATEMENTD_WEBHOOK_RETRY_SCHEDULE=1s,2s,3s")
 	ten := s.newTenant(t, "A")
 	pc := parseCaller{pc: parseClient(t, s.ParseURL), key: ten.APIKey}
 	wc := webhookCaller{pc: pc.pc, key: ten.APIKey}
@@ -319,7 +319,7 @@ func TestAFailingEndpointGetsTheSameDeliveryUntilItSucceeds(t *testing.T) {
 // delivery is failed, and a later event creates no delivery for it.
 func TestAnEndpointAnswering410IsDisabled(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8")
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*")
 	ten := s.newTenant(t, "A")
 	pc := parseCaller{pc: parseClient(t, s.ParseURL), key: ten.APIKey}
 	wc := webhookCaller{pc: pc.pc, key: ten.APIKey}

@@ -55,7 +55,7 @@ func (c webhookCaller) test(t *testing.T, body parseclient.TestWebhookJSONReques
 
 func TestWebhookEndpoints(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8")
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*")
 	ten := s.newTenant(t, "A")
 	c := webhookCaller{pc: parseClient(t, s.ParseURL), key: ten.APIKey}
 	other := webhookCaller{pc: c.pc, key: s.newTenant(t, "B").APIKey}
@@ -144,7 +144,7 @@ func TestWebhookURLsOnLoopbackAreRefusedUnlessAllowed(t *testing.T) {
 
 func TestAnAccountHasAtMostTwentyEndpoints(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8")
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*")
 	c := webhookCaller{pc: parseClient(t, s.ParseURL), key: s.newTenant(t, "A").APIKey}
 	for i := range 20 {
 		r := c.create(t, "", parseclient.CreateWebhookJSONRequestBody{Url: fmt.Sprintf("http://127.0.0.1:9/%d", i)})
@@ -157,7 +157,7 @@ func TestAnAccountHasAtMostTwentyEndpoints(t *testing.T) {
 
 func TestWebhookTestSendsASignedSampleEvent(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8")
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*")
 	ten := s.newTenant(t, "A")
 	c := webhookCaller{pc: parseClient(t, s.ParseURL), key: ten.APIKey}
 

@@ -69,10 +69,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// shared with every other process.
 	counts := postgres.NewRateLimitStore(db)
 	limiter := &ratelimit.Limiter{Store: counts, Now: time.Now}
-	throttle := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: reconhttp.FailedAuthBudget}
-	tokenAddresses := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: reconhttp.FailedAuthAddressBudget}
-	tokenBackstop := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: reconhttp.FailedAuthClientBackstop}
-	anonymous := &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: httpkit.AnonymousBudget}
+	budget := func(n int) *ratelimit.Throttle { return &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: n} }
+	throttles := throttles{
+		token: budget(reconhttp.FailedAuthBudget), tokenAddresses: budget(reconhttp.FailedAuthAddressBudget),
+		tokenBackstop: budget(reconhttp.FailedAuthClientBackstop), anonymous: budget(httpkit.AnonymousBudget),
+		webhookTests: budget(parsehttp.WebhookTestsPerMinute),
+	}
 
 	// The queue and the job rules: every process can queue jobs; the worker roles also work them.
 	enqueuer, err := queue.NewEnqueuer(db.DB)
@@ -110,7 +112,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 	}
 
-	listeners, err := buildListeners(cfg, postgres.Health{DB: db}, accounts, jobs, parses, webhooks, limiter, throttle, tokenAddresses, tokenBackstop, anonymous, logger)
+	listeners, err := buildListeners(cfg, postgres.Health{DB: db}, accounts, jobs, parses, webhooks, limiter, throttles, logger)
 	if err != nil {
 		return err
 	}
@@ -165,7 +167,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 // buildListeners returns the listeners the role and addresses ask for; an empty address
 // disables its listener.
-func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *reconjob.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, throttle, tokenAddresses, tokenBackstop, anonymous *ratelimit.Throttle, logger *slog.Logger) ([]*listen.Listener, error) {
+func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *reconjob.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, th throttles, logger *slog.Logger) ([]*listen.Listener, error) {
 	var listeners []*listen.Listener
 	add := func(name, addr string, h http.Handler) {
 		listeners = append(listeners, &listen.Listener{Name: name, Addr: addr, Handler: h, Logger: logger,
@@ -182,7 +184,7 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 			if env.addr == "" {
 				continue
 			}
-			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, Accounts: accounts, Now: time.Now, Limiter: limiter, Throttle: throttle, AddressThrottle: tokenAddresses, ClientBackstop: tokenBackstop, Anonymous: anonymous,
+			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, Accounts: accounts, Now: time.Now, Limiter: limiter, Throttle: th.token, AddressThrottle: th.tokenAddresses, ClientBackstop: th.tokenBackstop, Anonymous: th.anonymous,
 				Jobs: jobs, MaxFileBytes: cfg.MaxUploadBytes, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("%s listener: %w", env.name, err)
@@ -190,8 +192,8 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 			add(env.name, env.addr, h)
 		}
 		if cfg.ParseAddr != "" {
-			h, err := parsehttp.New(parsehttp.Config{Logger: logger, DB: db, Accounts: accounts, Limiter: limiter, Anonymous: anonymous,
-				Jobs: parses, Webhooks: webhooks, Version: version, MaxFileBytes: cfg.MaxUploadBytes, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
+			h, err := parsehttp.New(parsehttp.Config{Logger: logger, DB: db, Accounts: accounts, Limiter: limiter, Anonymous: th.anonymous,
+				Jobs: parses, Webhooks: webhooks, WebhookTests: th.webhookTests, Version: version, MaxFileBytes: cfg.MaxUploadBytes, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("parse listener: %w", err)
 			}
@@ -219,6 +221,14 @@ func loopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// throttles are the process's counters of attempts per minute, each kept in the database.
+type throttles struct {
+	// token, tokenAddresses and tokenBackstop count failed token requests per client and
+	// address, per address, and per client; anonymous counts requests without valid
+	// credentials per address; webhookTests counts each account's webhook test requests.
+	token, tokenAddresses, tokenBackstop, anonymous, webhookTests *ratelimit.Throttle
 }
 
 // uploadBodyLimit is the largest request body: a reconciliation job carries two files of up to

@@ -2168,7 +2168,14 @@ type ClientInterface interface {
 	// Test deliveries are signed exactly like real ones, carry sample data (the `job_id` of a
 	// sample job does not exist), are attempted once (no retries) with the usual 10-second
 	// time-out, and do not count toward auto-disabling. A failed delivery is reported in the
-	// `200` answer (`success: false`), not as an error status.
+	// `200` answer (`success: false`), not as an error status, in few words: `Delivery failed
+	// (status N).` when the endpoint answered other than 2xx, `Could not connect.` when no
+	// answer came (refused, reset, timed out, closed: the test does not tell these apart, so
+	// that it cannot be used to probe which ports of a host are open), or why the address was
+	// refused. The delivery history of real events keeps the detail.
+	//
+	// An account may send 10 test requests a minute; past that, `429 LIMIT_EXCEEDED` with
+	// `Retry-After` until the minute ends.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2190,7 +2197,14 @@ type ClientInterface interface {
 	// Test deliveries are signed exactly like real ones, carry sample data (the `job_id` of a
 	// sample job does not exist), are attempted once (no retries) with the usual 10-second
 	// time-out, and do not count toward auto-disabling. A failed delivery is reported in the
-	// `200` answer (`success: false`), not as an error status.
+	// `200` answer (`success: false`), not as an error status, in few words: `Delivery failed
+	// (status N).` when the endpoint answered other than 2xx, `Could not connect.` when no
+	// answer came (refused, reset, timed out, closed: the test does not tell these apart, so
+	// that it cannot be used to probe which ports of a host are open), or why the address was
+	// refused. The delivery history of real events keeps the detail.
+	//
+	// An account may send 10 test requests a minute; past that, `429 LIMIT_EXCEEDED` with
+	// `Retry-After` until the minute ends.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2599,7 +2613,14 @@ func (c *Client) CreateWebhook(ctx context.Context, params *CreateWebhookParams,
 // Test deliveries are signed exactly like real ones, carry sample data (the `job_id` of a
 // sample job does not exist), are attempted once (no retries) with the usual 10-second
 // time-out, and do not count toward auto-disabling. A failed delivery is reported in the
-// `200` answer (`success: false`), not as an error status.
+// `200` answer (`success: false`), not as an error status, in few words: `Delivery failed
+// (status N).` when the endpoint answered other than 2xx, `Could not connect.` when no
+// answer came (refused, reset, timed out, closed: the test does not tell these apart, so
+// that it cannot be used to probe which ports of a host are open), or why the address was
+// refused. The delivery history of real events keeps the detail.
+//
+// An account may send 10 test requests a minute; past that, `429 LIMIT_EXCEEDED` with
+// `Retry-After` until the minute ends.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2631,7 +2652,14 @@ func (c *Client) TestWebhookWithBody(ctx context.Context, contentType string, bo
 // Test deliveries are signed exactly like real ones, carry sample data (the `job_id` of a
 // sample job does not exist), are attempted once (no retries) with the usual 10-second
 // time-out, and do not count toward auto-disabling. A failed delivery is reported in the
-// `200` answer (`success: false`), not as an error status.
+// `200` answer (`success: false`), not as an error status, in few words: `Delivery failed
+// (status N).` when the endpoint answered other than 2xx, `Could not connect.` when no
+// answer came (refused, reset, timed out, closed: the test does not tell these apart, so
+// that it cannot be used to probe which ports of a host are open), or why the address was
+// refused. The delivery history of real events keeps the detail.
+//
+// An account may send 10 test requests a minute; past that, `429 LIMIT_EXCEEDED` with
+// `Retry-After` until the minute ends.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3754,7 +3782,14 @@ type ClientWithResponsesInterface interface {
 	// Test deliveries are signed exactly like real ones, carry sample data (the `job_id` of a
 	// sample job does not exist), are attempted once (no retries) with the usual 10-second
 	// time-out, and do not count toward auto-disabling. A failed delivery is reported in the
-	// `200` answer (`success: false`), not as an error status.
+	// `200` answer (`success: false`), not as an error status, in few words: `Delivery failed
+	// (status N).` when the endpoint answered other than 2xx, `Could not connect.` when no
+	// answer came (refused, reset, timed out, closed: the test does not tell these apart, so
+	// that it cannot be used to probe which ports of a host are open), or why the address was
+	// refused. The delivery history of real events keeps the detail.
+	//
+	// An account may send 10 test requests a minute; past that, `429 LIMIT_EXCEEDED` with
+	// `Retry-After` until the minute ends.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3776,7 +3811,14 @@ type ClientWithResponsesInterface interface {
 	// Test deliveries are signed exactly like real ones, carry sample data (the `job_id` of a
 	// sample job does not exist), are attempted once (no retries) with the usual 10-second
 	// time-out, and do not count toward auto-disabling. A failed delivery is reported in the
-	// `200` answer (`success: false`), not as an error status.
+	// `200` answer (`success: false`), not as an error status, in few words: `Delivery failed
+	// (status N).` when the endpoint answered other than 2xx, `Could not connect.` when no
+	// answer came (refused, reset, timed out, closed: the test does not tell these apart, so
+	// that it cannot be used to probe which ports of a host are open), or why the address was
+	// refused. The delivery history of real events keeps the detail.
+	//
+	// An account may send 10 test requests a minute; past that, `429 LIMIT_EXCEEDED` with
+	// `Retry-After` until the minute ends.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6568,7 +6610,14 @@ func (c *ClientWithResponses) CreateWebhookWithResponse(ctx context.Context, par
 // Test deliveries are signed exactly like real ones, carry sample data (the `job_id` of a
 // sample job does not exist), are attempted once (no retries) with the usual 10-second
 // time-out, and do not count toward auto-disabling. A failed delivery is reported in the
-// `200` answer (`success: false`), not as an error status.
+// `200` answer (`success: false`), not as an error status, in few words: `Delivery failed
+// (status N).` when the endpoint answered other than 2xx, `Could not connect.` when no
+// answer came (refused, reset, timed out, closed: the test does not tell these apart, so
+// that it cannot be used to probe which ports of a host are open), or why the address was
+// refused. The delivery history of real events keeps the detail.
+//
+// An account may send 10 test requests a minute; past that, `429 LIMIT_EXCEEDED` with
+// `Retry-After` until the minute ends.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6596,7 +6645,14 @@ func (c *ClientWithResponses) TestWebhookWithBodyWithResponse(ctx context.Contex
 // Test deliveries are signed exactly like real ones, carry sample data (the `job_id` of a
 // sample job does not exist), are attempted once (no retries) with the usual 10-second
 // time-out, and do not count toward auto-disabling. A failed delivery is reported in the
-// `200` answer (`success: false`), not as an error status.
+// `200` answer (`success: false`), not as an error status, in few words: `Delivery failed
+// (status N).` when the endpoint answered other than 2xx, `Could not connect.` when no
+// answer came (refused, reset, timed out, closed: the test does not tell these apart, so
+// that it cannot be used to probe which ports of a host are open), or why the address was
+// refused. The delivery history of real events keeps the detail.
+//
+// An account may send 10 test requests a minute; past that, `429 LIMIT_EXCEEDED` with
+// `Retry-After` until the minute ends.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -39,6 +39,9 @@ type Config struct {
 	Jobs Jobs
 	// Webhooks manages webhook endpoints and sends test events.
 	Webhooks Webhooks
+	// WebhookTests limits each account's test requests (WebhookTestsPerMinute); nil limits
+	// nothing.
+	WebhookTests *ratelimit.Throttle
 	// MaxFileBytes bounds the uploaded statement file.
 	MaxFileBytes int64
 	// Version is the server version GET /api/v1/status reports.
@@ -57,8 +60,9 @@ type Server struct {
 	// scopes are the scopes each operation requires, by operation id.
 	scopes map[string][]account.Scope
 	jobs   Jobs
-	// webhooks manages the caller's webhook endpoints.
-	webhooks Webhooks
+	// webhooks manages the caller's webhook endpoints; webhookTests limits test requests.
+	webhooks     Webhooks
+	webhookTests *ratelimit.Throttle
 	// maxFileBytes bounds the uploaded statement file.
 	maxFileBytes int64
 	version      string
@@ -100,7 +104,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		return nil, err
 	}
 	s := &Server{published: published, db: cfg.DB, accounts: cfg.Accounts, limiter: cfg.Limiter, anonymous: cfg.Anonymous, scopes: scopes,
-		jobs: cfg.Jobs, webhooks: cfg.Webhooks, maxFileBytes: cfg.MaxFileBytes, version: cfg.Version, logger: cfg.Logger, now: time.Now}
+		jobs: cfg.Jobs, webhooks: cfg.Webhooks, webhookTests: cfg.WebhookTests, maxFileBytes: cfg.MaxFileBytes, version: cfg.Version, logger: cfg.Logger, now: time.Now}
 	e, err := httpkit.NewEcho(httpkit.EchoConfig{
 		API:                "parse",
 		Logger:             cfg.Logger,

@@ -115,7 +115,12 @@ func (s *Server) DeleteWebhook(ctx context.Context, req parseapi.DeleteWebhookRe
 		Data: parseapi.DeletedWebhook{Id: req.Id, Deleted: parseapi.DeletedWebhookDeletedTrue}}}, nil
 }
 
-// TestWebhook sends a sample event now and answers with each delivery's outcome.
+// WebhookTestsPerMinute is how many test requests (POST /api/v1/webhooks/test) an account may
+// send a minute: enough to try an endpoint while setting it up, too few to probe a network.
+const WebhookTestsPerMinute = 10
+
+// TestWebhook sends a sample event now and answers with each delivery's outcome, in few words
+// (webhook.Result.Brief).
 func (s *Server) TestWebhook(ctx context.Context, req parseapi.TestWebhookRequestObject) (parseapi.TestWebhookResponseObject, error) {
 	caller, ok := CallerFrom(ctx)
 	if !ok {
@@ -128,6 +133,18 @@ func (s *Server) TestWebhook(ctx context.Context, req parseapi.TestWebhookReques
 			event = webhook.EventType(*req.Body.Event)
 		}
 		target = req.Body.WebhookId
+	}
+	if s.webhookTests != nil {
+		d, err := s.webhookTests.Count(ctx, "webhook-test:"+caller.AccountID.String())
+		if err != nil {
+			return nil, err
+		}
+		if !d.Allowed {
+			retry := d.RetryAfter(s.now())
+			return parseapi.TestWebhook429JSONResponse{TooManyRequestsJSONResponse: parseapi.TooManyRequestsJSONResponse{
+				Body: errorBody(ctx, httpkit.CodeLimitExceeded, fmt.Sprintf("At most %d test requests a minute; retry in %d seconds.", d.Limit, retry)),
+				Headers: parseapi.TooManyRequestsResponseHeaders{RetryAfter: retry}}}, nil
+		}
 	}
 	deliveries, err := s.webhooks.Test(ctx, caller.AccountID, target, event)
 	switch {
@@ -144,8 +161,7 @@ func (s *Server) TestWebhook(ctx context.Context, req parseapi.TestWebhookReques
 			code := d.Result.StatusCode
 			td.StatusCode = &code
 		}
-		if d.Result.Error != "" {
-			msg := d.Result.Error
+		if msg := d.Result.Brief(); msg != "" {
 			td.Error = &msg
 		}
 		out.Deliveries[i] = td

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,21 +43,53 @@ func (r StaticResolver) LookupNetIP(_ context.Context, network, host string) ([]
 }
 
 // Policy decides where deliveries may go: public addresses always, and the non-public hosts and
-// networks the operator allows (STATEMENTD_WEBHOOK_ALLOW). The zero Policy allows nothing extra
-// and resolves with net.DefaultResolver.
+// networks the operator allows (STATEMENTD_WEBHOOK_ALLOW), each on the ports it names (80 and
+// 443 when it names none). The zero Policy allows nothing extra and resolves with
+// net.DefaultResolver.
 type Policy struct {
-	hosts    []string       // allowed host names, lower case, without a trailing dot
-	prefixes []netip.Prefix // allowed networks, IPv4 ones unmapped
+	hosts    []hostRule   // allowed host names
+	prefixes []prefixRule // allowed networks, IPv4 ones unmapped
 
 	// Resolver resolves host names, both in CheckURL and when a Sender connects; nil is
 	// net.DefaultResolver. Tests replace it (StaticResolver).
 	Resolver Resolver
 }
 
-// ParsePolicy reads STATEMENTD_WEBHOOK_ALLOW: comma-separated host names and CIDR prefixes, e.g.
-// "127.0.0.0/8,::1/128,hooks.internal". A bare IP address is the prefix of that one address.
-// Host names match exactly (case-insensitive, no wildcards). Blank items are skipped; an empty
-// list allows nothing extra. An error names the first bad item.
+// ports is the set of ports an allow-list entry opens: one port, any (an entry ending in ":*"),
+// or, when the entry names none, the web's own 80 and 443. An internal host's other ports (a
+// database, a debug listener) stay closed unless the operator names them, so that a tenant
+// cannot probe them through webhook deliveries.
+type ports struct {
+	port uint16 // 0: 80 and 443
+	any  bool
+}
+
+func (ps ports) allows(port uint16) bool {
+	switch {
+	case ps.any:
+		return true
+	case ps.port != 0:
+		return port == ps.port
+	}
+	return port == 80 || port == 443
+}
+
+type hostRule struct {
+	name string // lower case, without a trailing dot
+	ports
+}
+
+type prefixRule struct {
+	prefix netip.Prefix
+	ports
+}
+
+// ParsePolicy reads STATEMENTD_WEBHOOK_ALLOW: comma-separated host names, IP addresses and CIDR
+// prefixes, each with an optional port, e.g. "127.0.0.1:8443,10.1.0.0/16,hooks.internal:9000,
+// [::1]:8080". An entry without a port allows 80 and 443 only; ":*" allows every port (for
+// development, where receivers listen on any port). A bare IP address is the prefix of that one
+// address. Host names match exactly (case-insensitive, no wildcards). Blank items are skipped;
+// an empty list allows nothing extra. An error names the first bad item.
 func ParsePolicy(list string) (Policy, error) {
 	var p Policy
 	for item := range strings.SplitSeq(list, ",") {
@@ -66,31 +97,85 @@ func ParsePolicy(list string) (Policy, error) {
 		if item == "" {
 			continue
 		}
-		if strings.Contains(item, "/") {
-			pfx, err := netip.ParsePrefix(item)
-			if err != nil {
-				return Policy{}, fmt.Errorf("webhook allow list: %q is not a valid CIDR prefix", item)
-			}
-			p.prefixes = append(p.prefixes, unmapPrefix(pfx.Masked()))
-			continue
-		}
-		if a, err := netip.ParseAddr(strings.Trim(item, "[]")); err == nil {
-			if a.Zone() != "" {
-				return Policy{}, fmt.Errorf("webhook allow list: %q has an IPv6 zone, which cannot be allowed", item)
-			}
-			a = normalize(a)
-			p.prefixes = append(p.prefixes, netip.PrefixFrom(a, a.BitLen()))
-			continue
-		}
-		host := canonicalHost(item)
-		if !validHostName(host) {
-			return Policy{}, fmt.Errorf("webhook allow list: %q is neither a host name nor a CIDR prefix", item)
-		}
-		if !slices.Contains(p.hosts, host) {
-			p.hosts = append(p.hosts, host)
+		if err := p.add(item); err != nil {
+			return Policy{}, fmt.Errorf("webhook allow list: %w", err)
 		}
 	}
 	return p, nil
+}
+
+// add adds one allow-list entry.
+func (p *Policy) add(item string) error {
+	if slash := strings.Index(item, "/"); slash >= 0 {
+		entry, ps := item, ports{}
+		if colon := strings.LastIndex(item, ":"); colon > slash {
+			var err error
+			if ps, err = parsePorts(item, item[colon+1:]); err != nil {
+				return err
+			}
+			entry = item[:colon]
+		}
+		pfx, err := netip.ParsePrefix(entry)
+		if err != nil {
+			return fmt.Errorf("%q is not a valid CIDR prefix", item)
+		}
+		p.prefixes = append(p.prefixes, prefixRule{unmapPrefix(pfx.Masked()), ps})
+		return nil
+	}
+	addAddr := func(a netip.Addr, ps ports) error {
+		if a.Zone() != "" {
+			return fmt.Errorf("%q has an IPv6 zone, which cannot be allowed", item)
+		}
+		a = normalize(a)
+		p.prefixes = append(p.prefixes, prefixRule{netip.PrefixFrom(a, a.BitLen()), ps})
+		return nil
+	}
+	if a, err := netip.ParseAddr(strings.Trim(item, "[]")); err == nil {
+		return addAddr(a, ports{})
+	}
+	host, port := item, ""
+	if colon := strings.LastIndex(item, ":"); colon >= 0 {
+		host, port = item[:colon], item[colon+1:]
+	}
+	ps, err := parsePorts(item, port)
+	if err != nil {
+		return err
+	}
+	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")); err == nil {
+		if strings.Contains(host, ":") && !strings.HasPrefix(host, "[") {
+			return fmt.Errorf("%q: write an IPv6 address with a port in brackets, like [::1]:8080", item)
+		}
+		return addAddr(a, ps)
+	}
+	name := canonicalHost(host)
+	if !validHostName(name) {
+		return fmt.Errorf("%q is neither a host name nor an IP address or CIDR prefix, with an optional port", item)
+	}
+	for _, h := range p.hosts {
+		if h.name == name && h.ports == ps {
+			return nil
+		}
+	}
+	p.hosts = append(p.hosts, hostRule{name, ps})
+	return nil
+}
+
+// parsePorts reads the port of an allow-list entry: "" (80 and 443), a number or "*".
+func parsePorts(item, port string) (ports, error) {
+	switch port {
+	case "":
+		if strings.HasSuffix(item, ":") {
+			return ports{}, fmt.Errorf("%q has an empty port", item)
+		}
+		return ports{}, nil
+	case "*":
+		return ports{any: true}, nil
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return ports{}, fmt.Errorf("%q has an invalid port %q", item, port)
+	}
+	return ports{port: uint16(n)}, nil
 }
 
 // unmapPrefix turns an IPv4-mapped IPv6 prefix (::ffff:10.0.0.0/104) into its IPv4 form, since
@@ -102,17 +187,23 @@ func unmapPrefix(p netip.Prefix) netip.Prefix {
 	return p
 }
 
-// AllowsHost reports whether the operator allows host by name (any of its addresses, and plain
-// http).
-func (p Policy) AllowsHost(host string) bool {
-	return slices.Contains(p.hosts, canonicalHost(host))
+// AllowsHost reports whether the operator allows host by name on port (any of its addresses,
+// and plain http).
+func (p Policy) AllowsHost(host string, port uint16) bool {
+	host = canonicalHost(host)
+	for _, h := range p.hosts {
+		if h.name == host && h.allows(port) {
+			return true
+		}
+	}
+	return false
 }
 
-// AllowsAddr reports whether a lies in a network the operator allows.
-func (p Policy) AllowsAddr(a netip.Addr) bool {
+// AllowsAddr reports whether a lies in a network the operator allows on port.
+func (p Policy) AllowsAddr(a netip.Addr, port uint16) bool {
 	a = normalize(a)
-	for _, pfx := range p.prefixes {
-		if pfx.Contains(a) {
+	for _, r := range p.prefixes {
+		if r.prefix.Contains(a) && r.allows(port) {
 			return true
 		}
 	}
@@ -155,8 +246,14 @@ func (p Policy) CheckURL(ctx context.Context, raw string) error {
 	}
 	host := canonicalHost(u.Hostname())
 	plain := u.Scheme == "http"
-	if p.AllowsHost(host) {
+	port := urlPort(u)
+	if p.AllowsHost(host, port) {
 		return nil
+	}
+	for _, h := range p.hosts {
+		if h.name == host {
+			return refuse("the port %d of %s is not allowed.", port, host)
+		}
 	}
 	mustUseHTTPS := refuse("webhook URLs must use https.")
 	if plain && len(p.prefixes) == 0 {
@@ -181,10 +278,13 @@ func (p Policy) CheckURL(ctx context.Context, raw string) error {
 		}
 	}
 	for _, a := range addrs {
-		if p.AllowsAddr(a) {
+		if p.AllowsAddr(a, port) {
 			continue
 		}
 		if kind := nonPublicKind(a); kind != "" {
+			if p.allowsAddrOnSomePort(a) {
+				return refuse("the port %d of %s is not allowed.", port, normalize(a))
+			}
 			if literal.IsValid() {
 				return refuse("the host is %s (%s), which is not allowed.", kind, normalize(a))
 			}
@@ -193,11 +293,33 @@ func (p Policy) CheckURL(ctx context.Context, raw string) error {
 	}
 	// Plain http only when every address is in an allowed network.
 	for _, a := range addrs {
-		if plain && !p.AllowsAddr(a) {
+		if plain && !p.AllowsAddr(a, port) {
 			return mustUseHTTPS
 		}
 	}
 	return nil
+}
+
+// allowsAddrOnSomePort reports whether a lies in an allowed network, whatever its ports.
+func (p Policy) allowsAddrOnSomePort(a netip.Addr) bool {
+	a = normalize(a)
+	for _, r := range p.prefixes {
+		if r.prefix.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// urlPort is the port a URL connects to: its own, or its scheme's.
+func urlPort(u *url.URL) uint16 {
+	if n, err := strconv.Atoi(u.Port()); err == nil {
+		return uint16(n)
+	}
+	if u.Scheme == "http" {
+		return 80
+	}
+	return 443
 }
 
 // parseURL applies the static rules of CheckURL.

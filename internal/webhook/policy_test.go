@@ -57,8 +57,10 @@ func TestParsePolicy(t *testing.T) {
 		{name: "a wildcard is refused", list: "*.internal", wantErr: `"*.internal"`},
 		{name: "a URL is refused", list: "http://hooks.internal", wantErr: `"http://hooks.internal"`},
 		{name: "a host name with a space is refused", list: "hooks internal", wantErr: `"hooks internal"`},
-		{name: "a host with a port is refused", list: "hooks.internal:8080", wantErr: `"hooks.internal:8080"`},
 		{name: "a zoned address is refused", list: "fe80::1%eth0", wantErr: `"fe80::1%eth0"`},
+		{name: "a bad port is refused", list: "hooks.internal:99999", wantErr: `invalid port "99999"`},
+		{name: "an empty port is refused", list: "10.0.0.1:", wantErr: "empty port"},
+		{name: "an IPv6 address with a port needs brackets", list: "fd00::1:8080:1", allowAddr: []string{"fd00::1:8080:1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,18 +75,69 @@ func TestParsePolicy(t *testing.T) {
 				require.Equal(t, webhook.Policy{}, p)
 			}
 			for _, h := range tt.allowHost {
-				require.True(t, p.AllowsHost(h), h)
+				require.True(t, p.AllowsHost(h, 443), h)
 			}
 			for _, h := range tt.denyHost {
-				require.False(t, p.AllowsHost(h), h)
+				require.False(t, p.AllowsHost(h, 443), h)
 			}
 			for _, a := range tt.allowAddr {
-				require.True(t, p.AllowsAddr(netip.MustParseAddr(a)), a)
+				require.True(t, p.AllowsAddr(netip.MustParseAddr(a), 443), a)
 			}
 			for _, a := range tt.denyAddr {
-				require.False(t, p.AllowsAddr(netip.MustParseAddr(a)), a)
+				require.False(t, p.AllowsAddr(netip.MustParseAddr(a), 443), a)
 			}
 		})
+	}
+}
+
+// TestPolicyPorts: an allow-list entry opens the ports it names, 80 and 443 when it names none,
+// and every port with ":*", so that a tenant cannot reach, or probe, an internal host's other
+// services through webhook deliveries.
+func TestPolicyPorts(t *testing.T) {
+	t.Parallel()
+	p, err := webhook.ParsePolicy("127.0.0.1:8443, hooks.internal:9000, [::1]:8080, 10.0.0.0/8:5000, 192.168.0.0/16, ops.internal, 172.16.0.0/12:*, hooks.internal")
+	require.NoError(t, err)
+	tests := []struct {
+		target string
+		port   uint16
+		want   bool
+	}{
+		{"127.0.0.1", 8443, true}, {"127.0.0.1", 443, false}, {"127.0.0.1", 9090, false}, {"::ffff:127.0.0.1", 8443, true},
+		{"::1", 8080, true}, {"::1", 80, false},
+		{"10.9.8.7", 5000, true}, {"10.9.8.7", 443, false},
+		{"192.168.1.1", 80, true}, {"192.168.1.1", 443, true}, {"192.168.1.1", 8080, false},
+		{"172.20.0.1", 1, true}, {"172.20.0.1", 65535, true},
+		{"host:hooks.internal", 9000, true}, {"host:hooks.internal", 443, true}, {"host:hooks.internal", 9001, false},
+		{"host:ops.internal", 443, true}, {"host:ops.internal", 9090, false},
+	}
+	for _, tt := range tests {
+		var got bool
+		if host, ok := strings.CutPrefix(tt.target, "host:"); ok {
+			got = p.AllowsHost(host, tt.port)
+		} else {
+			got = p.AllowsAddr(netip.MustParseAddr(tt.target), tt.port)
+		}
+		require.Equal(t, tt.want, got, "%s port %d", tt.target, tt.port)
+	}
+	ctx := context.Background()
+	for url, want := range map[string]string{
+		"http://127.0.0.1:8443/hook":        "",
+		"http://127.0.0.1:9090/debug/pprof": "the port 9090 of 127.0.0.1 is not allowed.",
+		"http://[::ffff:127.0.0.1]:9090/":   "the port 9090 of 127.0.0.1 is not allowed.",
+		"http://hooks.internal:9001/":       "the port 9001 of hooks.internal is not allowed.",
+		"http://hooks.internal/in":          "",
+		"https://ops.internal/in":           "",
+		"http://192.168.3.4/":               "",
+		"http://192.168.3.4:5432/":          "the port 5432 of 192.168.3.4 is not allowed.",
+	} {
+		err := p.CheckURL(ctx, url)
+		if want == "" {
+			require.NoError(t, err, url)
+			continue
+		}
+		var ue *webhook.URLError
+		require.ErrorAs(t, err, &ue, url)
+		require.Equal(t, want, ue.Msg, url)
 	}
 }
 
@@ -168,7 +221,7 @@ func TestCheckURL(t *testing.T) {
 		"rebind.test":        addrs("127.0.0.1", "10.0.0.5"),
 	}
 	strict := policy(t, "", resolver)
-	allowing := policy(t, "127.0.0.0/8,::1/128,hooks.internal", resolver)
+	allowing := policy(t, "127.0.0.0/8:*,::1/128:*,hooks.internal:*", resolver)
 	const notHTTPS = "webhook URLs must use https."
 
 	tests := []struct {

@@ -78,7 +78,11 @@ func (s *Sender) dialContext(plain bool) func(ctx context.Context, network, addr
 		if err != nil {
 			return nil, err
 		}
-		d := &net.Dialer{KeepAlive: 30 * time.Second, Control: s.policy.guard(s.policy.AllowsHost(host), plain)}
+		portNumber, err := strconv.Atoi(port)
+		if err != nil {
+			return nil, err
+		}
+		d := &net.Dialer{KeepAlive: 30 * time.Second, Control: s.policy.guard(s.policy.AllowsHost(host, uint16(portNumber)), plain)}
 		if _, err := netip.ParseAddr(host); err == nil {
 			return d.DialContext(ctx, network, address)
 		}
@@ -130,7 +134,7 @@ func (p Policy) guard(allowedByName, plain bool) func(network, address string, _
 		}
 		a := normalize(ap.Addr())
 		switch {
-		case p.AllowsAddr(a):
+		case p.AllowsAddr(a, ap.Port()):
 			return nil
 		case !IsPublic(a):
 			return &blockedError{addr: a}
@@ -152,6 +156,23 @@ type Result struct {
 	// "Answered 500.", "Redirects are not followed (answered 302).", "Connection refused.",
 	// "Timed out after 10 seconds without a response.", "The address 127.0.0.1 is not public."
 	Error string
+	// Blocked: the policy refused the address (Error says which).
+	Blocked bool
+}
+
+// Brief is the outcome in few words, as a test delivery reports it: "Delivery failed (status
+// 500).", "Could not connect." whatever kept the answer from coming (so that a test cannot tell
+// a closed port from a filtered one), or why the policy refused the address.
+func (r Result) Brief() string {
+	switch {
+	case r.Success:
+		return ""
+	case r.Blocked:
+		return r.Error
+	case r.StatusCode != 0:
+		return fmt.Sprintf("Delivery failed (status %d).", r.StatusCode)
+	}
+	return "Could not connect."
 }
 
 // Send makes one delivery attempt: it POSTs body to endpoint with the headers of Headers
@@ -188,7 +209,8 @@ func (s *Sender) send(ctx context.Context, endpoint, secret string, deliveryID u
 	req.Header = headers
 	resp, err := client.Do(req)
 	if err != nil {
-		return Result{Error: s.describe(ctx, err)}
+		var blocked *blockedError
+		return Result{Error: s.describe(ctx, err), Blocked: errors.As(err, &blocked)}
 	}
 	// The body is ignored; reading a bounded part lets the connection be reused. A failure
 	// while reading it does not change the answer.

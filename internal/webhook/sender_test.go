@@ -23,8 +23,8 @@ import (
 	"github.com/statementmatch/service/internal/webhook"
 )
 
-// loopbackPolicy allows deliveries to 127.0.0.0/8, as the tests' receivers listen there.
-func loopbackPolicy(t *testing.T) webhook.Policy { return policy(t, "127.0.0.0/8", nil) }
+// loopbackPolicy allows deliveries to 127.0.0.0/8 on any port, as the tests' receivers listen there.
+func loopbackPolicy(t *testing.T) webhook.Policy { return policy(t, "127.0.0.0/8:*", nil) }
 
 // receiver is a loopback endpoint that counts the requests it gets.
 type receiver struct {
@@ -237,7 +237,7 @@ func TestSendDescribesConnectionFailures(t *testing.T) {
 	t.Cleanup(tlsRcv.Close)
 	plainRcv := newReceiver(t, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(200) })
 
-	p := policy(t, "127.0.0.0/8", webhook.StaticResolver{})
+	p := policy(t, "127.0.0.0/8:*", webhook.StaticResolver{})
 	tests := []struct {
 		name      string
 		url       string
@@ -355,7 +355,7 @@ func TestSendNeverConnectsToANonPublicAddressThePolicyDoesNotAllow(t *testing.T)
 func TestSendAllowsTheCanaryOnceThePolicyAllowsIt(t *testing.T) {
 	t.Parallel()
 	c := newCanary(t)
-	sender := webhook.NewSender(policy(t, "canary.test", webhook.StaticResolver{"canary.test": addrs("127.0.0.1")}))
+	sender := webhook.NewSender(policy(t, "canary.test:"+c.port(), webhook.StaticResolver{"canary.test": addrs("127.0.0.1")}))
 
 	res := sender.Send(context.Background(), "http://canary.test:"+c.port()+"/", webhook.NewSecret(), uuid.New(), []byte(`{}`), time.Now())
 
@@ -396,7 +396,7 @@ func TestSendIgnoresProxyEnvironmentVariables(t *testing.T) {
 	rcv := newReceiver(t, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	port := rcv.Listener.Addr().(*net.TCPAddr).Port
 	// A host name, not a loopback literal: ProxyFromEnvironment never proxies those anyway.
-	sender := webhook.NewSender(policy(t, "receiver.test", webhook.StaticResolver{"receiver.test": addrs("127.0.0.1")}))
+	sender := webhook.NewSender(policy(t, "receiver.test:"+strconv.Itoa(port), webhook.StaticResolver{"receiver.test": addrs("127.0.0.1")}))
 
 	res := sender.Send(context.Background(), "http://receiver.test:"+strconv.Itoa(port)+"/", webhook.NewSecret(), uuid.New(), []byte(`{}`), time.Now())
 
