@@ -142,7 +142,7 @@ func (s *Server) TestWebhook(ctx context.Context, req parseapi.TestWebhookReques
 		if !d.Allowed {
 			retry := d.RetryAfter(s.now())
 			return parseapi.TestWebhook429JSONResponse{TooManyRequestsJSONResponse: parseapi.TooManyRequestsJSONResponse{
-				Body: errorBody(ctx, httpkit.CodeLimitExceeded, fmt.Sprintf("At most %d test requests a minute; retry in %d seconds.", d.Limit, retry)),
+				Body:    errorBody(ctx, httpkit.CodeLimitExceeded, fmt.Sprintf("At most %d test requests a minute; retry in %d seconds.", d.Limit, retry)),
 				Headers: parseapi.TooManyRequestsResponseHeaders{RetryAfter: retry}}}, nil
 		}
 	}
