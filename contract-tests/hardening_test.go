@@ -246,3 +246,44 @@ func TestWebhookTestsTellLittleAndAreFew(t *testing.T) {
 	require.Contains(t, string(r.Body), "At most 10 test requests a minute")
 	require.NotEmpty(t, r.HTTPResponse.Header.Get("Retry-After"))
 }
+
+// TestMessagesSayWhatIsWrong (S10): a credential of another scheme is not reported as a missing
+// header, and a file name with an unescaped quote is not a part "without a name". (The
+// validator's messages in words are checked by TestRequestsThatBreakTheSpec.)
+func TestMessagesSayWhatIsWrong(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	for _, path := range []string{s.ReconURL + "/api/v1/limits", s.ParseURL + "/api/v1/jobs"} {
+		for header, want := range map[string]string{
+			"":                   "Missing Authorization header",
+			"Bearer\ttok":        "not a Bearer credential",
+			"Basic dXNlcjpwdw==": "not a Bearer credential",
+			"smk_live_abc":       "not a Bearer credential",
+		} {
+			req, err := http.NewRequest(http.MethodGet, path, nil)
+			require.NoError(t, err)
+			if header != "" {
+				req.Header.Set("Authorization", header)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			body, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s %q", path, header)
+			require.Contains(t, string(body), want, "%s %q", path, header)
+		}
+	}
+
+	ten := s.newTenant(t, "Quotes")
+	body := "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a\"b.csv\"\r\nContent-Type: text/csv\r\n\r\nDate,Amount\r\n\r\n--b--\r\n"
+	req, err := http.NewRequest(http.MethodPost, s.ParseURL+"/api/v1/jobs", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "multipart/form-data; boundary=b")
+	req.Header.Set("Authorization", "Bearer "+ten.APIKey)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	raw, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode, string(raw))
+	require.Contains(t, string(raw), "Content-Disposition header is malformed")
+}

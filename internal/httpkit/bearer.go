@@ -2,6 +2,7 @@ package httpkit
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -31,6 +32,10 @@ var (
 	// header, or one of another scheme such as Basic). RFC 6750 says such an answer carries no
 	// error code.
 	ErrNoCredentials = errors.New("no bearer credentials")
+	// ErrNotBearer: the Authorization header is there but of another scheme (Basic, a bare
+	// token, "Bearer" followed by a tab). It is an ErrNoCredentials, so the answer is the same,
+	// but its message should not say the header is missing.
+	ErrNotBearer = fmt.Errorf("%w: the Authorization header is not of the Bearer scheme", ErrNoCredentials)
 	// ErrMalformedCredentials: the Authorization header says Bearer but what follows is not a
 	// token.
 	ErrMalformedCredentials = errors.New("malformed bearer credentials")
@@ -61,7 +66,7 @@ func ParseBearer(header string) (string, error) {
 	}
 	scheme, rest, _ := strings.Cut(header, " ")
 	if !strings.EqualFold(scheme, "Bearer") {
-		return "", ErrNoCredentials
+		return "", ErrNotBearer
 	}
 	token := strings.TrimLeft(rest, " ")
 	if !isB64Token(token) {

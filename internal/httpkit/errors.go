@@ -72,6 +72,9 @@ func toClientError(err error) *Error {
 	return &Error{Status: http.StatusInternalServerError, Code: CodeServerError, Message: messageServerError, Err: err}
 }
 
+// messageInvalidRequest begins the message of every 400 INVALID_REQUEST the validator raises.
+const messageInvalidRequest = "The request does not match the API specification"
+
 // fromEchoError maps the errors echo and its middlewares raise. Their messages are fixed texts,
 // so only the ones known to be written for a client are kept.
 func fromEchoError(he *echo.HTTPError) *Error {
@@ -88,7 +91,7 @@ func fromEchoError(he *echo.HTTPError) *Error {
 	switch he.Code {
 	case http.StatusBadRequest, http.StatusUnsupportedMediaType:
 		e.Status, e.Code = http.StatusBadRequest, CodeInvalidRequest
-		e.Message = "The request does not match the API specification"
+		e.Message = messageInvalidRequest
 		if msg != "" && msg != http.StatusText(he.Code) {
 			e.Message += ": " + msg
 		}

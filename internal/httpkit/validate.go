@@ -96,6 +96,11 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 						Message: messageMethodNotAllowed,
 						Header:  http.Header{"Allow": {allowedMethods(router, c.Request())}}}
 				}
+				if he.Code == http.StatusBadRequest {
+					if msg, ok := describeInvalid(he.Internal); ok {
+						he.Message = msg // fromEchoError puts it after messageInvalidRequest
+					}
+				}
 				return he
 			},
 		})

@@ -45,6 +45,7 @@ func CallerFrom(ctx context.Context) (Caller, bool) {
 
 const (
 	msgNoKey      = "Missing Authorization header; send Authorization: Bearer with your API key (smk_live_...)."
+	msgNotBearer  = "The Authorization header is not a Bearer credential; send \"Authorization: Bearer \" (one space) followed by your API key (smk_live_...)."
 	msgInvalidKey = "Invalid API key."
 )
 
@@ -108,6 +109,8 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 	}
 	key, err := httpkit.BearerCredential(in.RequestValidationInput.Request.Header)
 	switch {
+	case errors.Is(err, httpkit.ErrNotBearer):
+		return s.refuse(ctx, httpkit.Unauthenticated(msgNotBearer))
 	case errors.Is(err, httpkit.ErrNoCredentials):
 		return s.refuse(ctx, httpkit.Unauthenticated(msgNoKey))
 	case err != nil:

@@ -50,6 +50,7 @@ func CallerFrom(ctx context.Context) (Caller, bool) {
 // an answer tells nothing about which tokens exist.
 const (
 	msgNoToken       = "Missing Authorization header; send Authorization: Bearer with an access token from POST /api/v1/token."
+	msgNotBearer     = "The Authorization header is not a Bearer credential; send \"Authorization: Bearer \" (one space) followed by an access token from POST /api/v1/token."
 	msgInvalidToken  = "Invalid access token."
 	msgExpiredToken  = "The access token has expired; request a new one."
 	msgInvalidClient = "Invalid client credentials."
@@ -65,6 +66,8 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 	}
 	token, err := httpkit.BearerCredential(in.RequestValidationInput.Request.Header)
 	switch {
+	case errors.Is(err, httpkit.ErrNotBearer):
+		return s.refuse(ctx, httpkit.Unauthenticated(msgNotBearer))
 	case errors.Is(err, httpkit.ErrNoCredentials):
 		return s.refuse(ctx, httpkit.Unauthenticated(msgNoToken))
 	case err != nil:

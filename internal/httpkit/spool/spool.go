@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"mime"
 	"mime/multipart"
 	"net/http"
 	"os"
@@ -88,6 +89,11 @@ func Read(r *multipart.Reader, spec FormSpec) (_ *Form, err error) {
 		name := p.FormName()
 		switch {
 		case name == "":
+			if cd := p.Header.Get("Content-Disposition"); cd != "" {
+				if _, _, err := mime.ParseMediaType(cd); err != nil {
+					return nil, invalidRequest("a part's Content-Disposition header is malformed; a quote or backslash in a file name must be escaped with a backslash")
+				}
+			}
 			return nil, invalidRequest("a part of the multipart body has no name")
 		case !isFile(name) && !slices.Contains(spec.Fields, name):
 			return nil, invalidRequest(fmt.Sprintf("%s: unknown field; the fields are %s", name, strings.Join(append(append([]string{}, spec.Files...), spec.Fields...), ", ")))
