@@ -183,15 +183,27 @@ func TestReconciliationFlow(t *testing.T) {
 }
 
 // TestJobRequestErrors covers every refusal of POST /api/v1/jobs and of reading a job.
+// completedJob creates an account and a client named name, uploads bank and expected as one
+// job and waits until it is completed: the caller and the job's id.
+func (s *server) completedJob(t *testing.T, name string, bank []bankLine, expected string) (reconCaller, uuid.UUID) {
+	t.Helper()
+	acct := s.newAccount(t, name)
+	clientID, secret := s.newClient(t, acct)
+	c := s.reconCaller(t, s.ReconURL, clientID, secret)
+	ct, body := jobUpload(t, "bank.csv", bankCSV(bank), "expected.csv", []byte(expected))
+	created := c.create(t, "", ct, body)
+	require.Equal(t, http.StatusAccepted, created.StatusCode(), string(created.Body))
+	job := c.wait(t, created.JSON202.JobId)
+	require.Equal(t, reconclient.JobStatusCompleted, job.Status, "job error: %+v", job.Error)
+	return c, created.JSON202.JobId
+}
+
 // TestCombinedPayments checks through the API that one transfer paying two invoices matches
 // both, each listing the shared line, while a transfer a cent short, or naming a reference
 // that another line also names, matches nothing.
 func TestCombinedPayments(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
-	acct := s.newAccount(t, "Combined")
-	clientID, secret := s.newClient(t, acct)
-	c := s.reconCaller(t, s.ReconURL, clientID, secret)
 
 	bank := []bankLine{
 		{"2024-04-02", "SEPA CREDIT OMEGA BV PAYMENT INV-2024-011 INV-2024-012", "1100.50"},
@@ -203,12 +215,8 @@ func TestCombinedPayments(t *testing.T) {
 		"INV-2024-011,500.00,EUR\n" + "INV-2024-012,600.50,EUR\n" +
 		"INV-2024-021,300.00,EUR\n" + "INV-2024-022,500.00,EUR\n" +
 		"INV-2024-031,50.00,EUR\n" + "INV-2024-032,100.00,EUR\n"
-	ct, body := jobUpload(t, "bank.csv", bankCSV(bank), "expected.csv", []byte(expected))
-	created := c.create(t, "", ct, body)
-	require.Equal(t, http.StatusAccepted, created.StatusCode(), string(created.Body))
-	job := c.wait(t, created.JSON202.JobId)
-	require.Equal(t, reconclient.JobStatusCompleted, job.Status, "job error: %+v", job.Error)
-	r := c.results(t, created.JSON202.JobId)
+	c, id := s.completedJob(t, "Combined", bank, expected)
+	r := c.results(t, id)
 	require.Equal(t, http.StatusOK, r.StatusCode(), string(r.Body))
 	res := r.JSON200
 
@@ -253,9 +261,6 @@ func TestCombinedPayments(t *testing.T) {
 func TestSuggestions(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
-	acct := s.newAccount(t, "Suggestions")
-	clientID, secret := s.newClient(t, acct)
-	c := s.reconCaller(t, s.ReconURL, clientID, secret)
 
 	bank := []bankLine{
 		{"2024-04-10", "SEPA CREDIT EPSILON SRL RECHNUNG APRIL", "75.00"},
@@ -270,12 +275,8 @@ func TestSuggestions(t *testing.T) {
 		"INV-2024-042,30.00,EUR,2024-04-15\n" + // matched: suggests nothing
 		"INV-2024-043,75.00,EUR,2024-04-30\n" + // matched by line 6, which is never suggested
 		"INV-2024-044,0.00,EUR,2024-04-01\n" // nothing pays zero
-	ct, body := jobUpload(t, "bank.csv", bankCSV(bank), "expected.csv", []byte(expected))
-	created := c.create(t, "", ct, body)
-	require.Equal(t, http.StatusAccepted, created.StatusCode(), string(created.Body))
-	job := c.wait(t, created.JSON202.JobId)
-	require.Equal(t, reconclient.JobStatusCompleted, job.Status, "job error: %+v", job.Error)
-	r := c.results(t, created.JSON202.JobId)
+	c, id := s.completedJob(t, "Suggestions", bank, expected)
+	r := c.results(t, id)
 	require.Equal(t, http.StatusOK, r.StatusCode(), string(r.Body))
 	res := r.JSON200
 
@@ -302,9 +303,6 @@ func TestSuggestions(t *testing.T) {
 func TestResultsAsSpreadsheets(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
-	acct := s.newAccount(t, "Sheets")
-	clientID, secret := s.newClient(t, acct)
-	c := s.reconCaller(t, s.ReconURL, clientID, secret)
 
 	bank := []bankLine{
 		{"2024-03-01", "CARD PAYMENT OFFICE SUPPLIES", "-42.99"},
@@ -320,11 +318,7 @@ func TestResultsAsSpreadsheets(t *testing.T) {
 		"INV-2024-003,500.00,EUR,2024-03-01\n" + "INV-2024-004,75.00,EUR,2024-03-24\n" +
 		"INV-2024-005,300.00,EUR,2024-03-01\n" + "INV-2024-006,200.00,EUR,2024-03-01\n" +
 		"@SUM(A1),10.00,EUR,2024-03-01\n"
-	ct, body := jobUpload(t, "bank.csv", bankCSV(bank), "expected.csv", []byte(expected))
-	created := c.create(t, "", ct, body)
-	require.Equal(t, http.StatusAccepted, created.StatusCode(), string(created.Body))
-	id := created.JSON202.JobId
-	require.Equal(t, reconclient.JobStatusCompleted, c.wait(t, id).Status)
+	c, id := s.completedJob(t, "Sheets", bank, expected)
 
 	download := func(t *testing.T, format reconclient.ResultsFormat) (*http.Response, []byte) {
 		t.Helper()

@@ -51,7 +51,9 @@ func TestSchemaFuzz(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
 	t.Logf("schema fuzz seed %d", schemaFuzzSeed)
-	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*", fmt.Sprintf("STATEMENTD_MAX_UPLOAD_BYTES=%d", fuzzMaxUpload))
+	// The walk sends dozens of valid webhook tests, more than an account's default 10 a minute.
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*", fmt.Sprintf("STATEMENTD_MAX_UPLOAD_BYTES=%d", fuzzMaxUpload),
+		"STATEMENTD_WEBHOOK_TESTS_PER_MINUTE=1000")
 	// One account on the top plans: 1,000 requests a minute on each API, more than a run sends
 	// (requests without valid credentials are fewer than the 60 a minute an address may send).
 	ten := s.newTenant(t, "fuzz")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -266,13 +267,19 @@ func (a *app) cmdExport(ctx context.Context, cmd command, args []string) error {
 		return err
 	}
 	resp, err := c.ExportJob(ctx, id, &parseclient.ExportJobParams{Format: &f})
+	return a.saveDownload(resp, err, parseclient.Check, path)
+}
+
+// saveDownload streams a download into path (- for stdout), or returns the API's refusal, as
+// check reads it from the answer's body.
+func (a *app) saveDownload(resp *http.Response, err error, check func(*http.Response, []byte) error, path string) error {
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		return parseclient.Check(resp, body)
+		return check(resp, body)
 	}
 	if path == "-" {
 		_, err := io.Copy(a.stdout, resp.Body)

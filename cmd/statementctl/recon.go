@@ -111,20 +111,7 @@ func (a *app) cmdReconcile(ctx context.Context, cmd command, args []string) erro
 // saveReconResults streams a completed job's results as a spreadsheet into path.
 func (a *app) saveReconResults(ctx context.Context, c *reconclient.ClientWithResponses, id reconclient.JobId, format reconclient.ResultsFormat, path string) error {
 	resp, err := c.GetJobResults(ctx, id, &reconclient.GetJobResultsParams{Format: &format})
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		return reconclient.Check(resp, body)
-	}
-	n, err := writeFile(path, resp.Body)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stderr, "wrote %s (%d bytes)\n", path, n)
-	return nil
+	return a.saveDownload(resp, err, reconclient.Check, path)
 }
 
 // waitRecon waits for a reconciliation job to finish, showing its progress.

@@ -73,7 +73,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	throttles := throttles{
 		token: budget(reconhttp.FailedAuthBudget), tokenAddresses: budget(reconhttp.FailedAuthAddressBudget),
 		tokenBackstop: budget(reconhttp.FailedAuthClientBackstop), anonymous: budget(httpkit.AnonymousBudget),
-		webhookTests: budget(parsehttp.WebhookTestsPerMinute),
+		webhookTests: budget(cfg.WebhookTestsPerMinute),
 	}
 
 	// The queue and the job rules: every process can queue jobs; the worker roles also work them.

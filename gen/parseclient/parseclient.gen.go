@@ -2174,8 +2174,8 @@ type ClientInterface interface {
 	// that it cannot be used to probe which ports of a host are open), or why the address was
 	// refused. The delivery history of real events keeps the detail.
 	//
-	// An account may send 10 test requests a minute; past that, `429 LIMIT_EXCEEDED` with
-	// `Retry-After` until the minute ends.
+	// An account may send 10 test requests a minute (unless the operator set another number);
+	// past that, `429 LIMIT_EXCEEDED` with `Retry-After` until the minute ends.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2203,8 +2203,8 @@ type ClientInterface interface {
 	// that it cannot be used to probe which ports of a host are open), or why the address was
 	// refused. The delivery history of real events keeps the detail.
 	//
-	// An account may send 10 test requests a minute; past that, `429 LIMIT_EXCEEDED` with
-	// `Retry-After` until the minute ends.
+	// An account may send 10 test requests a minute (unless the operator set another number);
+	// past that, `429 LIMIT_EXCEEDED` with `Retry-After` until the minute ends.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2619,8 +2619,8 @@ func (c *Client) CreateWebhook(ctx context.Context, params *CreateWebhookParams,
 // that it cannot be used to probe which ports of a host are open), or why the address was
 // refused. The delivery history of real events keeps the detail.
 //
-// An account may send 10 test requests a minute; past that, `429 LIMIT_EXCEEDED` with
-// `Retry-After` until the minute ends.
+// An account may send 10 test requests a minute (unless the operator set another number);
+// past that, `429 LIMIT_EXCEEDED` with `Retry-After` until the minute ends.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2658,8 +2658,8 @@ func (c *Client) TestWebhookWithBody(ctx context.Context, contentType string, bo
 // that it cannot be used to probe which ports of a host are open), or why the address was
 // refused. The delivery history of real events keeps the detail.
 //
-// An account may send 10 test requests a minute; past that, `429 LIMIT_EXCEEDED` with
-// `Retry-After` until the minute ends.
+// An account may send 10 test requests a minute (unless the operator set another number);
+// past that, `429 LIMIT_EXCEEDED` with `Retry-After` until the minute ends.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3788,8 +3788,8 @@ type ClientWithResponsesInterface interface {
 	// that it cannot be used to probe which ports of a host are open), or why the address was
 	// refused. The delivery history of real events keeps the detail.
 	//
-	// An account may send 10 test requests a minute; past that, `429 LIMIT_EXCEEDED` with
-	// `Retry-After` until the minute ends.
+	// An account may send 10 test requests a minute (unless the operator set another number);
+	// past that, `429 LIMIT_EXCEEDED` with `Retry-After` until the minute ends.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3817,8 +3817,8 @@ type ClientWithResponsesInterface interface {
 	// that it cannot be used to probe which ports of a host are open), or why the address was
 	// refused. The delivery history of real events keeps the detail.
 	//
-	// An account may send 10 test requests a minute; past that, `429 LIMIT_EXCEEDED` with
-	// `Retry-After` until the minute ends.
+	// An account may send 10 test requests a minute (unless the operator set another number);
+	// past that, `429 LIMIT_EXCEEDED` with `Retry-After` until the minute ends.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6616,8 +6616,8 @@ func (c *ClientWithResponses) CreateWebhookWithResponse(ctx context.Context, par
 // that it cannot be used to probe which ports of a host are open), or why the address was
 // refused. The delivery history of real events keeps the detail.
 //
-// An account may send 10 test requests a minute; past that, `429 LIMIT_EXCEEDED` with
-// `Retry-After` until the minute ends.
+// An account may send 10 test requests a minute (unless the operator set another number);
+// past that, `429 LIMIT_EXCEEDED` with `Retry-After` until the minute ends.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6651,8 +6651,8 @@ func (c *ClientWithResponses) TestWebhookWithBodyWithResponse(ctx context.Contex
 // that it cannot be used to probe which ports of a host are open), or why the address was
 // refused. The delivery history of real events keeps the detail.
 //
-// An account may send 10 test requests a minute; past that, `429 LIMIT_EXCEEDED` with
-// `Retry-After` until the minute ends.
+// An account may send 10 test requests a minute (unless the operator set another number);
+// past that, `429 LIMIT_EXCEEDED` with `Retry-After` until the minute ends.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -39,7 +39,8 @@ type Config struct {
 	Jobs Jobs
 	// Webhooks manages webhook endpoints and sends test events.
 	Webhooks Webhooks
-	// WebhookTests limits each account's test requests (WebhookTestsPerMinute); nil limits
+	// WebhookTests limits each account's test requests a minute (STATEMENTD_WEBHOOK_TESTS_PER_MINUTE,
+	// 10: enough to try an endpoint while setting it up, too few to probe a network); nil limits
 	// nothing.
 	WebhookTests *ratelimit.Throttle
 	// MaxFileBytes bounds the uploaded statement file.

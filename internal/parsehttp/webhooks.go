@@ -115,10 +115,6 @@ func (s *Server) DeleteWebhook(ctx context.Context, req parseapi.DeleteWebhookRe
 		Data: parseapi.DeletedWebhook{Id: req.Id, Deleted: parseapi.DeletedWebhookDeletedTrue}}}, nil
 }
 
-// WebhookTestsPerMinute is how many test requests (POST /api/v1/webhooks/test) an account may
-// send a minute: enough to try an endpoint while setting it up, too few to probe a network.
-const WebhookTestsPerMinute = 10
-
 // TestWebhook sends a sample event now and answers with each delivery's outcome, in few words
 // (webhook.Result.Brief).
 func (s *Server) TestWebhook(ctx context.Context, req parseapi.TestWebhookRequestObject) (parseapi.TestWebhookResponseObject, error) {

@@ -84,6 +84,8 @@ type Serve struct {
 	// WebhookRetrySchedule is when failed webhook deliveries are retried, as offsets from the
 	// first attempt.
 	WebhookRetrySchedule webhook.Schedule
+	// WebhookTestsPerMinute is how many webhook test requests an account may send a minute.
+	WebhookTestsPerMinute int
 	// SecretKey is the base64 of the 32-byte key that encrypts webhook signing secrets. Empty
 	// means the key generated once into the data dir. It is a secret: never log it.
 	SecretKey string
@@ -261,6 +263,14 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 		return err
 	}, "webhook-retry-schedule", "STATEMENTD_WEBHOOK_RETRY_SCHEDULE", webhook.DefaultSchedule.String(),
 		"when failed webhook deliveries are retried: offsets from the first attempt, comma-separated")
+	s.value(func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 10_000 {
+			return errors.New("must be a number from 1 to 10000")
+		}
+		c.WebhookTestsPerMinute = n
+		return nil
+	}, "webhook-tests-per-minute", "STATEMENTD_WEBHOOK_TESTS_PER_MINUTE", "10", "webhook test requests (POST /api/v1/webhooks/test) an account may send a minute")
 	s.value(func(v string) error {
 		b, err := strconv.ParseBool(v)
 		if err != nil {

@@ -38,7 +38,7 @@ func TestParseServe(t *testing.T) {
 					JobTimeout: 10 * time.Minute, JobRescueAfter: 12 * time.Minute,
 					OCR:               statement.OCR{MaxPages: 50, PageTimeout: time.Minute, MaxPixels: 60_000_000},
 					ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 5 * time.Minute, IdleTimeout: 2 * time.Minute,
-					WebhookRetrySchedule: webhook.DefaultSchedule,
+					WebhookRetrySchedule: webhook.DefaultSchedule, WebhookTestsPerMinute: 10,
 				}, c)
 			},
 		},
