@@ -287,3 +287,20 @@ func TestMessagesSayWhatIsWrong(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode, string(raw))
 	require.Contains(t, string(raw), "Content-Disposition header is malformed")
 }
+
+// TestFileNamesShowAsTheyAre (S11): a file name's bidirectional controls are dropped, so
+// "\u202egpj.csv" is listed as what it is, a .csv file, not as "csv.jpg".
+func TestFileNamesShowAsTheyAre(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ten := s.newTenant(t, "Bidi")
+	pc := parseCaller{pc: parseClient(t, s.ParseURL), key: ten.APIKey}
+	require.Equal(t, "gpj.csv", pc.create(t, "\u202egpj.csv", simpleCSV(2)).FileName)
+	rc := s.reconCaller(t, s.ReconURL, ten.ClientID, ten.ClientSecret)
+	ct, body := jobUpload(t, "bank\u202e.csv", bankCSV(reconBankLines), "\u2066exp\u2069ected.csv", []byte(reconExpectedCSV))
+	job := rc.create(t, "", ct, body)
+	require.Equal(t, http.StatusAccepted, job.StatusCode(), string(job.Body))
+	got := rc.wait(t, job.JSON202.JobId)
+	require.Equal(t, "bank.csv", got.BankFile)
+	require.Equal(t, "expected.csv", got.ExpectedFile)
+}

@@ -204,13 +204,14 @@ func invalidRequest(msg string) *httpkit.Error {
 }
 
 // cleanFileName keeps a client's file name fit for display: no directory parts (mime/multipart
-// already takes the base name), no control characters, at most 255 bytes.
+// already takes the base name), no control characters, no bidirectional controls (with which
+// "\u202egpj.csv" would show in a list as "csv.jpg"), at most 255 bytes.
 func cleanFileName(name string) string {
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
 		name = name[i+1:]
 	}
 	name = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == utf8.RuneError {
+		if unicode.IsControl(r) || r == utf8.RuneError || unicode.Is(unicode.Bidi_Control, r) {
 			return -1
 		}
 		return r

@@ -170,6 +170,8 @@ func TestCleanFileName(t *testing.T) {
 		{"control characters are dropped", "a\x00b\x1fc\n.csv", "abc.csv"},
 		{"dot names become empty", "..", ""},
 		{"invalid UTF-8 is dropped", "a\xffb", "ab"},
+		{"bidirectional controls are dropped, so a name shows as it is", "\u202egpj.csv", "gpj.csv"},
+		{"every kind of them", "a\u200eb\u200fc\u202ad\u2066e\u2069f\u061cg.csv", "abcdefg.csv"},
 		{"a long name is cut at a character boundary", strings.Repeat("é", 200), strings.Repeat("é", 127)},
 	}
 	for _, tt := range tests {
