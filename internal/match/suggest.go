@@ -173,18 +173,17 @@ func byDay(a, b hit) int {
 	return byLine(a, b)
 }
 
+// byCurrency orders by amount, currency, then then.
 func byCurrency(then func(a, b hit) int) func(a, b hit) int {
-	return func(a, b hit) int {
-		if c := cmp.Compare(a.amount, b.amount); c != 0 {
-			return c
-		}
+	return byAmount(func(a, b hit) int {
 		if c := cmp.Compare(a.cur, b.cur); c != 0 {
 			return c
 		}
 		return then(a, b)
-	}
+	})
 }
 
+// byAmount orders by amount, then then.
 func byAmount(then func(a, b hit) int) func(a, b hit) int {
 	return func(a, b hit) int {
 		if c := cmp.Compare(a.amount, b.amount); c != 0 {

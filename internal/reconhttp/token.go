@@ -204,22 +204,23 @@ func (s *Server) countAttempt(ctx context.Context, clientID string) (attempt, re
 		return a, s.tooManyFailures(d, "for this client from this address"), nil
 	}
 	if s.backstop != nil {
+		// The client's count at this address and the address's are given back when the
+		// backstop fails or refuses (refund, before byBackstop is set): no credential was
+		// checked. The backstop's own count stays, as the address's does above.
 		d, err := s.backstop.Count(ctx, a.backstopKey)
 		if err != nil {
-			s.refundClient(ctx, &a)
-			s.refundAddress(ctx, &a)
+			s.refund(ctx, a)
 			return a, nil, err
 		}
-		a.backstop, a.byBackstop = d, true
 		if !d.Allowed {
-			s.refundClient(ctx, &a)
-			s.refundAddress(ctx, &a)
-			// Only a flood from many addresses gets here: say so, once a minute per client is
-			// not needed, the line holds the hashed id and the count.
+			s.refund(ctx, a)
+			// Only a flood from many addresses gets here; the log line holds the id's hash.
 			s.logger.WarnContext(ctx, "failed authentications of one client from many addresses passed the backstop; its token requests are refused until the minute ends",
 				"client", a.backstopKey, "budget", d.Limit, "request_id", httpkit.RequestID(ctx))
+			a.backstop, a.byBackstop = d, true
 			return a, s.tooManyFailures(d, "for this client"), nil
 		}
+		a.backstop, a.byBackstop = d, true
 	}
 	return a, nil, nil
 }
@@ -228,7 +229,9 @@ func (s *Server) countAttempt(ctx context.Context, clientID string) (attempt, re
 // answer reports. A refund that fails leaves the attempt counted as a failure: the safe side.
 func (s *Server) refund(ctx context.Context, a attempt) ratelimit.Decision {
 	ctx = context.WithoutCancel(ctx) // the client hanging up must not cost it the refund
-	s.refundClient(ctx, &a)
+	if d, err := s.throttle.Refund(ctx, a.clientKey, a.client); err == nil {
+		a.client = d
+	}
 	s.refundAddress(ctx, &a)
 	if a.byBackstop {
 		if d, err := s.backstop.Refund(ctx, a.backstopKey, a.backstop); err == nil {
@@ -236,12 +239,6 @@ func (s *Server) refund(ctx context.Context, a attempt) ratelimit.Decision {
 		}
 	}
 	return a.left()
-}
-
-func (s *Server) refundClient(ctx context.Context, a *attempt) {
-	if d, err := s.throttle.Refund(context.WithoutCancel(ctx), a.clientKey, a.client); err == nil {
-		a.client = d
-	}
 }
 
 func (s *Server) refundAddress(ctx context.Context, a *attempt) {

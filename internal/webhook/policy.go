@@ -201,9 +201,14 @@ func (p Policy) AllowsHost(host string, port uint16) bool {
 
 // AllowsAddr reports whether a lies in a network the operator allows on port.
 func (p Policy) AllowsAddr(a netip.Addr, port uint16) bool {
+	return p.inAllowedNetwork(a, func(ps ports) bool { return ps.allows(port) })
+}
+
+// inAllowedNetwork reports whether a lies in an allowed network whose ports pass ok.
+func (p Policy) inAllowedNetwork(a netip.Addr, ok func(ports) bool) bool {
 	a = normalize(a)
 	for _, r := range p.prefixes {
-		if r.prefix.Contains(a) && r.allows(port) {
+		if r.prefix.Contains(a) && ok(r.ports) {
 			return true
 		}
 	}
@@ -282,7 +287,7 @@ func (p Policy) CheckURL(ctx context.Context, raw string) error {
 			continue
 		}
 		if kind := nonPublicKind(a); kind != "" {
-			if p.allowsAddrOnSomePort(a) {
+			if p.inAllowedNetwork(a, func(ports) bool { return true }) {
 				return refuse("the port %d of %s is not allowed.", port, normalize(a))
 			}
 			if literal.IsValid() {
@@ -298,17 +303,6 @@ func (p Policy) CheckURL(ctx context.Context, raw string) error {
 		}
 	}
 	return nil
-}
-
-// allowsAddrOnSomePort reports whether a lies in an allowed network, whatever its ports.
-func (p Policy) allowsAddrOnSomePort(a netip.Addr) bool {
-	a = normalize(a)
-	for _, r := range p.prefixes {
-		if r.prefix.Contains(a) {
-			return true
-		}
-	}
-	return false
 }
 
 // urlPort is the port a URL connects to: its own, or its scheme's.
