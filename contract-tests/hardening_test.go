@@ -1,6 +1,8 @@
 package contracttests
 
 import (
+	"crypto/tls"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -9,12 +11,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/internal/httpkit/listen/listentest"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
 )
 
@@ -303,4 +307,134 @@ func TestFileNamesShowAsTheyAre(t *testing.T) {
 	got := rc.wait(t, job.JSON202.JobId)
 	require.Equal(t, "bank.csv", got.BankFile)
 	require.Equal(t, "expected.csv", got.ExpectedFile)
+}
+
+// TestThrottlesCountTheClientBehindATrustedProxy (S12): behind a reverse proxy named in
+// STATEMENTD_TRUSTED_PROXIES, the throttles and the access log see the client the proxy
+// forwards for (the rightmost X-Forwarded-For address that is not a proxy's), so a client that
+// spends its budget does not lock out the others behind the same proxy, and entries the client
+// wrote itself are not believed. From any other peer the header is ignored.
+func TestThrottlesCountTheClientBehindATrustedProxy(t *testing.T) {
+	t.Parallel()
+	const proxyIP, directIP = "127.0.0.20", "127.0.0.21"
+	s := startServer(t, "STATEMENTD_TRUSTED_PROXIES="+proxyIP+", 10.0.0.0/8")
+	acct := s.newAccount(t, "Behind a proxy")
+	clientID, secret := s.newClient(t, acct)
+	ten := s.newTenant(t, "Parsing behind a proxy")
+	proxy, direct := fromAddress(t, recon(t), proxyIP), fromAddress(t, recon(t), directIP)
+	forwarded := func(req *http.Request, xff string) *http.Request {
+		req.Header.Set("X-Forwarded-For", xff)
+		return req
+	}
+	awayFromMinuteEnd(20 * time.Second)
+
+	// One client behind the proxy guesses; each request names another forged origin to the left
+	// of the address the proxy appended (10.1.1.1 stands for a second proxy hop).
+	for i := range tokenAddressBudget {
+		got := proxy(forwarded(tokenRequest(t, s.ReconURL, jsonBody, "cl_"+randomBase62(t, 20), "cs_"+randomBase62(t, 43)),
+			fmt.Sprintf("198.51.100.%d, 203.0.113.66, 10.1.1.1", i)))
+		require.Equal(t, http.StatusUnauthorized, got.StatusCode, "guess %d: %s", i+1, got.body)
+	}
+	got := proxy(forwarded(tokenRequest(t, s.ReconURL, httpBasic, clientID, secret), "198.51.100.250, 203.0.113.66"))
+	require.Equal(t, http.StatusTooManyRequests, got.StatusCode, "the guessing client is refused: %s", got.body)
+	got = proxy(forwarded(tokenRequest(t, s.ReconURL, httpBasic, clientID, secret), "203.0.113.77"))
+	require.Equal(t, http.StatusOK, got.StatusCode, "another client behind the same proxy is not: %s", got.body)
+
+	// A peer that is not a trusted proxy counts as itself, whatever it forwards.
+	for i := range tokenAddressBudget {
+		got := direct(forwarded(tokenRequest(t, s.ReconURL, jsonBody, "cl_"+randomBase62(t, 20), "cs_"+randomBase62(t, 43)), "203.0.113.88"))
+		require.Equal(t, http.StatusUnauthorized, got.StatusCode, "direct guess %d: %s", i+1, got.body)
+	}
+	got = direct(forwarded(tokenRequest(t, s.ReconURL, httpBasic, clientID, secret), "203.0.113.99"))
+	require.Equal(t, http.StatusTooManyRequests, got.StatusCode, "the direct peer's header is ignored: %s", got.body)
+	got = proxy(forwarded(tokenRequest(t, s.ReconURL, httpBasic, clientID, secret), "203.0.113.88"))
+	require.Equal(t, http.StatusOK, got.StatusCode, "the address the direct peer named was not charged: %s", got.body)
+
+	// The Parsing API's budget for bad keys counts the forwarded client too.
+	parseFrom := fromAddress(t, parse(t), proxyIP)
+	status := func(key, xff string) answered {
+		req, err := http.NewRequest(http.MethodGet, s.ParseURL+"/api/v1/status", nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+key)
+		return parseFrom(forwarded(req, xff))
+	}
+	for i := range anonymousBudget {
+		got := status("smk_live_"+randomBase62(t, 43), "203.0.113.66")
+		require.Equal(t, http.StatusUnauthorized, got.StatusCode, "bad key %d: %s", i+1, got.body)
+	}
+	require.Equal(t, http.StatusTooManyRequests, status("smk_live_"+randomBase62(t, 43), "203.0.113.66").StatusCode)
+	require.Equal(t, http.StatusOK, status(ten.APIKey, "203.0.113.77").StatusCode, "another client with a good key")
+	require.Equal(t, http.StatusUnauthorized, status("smk_live_"+randomBase62(t, 43), "[2001:db8::7]:4711").StatusCode,
+		"another client with a bad key still gets its own answer")
+
+	for _, want := range []string{`"remote_ip":"203.0.113.66"`, `"remote_ip":"203.0.113.77"`, `"remote_ip":"` + directIP + `"`, `"remote_ip":"2001:db8::7"`} {
+		s.waitLog(t, want, 1) // the access log names the client
+	}
+	logs := s.logs.String()
+	for _, forged := range []string{`"remote_ip":"198.51.100.`, `"remote_ip":"203.0.113.99"`} {
+		require.False(t, strings.Contains(logs, forged), "the access log never believes a forged entry: %s", forged)
+	}
+}
+
+// TestEveryListenerServesHTTPSAndReloadsOnHangup (S13): with STATEMENTD_TLS_CERT and
+// STATEMENTD_TLS_KEY every listener serves HTTPS, TLS 1.2 or later only; SIGHUP reads the pair
+// again, so a renewed certificate is served without a restart, and a broken pair is logged while
+// the previous one stays in service.
+func TestEveryListenerServesHTTPSAndReloadsOnHangup(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first := listentest.Write(t, dir, "statementd")
+	s := startServer(t, "STATEMENTD_TLS_CERT="+first.CertFile, "STATEMENTD_TLS_KEY="+first.KeyFile)
+	require.Contains(t, s.logs.String(), "every listener serves HTTPS")
+
+	// serial connects anew to base with roots and returns the serial of the certificate shown.
+	serial := func(t *testing.T, base string, cfg *tls.Config) (string, error) {
+		t.Helper()
+		client := &http.Client{Transport: &http.Transport{TLSClientConfig: cfg, DisableKeepAlives: true}}
+		resp, err := client.Get(base + "/healthz")
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		return resp.TLS.PeerCertificates[0].SerialNumber.String(), nil
+	}
+	for _, base := range []string{s.ReconURL, s.SandboxURL, s.ParseURL, s.OpsURL} {
+		require.True(t, strings.HasPrefix(base, "https://"))
+		got, err := serial(t, base, &tls.Config{RootCAs: first.Pool})
+		require.NoError(t, err, base)
+		require.Equal(t, first.Serial.String(), got, base)
+		_, err = serial(t, base, &tls.Config{RootCAs: first.Pool, MaxVersion: tls.VersionTLS11})
+		require.Error(t, err, "%s: TLS 1.1 is refused", base)
+		resp, err := http.Get("http://" + strings.TrimPrefix(base, "https://") + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			require.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s: plain HTTP is not served", base)
+		}
+	}
+	// The APIs work over it: a token, then an authenticated call.
+	acct := s.newAccount(t, "Over TLS")
+	clientID, secret := s.newClient(t, acct)
+	got := send(t, s.HTTP, tokenRequest(t, s.ReconURL, httpBasic, clientID, secret))
+	require.Equal(t, http.StatusOK, got.StatusCode, "%s", got.body)
+	require.NoError(t, recon(t).validate(got.Request, got.Response, got.body))
+
+	hangup := func(t *testing.T, logLine string) {
+		t.Helper()
+		require.NoError(t, s.cmd.Process.Signal(syscall.SIGHUP))
+		s.waitLog(t, logLine, 1)
+	}
+	second := listentest.Write(t, dir, "statementd")
+	hangup(t, "SIGHUP: TLS certificate reloaded")
+	for _, base := range []string{s.ReconURL, s.ParseURL, s.OpsURL} {
+		got, err := serial(t, base, &tls.Config{RootCAs: second.Pool})
+		require.NoError(t, err, base)
+		require.Equal(t, second.Serial.String(), got, "%s: the renewed certificate is served", base)
+	}
+
+	require.NoError(t, os.WriteFile(second.CertFile, []byte("-----BEGIN CERTIFICATE-----\nbroken\n"), 0o600))
+	hangup(t, "SIGHUP: the TLS certificate was not reloaded")
+	got2, err := serial(t, s.ParseURL, &tls.Config{RootCAs: second.Pool})
+	require.NoError(t, err)
+	require.Equal(t, second.Serial.String(), got2, "a broken pair leaves the served one in place")
 }

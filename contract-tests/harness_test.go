@@ -6,6 +6,8 @@ package contracttests
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -66,6 +68,9 @@ type server struct {
 	DatabaseURL                            string
 	// DataDir is the server's data dir, for `statementd admin` to share its secret key.
 	DataDir string
+	// HTTP reaches the listeners: http.DefaultClient, or with STATEMENTD_TLS_CERT a client that
+	// trusts that certificate.
+	HTTP *http.Client
 
 	cmd  *exec.Cmd
 	logs *lockedBuffer
@@ -163,8 +168,20 @@ func startServer(t testing.TB, extraEnv ...string) *server {
 			addrs["OPS"] = strings.Replace(a, "0.0.0.0:", "127.0.0.1:", 1) // reached from here
 		}
 	}
-	s.ReconURL, s.SandboxURL = "http://"+addrs["RECON"], "http://"+addrs["RECON_SANDBOX"]
-	s.ParseURL, s.OpsURL = "http://"+addrs["PARSE"], "http://"+addrs["OPS"]
+	scheme := "http://"
+	s.HTTP = http.DefaultClient
+	for _, e := range extraEnv {
+		if certFile, ok := strings.CutPrefix(e, "STATEMENTD_TLS_CERT="); ok {
+			pem, err := os.ReadFile(certFile)
+			require.NoError(t, err)
+			pool := x509.NewCertPool()
+			require.True(t, pool.AppendCertsFromPEM(pem), "STATEMENTD_TLS_CERT holds no certificate")
+			scheme = "https://"
+			s.HTTP = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+		}
+	}
+	s.ReconURL, s.SandboxURL = scheme+addrs["RECON"], scheme+addrs["RECON_SANDBOX"]
+	s.ParseURL, s.OpsURL = scheme+addrs["PARSE"], scheme+addrs["OPS"]
 
 	s.cmd = exec.Command(statementdBin, "serve")
 	s.cmd.Env = env
@@ -208,7 +225,7 @@ func (s *server) waitReady(t testing.TB, base string) {
 			t.Fatalf("statementd exited before it was ready: %v\n%s", err, s.logs.String())
 		default:
 		}
-		resp, err := http.Get(base + "/readyz")
+		resp, err := s.HTTP.Get(base + "/readyz")
 		if err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
@@ -218,6 +235,19 @@ func (s *server) waitReady(t testing.TB, base string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("%s/readyz did not answer 200 within 60 s\n%s", base, s.logs.String())
+}
+
+// waitLog waits up to 10 s until the log holds text times times: a request's line is written
+// after its answer is sent.
+func (s *server) waitLog(t testing.TB, text string, times int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(s.logs.String(), text) < times {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log holds %q fewer than %d times", text, times)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // stop sends SIGTERM and waits for the exit, returning its error.

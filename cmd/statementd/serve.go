@@ -8,7 +8,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
+	"os/signal"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -112,7 +115,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 	}
 
-	listeners, err := buildListeners(cfg, postgres.Health{DB: db}, accounts, jobs, parses, webhooks, limiter, throttles, logger)
+	var cert *listen.Certificate
+	if cfg.TLSCert != "" {
+		if cert, err = listen.LoadCertificate(cfg.TLSCert, cfg.TLSKey); err != nil {
+			return err
+		}
+		logger.Info("every listener serves HTTPS", slog.String("certificate", listen.Describe(cert.Leaf())))
+	}
+	listeners, err := buildListeners(cfg, postgres.Health{DB: db}, accounts, jobs, parses, webhooks, limiter, throttles, cert, logger)
 	if err != nil {
 		return err
 	}
@@ -137,6 +147,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	g, gctx := errgroup.WithContext(ctx)
 	for _, l := range listeners {
 		g.Go(l.Serve)
+	}
+	if cert != nil {
+		g.Go(func() error { reloadOnHangup(gctx, cert, logger); return nil })
 	}
 	g.Go(func() error {
 		<-gctx.Done()
@@ -167,10 +180,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 // buildListeners returns the listeners the role and addresses ask for; an empty address
 // disables its listener.
-func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *reconjob.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, th throttles, logger *slog.Logger) ([]*listen.Listener, error) {
+func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *reconjob.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, th throttles, cert *listen.Certificate, logger *slog.Logger) ([]*listen.Listener, error) {
 	var listeners []*listen.Listener
 	add := func(name, addr string, h http.Handler) {
-		listeners = append(listeners, &listen.Listener{Name: name, Addr: addr, Handler: h, Logger: logger,
+		listeners = append(listeners, &listen.Listener{Name: name, Addr: addr, Handler: h, Logger: logger, TLS: cert,
 			Timeouts: listen.Timeouts{ReadHeader: cfg.ReadHeaderTimeout, Read: cfg.ReadTimeout, Idle: cfg.IdleTimeout}})
 	}
 	if cfg.Role != config.RoleWorker {
@@ -184,7 +197,7 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 			if env.addr == "" {
 				continue
 			}
-			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, Accounts: accounts, Now: time.Now, Limiter: limiter, Throttle: th.token, AddressThrottle: th.tokenAddresses, ClientBackstop: th.tokenBackstop, Anonymous: th.anonymous,
+			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, TrustedProxies: cfg.TrustedProxies, Accounts: accounts, Now: time.Now, Limiter: limiter, Throttle: th.token, AddressThrottle: th.tokenAddresses, ClientBackstop: th.tokenBackstop, Anonymous: th.anonymous,
 				Jobs: jobs, MaxFileBytes: cfg.MaxUploadBytes, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("%s listener: %w", env.name, err)
@@ -192,7 +205,7 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 			add(env.name, env.addr, h)
 		}
 		if cfg.ParseAddr != "" {
-			h, err := parsehttp.New(parsehttp.Config{Logger: logger, DB: db, Accounts: accounts, Limiter: limiter, Anonymous: th.anonymous,
+			h, err := parsehttp.New(parsehttp.Config{Logger: logger, DB: db, TrustedProxies: cfg.TrustedProxies, Accounts: accounts, Limiter: limiter, Anonymous: th.anonymous,
 				Jobs: parses, Webhooks: webhooks, WebhookTests: th.webhookTests, Version: version, MaxFileBytes: cfg.MaxUploadBytes, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("parse listener: %w", err)
@@ -208,6 +221,29 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 		}
 	}
 	return listeners, nil
+}
+
+// reloadOnHangup reads the TLS certificate again on every SIGHUP until ctx ends, so that a
+// renewed one is served without a restart; a pair that does not load is logged and the one being
+// served stays. Only a process with TLS takes SIGHUP: without it, the signal keeps its usual
+// meaning.
+func reloadOnHangup(ctx context.Context, cert *listen.Certificate, logger *slog.Logger) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			leaf, err := cert.Reload()
+			if err != nil {
+				logger.Error("SIGHUP: the TLS certificate was not reloaded; the previous one is still served", slog.String("error", err.Error()))
+				continue
+			}
+			logger.Info("SIGHUP: TLS certificate reloaded", slog.String("certificate", listen.Describe(leaf)))
+		}
+	}
 }
 
 // loopback reports whether a listener address binds the loopback interface only.

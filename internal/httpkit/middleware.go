@@ -72,7 +72,7 @@ func AccessLog(logger *slog.Logger, api string) echo.MiddlewareFunc {
 				slog.Int64("bytes_in", req.ContentLength),
 				slog.Int64("bytes_out", res.Size),
 				slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
-				slog.String("remote_ip", c.RealIP()),
+				slog.String("remote_ip", ClientIP(req)),
 			}
 			if account := AccountID(req.Context()); account != "" {
 				attrs = append(attrs, slog.String("account", account))

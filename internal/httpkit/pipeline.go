@@ -15,8 +15,11 @@
 //  1. Route. Echo's router picks the handler first (c.Path(), for the access log). The
 //     validator (step 6) routes again over the spec, and answers 404 for a path the spec does
 //     not have and 405, with Allow, for a method it does not declare.
-//  2. Request id: RequestIDMiddleware keeps a sane X-Request-Id or makes one, puts it in the
-//     context (RequestID) and owns the response header. SecurityHeaders then sets the headers
+//  2. Client and request id: ClientAddress resolves who sent the request, the connection's peer
+//     or, from a trusted proxy (EchoConfig.TrustedProxies), the client its X-Forwarded-For
+//     names, for the throttles (SourceAddress) and the access log (ClientIP).
+//     RequestIDMiddleware keeps a sane X-Request-Id or makes one, puts it in the context
+//     (RequestID) and owns the response header. SecurityHeaders then sets the headers
 //     every answer carries (nosniff, no-store, the docs page's Content-Security-Policy).
 //  3. Access log: AccessLog writes one line per request. It renders an error itself (c.Error)
 //     before logging, so the line holds the status the client got, and the account once step 7
@@ -88,12 +91,15 @@ type EchoConfig struct {
 	// DB is pinged when a request fails unexpectedly, to tell an unreachable database (503) from
 	// a bug (500); nil pings nothing.
 	DB Pinger
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client
+	// (ClientAddress); none: the connection's peer is the client.
+	TrustedProxies TrustedProxies
 }
 
 // NewEcho returns an echo instance with the middleware every API listener runs, in the order the
-// package documentation walks through: request id, security headers, access log, panic recovery, body limit, spec
-// validation (with authentication, rate limits and streamed uploads), and the API's error
-// handler. The caller registers the API's handlers on it.
+// package documentation walks through: client address, request id, security headers, access log,
+// panic recovery, body limit, spec validation (with authentication, rate limits and streamed
+// uploads), and the API's error handler. The caller registers the API's handlers on it.
 func NewEcho(cfg EchoConfig) (*echo.Echo, error) {
 	validator, err := Validator(cfg.Spec, cfg.Validation)
 	if err != nil {
@@ -101,7 +107,8 @@ func NewEcho(cfg EchoConfig) (*echo.Echo, error) {
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	e.IPExtractor = ClientIP
 	e.HTTPErrorHandler = ErrorHandler(cfg.Logger, cfg.Render, cfg.DB)
-	e.Use(RequestIDMiddleware(), SecurityHeaders(), AccessLog(cfg.Logger, cfg.API), Recover(cfg.Logger), BodyLimit(cfg.MaxUploadBodyBytes), validator)
+	e.Use(ClientAddress(cfg.TrustedProxies), RequestIDMiddleware(), SecurityHeaders(), AccessLog(cfg.Logger, cfg.API), Recover(cfg.Logger), BodyLimit(cfg.MaxUploadBodyBytes), validator)
 	return e, nil
 }

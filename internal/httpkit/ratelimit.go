@@ -3,9 +3,7 @@ package httpkit
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"net/netip"
 	"strconv"
 	"time"
 
@@ -85,20 +83,17 @@ func ApplyRateLimit(authCtx context.Context, l RateLimiter, accountID uuid.UUID,
 // one API per minute.
 const AnonymousBudget = 60
 
-// SourceAddress is what a per-address budget of r counts under: the address of the connection's
-// peer, never a forwarding header (X-Forwarded-For, Forwarded, X-Real-IP) a client could forge.
-// An IPv6 address counts with its whole /64 network, which one host or subscriber usually holds
-// entire: otherwise every one of its 2^64 addresses would get a budget of its own.
+// SourceAddress is what a per-address budget of r counts under: the client's address as
+// ClientAddress resolved it, that is the connection's peer, or, from a trusted proxy, the
+// address it forwards for; never a forwarding header (X-Forwarded-For, Forwarded, X-Real-IP)
+// from any other peer, who could forge it. An IPv6 address counts with its whole /64 network,
+// which one host or subscriber usually holds entire: otherwise every one of its 2^64 addresses
+// would get a budget of its own.
 func SourceAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
+	ip, ok := clientAddr(r)
+	if !ok {
+		return r.RemoteAddr
 	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	ip = ip.Unmap().WithZone("")
 	if ip.Is4() {
 		return ip.String()
 	}
@@ -111,8 +106,8 @@ func SourceAddress(r *http.Request) string {
 
 // RefuseAnonymous counts a request refused for its credentials against its source address's
 // budget on api, gives the answer that budget's X-RateLimit headers, and returns refusal, or the
-// 429 (with the API's code) once the address is over the budget. The address is the connection's
-// peer, never a forwarding header a client could forge. If counting fails the refusal stands:
+// 429 (with the API's code) once the address is over the budget. The address is SourceAddress's,
+// never a forwarding header a client could forge. If counting fails the refusal stands:
 // a 401 is never turned into a 503.
 func RefuseAnonymous(authCtx context.Context, t *ratelimit.Throttle, api ratelimit.API, code string, refusal error) error {
 	ec := oapimw.GetEchoContext(authCtx)

@@ -27,6 +27,8 @@ type Config struct {
 	Logger *slog.Logger
 	// DB is pinged by /readyz.
 	DB httpkit.Pinger
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client.
+	TrustedProxies httpkit.TrustedProxies
 	// MaxUploadBodyBytes bounds the body of a statement upload.
 	MaxUploadBodyBytes int64
 	// Accounts checks API keys.
@@ -114,6 +116,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		Validation:         httpkit.ValidatorOptions{Authenticate: s.authenticate, StreamUploads: true},
 		MaxUploadBodyBytes: cfg.MaxUploadBodyBytes,
 		DB:                 cfg.DB,
+		TrustedProxies:     cfg.TrustedProxies,
 	})
 	if err != nil {
 		return nil, err

@@ -1,11 +1,13 @@
 // Package listen runs the process's HTTP listeners (the APIs' and the operator's): it binds each
 // address before the process says it is up, and bounds how long a slow client may hold a
-// connection (Timeouts). What runs behind a listener is its Handler: for the APIs, the echo
+// connection (Timeouts), and serves HTTPS when given a Certificate (reloaded on SIGHUP by
+// cmd/statementd). What runs behind a listener is its Handler: for the APIs, the echo
 // pipeline of internal/httpkit.
 package listen
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -52,6 +54,8 @@ type Listener struct {
 	Handler  http.Handler
 	Logger   *slog.Logger
 	Timeouts Timeouts
+	// TLS, when set, makes the listener serve HTTPS with this certificate; nil: plain HTTP.
+	TLS *Certificate
 
 	server *http.Server
 	ln     net.Listener
@@ -76,6 +80,11 @@ func (l *Listener) Listen() error {
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          slog.NewLogLogger(l.Logger.Handler(), slog.LevelWarn),
 	}
+	if l.TLS != nil {
+		l.server.TLSConfig = l.TLS.config()
+		// Not nil, so that Go does not add HTTP/2 on its own (see Certificate.config).
+		l.server.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
+	}
 	return nil
 }
 
@@ -84,8 +93,12 @@ func (l *Listener) Bound() string { return l.ln.Addr().String() }
 
 // Serve serves until Shutdown; it returns nil after a shutdown.
 func (l *Listener) Serve() error {
-	l.Logger.Info("listening", slog.String("listener", l.Name), slog.String("addr", l.Bound()))
-	if err := l.server.Serve(l.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	scheme, serve := "http", l.server.Serve
+	if l.TLS != nil {
+		scheme, serve = "https", func(ln net.Listener) error { return l.server.ServeTLS(ln, "", "") }
+	}
+	l.Logger.Info("listening", slog.String("listener", l.Name), slog.String("addr", l.Bound()), slog.String("scheme", scheme))
+	if err := serve(l.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve %s: %w", l.Name, err)
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/httpkit"
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/webhook"
 )
@@ -86,6 +87,12 @@ type Serve struct {
 	WebhookRetrySchedule webhook.Schedule
 	// WebhookTestsPerMinute is how many webhook test requests an account may send a minute.
 	WebhookTestsPerMinute int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client, for
+	// throttles and logs.
+	TrustedProxies httpkit.TrustedProxies
+	// TLSCert and TLSKey are the files of the certificate chain and key every listener serves
+	// HTTPS with; both empty: plain HTTP.
+	TLSCert, TLSKey string
 	// SecretKey is the base64 of the 32-byte key that encrypts webhook signing secrets. Empty
 	// means the key generated once into the data dir. It is a secret: never log it.
 	SecretKey string
@@ -335,6 +342,13 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 	duration(&c.ReadHeaderTimeout, "read-header-timeout", "STATEMENTD_READ_HEADER_TIMEOUT", "10s", "longest a client may take to send a request's headers; then the connection is closed")
 	duration(&c.ReadTimeout, "read-timeout", "STATEMENTD_READ_TIMEOUT", "5m", "longest a client may take to send a whole request, upload included; then the connection is closed")
 	duration(&c.IdleTimeout, "idle-timeout", "STATEMENTD_IDLE_TIMEOUT", "2m", "how long an idle keep-alive connection is kept open")
+	s.value(func(v string) error {
+		p, err := httpkit.ParseTrustedProxies(v)
+		c.TrustedProxies = p
+		return err
+	}, "trusted-proxies", "STATEMENTD_TRUSTED_PROXIES", "", "CIDRs and addresses (comma-separated) of reverse proxies whose X-Forwarded-For (its rightmost address not theirs) names the client for throttles and logs; from any other peer the header is ignored")
+	s.str(&c.TLSCert, "tls-cert", "STATEMENTD_TLS_CERT", "", "PEM file of the certificate chain every listener serves HTTPS (TLS 1.2+) with, reloaded on SIGHUP; empty: plain HTTP, as behind a TLS-terminating proxy")
+	s.str(&c.TLSKey, "tls-key", "STATEMENTD_TLS_KEY", "", "PEM file of --tls-cert's private key")
 	s.secret(&c.SecretKey, "secret-key", "STATEMENTD_SECRET_KEY",
 		"base64 of the 32-byte key that encrypts webhook signing secrets; empty: generated once into the data dir")
 	if err := s.parse(args); err != nil {
@@ -342,6 +356,9 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 	}
 	if c.JobRescueAfter <= c.JobTimeout {
 		return c, fmt.Errorf("--job-rescue-after (%s) must be longer than --job-timeout (%s), or running jobs would be run twice", c.JobRescueAfter, c.JobTimeout)
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return c, errors.New("--tls-cert (STATEMENTD_TLS_CERT) and --tls-key (STATEMENTD_TLS_KEY) go together: set both or neither")
 	}
 	if c.ReadHeaderTimeout > c.ReadTimeout {
 		return c, fmt.Errorf("--read-header-timeout (%s) must not be longer than --read-timeout (%s), which includes the headers", c.ReadHeaderTimeout, c.ReadTimeout)

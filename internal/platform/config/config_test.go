@@ -2,6 +2,7 @@ package config
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -119,6 +120,18 @@ func TestParseServe(t *testing.T) {
 		{name: "profiles are off unless asked for", env: map[string]string{"STATEMENTD_PPROF": "true"},
 			check: func(t *testing.T, c Serve) { require.True(t, c.Pprof) }},
 		{name: "a pprof switch that is not a boolean is refused", args: []string{"--pprof=maybe"}, wantErr: "must be true or false"},
+		{name: "trusted proxies are CIDRs and addresses", env: map[string]string{"STATEMENTD_TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.7"},
+			check: func(t *testing.T, c Serve) {
+				require.Equal(t, "[10.0.0.0/8 192.0.2.7/32]", fmt.Sprint(c.TrustedProxies))
+			}},
+		{name: "a trusted proxy by name is refused", args: []string{"--trusted-proxies=proxy.internal"},
+			wantErr: `"proxy.internal" is neither an IP address nor a CIDR`},
+		{name: "TLS takes a certificate and a key", env: map[string]string{"STATEMENTD_TLS_CERT": "c.pem", "STATEMENTD_TLS_KEY": "k.pem"},
+			check: func(t *testing.T, c Serve) {
+				require.Equal(t, []string{"c.pem", "k.pem"}, []string{c.TLSCert, c.TLSKey})
+			}},
+		{name: "a TLS certificate without its key is refused", args: []string{"--tls-cert=c.pem"}, wantErr: "set both or neither"},
+		{name: "a TLS key without its certificate is refused", env: map[string]string{"STATEMENTD_TLS_KEY": "k.pem"}, wantErr: "set both or neither"},
 		{name: "an unknown flag is refused", args: []string{"--colour=blue"}, wantErr: "flag provided but not defined"},
 		{name: "a stray argument is refused", args: []string{"now"}, wantErr: `unexpected argument "now"`},
 	}
