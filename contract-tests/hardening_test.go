@@ -438,3 +438,48 @@ func TestEveryListenerServesHTTPSAndReloadsOnHangup(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, second.Serial.String(), got2, "a broken pair leaves the served one in place")
 }
+
+// TestOversizedRequestsAreAnsweredInTheAPIsShape (S14): headers over 64 KiB get 431 and a body
+// that is not an upload over 1 MiB gets 413, both REQUEST_TOO_LARGE in the API's error body
+// (before: Go's plain-text 431, and FILE_TOO_LARGE though no file was sent). What Go's server
+// still answers itself, in plain text, is headers past its own 1 MiB limit and a request it
+// cannot parse (a control character in a header): no handler sees those.
+func TestOversizedRequestsAreAnsweredInTheAPIsShape(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	for _, tc := range []struct {
+		a    *api
+		base string
+	}{{recon(t), s.ReconURL}, {recon(t), s.SandboxURL}, {parse(t), s.ParseURL}} {
+		for _, path := range []string{"/api/v1/jobs", "/healthz"} {
+			req, err := http.NewRequest(http.MethodGet, tc.base+path, nil)
+			require.NoError(t, err)
+			req.Header.Set("Authorization", "Bearer "+strings.Repeat("a", 40<<10))
+			req.Header.Set("X-Trace", strings.Repeat("b", 30<<10))
+			got := send(t, tc.a.client(t), req) // checked against the spec, 431 included
+			require.Equal(t, http.StatusRequestHeaderFieldsTooLarge, got.StatusCode, "%s%s", tc.base, path)
+			require.Contains(t, string(got.body), `"REQUEST_TOO_LARGE"`)
+			require.Contains(t, string(got.body), "headers are larger than this server accepts")
+		}
+		req, err := http.NewRequest(http.MethodGet, tc.base+"/healthz", nil)
+		require.NoError(t, err)
+		req.Header.Set("X-Trace", strings.Repeat("b", 60<<10))
+		got := send(t, tc.a.client(t), req)
+		require.Equal(t, http.StatusOK, got.StatusCode, "%s: headers under the limit are served", tc.base)
+	}
+
+	big := `{"client_id":"` + strings.Repeat("x", 1<<20) + `","client_secret":"y"}`
+	for _, chunked := range []bool{false, true} {
+		req, err := http.NewRequest(http.MethodPost, s.ReconURL+"/api/v1/token", strings.NewReader(big))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		if chunked {
+			req.ContentLength = -1
+			req.Body = io.NopCloser(strings.NewReader(big))
+		}
+		got := send(t, recon(t).client(t), req)
+		require.Equal(t, http.StatusRequestEntityTooLarge, got.StatusCode, "chunked %v: %s", chunked, truncate(got.body))
+		require.Contains(t, string(got.body), `"REQUEST_TOO_LARGE"`, "chunked %v", chunked)
+		require.NotContains(t, string(got.body), "FILE_TOO_LARGE")
+	}
+}

@@ -87,7 +87,7 @@ func TestRequestsThatBreakTheSpec(t *testing.T) {
 		{parsing: true, name: "a webhook with an unknown event is 400", method: "POST", path: "/api/v1/webhooks", contentType: "application/json",
 			body: `{"url":"https://hooks.partner.dev/x","events":["job.exploded"]}`, wantStatus: 400, wantCode: "INVALID_REQUEST"},
 		{parsing: true, name: "a JSON body over 1 MiB is 413 before it is read", method: "POST", path: "/api/v1/webhooks", contentType: "application/json",
-			body: json1MiB, wantStatus: 413, wantCode: "FILE_TOO_LARGE"},
+			body: json1MiB, wantStatus: 413, wantCode: "REQUEST_TOO_LARGE"},
 		{parsing: true, name: "a parse job without its file is 400", method: "POST", path: "/api/v1/jobs",
 			bodyReader: multipartBody(map[string]int{"other": 10}), wantStatus: 400, wantCode: "INVALID_REQUEST"},
 		{parsing: true, name: "a parse upload over the limit is 413", method: "POST", path: "/api/v1/jobs",

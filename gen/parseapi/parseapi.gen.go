@@ -72,6 +72,7 @@ const (
 	ErrorCodeMethodNotAllowed     ErrorCode = "METHOD_NOT_ALLOWED"
 	ErrorCodeNotFound             ErrorCode = "NOT_FOUND"
 	ErrorCodeRateLimited          ErrorCode = "RATE_LIMITED"
+	ErrorCodeRequestTooLarge      ErrorCode = "REQUEST_TOO_LARGE"
 	ErrorCodeServerError          ErrorCode = "SERVER_ERROR"
 	ErrorCodeServiceUnavailable   ErrorCode = "SERVICE_UNAVAILABLE"
 	ErrorCodeUnauthorized         ErrorCode = "UNAUTHORIZED"
@@ -103,6 +104,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeNotFound:
 		return true
 	case ErrorCodeRateLimited:
+		return true
+	case ErrorCodeRequestTooLarge:
 		return true
 	case ErrorCodeServerError:
 		return true
@@ -586,6 +589,8 @@ type DeletedWebhookEnvelope struct {
 //   - `IDEMPOTENCY_CONFLICT` (409): a request with the same `Idempotency-Key` is still in progress.
 //   - `IDEMPOTENCY_KEY_REUSED` (422): the same `Idempotency-Key` was used with a different request.
 //   - `FILE_TOO_LARGE` (413): the upload exceeds the size or row limit.
+//   - `REQUEST_TOO_LARGE` (413, 431): a request body that is not an upload exceeds 1 MiB
+//     (413), or the request's headers exceed 64 KiB (431).
 //   - `LIMIT_EXCEEDED` (429): the plan's monthly job limit is used up.
 //   - `RATE_LIMITED` (429): too many requests per minute.
 //   - `SERVER_ERROR` (500): unexpected failure; never shows internals.
@@ -615,6 +620,8 @@ type ErrorEnvelope struct {
 	// - `IDEMPOTENCY_CONFLICT` (409): a request with the same `Idempotency-Key` is still in progress.
 	// - `IDEMPOTENCY_KEY_REUSED` (422): the same `Idempotency-Key` was used with a different request.
 	// - `FILE_TOO_LARGE` (413): the upload exceeds the size or row limit.
+	// - `REQUEST_TOO_LARGE` (413, 431): a request body that is not an upload exceeds 1 MiB
+	//   (413), or the request's headers exceed 64 KiB (431).
 	// - `LIMIT_EXCEEDED` (429): the plan's monthly job limit is used up.
 	// - `RATE_LIMITED` (429): too many requests per minute.
 	// - `SERVER_ERROR` (500): unexpected failure; never shows internals.
@@ -919,6 +926,8 @@ type ReadinessEnvelope struct {
 	// - `IDEMPOTENCY_CONFLICT` (409): a request with the same `Idempotency-Key` is still in progress.
 	// - `IDEMPOTENCY_KEY_REUSED` (422): the same `Idempotency-Key` was used with a different request.
 	// - `FILE_TOO_LARGE` (413): the upload exceeds the size or row limit.
+	// - `REQUEST_TOO_LARGE` (413, 431): a request body that is not an upload exceeds 1 MiB
+	//   (413), or the request's headers exceed 64 KiB (431).
 	// - `LIMIT_EXCEEDED` (429): the plan's monthly job limit is used up.
 	// - `RATE_LIMITED` (429): too many requests per minute.
 	// - `SERVER_ERROR` (500): unexpected failure; never shows internals.
@@ -1652,6 +1661,9 @@ type BodyTooLarge = ErrorEnvelope
 
 // Forbidden Envelope of every error answer.
 type Forbidden = ErrorEnvelope
+
+// HeadersTooLarge Envelope of every error answer.
+type HeadersTooLarge = ErrorEnvelope
 
 // IdempotencyConflict Envelope of every error answer.
 type IdempotencyConflict = ErrorEnvelope
@@ -2455,6 +2467,18 @@ type ForbiddenJSONResponse struct {
 	Headers ForbiddenResponseHeaders
 }
 
+type HeadersTooLargeResponseHeaders struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int64
+	XRequestId          string
+}
+type HeadersTooLargeJSONResponse struct {
+	Body ErrorEnvelope
+
+	Headers HeadersTooLargeResponseHeaders
+}
+
 type IdempotencyConflictResponseHeaders struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
@@ -2742,6 +2766,30 @@ func (response ListJobs429JSONResponse) VisitListJobsResponse(w http.ResponseWri
 	return err
 }
 
+type ListJobs431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListJobs431JSONResponse) VisitListJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListJobs500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response ListJobs500JSONResponse) VisitListJobsResponse(w http.ResponseWriter) error {
@@ -3008,6 +3056,30 @@ func (response CreateJob429JSONResponse) VisitCreateJobResponse(w http.ResponseW
 	return err
 }
 
+type CreateJob431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CreateJob431JSONResponse) VisitCreateJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateJob500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response CreateJob500JSONResponse) VisitCreateJobResponse(w http.ResponseWriter) error {
@@ -3206,6 +3278,30 @@ func (response GetJob429JSONResponse) VisitGetJobResponse(w http.ResponseWriter)
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJob431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetJob431JSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3465,6 +3561,30 @@ func (response ExportJob429JSONResponse) VisitExportJobResponse(w http.ResponseW
 	return err
 }
 
+type ExportJob431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ExportJob431JSONResponse) VisitExportJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ExportJob500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response ExportJob500JSONResponse) VisitExportJobResponse(w http.ResponseWriter) error {
@@ -3692,6 +3812,30 @@ func (response GetJobResults429JSONResponse) VisitGetJobResultsResponse(w http.R
 	return err
 }
 
+type GetJobResults431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetJobResults431JSONResponse) VisitGetJobResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetJobResults500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetJobResults500JSONResponse) VisitGetJobResultsResponse(w http.ResponseWriter) error {
@@ -3771,6 +3915,30 @@ func (response GetOpenAPISpec200ApplicationyamlResponse) VisitGetOpenAPISpecResp
 		defer closer.Close()
 	}
 	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetOpenAPISpec431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetOpenAPISpec431JSONResponse) VisitGetOpenAPISpecResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
 	return err
 }
 
@@ -3915,6 +4083,30 @@ func (response GetStatus429JSONResponse) VisitGetStatusResponse(w http.ResponseW
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStatus431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetStatus431JSONResponse) VisitGetStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4096,6 +4288,30 @@ func (response GetUsage429JSONResponse) VisitGetUsageResponse(w http.ResponseWri
 	return err
 }
 
+type GetUsage431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetUsage431JSONResponse) VisitGetUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetUsage500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetUsage500JSONResponse) VisitGetUsageResponse(w http.ResponseWriter) error {
@@ -4269,6 +4485,30 @@ func (response ListWebhooks429JSONResponse) VisitListWebhooksResponse(w http.Res
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListWebhooks431JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4536,6 +4776,30 @@ func (response CreateWebhook429JSONResponse) VisitCreateWebhookResponse(w http.R
 	return err
 }
 
+type CreateWebhook431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CreateWebhook431JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateWebhook500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response CreateWebhook500JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
@@ -4762,6 +5026,30 @@ func (response TestWebhook429JSONResponse) VisitTestWebhookResponse(w http.Respo
 	return err
 }
 
+type TestWebhook431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response TestWebhook431JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type TestWebhook500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response TestWebhook500JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
@@ -4960,6 +5248,30 @@ func (response DeleteWebhook429JSONResponse) VisitDeleteWebhookResponse(w http.R
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response DeleteWebhook431JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5167,6 +5479,30 @@ func (response ListWebhookDeliveries429JSONResponse) VisitListWebhookDeliveriesR
 	return err
 }
 
+type ListWebhookDeliveries431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListWebhookDeliveries431JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWebhookDeliveries500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response ListWebhookDeliveries500JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
@@ -5249,6 +5585,30 @@ func (response GetDocs200TexthtmlResponse) VisitGetDocsResponse(w http.ResponseW
 	return err
 }
 
+type GetDocs431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetDocs431JSONResponse) VisitGetDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDocs500JSONResponse struct {
 	ServiceInternalErrorJSONResponse
 }
@@ -5295,6 +5655,30 @@ func (response GetHealth200JSONResponse) VisitGetHealthResponse(w http.ResponseW
 	return err
 }
 
+type GetHealth431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetHealth431JSONResponse) VisitGetHealthResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetHealth500JSONResponse struct {
 	ServiceInternalErrorJSONResponse
 }
@@ -5337,6 +5721,30 @@ func (response GetReadiness200JSONResponse) VisitGetReadinessResponse(w http.Res
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReadiness431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetReadiness431JSONResponse) VisitGetReadinessResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5890,443 +6298,448 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Jd9u2ti/+VfDXPXdV8qFkSpYSW15d6zkeWqee6qFtWvWaEAlZjClAJSjbapvv/l/YGwBBirJlJ21z",
-	"7s197zQWBxDDxsYef/uPWigmU8EZz2St/0dtzGjEUvhzV/CM8WwvllMh4ywWXF2NmAzTeIo/a3vinieC",
-	"RmQUJ4xwOmF9EtAso+F4wni2DdfV5a8HtcHM9zfC92J4HUfwN2uF8m5QC4hIn/PSeyn4oBa0al6NPdDJ",
-	"NGG1fm3J6xujV2GHbrHm5rAdNbvha9rcYp1Rs0e7w42wE7WZP8Je1Lxayn6bxSmLav0snTGvJsMxm1A1",
-	"6Gw+VR+RWRrzm9qHD17tMGKTqVDzc86mCZ2rt8qTE6hmAnI/Zpxk41gSyuU9S4n6i6TwGhEjQjlhNE1i",
-	"lhLVAyYzch9nY5KNGZF0wkhgPxbOm9+xebBN6FAynhGRjVl6H0tWmIwlvR8KkTDKoftvxfBIhLR6Ua/O",
-	"j8iUZmPVOdWJMGU0YxF5L4akHqzTabx+115/L4Zy/Q9cmQ9Bo7gchYdWWYRnTv85y9L5zihj6WL3L1go",
-	"eCRJJsg9jTMyZCORMpKqV2J+U+johv/YdycxjyezSa3f9kwfYp6xG5aWOnEK36bJszvjGepgRD0Hu0zR",
-	"R6YWPKXpfKG3K/fuxx9/3JllY8azOKQZW+za+cEuefW655NwTJOE8Ru1d98wmgIh0mTy9aAmM5oxtasi",
-	"tU9tXw2djqkkXBB8acDDlEXqezSRpM4FCVQHRBr/DoQWEGQuntrvgjOkfSBhAqNije0Bf6wHHmFpKtKv",
-	"B7WY39Ekjq4zccu4vXHtDPDrQa3Vaqlej0RKKJnQZCTSCYu8AZ/xWy7uuepHyu7ELYvILZtvk1W/LWej",
-	"URzGjGfXMhRTNqh5A760Bx6Bh74e1NRu6N+nccZUv+pqJsWUpTA7X0l8TDZMh2MpY36DV1sDXthfn26S",
-	"DvEhsnN2qCah9WxO+CMbjoW4fT47uccXCePRVMQ8c3iLviXX/3iEt9iHNtnr6FXYGza7dGOr2e1stptb",
-	"I58121En3Bh2aW/r1eYzB/XTOc3YUTyJM/hPxebBHSAJTRJxzyIyZSl55Tcl7HdyH/NI3MNKqiHTMBQz",
-	"nn0lyTShvDCcV6txIL9yj5e6uZwNrdTdbTJNGZwraqOzO1bovGJLsG0Wuv+C7p6zCY25mu3lXU3YKCOx",
-	"Zo6zNIWOQUcLPei9/iQTaHu0wiQu79lLplAN4EUdlqyCMK94/EDYVIRjIvXZQ1Vv4nBc0V+1+WShN+3X",
-	"3Y3uVm/jcbpUrJRm2LdX3doqXV0+ry/o8kvm2R3Zc0eCK39YIeQdRsjXYmlOxT52OlHnw1eSBD819evN",
-	"w0ifoTF0sd1sdzbV6ZvSMGOpJGI04MEvO82fafN3v7nVuu43fw28XMojlHB2T66uDvda5JxNkY/GnAQT",
-	"ltGW/v51HAWqT4zfsUSdKOXDozf02WbYZs3OqBs1u/TVsLkVbkbN1+zVyMhkj/LLCX04YvwmG9f67c6m",
-	"p2jW/vYWuOkHrzalKZ2wzCgWeAAsEd9OeTJXoqa0BwXN1ElN1eM40Vk8YaSu5JeNjY2t0vHQ8Tu9pr/R",
-	"9NuXvt+H//9zzavFqu3fZiyd17ya0g5q/Zr+wDU0XaukiohmrKm+V/Mqjgk9kjcg1K0yFPVumCVzIweu",
-	"Opzuc4aDbb9oPLNUiqo1mdLfZrARpUjJKBUToPFpyu5iMZNkSm+YInXOHrJrfCpokdOJovPMnoKjOJUZ",
-	"PNsiV5KROBvwoqYzihPYCFRi+/RGPUVCuJeKSZmS2fzt+8P3Ij5+vzM/ufDvT3b9++Mfvr8/3RMPJ5fi",
-	"9+MDER/tvp3CM513nXfzt1vLJg+HvoTMe+3OU2Tu1fYfpiLNDmCqzxTFL07kgVKTcTGMOMTgLY8EobwL",
-	"SD1iIzpLsgYoxUrVLSm6obxbMgK9xu4I/pWyUa1f+6/1XMlfx7ty3e1tUaUN59+x+WLfj+ktQ801S2MW",
-	"keDs9OIyIJKOWIucsdRwXw8WvNMlYzFLJVILLv1Msn6+2LdsDorugNtLRq9A5Vg6VCNnYcikHM0So0XX",
-	"UZtwtOOsaXTxPgHV2xtwpV8oKVrvDU+pK7/NREaB796wqLG92CNCSRSPRgxOHdOnG5bJAQ+6nQ453Ns/",
-	"Pju93D/ZfXf93f676/P9q4v9vaDc0lgtdj4E01AsicziJFGMe5qKm5RJOeCqeRJ0/a1C67unJwdHh7uX",
-	"QYvsK+FdD14SmjLCRUZkJlIW4X6iZJQyOSYp5ZGYkDuazNiA11nrpkUonBoNkPsScROHNMl1j/K28oft",
-	"sBNtsGZ31KPN7vBV2NyMXjMlVdP2sBNuRF1miBBXIafCkq1i2Ybq9HrlDTWlWcZS1eb//DIYPHTazcHg",
-	"4fX+r//+VyWveiuGVefx5ZgplvuVJHFE6gHaJ8oqxIoWCRigUl3y4cWPn4yWz85m8GRlty8yms3kAfC6",
-	"xw6NWJuNJDxfYgNC/ZGxaAkzwHdWZga2V9DHJTrPMX1Qoinhs8mQpYp/xRmbSCJ4zq3r7Wbb9z2i2Rjp",
-	"+MWp7/jV/U3gk253dQv4ygQ/Xeurxp+2y8hZksmVR5GllEsaqvtVg3FG0/ZLw4HuPHM8OARnQE+PSOvY",
-	"y+i9rEkD8RfpZUUd+dNT/Af1spwKLhkIf29opMVh9StEG7P6k06nSYw2hHV17qlruv/worZm5CKKnE0m",
-	"NJ3X+rUdI5lkYwr81Rp71Ck6ZIngN2CCQ2OTljJqXg1YJM5pRuNET6duLJbAYdE8gjJMLEkSy2xbbck0",
-	"I/SGxhxODDHLCNUvwsQrZq244ckPO0eHe9fn+99f7V9c1ryaktTVF3NhfVWJ/INXE7e1/ogmkqlp1RNy",
-	"ZmTr8pxYoZsMU0ZvpbEyZkrdqBz894qGnfcGSMaDGpnMZEaGjAxZds8YJ21CeaS2w98z2A8rCzWqK/ta",
-	"8UHqK9nkS50M+gWDpp2pWNqpIvUhjfJZ8YgxH45ilkSeQ2xx5BH1LNIBcArHn/JT0yrETcubqgaj31lf",
-	"Zt1RGqnTVsGWslp7i8aOhTa1cWHV9lwFH9uyOu/TzVjtGhbsjYjml0IcKfFsdR6xsIvtkoporvZyotoD",
-	"FmGOVZbeodTKppl0Cfng8Gj/+vL09Ppo5/yb/WV0/Dpqh51RlzV7ioS7ioS3mD9qtmlnuBF2ox57NSrS",
-	"8aej4mIPy0SsRsweQsYiSdrkOH7jwX3YzGAZuFP7HB4zHFNxOjrg4MabTRNBoxZRs2gmSYud1n1BIyVV",
-	"q1ZVMyhAfqH1Z9P6gUiHcRQx/mJCj6Ux3ZOEhprLg8+AFB0OBQI/PX9zuLe3f/LpePQnpG3TOU3Wy4YH",
-	"m9jqMESLKLLEdX/88cdm2Q/22AqV3WYlYvlCzMuJ2VH9dgUfJXGYvZCsd8qe8FiSkmJZqUYXpJEKNfpz",
-	"JPdKdb8PdpaVggEqJ2IbPcxEjkWaJfMvksjHEvR3bH7OZhLDPF7KqMskfE8loYk6TOdEtb3U+LSMrnPj",
-	"0+dO2Y6ZDLn6Ih2r2YBZ0J61hMosNyM+NjVfSPv5pM0zlnKa7CNVvYxLczLj7GHKwoxFGFxARAjeumib",
-	"TBNGpY50UWq4+oDSpuRsOhWpw9asXTRyyfxi//yH/fPr/fPz0/PPkbjd/il2XZiLEY2TWcpQhNb2avRS",
-	"yrG4lyTWsy+3wRjNSvNAMmGm6Qt5v5C8wTZyBZrMMw1NSgfS7xdNKidKRyJDym+JDbiptKMcxCyJyABa",
-	"GtT61vDCeK5rmQVmUalF4x6qRywDauqTnw/PCE3DcXzHGgt6qjZofFLTko49Oohxx7tTgJGeU5pmS+1n",
-	"k1mSxeoJtJDYiSDaRx6nLPqPsxu5c62PMJiJWBI2mWZzTynWXDjLiuvoEcbDdD7N0BgZijSdTTMI/hrw",
-	"AOctgMhZ7fNMxTBhk8Y2OACrrVX5BFuekUmWjFRn7lPBbwYcwu9UBwNYK49IxX5oAp2WJRuWbHxR4D+O",
-	"0WgD/css21xk32bZVBa32llCY07GWTYlV+dHj/KZWZooNmPcAFfnRxIttjPJoAX5d9mkp2l8RzO2E0VK",
-	"CynzDt6czoZJHBKq768wKEXvYwHuUymSOwZ2fEr0h0xLpN72W+r/9RqejhwyjBYD3v6uCdD7av9Or30+",
-	"/Cu945i6BRv+0eHDY/IX/1c1CWDJaUUMPH7ISPEQcZvM5lP2v8QcD6bJCq8F2jGvzo/MDARA3YGH0mXM",
-	"ZTEIWaQEHGIQUEYJX6BAD6Lv7YqoZvUKQpSyE1M24EZTG1NJOr51tskvvPOFvPOtGJ6I7FxN6gs1kLdi",
-	"SFbx5at1naYiZCDWbCteMksyjKKgdzRO6DBhRPCQ6dA8615XVBBzkrK7mN27u+vt6Zvrk9PL6/P9nb13",
-	"n6OCUuig3lfvxVCNLvhtxmYsCjwS5LOCaThKc4E7Uqip0AH+ivBhivTEfdFKXkTwJyI7EDMe/dXUfk+R",
-	"O47Ux1yiVfRwcHp18lmai2zngj4K0uEYDv1ZqrYlJ3MxszFmXwjwRQR4RudKIf4E3lXQfYyPUbEWdBrm",
-	"PsbOq0672/V9Mpxn7AXe1X/UA1XlXdUDdMcs49+NV7Xe6ZHj+A0ZzokbwQl2HXFvHmp7vu+r/7nPlWgZ",
-	"ssqaNjj6seWtSED74q5aeTNcsPQuDtlfbQn9v2fUXGTOH7tGV9xKaR/BsyQ25uZXxsmczPLGS1Zrx3vm",
-	"ruDh7v711cnODzuHRztvjvY/14UsdVOzMTMJIeUQP8zSu6L5OY1vxhnh4p5g5HCcSRLRjA7VvIB+lDIa",
-	"jtV0NYybEXMzAod1BSaV51Nwty9cbfUdcynEMeVzk6v2wu2i+paf5a98Qx0SAsgnMZ9l5vhnkaGCmJN2",
-	"x113s2nOdy73r48Ojw8vP09Hpds/tU2EIBPK5/mgS7l+i4mTkNv9WdP/p6T7T0Hvn5jOT1Noel+T5DMt",
-	"sEn53dxsdyx4NsaIfL0hwEc9my53f+g37PZpK4EPIvp1yg9ED7MUkoGBpWKL20rjTtXkgL0KM796hcwv",
-	"d1cBwV7v/7S7v7+3/2n9P6lZqvJsXC5sjZwfVE7IfwIj+ZT2zOKi6DNXrfNX0hJGTkru2he5R4wahk1S",
-	"GHCTGjvjWZzgTfaQqWmMRYQkJVvkVB3Dz2NnA17mZwsWzS9c6xNxrStONSTGs3mUDvfXqXmLfoUimMVS",
-	"7mSiKWNFBpjbIFKw8w0Z46YJd9PtXF1++1d6mRdGdCJIATiE2ByzxSEda5SMqhe2iWQ8IoNa4WZfw5UQ",
-	"hBbS84HYQsUo2asTNfTT88OfP1du4/YweARyBbNJ3YUMSD1HRCEVgCh6Xhpfwmn/GUneUglM+85EzHhF",
-	"Mtv+Aw0zErEwntCEUHiKUEkoeXtxemKODxtqhRw/nH8lzTtSa3lBu9PzWz0/8AY8aG5utbb8oNEiJ6Df",
-	"p2LGIxaRbJyK2c2YjBJBM7XrELdlOHc1y20ypSlkd9uYPfzUgIOHsphrip/1nAR1fDjPJMMx1LzaQ/NG",
-	"NPVF/VRrzz5t7zZjpdrDXEEiW792E2fj2bAVism6HIupnKYxv1k3H8rz+M9Uv9+KoePFpxFiMtHkLBVT",
-	"lmaxYsawkcub8TiPehHpRAN76VSKmlebOu9jjFF1Ll85GChOGKnTjEyEzMiikRGtMeqzX8kchI3UQVtX",
-	"f3oDnr/dc9AmGmTIQmHCTjBlFiJGrtVrQd4wmdA5CWmq9Hw+H/BAA8M1L+dTFpB64J5cIsxY1pRZyugk",
-	"QKSzGyEi218dOYMhTrEiQwxyGnCLKqDPRHBBcaG7wKKYgocbXXkwbUMWkTFLNUlZChrGnEIqZikV0atN",
-	"qZT3Il2SRWnuYk6MmDKuem+uNqepwK6Ss70DSLiGOD31nI0GAv80H/CRSG9EljHeNxYySNP2SCJubtCp",
-	"mDrwHZRre1qL7HAMJ8LsbSMGQuQ3lQPOBV/AgvLbfru9tdlz58CO1CsmXb+qSknOkzt/QcL81T4lhu9Z",
-	"CFIPbpHFOJdn7JCdRcinTJCU3cQyY+niJim8XV6xd2KWEnVmcZExQodiliGcgm66mP56lopoBhm+ZP/8",
-	"jGgWUZicnu9XkAyGYVQwXhtyIXEQIYvv2DYRSqzPLxCaJE54RjGJ+xeI6nAzudVv9MDqH+h3VgsCqdZP",
-	"SQx6eaBzaneqEUzowyG+ixn3+keeaEzTlKrtMuPxbzOmb2fpjH3warO0Aq9HB11AHIbgao+UYipMRuxM",
-	"spQUQOEwXUekTYNDNRZKIVEcZiYZhnOUk/Xha/31dQD7ail2wFnaypjM1i2fnNAsHLsbYJbGJdr3u5tP",
-	"Q3i4W0GNvWon7GljqE6YX5wecetA5VnTqU6h80jgWFCDEoQjn03Up8UtrId9TPUjnxC4u0CpexgdpElg",
-	"sVu7go9iNTtqE6jTieh4ooVdWbUTkUIXGt1J7ulcEkS6dEagfv+6AElZBqL0avEjiErMdrB6T6+Y0v40",
-	"JIO76PCIGW7l6hem2UrniwxC31HHmZp3JS7pKY8Fr5himj2pEJSW+EOukzz21rF6Rqsgjz95enuZztjC",
-	"nAC9Qf/0B6vmBZSVXRGxKsSFcBxz1rRRJOggC0XE+gM+4E1SVmS6frsBQQDV6kwL3impM/hOVlRxH9Vx",
-	"sJk83VC1sdF4KunQwWwknLFIYjN59IJqptuojmEA+YYmCUu/kjlejkjtw0pkxQaP9y+/Pd2DEJ6do6PT",
-	"H/XE9HQHAVExEgwjPUxSBUQHs2ws9ODK4XWqBb+xPOddTlkYj7QwR+o5bpcHMXnegJNS6HAx/x1C7jD9",
-	"HYKMMbkaFt2JTm3omXdDqt2eodTMonKE9Yzb6OrqsGpstxj5pBreavQdKdeN/lKTZ+myDiGF9kDGiCg8",
-	"ggPd58psPfOJj8vZW/yAkzRF6t1Op9F/rE2bP7U0VSqf9Ty4gdS77Y3G4yEOasuYIAZspGTmVL0zc7yC",
-	"sRPbKJgpbQuPGJjxtYKPmtR7QDWLburtJb5p20bZPaqagokouoYVXWQC/aQeAV3ZHunOCa2Fcn1+lyxH",
-	"JQuam33tRmQt7viaVxHFW8r6KAciLsl7XZo2uBCOs+BXKFndS0EMVR7xgrjiDrF4+CqtXU1Z846mkAEB",
-	"c+eaSD2w3ZlsHDdf3omm82rHwPJORLaDYmXNBuYbTcUD6LW8ITf2tDpzeUn6JzZkI6g0WJL1HXm1c8d3",
-	"ggEMLMXYkspwhl/N2bmCKGGhG5iDBVYlraFxtNzOt7MJ5c4p/KC2KnD6bfDyK4VRiSmg748pv2Ggg0cC",
-	"uKSx6hSFsJfHJC6qWiYA50mbKIgZf4H0c6C01iXiD86p6eVjgpCLq+fiPmnovrIBD87tUY4L6OoB+AZ4",
-	"A35dBAFcmMFvGU2UalNe+KP4jnEmrf9RB/0uUo5cotIYMV/cBiU15UnFpDSZ+gtVE4e9X2EbjEVi0UcS",
-	"PbSXCdR6wj4rQfqtGFYsAGw/NWh1nlIekfsxzWBTJYymnEWOCcRqxYuTokXOig9o5NzcQ60NkPXDNzsn",
-	"gL+qn0B7bMNgdOZP3sR3TJI42yYBnyWJ1oGxUkGRaeztb25tvPa7vt/t+r2Njt/e8H2/5tXUexjkVVAY",
-	"cwofUn57jcBk5RG8ofzWwNnIGVirnd55OWopbrOvJMmFWBifTqZJ6FzMSoPIjGE2zw8hdZQvbmZMShaV",
-	"bBZ7bJYpYiCqV6sMLEyEWt7rIU0oD2F4NElOR7X+L4+T2oluWXsIPvxa5jC72DLRLZcWDf6SxdHG5jIB",
-	"c+Py7mvTvOq+kZmvaQVx/WjmUBEviEwscuVsz0rZbg6C7RSCDi2Hxd3st3v9je7PrrLv4tw+PfkGB/ip",
-	"vgNgA6g0LHqqP/7S/ix+X7tlKmwhF6ek22m/tp4bs0H1biwunDpfF3Gva/tX5xWz4MJt7jR//vWPjQ//",
-	"evGx/FYMUcb54NWsD2FxOCdKc9EjKCp5VBKA89a+JETPdtwYRPBk7pElrozieC11NzUWdOthklQNbWQP",
-	"6cfGdmGaM1i5YJq9jp8AH30R4ugTxiqvJqaM/zV84hRb/mv5BEarXDNeMXlHVGYkovPSl0Nxx1K5EqEb",
-	"6O+NdnnrrcIFdN8gkqYKuTn9VN3zX9Q95JDXKaNScFnFqOaWT4FdSietbWuH0ownSgQMUAIDE4Thuh6o",
-	"/NMMj09q2HQ04MM5Od09JxTlvyRWCnkgwjTwCE2kcNHsHX6OyvBKHotz6ME5DEqNsuCT+OA5EumK8LVe",
-	"zYVzvV4i7pxY8FdQa6IiBmzdd6KsdM5cdUZgkfN0O95T9RtccVBzES8H681Zp5fDeecyj2flN+fMKBFu",
-	"YY8t8otFSaNywhbILVd8nMOydO4vkWafIdELDvP9MmFeCc6fmyRvk0oW9ypuM5R1LPvQm9TxyLvbVQtG",
-	"VZy2OF2htsOvcmTnyrSU9IY9x2xQZG/q8DvbOzA5oxl7yJQwDXFYIeUcyh9otilN/sEQwSRbTyqOMKS8",
-	"l4/Nd7UXojzn/QEPHIPyNe43jKLKQTwWYFnAftHwBhxjJbThWVdzMvbqiE6o9vNn6YyHasPk71jLdUDq",
-	"uRU75oSSe6ohOfPpUTtYv228+tdmYvRn1axjhrOOUBjOncgFUBfVCQ3iq5Kyio3FXA2ChWYQ9j0QyKyL",
-	"wQY6nO0dQANcXKs1voY1DkidwjJj99WhEYpZElkDex+uGeACJ+faxg6x1DbrMCTdKffAxUz/Ql6y+wa0",
-	"kglxPaF8fp2Ke9XGBGBLxb00ALBOXh68YLw013DJXU88TKGBCZuIdO4RzmQG1dsMYU/pDQMtUg0S6nnA",
-	"Z7SXW9uNIRJKTKYpkzIWnAzFZIidjSdMzNRHjZafCXFLEsEtYq1uCR43xuxrYMlq5nmlAXwp4hYcaVGj",
-	"aLNe3AvmQNI0bn5akq3lETWWIt1rlrAUv3KJRf921kxtf3fF4AByF0Q9gLMEKOXuBBRtUOUPLchRb8Xw",
-	"KJZZFfC+hn0XI4jWV8t8z2SG5RsWzyT1DATmriLn6MOpLN44BVMqPPaIQ671JYz2pjfMHhbCwcmDqiqf",
-	"ojbKE3Loogij1sodxhLOrOb8GZIALSzFiwUCWOnPTShYFjjyVgx1rYe+hWggdWNv8CDJKOY3jRJsQ33I",
-	"IBYTBFl1MxfEB7yOlz2j1gGsuYxlBsdAbnexzyG3o2SsTn2SCHG7TSRjwCFdiTDIUTQMF1btaREFXamq",
-	"TUyrlIyRANlVie3gOHF99ZBcudJKoor7YGTUr8vqYCxs9WO96qVwBJZRtUqOO0VT3yKZubHey+NU9FMe",
-	"Yb/NaEIygQiXxcJfpgqCjmEgdSjzyElsy9fosjcIchPb1kUa38ScJuYzJWvHitW8Ht/HzjiriLZkPKhw",
-	"MNwyEuBdPI9YITB51WBkTzttdcDxgFdHHDc8MpxlCxbaXEawQstNrLNbIZyyHHvsd3p+Zejx43aMvzQU",
-	"2XihlvpgILQSmL+a5pIjUO8qeMbdJzoeczEAS7OyxwO7MMpvoQTTC+K9IMT6LKEVAZ1nWvSBpLiilbNP",
-	"glHKGLjo4TxYh+gCj7TzfLJ1jBFQPEin1ynuB4AL2+SVr5lmQOptH691fLg4nMmYMynhjr4Fb5X4lOoA",
-	"quopFoubpkIp5/r1IlfKn1rgSdY9fMhHotqCmFcLtTnZNotukUUlzyhQWlE+s/NU+Rmvhm9d6wS0Cs0K",
-	"6zImEFip9BiTqlZ/VSqX8+rpUjcuVzKSX6kDVRzqHCoSaMy58kzoW0+6P01gx5NxeMUI0JXNVLYnTq2l",
-	"Cueol3fk0aE+01Wamvda4MgFi4JToRzBzepqW2znZkx9tedvNAbcvqZ5kFIsA6OEVAbVNPAZA3NJU2YL",
-	"d1KJoe9zXTo5P4Vh3z1f3MtJ4IP3ohgIt6QoKY110dSxBBPhHwttWF57HtbQs6tm1raiZnxFpfhnC7hl",
-	"Il/sGvTHObf1fiQh5RqPwjB1CJa2xoIlwdKpDuKZuVE17mqZBxZ5sWt8rtQHUdgl99Z2xCARKuZWcl7k",
-	"IqsY39wvmyVPYs6qRCvOSB2CVkORRg0jRulgUh1aOjKlBnWHUzZiqSSZyAvMp0Cp2lFTKD78OPf/aLtg",
-	"2bHU7vl+y/fJNJnJot290/FbnR6Uxn0Nf6Kchw7BohcbntlQz3wS0+HCejxiPnSdK/0BD3SXriexhDSE",
-	"ANIcCkP+d3Gc/9/X5fGgCWrGXVv9NQTmgmFNkYYSB/AB26wVc0dCHfIVhVkFx6aBQcE6GYOYFBNtEBOp",
-	"iYLILXbaLLutA4ph4rT7RzE64OqSzuWA348ZFFWLlSIo7iHoWufk2u4YRRHq/idqHhEYGioI6iCWUUbE",
-	"DE1xdDKMb2ZiJq8jmrFrkUZgX4zoHOU+AleKvVUiNDiTbZRHnLByayhmX09oeguVVlE5CcVkQsmd1NmM",
-	"KzYLkKQiuc5EpprM1948pQNMIhYmNIVcsQw0HAjzppK82TnskJtUzKYwmwCRzbNU6bgpTNXuzvElCS4f",
-	"5MVsMknngWci8eBLMOELZk8RpgsGUzW/ajGJdubBWAqGy+IyYxwPXqF8wMEWDFkMEVNUZ9aemKXH6Jjc",
-	"vDCK04nWrDEjdZvQRHDmgR4x4KatDJrSL7AI+uQpikgYvcvzEl2DhhLKT9g95A5g2tAQMIAhmN85E8p7",
-	"subVKneXSbPJt0bNq1XRX/GyQ0hgrKgihZpXE2HJOFnRrYVDSceILovlU3IJZAwEEbtJacQi5yTdOTvM",
-	"S3XNMgQd0bMUMSiNu5BmZJpZJcdI923Zya5vkzH0HVbXRIQb2fuWzfPMh8WzU0eNX78Xw+slis1bNSal",
-	"zIQ0YTyiKYaak/rV5W4j/x6oPbJcrLOg7PhVx91UK6ePnd65FquxUvK+PnroF1S/lbWGIkF88Gp3LJWV",
-	"OZE/4A1rltLHBTpXiodyu+W3/FWjNfNP6vkpjNqrWLWqM7ZAPM/UXQxqWV4K9/n6QZF4PyujcDnEaHFn",
-	"ldyQnk2cLh5NX0lbaMIJzbChVnWKkiKUKhjwcq0CLNDwHtsFO13Q9X1SyNOBkHBk7oo3jykKGX1TvxwU",
-	"uoglGAEPXuCGR4KHRD4E+C/ADkcj9c8k2+r65o+O+iOkk8zvOX9uACIB/t1Vl8XoISD104OfgL98f/AT",
-	"WHFoDO/8FkO742ySoB3y28vjIwIJSPnJC6UXBrX9h5Aluvz6oEYkvWORuh20VCdtZcSU0QRklns2hOMS",
-	"TExTdWjIMWP4JWyr4/sbA/7T8RG5yO+D5YnfqG69nzL4N4tHo4DUp3GYzVIGdon8uIYT2cMTG9bgdPdc",
-	"HXuXxoppDl+alQqLeCAd2Bs5GkCY0HgiiyckhpCrZcF/1JaKRopI1ZrofzvqdMMVsX9t2L+66ogbPUCI",
-	"Sqwe+C1WDajJr3m1whSp1sGwr6YAfHmjUcmQbxtfOHUucylnmdcOYnjyOVTyckXws7VerxYytzRU7iK+",
-	"gYhrhNtQyqCxZQd9yHdWsll9Ijibk5g3yFTIOIvvmNq1Q+eeEngHnLMbqu62yA75naXCtItCfSnK2kqV",
-	"wzhbx08RJYaoxYX46E8dFnhe0jkQ6lGXQlYyXYX53USCrxg6POMZS6c0zebXq8anYyFneCePUNeR6bpL",
-	"qhO8HHfud9odf8PX/9fxO36vvVKEsNvJp2Nbne4t783O7vE++WYy/HalDrwgRHiyGCG8xE0i6VydDbsX",
-	"PxSrWWN7oUhmE+6ppxqfMrI40vhBpTh+IW4Vwam7S+InNyriJxdbfww9wnwEgpTWScomcZahYYFjy0qO",
-	"WpriQOpaqIbQytKkXOyf7ZDd8/29w0tyeb5zcnGwf04OT37Q0ch+t0Nw6Y/ffFvV8WWBxY6yVxFg/Ir2",
-	"ht1wI2p2WHvU7FK/2g34ZIBxSu+rP68tTWrTE2uOQkbg9CzXNpVcUuwiAm6dZKlB20IArklGdsP51wNF",
-	"TQN8iGk0InxifWeSuW/sRtneMDvkEV7cPd+71A+W7rRaLX0j/2jlmBkkyoasyis1n6BrVj9C6oxHzUw0",
-	"GceC3zG/E0o0Re7jkXAmMzFhaf5Ko2rvacGpOEMFKlmFLeCFx1m8c3waTBCQI66r998PIGOoe4/w9oWe",
-	"P7o3nxdTghAMNAeUvNY/9PldiH11++4uZBXLXnLW5Kem7hlugio53ZlKTNyrUE8vTk+0UIkoG0pKNnJ3",
-	"JO65EsVRUqPc+jwaleFFqwYVuYFUFZ7cpGh91MfDezH0wFlnlxYMHa1VI7ddqWwhsmkxTKgUZ/zU9J5V",
-	"mpzdEC2qI2TdVpcNaGFmH8vegNkpzNiQJQKC8v6anI6/Ngjs7vC9eDjee7O1Ej8pkdJfQQkY816K/nsq",
-	"gqxEGi+KJHM/+TITQplAPysjQpnPL5oOUV8IctXEs6qJlhYb2rI4dB4Ts8wjRkkxzxWylKFZYMZDtP04",
-	"ap25t0BqV9VeJbhsyN0AbmuQ23rR5OeRq8vdas4pr3WawhL7oQmqM24084GFYCwJVgZrFEFLiiTsIUxm",
-	"UTnts9vpPWVehL4tsWwuQk2bgIWE8gVL5kpfSl1MzIp5MLHmGo1kyIiet/LEBHnHSZO4MxyYoC3FJe9J",
-	"KeKj9/rJKZmyNGQ8uzbVtUtE636LrBOnH2uk7fuBl8NTCkggMX4dBLbsdlq98ioVASfFTHHEyl6ulriG",
-	"qWExlxnlmVWQ87kb2dQxl4trErbQ3g1H3ALBRCIWeJWcVQQFXznPdJUMNzMMQ3rLxrDQ/eX5sM/v53Nt",
-	"8IUMJrQGVRzv7pGuTUY63RRH+ZVEh4kUZESL9vJee3PDDRWMefaqW3tWttdjWVraqF5gXAVesbCdq8dc",
-	"2kxVpwTw12da32dSCxbPPzGRy39W5yR06XKcMqnGuEerYoQD1UigaD3AwWfm+QDhHOWLjp1q5mq3vf2I",
-	"0aLDcSnPfHNFvv+3nDAv54mfMav7hGzMLue13pVL7Dp21fWKe2TTV3JY2/dJXb9aYLvuCrqS2KbvtX3/",
-	"1wK9PMmXFnv5OCNazseqNpvGKtxjSXzH0nn1DET6rhqkOsE1YCoe5wb8EWFFIeyBZhmbTKv2oLlTCdia",
-	"zs2bZEIj5hGRRIX8nudgrJoR7WCLVck9pjPLkpD1qxJ6U3XqtJ/agSvCbtj5hRBuFikSw2QKRWaK14SU",
-	"hyxxM1Hvx1DnnXF1CvzT2BtIEGM6hVxIG1hgx6WGgIkkL+9pNfTvSxB3l9kWbHfjyCMmBjb4qakd001D",
-	"UpAuAnGzGjOxGUeg6DOXhksjDduRz7ZGzU36etjshq+i5hbrjZpdujE091a2RegvPL4mIMSa/RRLEs0Y",
-	"qQeaYAII9GrkVgo3cPNlhLJasERpd5YjtHX20nL0BLtGT+2PwoheYOBE6nJy/4sdXOAei0vzWCp+/voq",
-	"XNnwsEp7m1liAxkMbyzlvItttMlIF8JEHUI/iFDppOORDY+0Wkv5XmVMqm7jKbZhum7ynj8hc4hmCAF7",
-	"Pak4ay7jCdNhdrgdCnirOj2McZvhpYsp1s08YQJvA6yZkzhJYrcUklVjN586Hdhy8AF3djSl19VQm2Ds",
-	"CQXnDN05KRvNIC8wZVGcsjDzoIp65+FBx+I0XEukThFaDJa3gO84VBaRnr/RWn3bX4eVQbnfXl6e6X4U",
-	"wN/tZ8q4LGaqUb4GiPbikdHzN5Z2yplaPdDH4+4re0TU1ClJJuak7ZOqlV2SrFXiImbDlXZD3rfi3OUA",
-	"Hi7prsAcqpOld3I7PLeDhEw+eCtmT6ZP50+ubGguC5N/R0L1kwSqz+ilHoW/Ebzc6Yrnzu/T5vWKNX+R",
-	"iT3/6MvMBVW091kZD6rli0U2YOSgvlVWCBpvSD0oHeSBjabmjRYJrIyOBXgNl74RGaEDHnQeHoKWzbPu",
-	"Y2AJmU1JXdesVRrkLGEGa9kjQbftk28EZ4GXs6MohsxsAIEIrHSj69XZpxSbNCD8iMK3RJ8oxpbpwRte",
-	"pIFxbWEL+7lS0qTz7MIus3j72LMqhmQKiaxU0WA1tcOdh7z5x8SIZ5oIni5xwkXGyqeYhnKpiClaVufk",
-	"SS5m6OFJAblIG/qtktbIADY7Wol96mcrtpBNdNZgdJVfJnVD3UpU75FIbSUxMjJUCRpwWVrySlVe3C5o",
-	"2eGfqOdSPvGeOncqYoU+zeGzpDrMj5BqhjMKCZ+aW5T3zUeUdVlBvVJds+taDhMxNLdI9gWd6hH+b/jQ",
-	"7jJz746SfpL5Y0zJy6EQ8oxvGd/omP0wZV/41sfzLd0DANtQa1I4Ez6CO6GcX93sF37z1/AbvTmucXM8",
-	"BZ5g9ltxS5F6cD+WLLwOyL/JkEr2qtvw8rIaakENKAyOZ8DLkLt5DRiRQnZVKhTDInHWIt8xNgVgVNy/",
-	"5ILh4aVnVpKM3qiPDPhY3JNMECUtj+bQSYrZANrMXS7zhr0+Hn33/Va6+c13735LL+/fX53tbR4enf18",
-	"KDpH9Ihe3NcK4bf4zi87zZ9p83e/ufXv9a9//fe//g+y8gXaWYG3P0sBepLbf5Q+VD5uPkeVyPRxib0g",
-	"SRamRJZgXhYdMsUJ0+8/215glYangtPsB1Yc5jPd6Avj/yQ08dnqyPt3lS7PNyKaozHZzMdyo/JzpkN9",
-	"DZz5H+O6UfKOzOhk+qQzSoQQnBaR+vnBLtnY2NiCaLTt/CixDhtQzD+Z7bm0IsaPoBclH8BTK7Mk8EE/",
-	"8lYM9yAEQh2IgRIl1kzkg0eCxRAK/WA5WEKNWnC2QiJS8bu1D94KcSXFII4Pv5ZGWB0FmctYfRyYiWMj",
-	"daitoSMDG56+m1cDq7uAd3PIt88FLv06/jAvW3S9RVDuRfC8AV+MNalv+uS/TSzAfy8NAjCRAyXMKmd0",
-	"Wh5cRVj0aqVuFM005WaWmWrMSj4WW1OgK7dE2y2bG1AKnc0IoKp6/PB8i5wDRHnwzf4lWafTeP2uvQ7g",
-	"YH/E0QctmieJbqYKVOjFxUSKeo1TWJCLjMxZZpNzP7YoyD9cl+KfK3PwT8G+W25nmQL44Z1t/okR311w",
-	"90oc9tXsEZdMZstjbE5nWShw+ygdXAnmjx26+s71CnEMGMYQ85XDGP6aqIV/3hvb3tz4SHdsOfLgE/tj",
-	"PzdHa8fv/uOO1mXmmUpluGTjuDo/+quU4NV9io48amIcFrKU/npPIyroLtv4ZE5oxdeeqWUBdxPI8T5K",
-	"o1DfPgcp7bNUr7B7L6nD/+M4DsdKR5kmTqylYo5qO6UVs2b1qdVABRY1qwVYgVwKtyXnnP5sE101sSyD",
-	"t57aHft2ZwighLwiP4wvE9a6h+6jv9g7//jiAW1VJ1u7iyMNVBZAr5l99pV8hMoLsRWLMV2MZ+kcQJQe",
-	"5ySmdpCDIYh1PDH99zlGmIKEUmFWfqHKvkwbzidgcQupY4WFszTO5heqYZylnWn8HZvvzBB0a8hoylID",
-	"x1OTk9tr1eI15pNvdLTtuGOTykvmLl0+3ER5UoINAjoI41lMk36puHmfvMFHSt+igIcmM7LRMd/keekz",
-	"/H7QIt+xOdpoTY6BTm2xhup6YI+hiNBoEnPoIT4eNDyolMwHXFiMt0yoYxQR+wASnspxi+wrIoQ3aaom",
-	"GAujS6jk/ie5gCrpf5JvUsozSf4kp6ZYuiR/DvifzWbT/k89D+ldfaUEB+RP0OhAodGiBubeoaL8J1nQ",
-	"9AKPLNH+lt1Y160FxPn6fRpnTH0ezavgznHKbcKnz04vSt/WLRibYX9COb1xmvEAL9HT8RMYswylwRes",
-	"oOXmTZPlUbjX9/aP9i/3F27Z0Vc2uK46YDqOOep26nUhWlsbXQIaiEgRu/3PZfOJrZg2wXBQXE24BOsZ",
-	"yywOF9YR7uv365TPCVRoVgTWIH+Sb3MkOUB1C8csvC03YUok/alIEMgzr9CPmJVxpskUVJWHpmEZTaTd",
-	"oEV2gKQN+EmckRuWyQEPuv4GsfW6gxY5ERq/v0+Crt8mbqXvYJvQvBq+5xoGUnYnbhkMqw+ttolbFFxX",
-	"TAM2B7IocIL8RFGyZe2DYlyxRg3XtV3gcJ4A0nGNTuP/V5Q0WxG7U6I/mDgcDLFjdVNRtwHsU+wqY3Si",
-	"hblcmF1sb12Dhi14gbH+k9420OAs5RLLpjpVlOKEQTl2QUIlbnsgAxQV8Ra5wkL0NH9xwOu7Fz94BIC2",
-	"PHK2d+CR48utrr+u/tvxAC2z5fc66y2/t6H+0/XI6cFP698f/OQh1qZIyfeHBw2PTEWSl3YT6YBrBSU3",
-	"SevgZMAxWUADgFi34VzHvKUW1EE9OSltHI3bBbiMiRQkZWruJJmLWWrNeLAFPLyG2IU8ApIF25704Dey",
-	"F/2m7uaA564ERfuX41iSSISzCQKCWXwwdVj0nUJLuMmgdKMxUaM2TG9ozCVsABA41M0B17pcKAAbRyop",
-	"CvyTA/5f/0XeUMmUNoQv8Ls4FRxKfGGPijQxhoNE/UwYqatTruG+42H/4PByjivQZdWEaK484AlUMFFa",
-	"etDf9Dc7gXpDy4yNFtlJEvjclGZjSSBVKQ+20FiGZJqyUfxAAs1G1O4d8IRmLFWqvpI+aBYPk/yFe0CG",
-	"vWGZdvljAy1ygIZKDQm0tgZ4pGtrappM0Y8BR+FDGo00uGsjlB5WOpVkMlPTfsNFyozlMxuzucF8VZyk",
-	"Rc4tLrYOVYUshAEfUx55cPqbhVXHdxqHWTLvWz4EnNxYVVNWBfWn+dH1+f73V/sXl4FZZCWpKLElBK4K",
-	"fBboxk6epSBdSbLAoMWUcTqNW3M6SQIrN1BOtJgEskMQBAP+hETUZbsbW9/+djR//+MeTd9nl+3fo+nr",
-	"KNxpDzu7G1FXtzLgIA056x7YJgKNq6arpDnCVUp5JCZaxnKqy5rDIZYFEcnBV9Qi13YJqlIAtp8SnxTt",
-	"LpGe1tbwDFpbG/C6Iw15BeHEWxQ0vOIR7hVO38a23tj2JBxwdQxoQCs8CjPtkqjfMR6JlLCHjHGg9Ioj",
-	"0jIlh+k39NQMuDk489bV+UkWjs8dCw5dFH4DUxXHHrsvOVrtR8unK3kjsjHp+m3DyyTM/5wEP/74Y9Mh",
-	"bmZprtVqBejbe/W65zd0ZMct0BXw0KaMI7atsQ+mM4jOBTLhhIJ1SG+dc1P3x2D95LsHNqRmrrF08YDM",
-	"jngv1cr9MaiJ20GtT8BgRQZgIlC//xhok7L6Mai1Wq1B7YN6YMLsA3lpH3zI1gvCpz/YPQP1BxSd3jES",
-	"iNs+wQBMD2ZeyQssB3s3VR9CEaFoqwtGOU/omg9LRoKGCTJAgxD27O3pm+uT08vr8/2dvXeDGgwUGtG3",
-	"xVCtCuxDQKvIK0a18OlHRl0e7JuUciUoIht1zZtOUQuDbKF2hClhUVd74F6kYG9SLD8cU37DGi2izjq1",
-	"23Maw3K6KQMObpYWea8F6DTSgyT1x0Vsr+TqKjBVoylEIpQAkq3EaRjVn3at/iTHjEIkVJUiprj/nyQo",
-	"HwDkTxiX4e4Ami0R9c0IFqQ+pJE6mumEweFpNiccNR5RdzH1wMu3MNQfJO6XCyiz+rPFGuGmeGRe9rEo",
-	"XNr22qq9AvsgfyrJvZrnFF8rMA7dDaPNx/JxHmRb2oABWb6nm1FNJDS8dZlwrqIrvgv82LbSVa2oDXFw",
-	"enVixgAgtqY2omI2IBDqCBqlQSH2pFtDyDwrUQYd1LBkwIxHg1q+CD31teP9y29P92AX7hwdnf64b+dA",
-	"iVKEPYA6NZxlCDWLIpWaFpaNRT7+LdVWYTubZgxmsFu80+icc5YVWzjc2z8+O73cP9l9d717enJwdLgL",
-	"FLlj6dEKdRBxERwa+J5w3vyOzYOcV8RK3hM3KZS/wW+0NyzZXZ6eXh/tnH+zXyQ8EGZYpNcr/h2BD03Z",
-	"UNNOp1Pu63f7767P968u8tlb7Bm4bBMsrwOpGjAUSqJ4BBh2mRmj/QxMydHh8eHl9f5Pu/v7e9j8O6M2",
-	"fCUrAgNiaRJBiu2c71zuX0NjupNCKBXDagLSYFQYCCYsr6Ub6eGWvdg//2H//Hr//Pz0XDVyVVGE1PGo",
-	"ITO19VtNFU9pG90wjZbLCOlZNKKVLo6LtWJcZ14a34wVad5r8B+QV6rr9CDh6xMa344jmZ/NRufRYlqx",
-	"mJ9nlB3N0VM2ZRS0JiXaq2OolR9AQYtcMB7BRh0AxyhVBqy3m+3OpiNxQmzETvNnQpu/E7+5RVrkmvRJ",
-	"M2gonQKKqiZQEUzcyG2iVk3rAYgPDaDV04SGphKwUlaurg73WuT7mciKUxZr/JG5mJULxloJxlYfg/nJ",
-	"K4ulGr5DVxfLmVCSoKSE6YHmuhybk284i25Y1lCzNYofgPh5JO4lxNq+ss46D8sIJnOP0DAVEoqZGRVW",
-	"n/7W8nimNOc/rYoEPUKiJX+Sx4sGVBomseLcn6StSL3nawuXqS1H/lT9/BNLxel7UF/uT9KBzYFl5vSd",
-	"vMicfYPoanNIha4IGpGSjPpT01YOaB7p6sTp8vJuEEnkvnNuUIPc96Diit7j+j0UfYpvSqa+dsXjB8Km",
-	"IhwPuCnuZj2v+DZhPJIoBc2BMihWEDRFtXJvNBYQjEjQ7WwFZqyekpqiPGZOn2K4CTMBh77D8mluJsy1",
-	"Yge72N5VSlXXbwcN6JNBpVeTpU9FGkXqUPDUclJNMJ5BmIjT0lqo8aLUoIh7wEHCQ2reJlOKlhPQ229Y",
-	"BiMkRU6bCdEip3caDQd5tNp6NyxTas/C86i9nrMsnTd3RkB5db0CjRaxQUCPMX5FDhXmazMw+Gj5WKn4",
-	"rGQ2WMKQwIxncaImwSTTIp4R7BHZqjbSwspXGIDRMobSDPKaXIHKFAtG1pMp2lAqNVCPR4Ke7+tGe/6G",
-	"YswZmQil0OeJl4rKRUYTW0GXBJ3/0XcDM5gBr3eI9EiXSABBhAquhQlA5uqo/QlNb5T4eAq0igOE+P0k",
-	"AfEINQOi9B4MASXYf1iNID9pnxJipEBNQol2qve5xYFk93HIWgO+U72M1tRSGgrYDCFwPSsB0m0bg5Oa",
-	"KgiHirMBj3kTIPX1ijg9BO2ukrqiZV4NHammTobFsZriuO1mp9cb8Gkac6jeQHYudg8PnTNyW2nZV4d7",
-	"5K4Lki25ESIi4VjEIWs47jAQs8HxWxCUKY/UqkzYZAjBImqknS4Zi1kqbUmNONWYFTOJGnkTl+iWzT38",
-	"yzClOiaPKC3F1GMwRZ2gBINnSAqeA71/KKJ5Q5sDB5zA1/sOTsZCuVV7rs/VtuZIXZH+NFKf7pVqGmyY",
-	"ySwCcykBScgWEl6QUBo5DeoFyFdGnQL4UbQ/BNuWEDm7h7ZzelSD5oL8NhMZhetjtUei7eLULci4fUW+",
-	"HbJEhi68rVNM83mygoy0IJZQRlaLBxE4arZIpS6heq/zpilJ4ixLGAELcAO+CYzGWYd65+GhYRknUBf4",
-	"SLc1wJktyGtXGi19HOupKTaGU5GfZuEsI2I0MtnVgG6l48+08d5EfiVCZp5rw5eZmE5Z1CAsRumP5Phy",
-	"mUR853sI9UB5LwM7P4CaAjmah/VqbiuuNhZJhO4yiMAVqeGnqnXBmT0go1mqZrncvjHALZlvw0D2aEbV",
-	"2O6UzCO4xL21tnYsOJuvrRljmFtD2nN86auWk4blDTSWvDosmt1OCyBDg7avzg01wLdn7xotcggEVKg+",
-	"TaqLT2vHumpb6yPbGE0Ktey0EqchSCG+BVWRYLHes+rHm/hmz/xSTQalctJBg6RUV1lTojQZxpymc+xT",
-	"S82aA2upwXmRNNfWJJQpWVt7dk0Si/bbwmW5jCdMrq1BszbbIebk6nKX1AMD/b7Rvmx3+36v72/9HDS2",
-	"ydoaeJj0e8G7d+/eNY+Pm3vg7VTNHu6Zm4qRyxbZxSWMtY0sr2whIibhpaPYKB5TqniZ9V5QTsSU/jZj",
-	"UItFijToK3lMksCBvgiQswuDIp4JENP0aqoHt0vPx3IpNgjZw4NyOIsTwIlCIsA3rfBi8v7Uz0MuM0Yh",
-	"znQqkiTmN57NGCNQq+jy7MJJ3gUZbNkZCpER4LbUaQg5HG8pZsorxC+XMhPgnF4CcekNOJIQdsU9Pxcz",
-	"lW2m49qaGfPamsl2tEFLnn1NH8DAlGYJk1bmtp4OiPJRMkySDGl4C0oxDlJ/ILDIUsgpjMEEfOlJHDKO",
-	"pZy1//ssFdM0ZhlN56v4uTOWTjCwPM6SJ/znTdfJ6ZRLM3XWPng1ba6t9WsbLb+1gXmaY4g8ciUn9fuG",
-	"VZbYl8ZvnK+BeqOIs0Pqw7mZpuiaZoF2ZQfoJwgaqC7FqQncQerRTieg2oM4UQRpXLBGaB/qWCHFZyAZ",
-	"o55/BqVKEDgk8BR7C8+1YMABMVvdbLTIGXiyAfJyNlW7MEhQrVU92a7at1TafV0Ulwd8BN2VzmbOkX1a",
-	"ZEdvSFvOyzHgsodpnCLGW26B05YU06o50CpdozVYVrTdHkZ6kd6qVVSrq+3hcmm4ZP7IOqjbS5OenAcR",
-	"wmiVJ21yBK7nSo3jooGS8Izn38AaQ5Cn8XcDHXd834SqmPDR6TTRPuT19zpd30Zd5sG5uBF++aNmy0HV",
-	"9vY3tzZe+13f73b93kbHb2/4vl9IoFhMsNFFdq9tVax2p9vebG30ysiZy/Lx3AScZak0eWUmXQ5Jx/mr",
-	"Y8OrKQ3AdM8yGV3jZaP1AJXRbBhpXgPNZN6smlCjCw47I/U7Pb8I0VvLD+oyjKtTv6UNZVTU4aATqdVK",
-	"/Jpn5NQKuV8VOTfdjiKEAg5Xjc3fvj98L+Lj9zvzkwv//mTXvz/+4fv70z3xcHIpfj8+EPHR7tspPNN5",
-	"13k3f7vlBl3nqkqtnzswO6Nu1OzSV1WVjnQUtlJYPujAKrpCOlEhqxcCrpYXIFlkvq2aV9PWIfWtBbvd",
-	"sg7od9Z/ss8bflCrtOOt3k7+ykJbkmXPaUc9jm1Yy/XTr+OjhxFOZRf5QdUrlm+sv6GRiWqHV9pPv3LF",
-	"qfbrYWp81994+qUDkQ7jKGKQ8NHtbD39xqUQx5TPjbVRvddbZUSH2s8B/nV8a4X+adHiyilqD4HLs8lE",
-	"CTB41hTCVNV+pDdquwLYeO1Xr7YQxqGT0PC4r/36watNRVW6/pWuc6FE5YoIPjiPJ7Mki6c0zdYVA2ti",
-	"VmcdK3sH6qmgoeOIaaqE9gF3elsWQwrRLi0TOpYbPpSWQXZ0iqMjA7wXQ1PzZyZJgCDAgQ5JCI5EWHD1",
-	"Drhr+YqzbTuB6pCK+YxZv5cSOW9AEyR1aUVbNbEo1mqHv/o+QpgPuAmeKwT3WYssDGpt7aJUc1W21tag",
-	"pbwE69LSrmtr+ixdWzOhCeqRAVf6G1T6RDUkI8EuPti8nE9Z0Df69e7FD0rj4pG2rxfrtPbBlWSupfDc",
-	"bzORgXHg6vKguenBP+1XoKr+iD6bZrvTg+DKw4vT5uZmb6v5sE2KtdVRshczSXkkiWRKhMhEKrdJROdN",
-	"lFsFGDBg1pqm2ETG1CNKPcVK4VjuMuZAllo1weKEYF67F/qX3DZmrBScSsTYZ8g0ZXQyTJRgaKp5k3Jd",
-	"eVBXsPsTmt7iimAZeAj8mqpph2rtBFeIJokpfy/NukwxyHLGtomu/QUCqMygpIz9NlMTEnMSaH1Ma8YQ",
-	"5aoUd6hF+4D0nLAbGs51edpcXXLqrOq6Y8XAE9XNe5HeDpVKpuvK0rx+LDhr+qRQKnehFm5dEycW1vUg",
-	"jkC1O02o6nwL6+1aHiFx4+dFcUmpJm7eYLGQbqNFdlS7uxc/AD1HpgMxRNXq2TnbO1AbAIIZlK5wL9Ko",
-	"OU2F3jWwXaEYDcSnne0dkPuxkHhwG6MwVr+PJ+oSzJAJYFOqQyyL5Xf1dy9CyjE+aDoGG8JYZEKqZTo7",
-	"+cYjb8/2v4G7l4cHB6oXdyylif6qJlp1q0FM4V8wqj1V+5fUL5mULKUhOEyNC0bt9kyHTwCpU6mGKvUM",
-	"KrbjFv03ngA01SlaIyjekUCERqlSRDxhlJNSyf9tcAIQpFanGj8aSJ1SDuYFNYPj+CYvAe/Wr9UyKlrn",
-	"tOCK+xvFdTBOUlu93BSeta7BJOasgR9LJwYTHQxfwJYsMHe+qYheuZSRIdr2+qTnG3rgEXnlY2av4GQa",
-	"P7BEGkjT4Vw1qQOLDRn8eHhwicHnZB3+7aytGZPWxaki+E7HxKNv5JHp8CX9o2vfOD34iayT7w9+Wlsj",
-	"9Ytvjo9Iu/UAj6o902k9NPSDb3YO8+98f3gAf+MxCSc0EG0obngsC0cHbDRdNlgH/9bfHO5C2SQ4CU3h",
-	"StWTg8M9b8BxbJLxiKXgDEM2RzDeKaFzMcu2FcswIVDQAawMGViFrE/AcmY4Ih3wmxmTUp+Du2MW3kpj",
-	"91bHe2BOQmMbh5BoHS5iIgFgF6F0ASed2uGWvQ54LDFjzcMS56Rc4dwjjIfpHEp/iZSI4V0sZjKZQ1DF",
-	"bLpYAR1iUUsl0NE0byMC87jaaSqGCZs0WgRjSPIjHfJWWOQBfxnoErNSu2jU9eEctqtJYtUHvjrFSB3n",
-	"D1ztY5Ho4ofgfER2pR5u9NUEK74JvB/t+FzY43GExykKRtpKHMvK+u4YY4eFENWcjmicSHSLtMgZDlFi",
-	"/JhhAFAqQktSE3rLrGhmcGqtkVYHI2oiOFvk3sDD1tYwZMaZCsPojXwWmAsBUrU24Q84mHIyQRRnycMs",
-	"NSPiak1uRJYx3tdeXJxddOR4JBE3N0gbGNODxXoot0kQddtkLMktm4KDAinKJS4KqVRugBrK84htgudc",
-	"PmhoD/wbeQiDGR+wQ+1XuE8Fv1FbwKtePP3cgFviRKkD8YXjcOy5ML646chOPre2CwWhBaPEueAMNhgm",
-	"KUQtHRZolkWi5ClGKFpUendjyH0cxUyDvRgfGQaQExO86DZqrllPa9DtdHSI69raEUYKrK2RA0gsQnNi",
-	"p0eO4zew5hBtA3E2bpFiJak5GSO4qCZTcsAhrFedLzez1BTzxpgEkCiG8c2NlgGNfbC9QcqBhNajh55J",
-	"mLIBtxEbqbhHxQH8g7CPhkxzWEguwt2EzqOzvYOGBz4OsCz/biNi0aMAeUASfWN2xwEujJpVdElCpHaQ",
-	"CXE9oXx+rWbA7MLvZyKjag5/1IFgK8UTem5oXyx19MoKgSRfF+NHSCl8RGmGyIAH3JRbhNyDitKMOrRa",
-	"e5lhOMA3KonPhFFQ44o1UZ46LhFsfZCeBN0DLbXCxotGz7dQ0fZ5Rl6nR9+xubaXAlW/EdG8ZCqt0K7V",
-	"5dUsWdhHKJH3VgytPaWYLa1tYyWTbedlJltrqUWzp2OVxQsLplh9uWCG1deeZXTFdz4Lmyt+3TW5Fq5o",
-	"Uytee9TEilaMJfZV/5+wiz5mE72sAKHCHZsbZFquLUYnJiKC1NX5UYucqiPW2eEDjlvcLRvjxsCw3PH7",
-	"SKAK7l7HIFvx6FM2zPwV+8YHr2bG8tTbb8XQPloywH4xCK9oED7kEMyJFsm/0ybsr2ATdlj6ruCjJEaU",
-	"j257ha+d0bka0qUQR+r4Qjt051nf/I7NzxmU+nyhEfs0hdXcf9CVF/5hm7bN+y7bnHV4ha58urKVG8zJ",
-	"tV/VRxbyqpZ62s8ZZq4rTdMKUYAgoGPscvus1ilVb70cxdbUuDSGDm/AXeFTP1WwwqCIA6fYEst47p/f",
-	"wbz1ESnl+miVoEvylCEbQE+S+JY5Wh2JBMNsKkjpAXXEzc16pt/7G5a9RCB6K4aKFXyU3xhR8a1PUolI",
-	"lpx2iL2hRl7zamCSrZRbvniY/5M8zJ9KBPpgy9KUCEeD8D1FNR8j7eYz0rv0t/obft9vLyEJ95nH5F+1",
-	"EyIoXC6uM/aQXSuJJQUwMYnl9hGlY+/AJOGBAQme2rZW8dyObzKthmhlBvStAr2FlLemUQGjEX9a8vKj",
-	"LbY5ek2br4a9sNmNNlhzc9Smzc5wI+xGPfZq9Jr+pcK0hbh9ljDdZp1oI+wOmz36aqvZfb252dxS5NQL",
-	"1RA6ozb1h2VK0vi5JUqyLNfF//0kRNV+veG3Or3ldNW5bGPR4s5yurLPlFnNN2/OHmM16GpqhfKuwF/g",
-	"p13817Q97IQbUbOLqJ6vhs3N8HXU3GL+qE2RBCp5S8+vZi2dZmdzGWvpLGEtdlPo5q8nsTRAjPm+ONWO",
-	"CONuUF1o+T6ZJjNZxH/pdNSsq9O2/Rr+9CAhFjwguES2EXgGFqkF8VS6I5CGCLmvYIeBaEXOav3ea7dH",
-	"5+Ke9F4vZMui9bYFx6YlcktVVUTebm8uI3PFHRVzBG7f7Kql2lTMX5G3uVck80+sNX4JmflPDZnxu0+/",
-	"cSKyAzHj0X9qjM03TLtCvpIuPAQa118UcFOliWiEh6UKyUWWMjrB5NcCJwJHEIDWS2Owt2BUdRsCshdL",
-	"DPYXHKoR0nCsDnewoZdVDRdRpkWO4luTLAwZ+h5mZUCiXiyJnbXcBQzhOHLAC07i1Hpit13vbNffIkWM",
-	"gBbRGCQ0ZQQgNqhGSRlwm2ytUXbyrBw7ZMSH0EbtAM+kr0N5F6ytkbo29XskUCLPeijvtsFuLFn29Swb",
-	"NTeDRh+SG7rtTR/jXDatN2Y4zxhGhyg1Kb31yO750QF4osEp7oGymMec6KBrdTEV9xAM4mqAOmAJdVto",
-	"tjXguxi64qGDK5Z4o0+CGIL2I4owQCA2XJtfeBiov8zJDc/m5AOwISmDdKsQXsGM7XRK02wOh/nCRS2I",
-	"qOv6IFN/ZvMp/JvS+6BFTmZJovPNcbkQKDRkSQJhPZm+7KZ9bNv+YtqBaRzzOSCUBIN6Btxk8BhnVNAK",
-	"ikE5JrCgIuuH1IPm5lZryw8axvf820ygx3fAaYK10MilknyhvyieIboXYkbRQlSNoqRZQkkdLZE2B5EE",
-	"X6sJ+TfMcVP9+f8Cj2R0CNlVNE1jegOJUbOUY/4xIoblYA8aCA26R4KvrI9iwN3vA3CFYgA6NZM9sHCG",
-	"afyTbfUK5D9mZjw61D2TLBmZ4Ds0lX6lemrcICmbiLsY3Ykk0b5n1Qft7M/b05nc6N+HVAxwl5lsQvVg",
-	"adMpHR12XVDW3NUuAxe+k7a0rzEkDXLdgAcIbDSo9Umr1fLIoCDXqMu/tFqtXz8EpA65qimdTpl1DRtW",
-	"0agyVeDHPsJa8XRYPH4CsWPP1OVPEBqvFNEv5or/XHOFewNTGyZaOIfsRK+WdxQ0D1iRRZ4MC+932h1f",
-	"rTb8X8fv+D3VyQXGrtTP3eN98s1k+G3Vuigu7Y50YwHG+GL/bIfsnu/vHV6Sy/Odk4uD/XNyePKDXi+/",
-	"2yH4heM36guwQK9obwiKRIe1lc7nV9lgvFpK72v9GkIcn2TpHIGM8ffOJCO74fzrgeroAB9iOo0Tn1jf",
-	"mWTuG7tRtjfMDnmEF3fP9y71g6U7rVZL38g/CgusT8hav1YYX47BitGnRnG/Xpw8qD+0mm60wPwQLFwL",
-	"JoWtX4sjT33Lyz/r6Wg3s6Ces2ieHYm3QA9eFUV5mvA8NUwvpfeDdMBXWUMvH7r7p14mb//q3HsO+XiF",
-	"654lXK+a3j29TXwP18UbPElLhpoep6cqAhnU1KSgKaPLmr3RK9rsDl+Hzc1oizVzU0aP5TPR9TyUQmAm",
-	"vvq6/e8O2d25+Jb8eHj57d75zo87R57nee12t+23XvkehDlXP6c+XnNJq+Sv0EIrAYBcHaedy6LoP90m",
-	"Jog9RxtzmrGZlDqAulWBZl+pwmttQHH1kipfoX48pf3qV9w3vnhN/1fbBFbxsb4VwxORnTMazf9T7Qh7",
-	"RkU1xoSCGl+EjF7VquCo6svsClptf9LTCbGrFQWxjH3Bq9BYvTyNHmKqsnjCKgwKJd/luYGXT1lu0SxZ",
-	"D8gS4wGp0/xvnEY9wAFHKDJ8S83niEJAvI3VDEG5026MbQ0jH2fSNGhEu6DRIgcCgpVN6IoHwF4aaBQ7",
-	"5IbYZcU0pQqjhhr30oznYgEyE4/Y9v0cyQhCGBtVadED7uZFGxbuZD9fCjJiWTjGKHkEbaEZpLF4ZCbZ",
-	"sup5BnN0ua9XL+Rfp0TpDzw7MfpTJiE/S+NYyHi9O3wvHo733mzVvoj//xfEfy9fVZD8CosKUt6yRTXe",
-	"4YUF1DeeWrnuwsrt7pzvkbOdd8f7J5fk9ODgcHefXFydnR0d7l+YlVpFnn3JSoHUu9I67b05fPE64dTo",
-	"xQHhubQ26gFQyf7eYElHtVNMf9Vk8kL9iy8+sS/y7/8q+RcqARnZt0LS/EhPmguFvoKw6xZJqWMKLQvj",
-	"kZYJTD06t2yJKTfSUELlu53joxY5EQOgl7wqhgdueouVu0R2Op0yvnN2eDFlYe1ZoooZnCOqmGJAfw1C",
-	"0YflJocdTvQ4yEbLt7PpWA1srbVKq4F52X2xyPFezB1WInM9KyVqd+rCaROvJWCorGN6XSAXh3R1q0Xa",
-	"zCsZL6FKk7HtpoiN87JXpviMcXhBgSBTqVYHfoI/R9xrTQ4LqlhIbEuQpK4xjdu+5wAZv/I9DV3cUVqH",
-	"g1WMSMWpA6g84Ij/h/ndixAHeehqXsnLgOfXuYAMsTicJTRF/bABJXBiTNyjSi2jU3JP5wBzDToaBYhf",
-	"QBk1YFRKzRK3AeTFBRG7SWkEGYZGi4RiSxqjcTjLsISbLs4TMYTPrI9EOuB6K9matfcivWUpRNxM4/AW",
-	"MoTgIkCt8SyZu5i7S4DFEQ/XUQl7/gapBDXX2VtLGMWFKRH9adQZvVjXSq1JUIpoK/3BqymKqvVr01SA",
-	"tJcxc/+Pmv5DEUYNYZ6vde5Wrf/Kd+p0Y+XSCqby9wpfegfi1D0mehm2OC7Vl4t1am4s+Bcp7AuYz98m",
-	"IEE2vK1v4FClzcZ0zpkdrTcukZIKx88MgwlXOH1MoQcN4l0vIuV75Opyt2GK1GlRQvXLQ/6qHcPFVAcj",
-	"63nVGOX61dSQNW5DlipWC1mm+Xky4Nqe6NS4glPhuNyo7Bvo/l7hmMNEYH3SITh/8bDDNGHIhFgExLRF",
-	"O+8QAgkre4Vg+9z0yX8jpo6+0PbVlSmiwMQiQmT4AcfrnN0Tk9dqQeLLabOYGRvk3uplprgrWN9PCbx3",
-	"rZey1u92eh5ecg4MfSXN2VfvdQ+852rZriEZqd/ttHqVvvYeBAs4AceVXvfuwlN4ROnFLPvZkchq/V57",
-	"c+Pvz46EFXjsrIEHjMhW3GVfzpgvZ8zfGsyKxZoUz/xKYt1R51xBXrJM9845b1HBMZjETyDX0iSpKH0s",
-	"RgVIW4+IJLJwig6EPYliiQXbBWeS1DU0i7mq3TeBBmUrQhObumEGbKUCAbdcW3EZtqtBNv5kDDefvF/+",
-	"eCy4ynLC4tSepSKaYUzp/vkZiScQS+LVSvNis4Sw6D0yOF1y3dhVWm4YU44XrX/o/IJftel4xfr4RYxl",
-	"GGhLqYCcpa2MyawEu4wpEouT0G62e5ftzpJJwKEtjBijEwyWNqpjLCLdtk++ERzgpIz9vONf+q/77U6/",
-	"2/tZcWQ7TViksDxP+nj0Vp41r1aSJ+w8dqONsDNs06Y/2mLNbrQZNjeHr2nz1ajHzL2FeRRJVJxFNbG1",
-	"f8DUbarx60l+Cjt1ZxkHcEwZXw7ELwfi34ugukCRzoFo2f2yM7F0bhQAVQ1uvXT4PEDaq99//MuA1Q9F",
-	"NP+v9VmaQEJ6NRqrW/sOiwdhdjpqIxoR0PI6QNSAqoD2EiCpaZMU5fMBDzoPD4GpRd22Bde285LnKb3X",
-	"dWTuWBqP5hCtfsNpNktZjoiqCbXhDXjEmtEMDz0ojx781NQr0NzT6P+mdB7047dZHN4mc1T6MMBiwKmc",
-	"83CcCg6obAhHj5UEJalzwZvQcY+kLIpTFmbSlDgBKCBERNXlnT0ISWmKmXoor6My4BCOLBs6BgWRgHpE",
-	"eqRHJjH3yIaP/3bIWF0be2qC1H+76r8dn6Bm3umqP0YZS9Hip2FKsKwUqWOYR1tpfO/jLGMpQEcVkZAE",
-	"J9RkGuOsDLiigCkIOTaWw7SpeCTUnU3mLRKYkywwspEskoGO89gecKgrrK+qrynRaCRS0iMRnUssWJyK",
-	"ewA6NWIWnWViQrNYUfFcl63W/RjwvKzUSJ1oMNEyo5Mp4v1aMrHoj3TCbAkIEldaPHUxix/djbIQXFIS",
-	"LMU9S0MqFRk+kG+Pd3abF9/udHqvoFQE+o9zIrw0ndQeZrxvyBwvBh65ZXOTnwF1QZYVvCAYF0nqmCk0",
-	"nGdMugJrcD+WLLwOdBJCHs/7qtPubGyyjeFme5N1Rp1N6ndp1N1ibDPsbb0OR53hJht22qwXsvZGNOxt",
-	"dMNXr5iSr0J/FLVrXi1Wo8etV/NMeYt8pBdmAWpluCf3ZJ+q5UxVS//zi9/cos3Rr3+86n74V0Xkp7cA",
-	"D83jBywCEXOL5gUnOYDl6oXW9LKtERWJzhaaIP4c5bjhZhnTFbdAEwgTEd623Blrv+5udLd6GxvdJ0du",
-	"1/jRkdv0gphnr7r5eGOesRuWLhnwbzNG4sjIK8h67VCBB8fS7rNtDXUX0iQHLtVF4K6wVFAmiMsyC0Ou",
-	"dcJ25LOtUXOTvh42u+GrqLmFKdQbQ3PvaUJw+O5qEzKbxdEq63+RUR7RNLLlbYhOWyZxtE3YbzOaQJBb",
-	"9RHw6Yaqj9Vm/Pj4XjAey9I8AsRuD8iqwVmyC55HuKb72V9Ftovjssy5Lht9Iqc0ZE0NyM0iEty1PeSL",
-	"QyrZq67LVDWHBAjCAdfsNV+AAlddGNhzeC7BbzcjFoqIRQAbn5l9V2LCiOtteG1LI8Sje86eNyPwRoIP",
-	"P8KSRng8gdIJhaUKBHnX9jamu+v/vj+dRcMfqNzvvdtK3+6lD+02l/Of1s+PdsOfLrtbN73LHy5uvn6K",
-	"NuVK3LhMoo9iAz4Fh/NeDHerEXHKKusCCMWj2WMrJH89N2ryeVlUDOXnhWHkG2hJ5poS/EEJv7Q6eGFe",
-	"ygp6xcwUbeOb1hJesI1/OpO37cu1Nq2rbzpTsNjjqklob162N/p+p99u/1x7BnhDQQxbBTfyp58W1RbN",
-	"81nUIjt8TjoPDyaJfkHx0DUUCJUmsxvTvBWbIA7mLIKr+YvfUpIwGv+sqFsQZzPtncnLpgGqxmiW2kII",
-	"Ss9hEj6h47CrAl9MaWI9knou8W08PCzRS6DcPmolDU/HyivFZMAB6dwp8ohYrZDPqyuoGyRFo6noOnRq",
-	"oaJZwggdijvmDfhY6UwgkRZ0DMXcHgts2S/KMXVAAMYKh1blNLVTzcw2KlXkDxUmn3Nd3Q7LOToKqmpT",
-	"r4MuNrcIe1ZhlB3wJglmaRL0SQDmsAAaEyMbLN/x/K5bSt2zOfwziSCvIJfRBHL2CSXT2TCJQ6gRgZWg",
-	"SX0spPaJGkhgrLJto0imaXyntFy1NDPJsC9YWq0AHU6qEdRyEARAcw9wAoK+I1iq40A6k7RNBKDvZu7E",
-	"0STRx+KE1KEaQgZ1DmgExybRpUzxIy4mQB/XU9xzRZvM0zkJPd93Zq5chKUedKCOtq3fX9Q2ja96mb40",
-	"4PVAX7nGK4FnDu5Wq4Wl7bWpId+N2xo/2WqR+twf4ZromvrWdqMYjY2KCiknY3rHDCi0n9t4tsmQzQVo",
-	"p7oCcgHHuAr1juzZEoa6YKxWddUQoYIh7HWc5qFNRh/whXqIsKH5o6UOoXpFiyzHMs7EgAPQOrIFSSQd",
-	"seVoxboHfy1i8VMuj5U8Fy/ySTzfz/AsHGU9e8+CUW6/zB/0v84FVNzySiyGHX88+u77rXTzm+/e/ZZe",
-	"3r+/OtvbPDw6+/lQdI7oEb24f5Hz6J91fzwFdpXXdaXSln1VspGLjGzx8UmcLcIikzIqsq1K8J8Fi6xn",
-	"7gs08qeBRi7zp/89EMnqlPlH8ZH/+cQJUx56wVH1cX6qigCOdcVVlzuhLrDGhBLDpomRU9P4ZpwRek9R",
-	"HjJh19aUI2ZZKCYQ/cRoOLaKRkVk3zJxX1+/jqMAIIi4KyffCBSTQY4zM+PBTRKPtPCYx46kFvcYyrfP",
-	"hiisWRcatFk3WM/MRI6EY8pvWNRokStd8EiJn0X05a8kiaO+lvldDObWwijoUGlZVcNAO7E+o/MToxTu",
-	"X+eCM/iU0qoAdyvIReYALF0NR7UITJ0T+EapOjiK+UxmjtSNNdKwvl4BQDplYM9m0gN8q7khBiW+6KpI",
-	"us406GQDru+/F8MS4rTSg5Vyiy4CU1qvDkCXINE2ciKayRlNSNtvorFgwI3+jEXwNCqWToUQ9zRF91UT",
-	"1z3mN1AkCt1suVUQTkysDWVE9aDj+0Gu72hLRJ9AHAigiYkMsPaMom4QwWNORuweyqbJPgmMqqA/OuB1",
-	"bS04abScRIXF6BSRV/rvPDx4JNiFvHUcHhgJzPtc2LM/VHpRPWWjGYTapur4QednRGCSwkRIOP3HjGSw",
-	"0mYpMoQLY0ppVLKVR6QYcI0f5oD/mppK01QMmbZsYOQwQAQohRkx+6aMN7Bg0RjFFKNU31M54LqPaKex",
-	"KzGOZSbSuWoK6AtlUnLL2FRqS25G4wSxz3P1TuniUilIbR9HZRNVqHYrkfqMJ+rjBVVesszuXSx91tge",
-	"8CmVmEfjkVXr2OTVa/TnFIOs0sHU7so1sBcrUMuMnzlrWVUsf66IqwbwLO3nhdFwOQfS3l6kEBzZin6i",
-	"aIYzfz2RtX57c6MEP4Yb8RqBeDt+Vx22sMuNRvRcteNl818e3NYIX2z2hl3a7G5sdZqb7dd+ORCsODhM",
-	"39HDqy2yilppuHoGzHh1dNsqwWWlQa4Utvbh12X2+n9KU1Nk/JSWVhZYMudknH+JTvs/k5j9Mu3kP0/B",
-	"QBMjkjnKolzcf3rVwhRciZhiAZWuIobF18pqToucMY4h4I58Cm4ctHxmkEAKAECUhyxJWLQN4pHx7Wh5",
-	"AmRaHS9XSFVdpn+QHV4QwbXQYEOCQM4RnBGapIxGYLZmUAZysRBLlViAY36paVa/99H1U0rnL7qM8Sh8",
-	"lkDx93J0nLvImuCeYXrTg/zCy78Az3/GgHEMkcz+BqsP4H25kvejaTxOZI1ivkpMQvaaCQxJtjYYzu6d",
-	"TB4QprAcqRsbOOATGjEiBSC21ZXS6pFvLy/PrGqdULDkeahxA/CApysOo3VniseDl+vVHGosm6jZWJJo",
-	"xtywO8kY6KfluFgJiivNDUYtUjKMDHgd4q9J0WgWNKyfP2WhSCHJaCnkm+vdnFIpB7wA6kaewHRb5dzK",
-	"XaIVdcJ0fXXNB91qwqUTa8B3rOj7lSQFAAY96wGp63k2ebwNj6DhhAEqQ51yG798IzIA1us8PATqMQOj",
-	"VwezHplN+7rYQJbO8wCHlHI0Y1SbTPI4aIimcJcPSpcHVirQdburDgOk0sa2GaPJJ4PKyQOuiMWsRAKG",
-	"gnvxRIrYXr6hPuJkfxr27p/Dxysp64YM3B+1fturWRPfo8DiBc22u5mrtdVpXD1/Y0G97fkbZe0WMNlM",
-	"Xzor9GXr5ye07EtjVtOhh04IU16620zwShq4WhEzeSbYrfOiyrgwkcusRM+xoQA70n2q+ljP72+8/tmN",
-	"3tPsIB+v63VWIyygI+JoXmS3+kcMB8ae+2SGWw7n5lDtV7IQXvZF7Pwidn7WGXGOWFQgXZPOE6fEMvuP",
-	"lkYjET6NT0w5+fby+Ah3V8p4xCDQETIuithtUCiWiWnCWuREkCUAbQP+GELbnurSk6ckgPWPsxImm8bJ",
-	"/P8iEWbzKSPqARcAc+E3o5H7G5Dc8IKD16ahMJ2b+kr59TyqPgfQzK+Zl2wfao9FoFdq0rAMBrUNpxyk",
-	"0s8dv+3b2YTypkWcdrHnHkdxQyie35eS6I72eKPrEPUSgGnDjEbABtNpcapdfgPaTYscOl44RDpzIcUG",
-	"vA5xpetgWPo9aDxGzY/CDX4L/f9keAUu3tfffhrjWJ4y9hRm/rMnzCOl+qjuAhEsJUOkg5WpUCvCZipC",
-	"yoH8WO4jhSAHF8HO4tchtl/Q8zcCpfkwnruCPVOfigCYvYY3TiVJBdSjSuloFIeEJZLdj1m6jAcP+JNk",
-	"ew71qJSQ/MnUFT1Wg1XnlM7UwKp/LzHbET5GzwD6ur2ANmjX6vMgbyt9fNSqOBCK7vLMXGFFzU9G40Rv",
-	"9SUIjK285lStAnix9gmWWmuXn3KtT8B6VLne7tggdsKkxaC5RDdu657p7INA3JrQFa/0pC5gifEzAcxV",
-	"vxKjciFW1ImAeIrC4FF88qO0gke4p53Yx9hn8f0/ajvT+Ds235llYwDLUw0q3liZYu6CANet5z8yAVUW",
-	"GHgbQ3NDnHvMhIjYNBFz9fxXEnIaydX5UaMQ2dxfX09ESJOxkFl/09/sgH1Gj2FZX96LoWyRq6kuKPL/",
-	"s3ZuPWrkWBz/Kkf9Eqil2WyShxVoH3qTXq2ySXqV7qg1Uo1SpjFQorBRuRi6NOS7j87Fl6KA6UjzMNKE",
-	"BrvKl+Nj+5zff6bMOhHn4EAVPqRMZB2KaZrmMCjevH5TDEES+RlgQOobxic2efmLMTwSFdWxpCWx1qBs",
-	"JrnJzQGYtAkH+KwVZUIcwEt8BGfrkJvD9fV1+A9/50uHg6Rs6vkI9qpsPJtACYx1DAf0c/hHqQ7HAW48",
-	"r7V0gUjoBT86P0vkRA6EQdbzKdgjvee/daU4/tXTcqYVjRNRQmN7SUT6hsNKW+2kVq9U4qtklWhnN5p1",
-	"OFgOXMEKXVOorF0zVqOnSDIJFfhQNzWfw247gnpn0ndwMKu1Wo+oEqjt3onuSSLhPhLj0v6dKGCs5UKB",
-	"kam6pmuIkqs2s3K5szsnR8YOHQkihMxauHv/NcRHWrMo642mz9GxON0i/rz3QDYs0WWR5xMwOLcCGSV0",
-	"fH1H5obQ+iQL5SZxBF3zXqY7OsKHnb5P+sQ/zDj9Cmul8lfIMvonVjU+r1HVGBJBdwVPtXIrPfcDsdIL",
-	"fJFVySl7kSGslqo0xAuPUI0pWglhluBY4Myua0ZDynEzyXTiMGARGVtVcFqwhcRxFnofDiMpnI8OwHtR",
-	"rhQAmgWmZW5iAp6wXzozgQ3KaZkY0d8pYLBVy9KoRg7dvSQvGZYNZWr5DMxLxXVUZyQJmXjw/cx2z/3c",
-	"ebhimnyGvSQYU0ql7KJM0ch9e3g/hlu6iSL9ZLFBueHHQ+voU1JZLGe/Ug11FQ5vCRLyYAvqYwZ6Um7X",
-	"cb4GztvchBjVMfShpUwLrZT5CXppbk7iS+HP6KWl4zgIK1aNsiC5tcjNwPWgyzT1uwD5swBO5ZiTXmAq",
-	"x+EcQXmEOM3NBcZpvN1iImba9wwkPIE16HNyX4ZGFxb5xFPVR4KwFT8w3ZicI5x/c3qxq1hxm3nl+VXp",
-	"YNMS5BwNQWmW+RU7JNPIQc8N/n2jWsryA7/z8UI9gvTtv+tjj5jWzZv1FHGZA7C1FYc8f6ZjNs4OjTib",
-	"3nUhXyOKfi/lIbos48Wdc4MPcE9+BY6BA+lQq+L0mp7Q8Xh9xmbbY0vJ9PJ+Bxr1Ql7so519oCIHR47H",
-	"EJJSUyvO5S5KU7LtxXfzv41fnHpxsKA11p6sNlYSlyeuQZv5cfFh0bhYUFxlzhYU9NDrU4Jo6CjQkqDI",
-	"L7hQXW+q89rKc+mVo+p5IvDcnTOt2NbdOUwzR0QCaMbTdX0kGHOPfesAFMJjUFR2uKIL2fUhu8EJegPt",
-	"LkmuSb4zDNIE5lnrneqhDEZ/6zLOMuZPpbH7dCT88P974aFxHPrH+7svoaU4pzY3g+L3nG/F8qsR5LTl",
-	"5P+LdJKrH5x/3OeoxRtwkFttF85Xklt2n/iC073DVsuyeEOYZbLmsAOoK97dhVT/CUiAGY8S7c4gzDgU",
-	"QnZvgTgAg+ItVowjKctS5kCWDRlrHZFhsg+4SA4TqYMjQlncM3Si4Ud9XJk4hxTgoVVdlT61AY2rW7tu",
-	"gN1S4yxockNp/M3ehkuGqC/ImCgam7xl8ydcdDClwFV2H0skrQdcv6s2N7Rs701yneG14Tk2IpjXVzL6",
-	"vnJ4IQ6+/3RSR3x+jAcycFDLM+9hS1WRQrpdLHgbM+Mb4blqJzxkupi40kG52eh5qRo94h2Wj2vk3ns5",
-	"mS43J9B0cIJMRw/cw9NNu1kStFChW7/c1To3PoTER2XggArlU0iEL76L3mHVeAO7bUigl/bLzXxX4+Cb",
-	"oH8fPJOKep86k3u41izJb2v2tmMiPn49y1QDlcYHwCGbZfj+3qOll8DR+hvOCOwIu+ANT5ZN4IW8QlEI",
-	"UhsNBA+MJC8qzVMY+dSUd1NYWLAtpBg5a+XwZel1Lse5Yfcz0tLQdaTRLsN+cC4ECndhsp1jOX457yGn",
-	"+lxcVyHj+iZmRmkc3Okc3BM+IhnnhE9AKy0m4BQ1cGBsbiSkAT+d6WavtRmmmXdTKCSprYCZRt+ZFtPK",
-	"adloHYOcKfAG9qt2TEFIPoGvv8rguCzNciqRPCCOm8+vpn/j5osdWY4YW5TPei7Ncc/56dgSvyQ7CNKA",
-	"wc494k0NUmIFkSB2tUEjgDMX3S/2f0CZzuKQYBBTckUKpOjMPtpnW05BbMbd1S/iF9FIlmaut+hgmCay",
-	"vdzUkzR0idOWDmv+MU6HeGAEFhOoLnAUcwPwMyxFLzt0ie+1X9lKn8YpUnXnkIpMzGDUF2xrvSifh+PT",
-	"HDZ/OBpAhVywLMTDwCqUyTbOzZsx9GlpgyICzghXcsw1Sz8MzV+wrJFr7NOa6u0XTN1TUqqsrdexaWiI",
-	"JGNMWmfC3dCviWLxLkDb8EW9MvpfwGrzEo8FPc9FbBt0qG2naW1p6zJYz/GLnkPHOnu0vtAGXzJVG2v5",
-	"dFy0z9H6U/ilQ6OtKir6mHiXzhl1Hh4XUXG5eW83W7ruWmlqaiLiRWZuS3kMYZs2h8FMLyyBnFr2UOWw",
-	"cjgiyWL0JUqTmyeLfh9uWSkIlq0YcTNDz7yInQkDPnXIzba2DXuM05RACWfxrd7zvk1cYJdljA+e6cBc",
-	"oq2xasm9Cy6jQJFGuGXZ4rI0gqo062s64AZb5z7n0pprhi755FDyxdDqMVmoR2rCXi3pQpc21YzzYgvP",
-	"t4bon8yDnZd3jf4yjZsPX+6hqcundThFXeKIrO2O1t0x3JmqBUY/2RqMbnBmytF4MMz6GT2Gsqlaj4Qa",
-	"eC+JoyGK+4ebh9vPt18ePnx/vP33f+/u/vf95tOnu8di6OlRsQFGuRGcV5ThCVUZhavk4J+vqbnfvXsL",
-	"ks2KfyCOmPHHhHqDO7jSCIiK1dRkz91DIoWlsY9F6hxJhICeUzTU5FJXzyFc36qqT3b3VyQTqOSuexRv",
-	"okZkhnPTjeLxrtCqG7URIn9omrcx5joc2uju+ZG/BPrx648/AgAA//8=",
+	"7L0Jd+M2si/+VfDXnXsi9VBqanPb8sk5z+0lccdbvGQb5ZoQCVlsU4BCULaVpL/7/6AKAEGKsmWnk/TM",
+	"9H1v0hYXEEuhUOuvfquFYjoTnPFM1ga/1SaMRiyFP3cFzxjP9mI5EzLOYsHV1YjJMI1n+LO2J+55ImhE",
+	"xnHCCKdTNiABzTIaTqaMZ9twXV3+clgbzn2/G74Xo+s4gr9ZK5R3w1pARPqcl95LwYe1oFXzauyBTmcJ",
+	"qw1qK17vjjfCDt1izc1RO2r2wje0ucU642af9kbdsBO1mT/GXtS8Wsp+mccpi2qDLJ0zrybDCZtSNehs",
+	"MVMfkVka85vahw9e7TBi05lQ83POZgldqLfKkxOoZgJyP2GcZJNYEsrlPUuJ+ouk8BoRY0I5YTRNYpYS",
+	"1QMmM3IfZxOSTRiRdMpIYD8WLprfsEWwTehIMp4RkU1Yeh9LVpiMFb0fCZEwyqH778ToSIS0elGvzo/I",
+	"jGYT1TnViTBlNGMReS9GpB68prP49V379Xsxkq9/w5X5EDSKy1F4aJ1FeOb0n7MsXeyMM5Yud/+ChYJH",
+	"kmSC3NM4IyM2FikjqXol5jeFjnb9x747jXk8nU9rg7Zn+hDzjN2wtNSJU/g2TZ7dGc9QByPqOdhlij4y",
+	"teApTRdLvV27d99///3OPJswnsUhzdhy184PdsnGm75PwglNEsZv1N59y2gKhEiT6ZfDmsxoxtSuitQ+",
+	"tX01dDqhknBB8KUhD1MWqe/RRJI6FyRQHRBp/CsQWkCQuXhqvwvOkPaBhAmMijW2h/yxHniEpalIvxzW",
+	"Yn5Hkzi6zsQt4/bGtTPAL4e1Vqulej0WKaFkSpOxSKcs8oZ8zm+5uOeqHym7E7csIrdssU3W/bacj8dx",
+	"GDOeXctQzNiw5g35yh54BB76clhTu2Fwn8YZU/2qq5kUM5bC7Hwh8THZMB2OpYz5DV5tDXlhf328STrE",
+	"h8jO2aGahNazOeH3bDQR4vb57OQeXySMRzMR88zhLfqWfP3bI7zFPrTJ3kQbYX/U7NHuVrPX2Ww3t8Y+",
+	"a7ajTtgd9Wh/a2PzmYP64Zxm7Ciexhn8p2Lz4A6QhCaJuGcRmbGUbPhNCfud3Mc8EvewkmrINAzFnGdf",
+	"SDJLKC8MZ2M9DuRX7vFSN1ezobW6u01mKYNzRW10dscKnVdsCbbNUvdf0N1zNqUxV7O9uqsJG2ck1sxx",
+	"nqbQMehooQf9Nx9lAm2P1pjE1T17yRSqAbyow5JVEOYVjx8Im4lwQqQ+e6jqTRxOKvqrNp8s9Kb9ptft",
+	"bfW7j9OlYqU0w75t9GrrdHX1vL6gyy+ZZ3dkzx0JrvxhhZB3GCFfi6U5FQfY6USdD19IEvzQ1K83DyN9",
+	"hsbQxXaz3dlUp29Kw4ylkojxkAf/2mn+RJu/+s2t1vWg+XPg5VIeoYSze3J1dbjXIudshnw05iSYsoy2",
+	"9Pev4yhQfWL8jiXqRCkfHv2RzzbDNmt2xr2o2aMbo+ZWuBk137CNsZHJHuWXU/pwxPhNNqkN2p1NT9Gs",
+	"/e0tcdMPXm1GUzplmVEs8ABYIb6d8mShRE1pDwqaqZOaqsdxorN4ykhdyS/dbnerdDx0/E6/6XebfvvS",
+	"9wfw/3+qebVYtf3LnKWLmldT2kFtUNMfuIama5VUEdGMNdX3al7FMaFH8haEunWGot4Ns2Rh5MB1h9N7",
+	"znCw7ReNZ55KUbUmM/rLHDaiFCkZp2IKND5L2V0s5pLM6A1TpM7ZQ3aNTwUtcjpVdJ7ZU3AcpzKDZ1vk",
+	"SjISZ0Ne1HTGcQIbgUpsn96op0gI91IxLVMyW7x7f/hexMfvdxYnF/79ya5/f/zdt/ene+Lh5FL8enwg",
+	"4qPddzN4pvNj58fFu61Vk4dDX0Hm/XbnKTL3avsPM5FmBzDVZ4rilyfyQKnJuBhGHGLwlkeCUN4FpB6x",
+	"MZ0nWQOUYqXqlhTdUN6tGIFeY3cE/0jZuDao/c/rXMl/jXfla7e3RZU2XHzDFst9P6a3DDXXLI1ZRIKz",
+	"04vLgEg6Zi1yxlLDfT1Y8E6PTMQ8lUgtuPRzyQb5Yt+yBSi6Q24vGb0ClWPpUI2chyGTcjxPjBZdR23C",
+	"0Y6zptHFBwRUb2/IlX6hpGi9NzylrvwyFxkFvnvDosb2co8IJVE8HjM4dUyfblgmhzzodTrkcG//+Oz0",
+	"cv9k98frb/Z/vD7fv7rY3wvKLU3UYudDMA3FksgsThLFuGepuEmZlEOumidBz98qtL57enJwdLh7GbTI",
+	"vhLe9eAloSkjXGREZiJlEe4nSsYpkxOSUh6JKbmjyZwNeZ21blqEwqnRALkvETdxSJNc9yhvK3/UDjtR",
+	"lzV74z5t9kYbYXMzesOUVE3bo07YjXrMECGuQk6FJVvFqg3V6ffLG2pGs4ylqs3/+9dw+NBpN4fDhzf7",
+	"P//zH5W86p0YVZ3HlxOmWO4XksQRqQdonyirEGtaJGCASnXJhxc/fjJaPjufw5OV3b7IaDaXB8DrHjs0",
+	"Ym02kvB8iQ0I9UfGohXMAN9ZmxnYXkEfV+g8x/RBiaaEz6cjlir+FWdsKongObeut5tt3/eIZmOk4xen",
+	"vuNX9zeBT7rd1S3gK1P8dG2gGn/aLiPnSSbXHkWWUi5pqO5XDcYZTdsvDQe688zx4BCcAT09Iq1jr6L3",
+	"siYNxF+klzV15I9P8R/Uy3ImuGQg/L2lkRaH1a8QbczqTzqbJTHaEF6rc09d0/2HF7U1IxdR5Hw6pemi",
+	"NqjtGMkkm1Dgr9bYo07REUsEvwETHBqbtJRR82rAInFOMxonejp1Y7EEDovmEZRhYkmSWGbbakumGaE3",
+	"NOZwYoh5Rqh+ESZeMWvFDU++2zk63Ls+3//2av/isubVlKSuvpgL6+tK5B+8mritDcY0kUxNq56QMyNb",
+	"l+fECt1klDJ6K42VMVPqRuXgv1U07Lw3RDIe1sh0LjMyYmTEsnvGOGkTyiO1Hf6awX5YW6hRXdnXig9S",
+	"X8kmX+pkMCgYNO1MxdJOFamPaJTPikeM+XAcsyTyHGKLI4+oZ5EOgFM4/pQfmlYhblreVDUY/c7rVdYd",
+	"pZE6bRVsKeu1t2zsWGpTGxfWbc9V8LEtq/M+3YzVrmHB3opocSnEkRLP1ucRS7vYLqmIFmovJ6o9YBHm",
+	"WGXpHUqtbJZJUm+T4/itNr7CS4abKC5AOZnPEkGjhkvxmoiuL09Pr492zr/aX0Xzb6J22Bn3WLOvyL2n",
+	"yH2L+eNmm3ZG3bAX9dnGuEjzH4/ilzpZpnk1VvYQMhZJApPgwX3Y+2BIuFNsYXlKhhy8fjgvLaIm3cyp",
+	"llKtt4NGSghXrapmUN78vDWevTUORDqKo4jxF++LWBpLP0loqA8FcDGQon/CJfOD0/O3h3t7+ycfj6V/",
+	"PPK2ndNkvWp4sOetykO0RCNLTPr7779vlt1mj61Q2ctWIpbPxLyamL/G6x+R1esvgXL8JLvf6JFv4rdK",
+	"yaJJ8p/H1ZOYMxDSzKRk4oaB+IusnuD4XbY95IZvG5G2zLihwTARkllpkjNQnFqkfkZlhucH+Up8IcnX",
+	"l5dntuWUjefmLWsIySRLxp4xucwSGvNmxh4y0uu2W43Ph8TL9pVjgdkVfJzEYfbCvbVTDkiJJSnZdyqt",
+	"WQWloMKa9SkeI5VWtwGYO9eKyamciG0M9CByItIsWXxWCP4oQX/DFudsLjHa6qUCUJmE76kkNFG8bkFU",
+	"2yttwKvoOrcBf+qU7Vir8bhYpmM1GzAL2sGdKLZurfmPTc1n0n4+afOMpZwm+0hVL+PSnMw5e5ixMGMR",
+	"xvgQEYLTPNoms4RRqQPOiEjBqkHDjMj5bCZSh63ZUzlyyfxi//y7/fPr/fPz0/NPkbjd/il2XZiLMY2T",
+	"ecpQxtFuIwwWkBNxL0msZ19ug0+IleaBZMJM02fyfiF5g4nyCiwEz7T3juOE6feLls0TkRFKRpTfEhv3",
+	"VmnOPIhZEpEhtDSsDaz9k/HchmEWmEWlFo2Xth6xDKhpQH46PCM0DSfxHSvoCweHR/vX2q74US28OgTw",
+	"IMYd704BBlzPaJqtNGNP50kWqyfQUGknguhQlThl0b+d+dada32EwUzEkrDpLFt4RIwJF86y4jp6hPEw",
+	"Xcwy9AmEIk3nswxiMIc8wHkLIIBdhx6kYpSwaWMb/PDVRuN8gosajerMfSr4zZBDFKzqYABr5RGp2A9N",
+	"oNOyZEqWjc+GsT/GaLSf7GUOJi6yr7NsJotb7UxppWSSZTNydX70KJ+Zp4liM8Ybd3V+JNFxMpcMWpB/",
+	"lWtolsZ3NGM7UaS0kDLv4M3ZfJTEIaH6/hqDUvQ+ERDFIEVyx8CdRon+kGmJ1Nt+S/2/fsPTAXyG0WLc",
+	"6V81AXpf7d/ptc+Hf6V3HFO3YMM/Onx4TP7L/1lNAlhIWxEDxzsyUjxE3CazxYz9h3jFwORT4TxE/8DV",
+	"+ZGZgQCoO/BQuoy5LOYCiJSAXxriOinhSxToQRKMXRHVrF5BSBZwQjuH3GhqEypJx7c+b/mZd76Qd74T",
+	"oxORnatJfaEG8k6MyDohNWpdZ6kIGYg124qXzJMM7bX0jsYJHSWMCB4yHSFro1wUFcScpOwuZvfu7np3",
+	"+vb65PTy+nx/Z+/HT1FBKXRQ76v3YqRGF/wyZ3MWBR4J8lnBbDilucAdKdRU6DwbRfgwRXriPmslLyL4",
+	"E5EdiDmP/mxqv6fIHcfqYy7RKno4OL06+STNRbZzwQAF6XACh/48VduSk4WY21DPzwT4IgI8owulEH8E",
+	"zxfoPsZ3r1gLOuNz331no9Pu9XyfjBYZk0ta65Murr/Vs1vooeadeoDumGX8q4lWqHf64IAaLYgbSA12",
+	"HXFvHmp7vu+r/7nPlWgZkjubNkfhseWtyAP97AZeezNcsPQuDtmfbQn97zNqLjPnP7pGV9xKaX+AZ0ls",
+	"zE1zjpMFmeeNl6zWjvfMXcHD3f3rq5Od73YOj3beHu1/qgtZ6qZmY2YSQsohjJ+ld0XzcxrfTDLCxT3B",
+	"AP44kySiGR2peQH9KGU0nKjpahg3I6ZIBQ7rCkxG3cfgbp+52vo75lKIY8oXJmX0hdtF9S0/yzd8Qx0S",
+	"8jimMZ9n5vhnkaGCmJN2x113G9eyc7l/fXR4fHj5aToq3f6pbSIEmVK+yAddSrldzl8GiIVPmv4/Jt1/",
+	"DHr/yHR+mkLT+5okn2mBTcrv5ma7Y8GzCSbG6A0BPur5bLX7Q79ht09bCXyQWKMz7yCIn6WQkw8sFVvc",
+	"Vhp3qiYH7FWYgNkvJGC6uwoI9nr/h939/b39j+v/Sc1SlWfjcmlr5PygckL+HRjJx7RnFhdFn7lqnb+Q",
+	"ljByUnLXvsg9YtQwbK7QkJsM9TnP4gRvsodMTWMsIiQp2SKn6hh+Hjsb8jI/W7JofuZaH4lrXXGqkWme",
+	"zaN01o3OkF32KxQxZVZyJxOlHCsywBQjkYKdb8QYN024m27n6vLrP9PLvDSiE0EK+D3EpnouD+lYg9VU",
+	"vbBNJOMRGdYKNwcaNYggwpeeD4T4KkafX52ooZ+eH/70qXIbt4fBI8hHmNTtLmRA6jkwEanAJdLz0vgc",
+	"pv73SPKWSmDad6ZizitySvcfaJiRiIXxlCaEwlOESkLJu4vTE3N82FAr5Pjh4gtp3pFaywvanb7f6vuB",
+	"N+RBc3OrteUHjRY5Af0+FXMesYhkk1TMbyZknAiaqV2H8EmjhatZbpMZTQFkwcbs4aeGHDyUxZRv/Kzn",
+	"4ETgw3lCJ46h5tUemjeiqS/qp1p79ml7txkr1R7mCvJJB7WbOJvMR61QTF/LiZjJWRrzm9fmQzmcxpnq",
+	"9zsxcrz4NEJoNJqcpWLG0ixWzBg2cnkzHudRLyKdanw9naJU82oz532MMapOqS0HA8UJI3WakamQGVk2",
+	"MqI1Rn32C5ljIZI6aOvqT2/I87f7DuhLg4xYKEzYCWauQ8TItXotyBsmU7ogIU2Vns8XQx5ofMbm5WLG",
+	"AlIP3JNLhBnLmjJLGZ0GCDh4I0Rk+6sjZzDEKVZkiEFOQ27BPfSZCC4oLnQXWBRT8HCjKw+mbcQiMmGp",
+	"JilLQaOYU8iILmUEe7UZlfJepCuSmc1dzDUTM8ZV783V5iwV2FVytncAuAcQp6ees9FA4J/mQz4W6Y3I",
+	"MsYHxkIGaAkeScTNDToVUwdFh3JtT2uRHY7hRAiiYMRAiPymcsi54EuQbH7bb7e3NvvuHNiRekXsg40q",
+	"ZIA8x/pfSJg/26fE6D0LQerBLbIc5/KMHbKzjLyWCZKym1hmLF3eJIW3yyv2o5inRJ1ZXGSM0JGYZ4hq",
+	"opsuZqGfpSKaQ74I2T8/I5pFFCan7/sVJINhGBWM14ZcSBxEyOI7tk2EEuvzC4QmiROeUcRS+BdEdbiA",
+	"Cuo3emD1D/Q7qwUBxIOnJAa9PNA5tTvVCKb04RDfReAL/SPP96dpStV2mfP4lznTt7N0zj54tXlaAZul",
+	"gy4gDkNwtUdKMRUmi2cuWUoK2IyYBifSpoGDmwilkCgOM5cMwznKmBnwtcHr14C511LsgLO0lTGZvbZ8",
+	"ckqzcOJugHkal2jf720+jaTjbgU19qqdsKeNoRq3Ynl6xK2DWGlNpzrFySOBY0ENSkiqfD5Vnxa3sB72",
+	"MdWPfELg7hKl7mF0kCaB5W7tCj6O1eyoTaBOJ6LjiZZ2ZdVORApdanQnuacLSRBw1hmB+v3zEjJsGQ/W",
+	"q8WPAJsx28HqPb0mssTTyCjuosMjZriVq1+YZiudLzMIfUcdZ2relbikpzwWvGKKafakQlBa4g+5TvLY",
+	"W8fqGa2CPP7k6e1lOmdLcwL0Bv3TH6yaF1BWdkXEqoBPwknMWdNGkaCDLBQRGwz5kDdJWZHp+e0GBAFU",
+	"qzMteKekzuA7WVHFfVTHwWbyNF7VRrfxVDKvA51KOGORxGby6AXVTK9RHcMA8g1NEpZ+IXPYKpHah5XI",
+	"ig0e719+fboHITw7R0en3+uJ6esOArBpJBhGepikCogOZtlE6MGVw+tUC35jNfSEnLEwHmthjtRz+DwP",
+	"YvK8ISel0OEiDAWE3CEKBQQZY9IrLLoTndrQM++GVLs9Q6mZReUI6zm30dXVYdXYbjHySTW81Rg4Uq4b",
+	"/aUmz9JlHUIK7YGMEVF4BAe6z5XZeuYTfyxnb/kDTtIUqfc6ncbgsTZt/tTKVKl81vPgBlLvtbuNx0Mc",
+	"1JYxQQzYyHISMLTjkV63XZiI1XgWReQHRVjQExt3qVv4QtpE4kL+MKmrT2FvSkZXNVdmxdcwveoRuUZT",
+	"28Ij5m58reAxJ/U+0PCy03x7hafctlF21qqmYFmKjmpFpZlAr61HQHO3AoYjL2gVQUsTJTtWyZ7nYiy4",
+	"8WHL/KfmVcQUl3JQymGRK7JwVyYxLgUHVeXEL3k+Sn6BUphFlc++IFC5wy6KB17toammsXlHU8jRgPl0",
+	"jbgeWBdNvpCLlOHE+3m1Y2DKJyLbQcG3ZlMHjC7lAUZj3pAbHVudW70iQRUbsjFenoEPdq4UfWVe7dzx",
+	"92DQBUsxHqYyBONnc96vIf5YGBfmwAhWSZho0C238/V8SrkjOTyoDQ2n0zZEJiglV4lWYKOYUH7DwG4Q",
+	"CWA2xhJVFBxfHke5rB6aoKEn7bggGv0JEtuB0rRXiGw4p6aXjwlvLiSnCxmnUT/LRkeQNcY5pKiru+Ab",
+	"4MH4eRk/dGkGv2Y0UepYeeGP4jvGmbQ+Ux2ovEw5coUaZlQTcRuUVKsnlanSZOovVE0c9n6NbTARiQW0",
+	"SPTQXqYE6An7pIT/d2JUsQCw/dSg1alLeUTulRygNlXCaMpZ5JhtrCa/PClaTK74gAbdzr3q2mhaP3y7",
+	"cwLQzfoJtCE3DLxv/uRNfMckibNtEvB5kmi9HYucFJnG3v7mVveN3/P9Xs/vdzt+u+v7fs2rqfcwMK2g",
+	"5OYUPqL89hoxDcsjeEv5rZGO5Bws7E7vvBzwGLfZF5LkgjeMTycAJXQh5qVBZMaYnOe0kDpKITdzJiWL",
+	"SnaWPTbPFDEQ1at1BhYmQi3v9YgmlIcwPJokp+Pa4F+Pk9qJbll7NT78XOYwu9gy0S2XFg3+ksXRxuYy",
+	"ARPp6u5rd4LqvpHzr2kFcX1v5lARLwhWLHJ1A89qBm7ehO0UApCtRtTeHLT7g27vJ9dA4UJkPz35BkL8",
+	"qb4DyASoYSx6qj/+yv4sf1+7kirsNxenpNdpv7HeJrNB9W4sLpw6X5ch82v7V+cVs+Ai9e40f/r5t+6H",
+	"f7z4WH4nRijjfPBq1u+xPJwTpW3pERQVUyoJVALQ/i8E3ndcL0TwZOGRFe6X4ngtdTc1jHzrYZpUDW1s",
+	"D+nHxnZhmjMw22BOvo6fwC1+EVjxEwY2ryZmjP85fOIUW/5z+QRG2FwzXjF5R1RmJKKL0pdDccdSuRah",
+	"m6oB3XZ5663DBXTfIPqnCvQ9/Vjd81/UPeSQ1ymjUnBZxagWlk+BLU0n2m1rJ9icJ0oEDFACA7OJ4boe",
+	"mANmGR6f1LDpaMhHC3K6e04oyn9JrNT2QIRp4BGaSOEWwnD4OarMa3lZzqEH5zAoNcqCH+WD50ikayJf",
+	"ezUXCfp6hbhzYnGjQa2JivDRdd+JDNN5ftVZjEXO0+t4T5V+ccVBzUW8HOc7Z51eXgkgl3k8K785Z0aJ",
+	"cAt7bJlfLEsalRO2RG654uMclqVzf4U0+wyJXnCY75cJ80pw/tQkeZsIs7xXcZuhrGPZh96kThSBu121",
+	"YFTFaYvTFWrfwTpHdq5MS0lv2HPMBkX2pg6/s70Dk+cKGIAJXUDsWEg5h8opmm1KkzMxQmDZ1pOKIwwp",
+	"7+Vj813tOSnP+WDIA8cIfo37DSO/cuCRJSgZsF80vCHH+A5tLNeF4IyNPaJTqmMTsnTOQ7Vh8nestT0g",
+	"9dzyHnNCyT3VFt58etQO1m+bSIRrMzH6s2rWMStbR1WMFk60BaiL6oQG8VVJWcXGYq4GwUIzCPseCGTW",
+	"LWKDM872DqABLq7VGl/DGgekTmGZsfvq0AjFPImsU2AA14zh2skTt/FOLLXNOgxJd8o9cBGdoJBL7b4B",
+	"rWRCXE8pX1yn4l61MQUIY3EvDZiok0sILxjP0jVcctcTD1NoYMqmIl14hDOZQeFHQ9gzesNAi1SDhFJA",
+	"8BntmdfWZYjeEtNZyqSMBScjMR1hZ+MpE3P1UaPlZ0LckkRwi36qW4LHjcn7GliymnleaSZfiRIGR1rU",
+	"KFq2l/eCOZA0jZuflmRreRSQpUj3miUsxa9cYtG/nTVT299dMTiA3AVRD+AsQYEDdwKKNqjyh5bkqHdi",
+	"dBTLrKpmh64YIcaQYaCW+Z7JDCu/LJ9J6hkIJl5HztGHU1m8cWotVUQZYAkDrS9hhDq9YfawEA62HxRk",
+	"+hhllZ6QQ5dFGLVW7jBWcGY158+QBGhhKV4sEMBKf2pCwapgl3dipMvEDCysBKkbe4MHiVExv2mUoCbq",
+	"IwbxoyDIqpu5ID7kdbzsGbUOKiLIWGZwDOR2F/sccjtKJurUJ4kQt9tEMgYc0pUIgxz5w3Bh1Z4WUdD9",
+	"q9rEVFDJGAmQXZXYDo4T11cPyZUrrSSquA9Gc/28qoTO0lY/1qteCqFgGVWr5LhTNPUtk5kbn746tkY/",
+	"5RH2y5wmJBOIylmsGWgKqGgXLKlDkQJOYlv5SlfMQmCe2LYu0vgm5jQxnylZO9YsBPj4PnbGWUW0JeNB",
+	"hYPhlpEA7+J5xArB1OsGUHvatauDpIe8Okq64ZHRPFuy0OYyghVabmKdkQshoOV4ab/T9yvDpR+3Y/yp",
+	"4dPGC7XSBwPhoMD81TSXHIF6V8Ez7j7RMaTLQWOalT0ejIaRiUvV214QowZh4WcJrQhCPdOiDyTyFa2c",
+	"AxKMU8bAkQ/nwWuIQfBIO8+Be42RBIoH6ZRAxf0AJGKbbPiaaQak3vbxWseHi6O5jDmTEu7oW/BWiU+p",
+	"DqCqnmKdyVkqlHKuXy9ypfypJZ5k3cOHfCyqLYh5oWGbR24z/5ZZVPKM2sYVlXc7T1Wu8mr41rVOmqvQ",
+	"rLCkawLBoEqPMel19Y1Spa2Np6tkuVzJSH6lDlRxqHMAudc4eeWZ0LeedH+a8I8nYweLUatrm6lsT5wy",
+	"bRXOUS/vyKNDfaarNDXvtcCRCxYF3N7AQRGQra62xXZuxtRX+363MeT2Nc2DlGIZGCWkMvSmgc8YaE6a",
+	"Mlvzl0oM11/oquv5KQz77vniXk4CH7wXxUC41YhJaazLpo4VOA5/W2hDKXC6vLKeXTWztoUhVTPslwi4",
+	"ZSJf7hr0xzm39X4kIeUaQ8MwdQjwtsaCFQHeqQ7rmbtRNe5qmQeWebFrfK7UB1HYJffWdsQgeSvmVnJe",
+	"5iLrGN/cL5slT2LOqkQrzkgdAm1DkUYNI0bpAFgdDjs2VUp1h1M2xnIhnp3mFChVO2oKdcsf5/5/2C5Y",
+	"diy1+77f8n0yS+ayaHfvdPxWpw9Vtd/AnyjnoUOw6MWGZ7rqmY9iOlxaj0fMh65zZTDkge7S9TSWkDoR",
+	"QGpGYcj/LI7z//uyPB40Qc25a6u/hmBiMKwp0lDiAD5gm7Vi7lioQ76iprPg2DQwKFgnYxCTYqoNYiI1",
+	"URC5xU6bZbd1EDRMnHb/KEYHXF3ShRzy+wkWpImVIijuIVBc5xHb7hhFUaTgxiVUg1lD8VEdxDLOiJij",
+	"KY5OR/HNXMzldUQzdi3SCOyLEV2g3EfgSrG3SoQGZ7KN8ogTVm4NxezrKU1voUgzKiehmE4puZM6A3PN",
+	"ZgFGVSTXmchUk/nam6d0gEnEwoSmkN+WgYYDoelUkrc7hx1yk4r5DGYTYL15liodN4Wp2t05viTB5YO8",
+	"mE+n6SLwTCQefAkmfMnsKcJ0yWCq5lctJtHOPBhLwXBZXGaM48ErlA852IIh8yJiiurM2hOz9Bgdk5sX",
+	"xnE61Zo1ZtFuE5oIzjzQI4bctJVhJSJ8gUXQJ09RRMLoXZ5L6Ro0lFB+wu4h3wFTnUaAWwwJCM6ZUN6T",
+	"Na9WubtMalC+NWperYr+ipcdQgJjRRUp1LyaCEvGyYpuLR1KOkZ0VSyfkksgrjuI2E1KIxY5J+nO2WFe",
+	"tm+eIVCKnqWIQVXtpdQo08w6eVG6b6tOdn2bTKDvsLombtzI3rdskWdrLJ+dOrb8+r0YXa9QbN6pMSll",
+	"JqQJ4xFNMSCd1K8udxv590DtkeU6vwVlx6867mZaOX3s9M61WI3vkvf10UO/oPqtrTUUCeKDV7tjqazM",
+	"4/wOb1izlD4u0LlSPJTbLb/lrxutmX9Sz09h1F7FqlWdsQXieabuYpDW8iraz9cPisT7SRmFyyFGyzur",
+	"5Ib0bLJ38Wj6QtriGE5ohg21qlOUFKG8wpCX6ytgUYn32C7Y6YKe75NCbhGEhCNzV7x5QlHIGJAglHdg",
+	"+1sMecQSjIAHL3DDI8FDIh8C/BegkqOx+meabfV880dH/RHSaeb3nT+7gKKAf/fUZTF+CEj99OAH4C/f",
+	"HvwAVhwawzu/xNDuJJsmaIf8+vL4iEDSVH7yQrmIYW3/IWSJEltFmg1rRNI7FqnbQUt10ibapIwmILPc",
+	"sxEcl2BimqlDQ04Ywy9hWx3f7w75D8dH5CK/D5YnfqO69X7G4N8sHo8DUp/FYTZPGdgl8uMaTmQPT2xY",
+	"g9Pdc3XsXRorpjl8aVYqhuKBdGBv5AgGYULjqSyekBhCrpYF/1FbKhorIlVrov/tqNMNV8T+1bV/9dQR",
+	"N36AEJVYPfBLrBpQk1/zaoUpUq2DYV9NAfjyxuOSId82vnTqXOZSziqvHcTw5HOo5OWK4GdrvV4vZG5l",
+	"qNxFfAMR1wgRopRBY8sOBpCjrWSz+lRwtiAxb5CZkHEW3zG1a0fOPSXwDjlnN1TdbZEd8itLhWkXhfpS",
+	"lLWVKkdx9ho/RZQYohYX4qM/dljgeUnnQHhKXUVdyXQV5ncTCb5m6PCcZyyd0TRbXK8bn4414OGdPEJd",
+	"R6brLqlO8HLcud9pd/yur/+v43f8fnutCGG3k0/HtjrdW92bnd3jffLVdPT1Wh14QYjwdDlCeIWbRNKF",
+	"Oht2L74rFsLH9kKRzKfcU081PmZkcaQxj0px/ELcKoJTd1fET3Yr4ieXW38M8cJ8BIKUXpOUTeMsQ8MC",
+	"x5aVHLUyxYHUtVANoZWlSbnYP9shu+f7e4eX5PJ85+TiYP+cHJ58p6OR/V6H4NIfv/26quOrAosdZa8i",
+	"wHiD9ke9sBs1O6w9bvaoX+0GfDLAOKX31Z/XliYoSWvNUcgInJ7l2qaSS4pdRJCwkyw1CGEIGjbNyG64",
+	"+HKoqGmIDzGNoIRPvN6ZZu4bu1G2N8oOeYQXd8/3LvWDpTutVkvfyD9aOWYGyb0hq/JKLabomtWPkDrj",
+	"UTMTTcYjEkceifmdUKIpch+PhHOZiSlL81caVXtPC07FGSpQyTpsAS88zuKd49PgmIAccV29/74DGUPd",
+	"e4S3L/X80b35vJgShI2gOQjmtf6hz+9C7Kvbd3chq1j2irMmPzV1z3ATVMnpzlRi4l6FenpxeqKFSkQG",
+	"UVKykbsjcc+VKO6Z9G3j82hUhhetG1TkBlJVeHKTovVRHw/vxcgDZ51dWjB0tNaN3HalsqXIpuUwoVKc",
+	"8VPTe1ZpcnZDtKiOkHVbXTWgpZl9LHsDZqcwYyOWCAjK+3NyOv7cILC7w/fi4Xjv7dZa/KRESn8GJWDM",
+	"eyn676kIshJpvCiSzP3ky0wIZQL9pIwIZT6/bDpEfSHIVRPPqiZaWmxoy+LIeUzMM48YJcU8V8hShmaB",
+	"GY/Q9uOodebeEqldVXuV4LIhdwMSroF560WTn0euLnerOae81mkKK+yHJqjOuNHMB5aCsSRYGaxRBC0p",
+	"AJ+RzKNy2mev03/KvAh9W2HZXIbHNgELCeVLlsy1vpS6OJ4V82BizTWCyogRPW/liQnyjpMmcWc4MEFb",
+	"ikvek1LER//Nk1MyY2nIeHZtKoKXiNb9FnlNnH68Im3fD7wcUlNAAonx6yAYZ6/T6pdXqQiSKeaKI1b2",
+	"cr3ENUwNi7nMKM+sgpzP3dimjrlcXJOwhSNvOOIWCCYS8cur5KwikPnaeabrZLiZYRjSWzWGpe6vzod9",
+	"fj+fa4MvZDChNajieHePdG0y0ummOMovJDpMpCBjWrSX99ubXTdUMObZRq/2rGyvx7K0tFG9wLgKvGJp",
+	"O1ePubSZqk4J4K/PtL7PpRYsnn9iIpf/pM5J6NLlJGVSjXGPVsUIB6qRQNF6gIPPzPMBQlDKFx071czV",
+	"bnv7EaNFh5NSnvnmmnz/LzlhXs4TP2FW9xHZmF3Oa70rV9h17KrrFffIpq/ksLbvk7p+tcB23RV0JbFN",
+	"32v7/s8FenmSLy338nFGtJqPVW02ja+4x5L4jqWL6hmI9F01SHWCa5BXPM4NYCVCoULYA80yNp1V7UFz",
+	"pxJkNl2YN8mURswjIokK+T3PwYU1I9rBFquSe0xnViUh61cl9Kbq1Gk/tQPXhN2w8wsh3CxSJIbJFIrM",
+	"FK8JKQ9Z4mai3k+gNj3j6hT4u7E3kCAmdAa5kDawwI5LDQETSV7e02q44pegBK+yLdjuxpFHTAxs8ENT",
+	"O6abhqQgXQTiZjXOYzOOQNFnLg2XRhq2I59tjZub9M2o2Qs3ouYW64+bPdodmXtr2yL0Fx5fExBizX6K",
+	"JYnmjNQDTTABBHo1ciuFG7j5MkJZL1iitDvLEdo6e2k1eoJdo6f2R2FELzBwInU5uf/FDi5xj+WleSwV",
+	"P399Ha5seFilvc0ssYE5hjdWct7lNtpkrFEoUYfQDyK8O+l4pOuRVmsl36uMSdVtPMU2TNdN3vNHZA7R",
+	"HGFrr6cVZ81lPGU6zA63QwEjVqeHMW4zvHQByLqZJ0zgbYA1cxonSeyWb7Jq7OZTpwNbDT7gzo6m9Loa",
+	"ahOMPaHgnKE7J2XjOeQFpiyKUxZmHlR+7zw86FichmuJ1ClCy8HyFqQeh8oi0ve7rfW3/XVYGZT79eXl",
+	"me5HAbDefqaMy2KmGuVrgJUvHhl9v7uyU87U6oE+Hndf2SOipk5JMjEnbZ9UreyKZK0SFzEbrrQb8r4V",
+	"5y4H8HBJdw3mUJ0svZPb4bkdJGTywVsxezJ9On9ybUNzWZj8KxKqnyRQfUav9Cj8hYDrTlc8d36fNq9X",
+	"rPmLTOz5R19mLqiivU/KeFAtXyyzASMHDayyQtB4Q+pB6SAPbDQ1b7RIYGV0LBpsuPSNyAgd8qDz8BC0",
+	"bJ71AANLyHxG6rrOrtIg5wkziMweCXptn3wlOAu8nB1FMWRmAwhEYKUbXWPPPqXYpCkcgCh8K/SJYmyZ",
+	"HrzhRRoY1xbjsJ8rJU06zy7tMlsjAHtWxZBM8ZO1qjCsp3a485A3/5gY8UwTwdNlWbjIWPkU01AuFTFF",
+	"q2qzPMnFDD08KSAXaUO/VdIaGYBrR2uxT/1sxRayic4ajK7yy6RuqFuJ6n0Sqa0kxkaGKkEDrkpLXqsy",
+	"jdsFLTv8HTVoyifeU+dORazQxzl8VlS0+R5SzXBGIeFTc4vyvvkDpWjWUK9U1+y6lsNEDM0tk31Bp3qE",
+	"/xs+tLvK3LujpJ9k8RhT8nIohDzjW8Y3OmY/TNlnvvXH+ZbuAYBtqDUpnAl/gDuhnF/d7Gd+8+fwG705",
+	"rnFzPAWeYPZbcUuRenA/kSy8Dsg/yYhKttFreHkpELWgBhQGxzPkZcjdvG6NSCG7KhWKYZE4a5FvGJsB",
+	"MCruX3LB8PDSMytJRm/UR4Z8Iu5JJoiSlscL6CTFbABt5i6XpsNeH4+/+XYr3fzqmx9/SS/v31+d7W0e",
+	"Hp39dCg6R/SIXtzXCuG3+M6/dpo/0eavfnPrn6+//Pmf//gvZOVLtLMGb3+WAvQkt/9D+lD5uPkUVSLT",
+	"xxX2giRZmhJZgnlZdsgUJ0y//2x7gVUangpOsx9Yc5jPdKMvjf+j0MQnqyPv31W6PN+KaIHGZDMfq43K",
+	"z5kO9TVw5v8R142Sd2RGp7MnnVEihOC0iNTPD3ZJt9vdgmi07fwosQ4bUMw/mu25tCLGj6AXJR/AUyuz",
+	"IvBBP/JOjPYgBEIdiIESJV6ZyAePBMshFPrBcrCEGrXgbI1EpOJ3ax+8NeJKikEcH34ujbA6CjKXsQY4",
+	"MBPHRupQW0NHBjY8fTevYFZ3Ae8WkG+fC1z6dfxhXrboesug3MvgeUO+HGtS3/TJ/5pYgP9dGQRgIgdK",
+	"mFXO6LQ8uI6w6NVK3SiaacrNrDLVmJV8LLamQFduWblbtjCgFDqbEUBV9fjh+RY5B4jy4Kv9S/KazuLX",
+	"d+3XAA72Wxx90KJ5kuhmqkCFXlxMpKjXOMUQucjIgmU2OfePFgX5m+tS/H1lDv4u2HfL7SxTAD+8s80/",
+	"MuK7C+5eicO+nj3ikslsdYzN6TwLBW4fpYMrwfyxQ1ffuV4jjgHDGGK+dhjDnxO18Pd7Y9ub3T/oji1H",
+	"Hnxkf+yn5mjt+L2/3dG6yjxTqQyXbBxX50d/lhK8vk/RkUdNjMNSltKf72lEBd1lGx/NCa342jO1LOBu",
+	"AjneH9Io1LfPQUr7JNUr7B7Wuxz8VqNRFKtpocmZM2AdSlDmOHE4UTrKLHFiLRVzVNsprZg1q0+tByqw",
+	"rFktwQrkUrgtOef0Z5voqollGbz11O7YtztDACVsE6HkYzO+TFjrHrqP/mTv/OOLB7RVnWztLo40UFkA",
+	"vWb22RfyESovxFYsx3QxnqULAFF6nJOY2kEOhiDW8cT03+cYYQoSSoVZ+YUq+yptOJ+A5S2kjhUWztM4",
+	"W1yohnGWdmbxN2yxM0fQrRGjKUsNHE9NTm+vVYvXmE/e7WjbcccmlZfMXbrkuYnypAQbBHQQxrOYJoNS",
+	"QfYBeYuPlL5FAQ9NZqTbMd/keekz/H7QIt+wBdpoTY6BTm2xhup6YI+hiNBoGnPoIT4eNDyop8yHXFiM",
+	"t0yoYxQR+wASnspJi+wrIoQ3aaomGIu5S6g+/zu5gMruv5OvUsozSX4np6bAuyS/D/nvzWbT/k89D+ld",
+	"A6UEB+R30OhAodGiBubeoaL8O1nS9AKPrND+Vt14rVsLiPP1+zTOmPo8mlfBneOU24RPn51elL6tWzA2",
+	"w8GUcnrjNOMBXqKn4ycwZhnKmS9ZQcvNmybLo3Cv7+0f7V/uL92yo69s8LXqgOk45qjbqdeFaG09dwlo",
+	"ICJF7PbfV80ntmLaBMNBcTXhEqxnLLM4XFpHuK/fr1O+IFCzWRFYg/xOvs6R5ADVLZyw8LbchCmR9Lsi",
+	"QSBPYYhOY1bGmSZTUFUemoZlNJF2gxbZAZI24CdxRm5YJoc86PldYqt6By1yIjR+/4AEPb9N3HrgwTah",
+	"eQV/zzUMpOxO3DIY1gBabRO3dLiumAZsDmRR4AT5iaJky9oHxbhijRqua7vA4TwFpOMancX/ryhptiJ2",
+	"p0R/MHE4GGLH6qaibgPYp9hVxuhUC3O5MLvc3msNGrbkBcb6T3rbQIPzlEssm+pUUYoTBkXbBQmVuO2B",
+	"DFBUxFvkCqva0/zFIa/vXnznEQDa8sjZ3oFHji+3ev5r9d+OB2iZLb/fed3y+131n55HTg9+eP3twQ8e",
+	"Ym2KlHx7eNDwyEwkeWk3kQ65VlByk7QOTgYckyU0AIh1Gy10zFtqQR3Uk9PSxtG4XYDLmEhBUqbmTpKF",
+	"mKfWjAdbwMNriF3IIyBZsO1JD34je9Fv6m4Oee5KULR/OYkliUQ4nyIgmMUHU4fFwCm0hJsMSjcaEzVq",
+	"w/SGxlzCBgCBQ90ccq3LhQKwcaSSosA/OeT/8z/kLZVMaUP4Ar+LU8GhxBf2qEgTEzhI1M+Ekbo65Rru",
+	"Ox72Dw4v57gCXVZNiObKQ55ABROlpQeDTX+zE6g3tMzYaJGdJIHPzWg2kQRSlfJgC41lSGYpG8cPJNBs",
+	"RO3eIU9oxlKl6ivpg2bxKMlfuAdk2BuWaZc/NtAiB2io1JBAr14BHumrV2qaTNGPIUfhQxqNNLhrI5Qe",
+	"VjqVZDpX037DRcqM5TObsIXBfFWcpEXOLS62DlWFLIQhn1AeeXD6m4VVx3cah1myGFg+BJzcWFVTVgX1",
+	"p/nR9fn+t1f7F5eBWWQlqSixJQSuCnwW6MZOnqUgXUmywKDFjHE6i1sLOk0CKzdQTrSYBLJDEARD/oRE",
+	"1GO73a2vfzlavP9+j6bvs8v2r9HsTRTutEed3W7U060MOUhDzroHtolA46rpKmmOcJVSHomplrGc6rLm",
+	"cIhlQURy8BW1yLVdgqoUgO2nxCdFuyukp1ev8Ax69WrI64405BWEE29Z0PCKR7hXOH0b23pj25NwyNUx",
+	"oAGt8CjMtEuifsd4JFLCHjLGgdIrjkjLlBym39BTM+Tm4MxbV+cnWTo+dyw4dFH4DUxVHHvsvuRotR8t",
+	"n67krcgmpOe3DS+TMP8LEnz//fdNh7iZpblWqxWgb2/jTd9v6MiOW6Ar4KFNGUdsW2MfzOYQnQtkwgkF",
+	"65DeOuem7o/B+sl3D2xIzVxj6eIBmR3xXqqV+21YE7fD2oCAwYoMwUSgfv821CZl9WNYa7Vaw9oH9cCU",
+	"2Qfy0j74kK0XhE9/sHsG6g8oOr1jJBC3A4IBmB7MvJIXWA72bqo+hCJC0VYXjHKe0DUfVowEDRNkiAYh",
+	"7Nm707fXJ6eX1+f7O3s/DmswUGhE3xYjtSqwDwGtIq8Y1cKnHxl1ebBvU8qVoIhs1DVvOkUtDLKF2hGm",
+	"hEVd7YF7kYK9SbH8cEL5DWu0iDrr1G7PaQzL6aYMOLhZWuS9FqDTSA+S1B8Xsb2Sq6vAVI2mEIlQAki2",
+	"EqdhVL/btfqdHDMKkVBVipji/r+ToHwAkN9hXIa7A2i2RNQ3I1iQ+ohG6mimUwaHp9mccNR4RN3F1AMv",
+	"38JQf5C4Xy6gzOrPFmuEm+KRednHonBp22ur9grsg/yuJPdqnlN8rcA4dDeMNh/Lx3mQbakLA7J8Tzej",
+	"mkhoeOsy4VxFV3wX+LFtpadaURvi4PTqxIwBQGxNbUTFbEAg1BE0SoNC7Em3hpB5VqIMOqxhyYA5j4a1",
+	"fBH66mvH+5dfn+7BLtw5Ojr9ft/OgRKlCHsAdWo0zxBqFkUqNS0sm4h8/FuqrcJ2Ns0YzGC3eKfRORcs",
+	"K7ZwuLd/fHZ6uX+y++P17unJwdHhLlDkjqVHK9RBxEVwaOB7wkXzG7YIcl4RK3lP3KRQ/ga/0e5asrs8",
+	"Pb0+2jn/ar9IeCDMsEivV/wrAh+asqGmnU6n3Ndv9n+8Pt+/ushnb7ln4LJNsLwOpGrAUCiJ4jFg2GVm",
+	"jPYzMCVHh8eHl9f7P+zu7+9h8z8ateELWREYEEuTCFJs53zncv8aGtOdFEKpGFYTkAajwkAwYXkt3Ugf",
+	"t+zF/vl3++fX++fnp+eqkauKIqSORw2Zqa3faqp4Stto1zRaLiOkZ9GIVro4LtaKcZ15aXwzUaR5r8F/",
+	"QF6prtODhK9PaHw7jmR+NhudR4tpxWJ+nlF2NEdP2YxR0JqUaK+OoVZ+AAUtcsF4BBt1CByjVBmw3m62",
+	"O5uOxAmxETvNnwht/kr85hZpkWsyIM2goXQKKKqaQEUwcSO3iVo1rQcgPjSAVs8SGppKwEpZubo63GuR",
+	"b+ciK05ZrPFHFmJeLhhrJRhbfQzmJ68slmr4Dl1dLGdCSYKSEqYHmutyYk6+0Ty6YVlDzdY4fgDi55G4",
+	"lxBru2GddR6WEUwWHqFhKiQUMzMqrD79reXxTGnOv1sVCXqEREt+J48XDag0TGLFud9JW5F639cWLlNb",
+	"jvyu+vk7lorT96C+3O+kA5sDy8zpO3mROfsG0dXmkApdETQiJRn1h6atHNA80tWJ09Xl3SCSyH3n3KAG",
+	"ue9BxRW9x/V7KPoU35RMfe2Kxw+EzUQ4GXJT3M16XvFtwngkUQpaAGVQrCBoimrl3mgsIBiRoNfZCsxY",
+	"PSU1RXnMnD7FcBNmAg59h+XT3EyYa8UOdrG9q5Sqnt8OGtAng0qvJkufijSK1KHgqeWkmmA8gzARp6W1",
+	"UONFqUER95CDhIfUvE1mFC0noLffsAxGSIqcNhOiRU7vNBoO8mi19W5YptSepedRez1nWbpo7oyB8up6",
+	"BRotYoOAHmP8ihwqzNdmYPDR8rFS8VnJbLCEIYE5z+JETYJJpkU8I9gjslVtpIWVrzAAo2UMpRnkNbkC",
+	"lSkWjKwnU7ShVGqgHo8Efd/Xjfb9rmLMGZkKpdDniZeKykVGE1tBlwSd/9N3AzOYIa93iPRIj0gAQYQK",
+	"roUJQObqqP0JTW+U+HgKtIoDhPj9JAHxCDUDovQeDAEl2H9YjSA/aZ8SYqRATUKJdqr3ucWBZPdxyFpD",
+	"vlO9jNbUUhoK2AwhcD0rAdJtG4OTmioIh4qzIY95EyD19Yo4PQTtrpK6olVeDR2ppk6G5bGa4rjtZqff",
+	"H/JZGnOo3kB2LnYPD50zcltp2VeHe+SuB5ItuREiIuFExCFrOO4wELPB8VsQlCmP1KpM2XQEwSJqpJ0e",
+	"mYh5Km1JjTjVmBVziRp5E5foli08/MswpTomjygtxdRjMEWdoASDZ0gKngO9fySiRUObA4ecwNcHDk7G",
+	"UrlVe64v1LbmSF2R/jRSn+6VahpsmMk8AnMpAUnIFhJeklAaOQ3qBchXRp0C+FG0PwTblhA5u4e2c3pU",
+	"g+aC/DIXGYXrE7VHou3i1C3JuANFvh2yQoYuvK1TTPN5soKMtCCWUEZWiwcROGq2SKUuoXqv86YpSeIs",
+	"SxgBC3ADvgmMxlmHeufhoWEZJ1AX+Ei3NcCZLchrVxotfRzrqSk2hlORn2bhPCNiPDbZ1YBupePPtPHe",
+	"RH4lQmaea8OXmZjNWNQgLEbpj+T4cplEfOd7CPVAeS8DOz+AmgI5mof1am4rrjYRSYTuMojAFanhp6p1",
+	"wZk9IKN5qma53L4xwK2Yb8NA9mhG1djulMwjuMS99erVseBs8eqVMYa5NaQ9x5e+bjlpWN5AY8mrw6LZ",
+	"67QAMjRo++rcUAN8d/Zjo0UOgYAK1adJdfFp7VhXbWt9ZBujSaGWnVbiNAQpxLegKhIs13tW/Xgb3+yZ",
+	"X6rJoFROOmiQlOoqa0qUJqOY03SBfWqpWXNgLTU4L5Lmq1cSypS8evXsmiQW7beFy3IZT5l89QqatdkO",
+	"MSdXl7ukHhjo9277st0b+P2Bv/VT0Ngmr16Bh0m/F/z4448/No+Pm3vg7VTNHu6Zm4qRyxbZxSWMtY0s",
+	"r2whIibhpaPYKB4zqniZ9V5QTsSM/jJnUItFijQYKHlMksCBvgiQswuDIp4JENP0aqoHt0vPx3IlNgjZ",
+	"w4NyNI8TwIlCIsA3rfBi8v7Uz0MuM0YhznQmkiTmN57NGCNQq+jy7MJJ3gUZbNUZCpER4LbUaQg5HG8p",
+	"ZsorxC+XMhPgnF4BcekNOZIQdsU9P5czlW2m46tXZsyvXplsRxu05NnX9AEMTGmeMGllbuvpgCgfJcMk",
+	"yYiGt6AU4yD1BwKLLIWcwhhMwJeexCHjWMpZ+7/PUjFLY5bRdLGOnztj6RQDy+MsecJ/3nSdnE65NFNn",
+	"7YNX0+ba2qDWbfmtLuZpTiDyyJWc1O8bVlliXxq/cb4G6o0izg6pjxZmmqJrmgXalR2gnyBooLoUpyZw",
+	"B6lHO52Aag/iRBGkccEaoX2kY4UUn4FkjHr+GZQqQeCQwFPsLTzXgiEHxGx1s9EiZ+DJBsjL+UztwiBB",
+	"tVb1ZLtq31Jp93VRXB7yMXRXOps5R/ZpkR29IW05L8eAyx5mcYoYb7kFTltSTKvmQKt0jdZgWdF2exjp",
+	"RXqnVlGtrraHy5Xhkvkjr0HdXpn05DyIEEbrPGmTI3A912ocFw2UhGc8/xbWGII8jb8b6Ljj+yZUxYSP",
+	"zmaJ9iG/fq/T9W3UZR6cixvhX7/VbDmo2t7+5lb3jd/z/V7P73c7frvr+34hgWI5wUYX2b22VbHanV57",
+	"s9Xtl5EzV+XjuQk4q1Jp8spMuhySjvNXx4ZXUxqA6Z5lMrrGS7f1AJXRbBhpXgPNZN6sm1CjCw47I/U7",
+	"fb8I0VvLD+oyjKtTv6UNZVTU4aATqdVK/Jxn5NQKuV8VOTe9jiKEAg5XjS3evT98L+Lj9zuLkwv//mTX",
+	"vz/+7tv70z3xcHIpfj0+EPHR7rsZPNP5sfPj4t2WG3Sdqyq1Qe7A7Ix7UbNHN6oqHekobKWwfNCBVXSN",
+	"dKJCVi8EXK0uQLLMfFs1r6atQ+pbS3a7VR3Q77z+wT5v+EGt0o63fjv5K0ttSZY9px31OLZhLddPv46P",
+	"HkY4lT3kB1WvWL7x+i2NTFQ7vNJ++pUrTrVfD1Pje3736ZcORDqKo4hBwkevs/X0G5dCHFO+MNZGeK+7",
+	"Rve+xum4FOJIKcPqvf46M3Go/SPgl8e31hiXFkmunGL4EPA8n06V4INnVCG8Ve1jeqO2OYCU1372akvh",
+	"Hzp5DcWE2s8fvNpMVKX5X+n6GErEroj8g3N8Ok+yeEbT7LVifE3MBq1jRfBAPRU0dPwxTZWwP+ROb8vi",
+	"SyFKpmVCznKDidJOyI5OjXRkh/diZGoFzSUJEDw40KEMwZEICy7iIXctZnG2bSdQHW4xnzPrL1Oi6g1o",
+	"kKQurUisJhbFYR0ooL6P0OdDboLuCkGB1pILg3r16qJUq1W2Xr2ClvLSrStLwr56pc/gV69MSIN6ZMiV",
+	"3gcVQlF9yUiwiw82LxczFgyMXr578Z3S1Hik7fLF+q4DcEGZayk898tcZGBUuLo8aG568E97A1Tc79HX",
+	"02x3+hCUeXhx2tzc7G81H7ZJsSY7agRiLimPJJFMiR6ZSOU2ieiiifKuAMMHzFrTFKnImHpEqbVYYRzL",
+	"ZMYcyFKrNFjUEMxy90L/ktvG/JWCM4oYuw6ZpYxOR4kSKE0VcFKuRw9qDnZ/StNbXBEsHw8BYzM17VDl",
+	"neAK0SQxZfOlWZcZBmfO2TbRNcNAcJUZlKKx32ZqQmJOAq3HaY0aomOVwg81bB+QnhN2Q8OFLmubq1lO",
+	"fVZdr6wYsKK6eS/S25FS5XQ9WprXnQUnz4AUSuwu1dCta+LEgrwexB+odmcJVZ1vYZ1eyyMkbvy8mC4p",
+	"1dLNGywW4G20yI5qd/fiO6DnyHQghmhcPTtnewdqA0AQhNIx7kUaNWep0LsGtisUsYG4trO9A3I/ERIP",
+	"fGNMxqr58VRdghkygW9K5YhlsWyv/u5FSDnGFc0mYHuYiExItUxnJ1955N3Z/ldw9/Lw4ED14o6lNNFf",
+	"1USrbjWIKRgMxrinagaT+iWTkqU0BEercd2o3Z7psAsgdSrVUKWeQcV2oJnRAhoxHgQ08SlaIygWkkCE",
+	"RhlTRDxllENcFDHl/UO2Dc4DgtTqVPFHw6pTAsK8oGZwEt/kpePdurdatkWrnhZ4cX+jmA9GTWqrnpuC",
+	"tdalmMScNfBj6dRgqYPBDNiSBfTONxXRK5cyMkKb4ID0fUMPPCIbPmYEC05m8QNLpIFCHS1Ukzog2ZDB",
+	"94cHlxi0Tl7Dv51Xr4wp7OJUEXynY+LYu3lEO3xJ/+jZN04PfiCvybcHP7x6ReoXXx0fkXbrAR5Ve6bT",
+	"emjoB9/uHObf+fbwAP7GYxJOaCDaUNzwWBaODthoutywDhquvz3chXJLcBKagpeqJweHe96Q49gk4xFL",
+	"wYmGbI5gnFRCF2KebSuWYUKnoANYUTKwityAgMXNcEQ65DdzJqU+B3cnLLyVxl6ujvfAnITGpg6h1DrM",
+	"xEQQwC5C6QJOOrXDLXsd8lhippuHpdFJuTK6RxgP0wWUDBMpEaO7WMxlsoBgjPlsuXI6xLCWSqejSd9G",
+	"EubxuLNUjBI2bbQIxp7kRzrku7DIA/4y1KVppXbtqOujBWxXk/yqD3x1ipE6zh+46Cci0UUTwWmJ7Eo9",
+	"3BioCVZ8E3g/2v+5sMfjGI9TFIy0dTmWlXXhMTYPCyiqOR3TOJHoTmmRMxyixLgzwwCgxISWpKb0llnR",
+	"zODbWuOuDmLURHC2zL2Bh716haE2zlQYRm/ks8BcCJCqtel/yMEElAmiOEsenqkZEVdrciOyjPGB9v7i",
+	"7KIDyCOJuLlB2sBYICzyQ7lNnqjbJmNJbtkMHBtIUS5xUUjBcgPbUJ5HTBQ85/JBQ3vgF8lDH8z4gB1q",
+	"f8R9KviN2gJe9eLp54bcEidKHYhLHIcTz4X/xU1HdvK5tV0oCC0YXc4FZ7DBMLkhaulwQrMsEiVPMUbR",
+	"otIrHEPO5DhmGiTG+NYw8JyYoEe3UXPNemiDXqejQ2NfvTrCCINXr8gBJCShGbLTJ8fxW1hziNKB+By3",
+	"uLGS1JxME1xUk2E55BAOrM6Xm3lqioBjLANIFKP45kbLgMau2O6ScgCi9QSiRxOmbMhtpEcq7lFxAL8i",
+	"7KMR0xwWkpJwN6HT6WzvoOGBbwQs0r/aSFr0RED+kESfmt1xgCejZhVdmRDhHWRCXE8pX1yrGTC78Nu5",
+	"yKiaw+91ANlacYieGxIYSx31skYAypfFuBNSCjtRmiEy4CE3ZRohZ6GipKMOydbeaRgO8I1K4jPhF9S4",
+	"cE10qI5nBBshpDVB90BLrbANo7H0HVTCfZ5x2OnRN2yh7axA1W9FtCiZWCu0a3V5PQsY9hFK670TI2uH",
+	"KWZZa5taydTbeZmp11p40VzqWHPxwpIJV18umG/1tWcZa/GdT8JWi193TbWFK9pEi9ceNc2iFWOFXdb/",
+	"O+ypj9lSLyvAq3DH5gaZlmuL0QmNiDx1dX7UIqfqiHV2+JDjFnfLzbixMyx3GD8S4IK71zHkVjz6lO0z",
+	"f8W+8cGrmbE89fY7MbKPlgy3nw3JaxqSDzkEgaJF8q+0Jftr2JIdlr4r+DiJER2k117ja2d0oYbk2pN7",
+	"nc6zvvkNW5wzKBH6QuP3aQqruf+gKzb8m9rCbZ552Vatwzl0pdW1reNghq79rD6ylMe10rN/zjBTXmmo",
+	"VvgCxAId05fbdbUuqnrr5ai5pqamMZB4Q+4KrfqpgvUGRSM4/VZY1PN4gB3Mkx+TUm6RViV6JE9RsgH7",
+	"JIlvmaMNkkgwzN6CFCJQY9xcsGf62b9i2UsEqXdipFjIH/JTIwq/9YEq0cqS0w6xN9TIa14NTLmV8s5n",
+	"j/a/k0f7Y4lOH2wZnBLhaNC/p6jmj0jJ+Yz0L/2tQdcf+O0VJOE+85jcrHZCBIXSxXXGHrJrJemkAF4m",
+	"sbw/ooLsHZikPzA8wVPb1pqe2/9NZtcIrdOA9lWgt5Dy1iwqYELiT0tefrTFNsdvaHNj1A+bvajLmpvj",
+	"Nm12Rt2wF/XZxvgN/VOFcAup+ywhvM06UTfsjZp9urHV7L3Z3GxuKXLqh2oInXGb+qMyJWm83hIlWZbr",
+	"4g1/FKJqv+n6rU5/NV11LttYJLmzmq7sM2VW89Xbs8dYDbqoWqG8K/AX+GkX/w1tjzphN2r2EEV0Y9Tc",
+	"DN9EzS3mj9sUSaCSt/T9atbSaXY2V7GWzgrWYjeFbv56GksD/Jjvi1PtwDBuCtWFlu+TWTKXRbyZTkfN",
+	"ujpt22/gTw8ScMFzgktkG4FnYJFaEL+lOwJpj5BrC/YbiI7krDbov3F7dC7uSf/NUnYuWn1bcGxaIrdU",
+	"VUXk7fbmKjJX3FExR+D2zZ5aqk3F/BV5m3tFMv/I2ubnEJ1/1xAdv/f0GyciOxBzHv23xfR8xbTr5Qvp",
+	"wligMf9FAT5VGoxGolipyFxkKaNTTNItcDBwPAG4vjQOAguaVbchJ3uxxKQEwaFqIg0nSigAm31ZRXGR",
+	"b1rkKL41Sc2AJOBh9ggkFMaS2FnLXc4Q/iOHvOCUTq3nd9v1Bvf8LVLEMmgRjZVCU0YACoRqNJcht0nh",
+	"Gg0ozx6yQ0YcC21ED/As+zKUd8GrV6SuXQseCZSo9DqUd9tgp5Ys+3KejZubQWMASRi99qaPcTWb1vsz",
+	"WmQMo1GUepXeemT3/OgAPN/ghPdAycxjXHRwuLqYinsIPnE1Rx0ghToxNNsa8l0MlfHQoRZLvDEgQQzJ",
+	"BRFFuCIQN67NLzxE1F/mxIdnc/IBeJOUQVpYCK9gZnk6o2m2ACFg6aIWYNR1fQCqP7PFDP5N6X3QIifz",
+	"JNF58bhcCGgasiSBMKJMX3bTU7ZtfzE9wjSOeScQuoJBRENuMo2M8ytoBcUgIBPIUJGdROpBc3OrteUH",
+	"DePr/mUu0MM85DTBmm3kUknM0F8U6xCFDLGtaCGKR1HSPKGkjpZPmytJgi/VhPwT5rip/vx/gUcyOoIs",
+	"MJqmMb2BBK55yjFPGpHNclAKDdgG3SPBF9YnMuTu9wFgQzEAnULKHlg4R7iB6bZ6BfI0MzMeHZKfSZaM",
+	"TbAfmma/UD01bpeUTcVdjO5Lkmhft+qDDi7I29MZ5xhPACkj4J4zWY/qwdKmU7o97LqgrPGrXQYhA056",
+	"1b7GujQIe0MeIADTsDYgrVbLI8OCPKQu/6vVav38ISB1yKlN6WzGrCvasIpGlYkDP/YHrBxPh+/jJxDj",
+	"9kxd/ggh/EqB/Wzm+Pc1c7g3MAVjqoV6yKL0anlHQWOBFVnmybDwfqfd8dVqw/91/I7fV51cYuxKbd09",
+	"3idfTUdfV62L4tLuSLtLcMsX+2c7ZPd8f+/wklye75xcHOyfk8OT7/R6+b0OwS8cv1VfgAXaoP0RKCAd",
+	"1la6ol9lu/FqKb2vDWoIxXySpQsEXMbfO9OM7IaLL4eqo0N8iOl0U3zi9c40c9/YjbK9UXbII7y4e753",
+	"qR8s3Wm1WvpG/lFYYH1C1ga1wvhyrFiMdjUK//Xy5EGdpPV0qiXmh6DmWjApbP1aHHnqW17+WU9H15kF",
+	"9ZxF8+xIvCV68KooytOE56lheim9H6ZDvs4aevnQ3T/1Mnn7V+fec8jHK1z3LOF61fTu6W3ie7gu3vBJ",
+	"WjLU9Dg9VRHIsKYmBU0gPdbsjzdoszd6EzY3oy3WzE0gfZbPRM/zUAqBmfjiy/Y/O2R35+Jr8v3h5dd7",
+	"5zvf7xx5nue1272239rwPQirrn5OfbzmklbJz6GFVgJAvjouPJdF0V+7TUzQfI6K5jRjMz51wHarAnW/",
+	"UvXX2oDi6iUTQIX68ZTWrF9x3/jspf2PtiWs49N9J0YnIjtnNFr8t9kf9oxqa4wQBfW/CIm9rjXCUfFX",
+	"2SO0uv+kZxVibCsKfhm7hFeh6Xo5TADEfmXxlFUYIkq+0nMDn5+y3IJasjqQFUYHUqf53ziNeoBDjlBr",
+	"+JaazzGFwH0bUxqCUqjdJtsaJj/OpGnQiIRBo0UOBARVmxAbD4DLNJAqdsgNBcyK6VQVxhA17pUZ3cUC",
+	"ayZusu37OVIThFo2qtK+h9zN+zas38nuvhRkzLJwgtH8CEpDM0i38chcslXVAQ2m6mrfsl7IP0/50h94",
+	"duL3x0yyfpamspTRe3f4Xjwc773dqn1WG/4b1AYvX1WQGAuLCtLhqkU13uilBdQ3nlq53tLK7e6c75Gz",
+	"nR+P908uyenBweHuPrm4Ojs7Oty/MCu1jhz8kpUCaXmtddp7e/jidcKp0YsDQndpbdQDoMr9tUGdjkqo",
+	"mP66yfKF+h6ffXCf5ebPcjMIqI7MXCGh/kHPnQsRv4aQ7BaPqWOKMAvjsZYlTJ0+t5yLKcPSUMLojzvH",
+	"Ry1yIoZAZ3m1EA/CCSyG8AqZ63TG+M7Z4cWMhbVniThmcI6IY4ok/TnITR9Wmzh2ONHjIN2Wb2fTsVLY",
+	"GnSVVgrzsvtikVO+nKv8mdtDz2Zplzh19rQp2hI+VCoyoy2QmUPyutUiTeeVoVdQs8lkd1PnJnkZMVPM",
+	"xzjmoOCSqfyrA1vB7yTuteaIBWosxLglZFLXGNFt33OAoTd8T0NBd5SW42A/I/Jz6gBUDzniKWLe+zL0",
+	"Qx6am1dGM8UI6lxA5lwczhOaoj7agJJCMSY0UqUG0hm5pwuADQedkAJkMqC2GnAvpdaJ2wDyBYOI3aQ0",
+	"gsxLo7VC8SqNeTmaZ1gSTxc7ihjCkdbHIh1yvQVtDeB7kd6yFCKKZnF4C5lTcBGg63iWLFwM4xVA7Ygv",
+	"7Kigfb9LKkHidVbbCgZzYUpufxz1SS/WtVKjEpRa2kpf8WqKomqD2iwVIF1mzNz/rab/UIRRQ9jsa53T",
+	"Vhts+E7dc6wEW8GM/lphT+9AnLrHRD3DTielen2xTlmOBf8s9X0GR/rkBTJAF7B1Jhxqttmtzvm0o/Xb",
+	"FVJZ4diaY5DlGqeWKbihwdTrxYoFHrm63G2YYoFadFH98pAva8d3MQXEyJZeNVa8fjU12wG3L0sVi4as",
+	"3fwcGnJt93RqjcFpclxuVA5MCYV+4XjExGp9QmKRhOIhiWnXkCGyDExqi6feIaQUVlgLwUa76ZP/RYwi",
+	"faHtqyszRNWJRYQI/UOO1zm7JyZP2IL1l9OQMdM4yL3xq0yGV7C+HxMA8VovZW3Q6/Q9vOQcNPpKmrO9",
+	"/ps+RAeoZbuG5K5Br9PqV8YS9CEYwgnErowq6C09hUebXsxyHAESWW3Qb292//psU1iBx84oeMCIesVd",
+	"9vls+nw2/VsE+WKxLcVrv5BYN9Y5j5AHrbIR5By7qFAZTOknkIdpklSUrhbjAiSxR0QSWThMpwQBiWKJ",
+	"BfcFZ5LUNUSOuardU4EGxytCS5u6bwb0pgLBuFwbcxU2r0Gm/miMOp+8f/32WNCZ5aDFqT1LRTTHWNv9",
+	"8zMSTyHGxquV5sVmXXG4ioxRl8w39p+WG96V433rHzpf42dtGt9kb6KNsD9q9mh3q9nrbLabW2OfNdtR",
+	"J+yOerS/tbG5hJENA20plZOztJUxmZVgszHlZHkS2s12/7LdWTEJOLSlEWPUhsFCR/WPRaTX9slXggOs",
+	"l/EPdPxL/82g3Rn0+j8pTm6nCYtMludJH6ve2rPm1UpyiJ3HXtQNO6M2bfrjLdbsRZthc3P0hjY3xn1m",
+	"7i3No0ii4iyqia39DaZ8vRv29SQ/hX27s4oDOKaTzwfp54P03wMBd4mSnYPUHhOrztLSeVMAxDX1CqRz",
+	"PkApA/X7t3+YIgUjES3+5/U8TQAYoBpN1615iEWjECUAtR+N6Gh5JCCiQDVIewmQ8LTpjPLFkAedh4fA",
+	"1CBv20J723mp+5Te6/pBdyyNxwuI/r/hNJunLEe01QTe8IY8Ys1ojocllMUPfmjqFWju6aoPpmQi9OOX",
+	"eRzeJgtUMjHwZMipXPBwkgoOqHpYhgArSEpS54I3oeMeSVkUpyzMpCltA1BOiGiry3p7EKrTFHP1UF4/",
+	"Z8ghvFs2dGwOIjn1ifRIn0xj7pGuj/92yERdm3hqgtR/e+q/HZ+gJaDTU3+MM5aiZVLDzGA5MVLH8Je2",
+	"0jDfx1nGUoD+KiJZCU6oyfjGWRlyRQEzEI5sjItpU/FWqDecLFokMCdgYGQqWSQDHf+yPeRQT1pfVV9T",
+	"ItVYpKRPIrqQWKg6FfcAVGvEMzrPxJRmsaLihS5Xrvsx5Hk5sbE6CWGiZUanM8RrtmRi0TvplNnSHySu",
+	"tMzqIibfuxtlKeimJJCKe5aGVCoyfCBfH+/sNi++3un0N6BECPrVcyK8NJ3Unne8b8gcLwYeuWULk+8C",
+	"9WBWFTohGGdK6ph5NVpkTLqCbnA/kSy8DnRSRx4fvdFpd7qbrDvabG+yzrizSf0ejXpbjG2G/a034bgz",
+	"2mSjTpv1Q9buRqN+txdubDAll4X+OGrXvFqsRo9br+aZsib5SC/MAtTKcF2uRDBTy5mqlv7vX35zizbH",
+	"P/+20fvwj4pIWm8J3pvHD1j8I+YWjQ0kAAA71gut6WVbI2ISnX01RfxAynHDzTOmK62BBhEmIrxtuTPW",
+	"ftPr9rb63W7vyZHbNX505DZdI+bZRi8fb8wzdsPSFQP+Zc5IHBk5B1mvHSrw4FjafbatoQpDmuTAs7r4",
+	"3xWWiMoEcVlmYci1TtiOfLY1bm7SN6NmL9yImluYyt4dmXtPE4LDd9ebkPk8jtZZ/4uM8oimkS1rRHT6",
+	"OImjbcJ+mdMEgv+qj4CPN1R9rDbjx8f3gvFYluYRIHZ7QFYNzpJd8DzCNd3P/iyyXR6XZc512RgQOaMh",
+	"a2pAdRaR4K7tIV8cUck2ei5T1RwSICSHXLPXfAEKXHVpYM/huQS/3YxYKCIWAex/ZvZdiQkjLrvhtS2N",
+	"8I9uRHvejMFrCjEKEZaywuMJlFUoKFYgyLu2153tvv7n/ek8Gn1H5X7/x6303V760G5zufjh9fnRbvjD",
+	"ZW/rpn/53cXNl0/RplyLG5dJ9FFsx6dgid6L0W41MlFZ1V0CA3k0G2+NZLrnRpM+LyuNofy8NIx8A63I",
+	"BFSCPyjvl1Z3L8xLWbGvmJmiLX7TWt4LtviPZ2K3fbnWpnz1TWcKlntcNQntzct2d+B3Bu32T7VngGgU",
+	"xLB1cD9/+GFZbdE8n0UtssMXpPPwYEAJlhQPXQODUGky5TFtXrEJ4mAGIziev/wtJQmj0dCKugVxNtPe",
+	"oLxcHqCbjOepLWSh9Bwm4RM6Pr0qsMeUpNYjqecSX/fhYYVeIjKrlTQ8nUOgFJMhB6R6p7gnYu1CfrSu",
+	"nG+QMI2mousPqoWK5gkjdCTumDfkE6UzgURa0DEUc3ssAGe/KMfUAcEZK1taldPUzDUz26hUkT9UmIrO",
+	"dVVDLOPpKKiqTb0OusjgMvxchTF3yJskmKdJMCABmNECaEyMbRJBx/N7bgl9z2IizCWC9IJcRhPAQCCU",
+	"zOajJA6hxgdWACf1iZDaB2sgnbG6uo12maXxndJy1dLMJcO+YEm9AvQ7qUayy0ElAI0/wAkIBo5gqY4D",
+	"6UzSNhGAnpy5E0eTRB+LU1KHahYZ1KmgERybRJewxY+4GAsDXE9xzxVtMk/navR935m5chGdetCB+uka",
+	"UL+sbRrf+Cp9acjrgb5yjVcCzxzcrVYraKgeaFNDvhu3Nf611SL1uT/GNYFPAno12m4Uo7HRWyHlZELv",
+	"mAH19nMbzzYZsYUA7VRXvi7gUFehD5I9W7pSFwrWqq4aIlSuhL2O0zyyyf1DvlQHEzY0f7TEJVQfaZHV",
+	"WNSZGHIAyke2IImkY7YabVr34M9FnH7KVbKWx+NFvozn+yeehYOtZ+9ZMNjtl/mR/uNcR8Utr8Ri2PHH",
+	"42++3Uo3v/rmx1/Sy/v3V2d7m4dHZz8dis4RPaIX9y9yOv29bpOnQMfyer5U2nK/SjZyka1tfQMSZ8uw",
+	"1qSMam2rSvx7wVrrmfsMbf1xoK3L/Ok/B+JanTJ/K771v29CiSknvuTg+mP+rYqAkdeKG692Xl1gbREl",
+	"vs0SI9+m8c0kI/SeohxlwsqtCUjMs1BMIUqL0XBiFZSKCMRVaoK+fh1HAUBBcVe+vhEoXoP8Z2bGg5sk",
+	"HmuhM49VSS1uNZT7n49QyLOuN2izbrC6mYlUCSeU37Co0SJXutCVEluL6NlfSBJHA60ruBjaraVR0JHS",
+	"zqqGgfZlfbbnJ00pnaHOBWfwKaWNAf5ZkIvaAVjIGo5KEpj6NvCNUjV5VA+YzBxpHWvjYV3FAgB4ysAO",
+	"zqQHOGMLQwxK7NHVsHRdctDlhlzffy9GJcRwpT8rpRhdC6akYh2ASkESbuRENJdzmpC230Qjw5AbvRuL",
+	"H2p0Mp3qIe5pim6vJq57zG+gOBi653JrIpy0WBPMiPhBx/eDXE/SFowBgbgTQHUTGWAeGgXfILrHnIzZ",
+	"PZTLkwMSGBVDf3TI69rKcNJoOYkYy9EwSFHgU+k8PHgk2AUcABweGBfM+1xYmSFU+lQ9ZeM5hASn6thC",
+	"p2lEYJLCREiQGiaMZLDSZikyhG1jStlUMplHpBhyjePmgDebWlqzVIyYtohghDNALihFG7ETZ4w3sFDV",
+	"BMUbo4zfUznkuo9o37ErMYllJtKFagroC2VZcsvYTGoLcEbjBLHrc7VQ6fBSKVZtH0dlE3GodkeR+pwn",
+	"6uMFE4Bkmd27WPKusT3kMyoxT8gj69YvyqsW6c8pBlmlu6ndlWtuL1a8VhlNc9ayrjj/XNFYDeBZWtML",
+	"o+9yDqS9xEghOLI1/UvRHGf+eiprg/ZmtwQDhxvxGoGUO35PHbawy40m9Vx15WXzXx7c1hhfbPZHPdrs",
+	"dbc6zc32G78ceFYcHKYn6eHVlllFrTRcPQNmvDqabp1gttIg1wqT+/DzKjv/36XhKTJ+SrsrCyyZczIu",
+	"PkfD/dckur9Mq/nvUUzQpInbA2VYLu4/vkpiCu1ETLGOStcUw2J9ZfWoRc4Yx1B1R64FtxFaWjNIrAUg",
+	"JspDliQs2gaxyviStBwCsrCOzyuk8K7SW8gOL4juWtiwIUggHwnOCE1SRiMwkzMoG7pcgKdKnMAxv9QU",
+	"rN/7w3VzSuc2uqjxCH2WIPLXngQ4d5E1+T3D1KcH+fkM+Fxw4D8Q8I8hEt1fYGUCvDZX0n80TcmJAFJM",
+	"W4llyJYzgaHT1ubD2b2TqQTCG5a9dWMYh3xKI0akAMS9ulKSPfL15eWZVeUTChZHDzV8AHLwdGVrtCbN",
+	"8Fjxcj2eQy1vE90bSxLNmRseKBkDfbgcvytBUaa5gapFSoaYIa9DnDgpGumCho1HSFkoUkiiWgnZ53ph",
+	"Z1TKIS+A8pEnMPnWOe9y121FXTldx1/zT7dqdemkG/IdK2p/IUkB0ELPekDqep5NfnPDI2ioYYByUafc",
+	"xlnfiAyAETsPD4F6zMAg1sGMSOazgS4ykaWLPBAjpRzNJtUmmjxeG6I+3OWDEvmBlSZ0ffiqQwSptLFt",
+	"xmjy5aBC95ArYjErkYBh4l48kQK3l2+oPyARPA1b+PfhG5aMA4YM3B+1QdurWZPio4DyBU26t5mr0dVp",
+	"an2/u6RO9/1uWZsGTD3Tl84afdn66Qmt/tKY8XSIpBNqlZeINxO8lsavVsRMngnK67yoAjNM5Cqr1HNs",
+	"NsCOdJ+qPtb3B903P7lRhpod5ON1veNqhAV0SxzNi+xkf4uhwtiPn8zgy+H4HKr9QhbC4D6Lq5/F1f/I",
+	"jD9HnCqQvElXilNiD4k/LMVGInwal5py8vXl8RHuypTxiEEgJ2SUFLH3oCAxE7OEtciJICsA9ob8MYS9",
+	"PdWlJ09XKO4wyUqYehof9f+LRJgtZoyoB1zg06XfjEbub0DiwwsO3p6GQHVu6ivl1/OsgRw4Nb9mXrJ9",
+	"qD0WYV+pucMyGNQ9nHKQZv9T8fe+nk8pb1qEchdz8HEUPoRE+nUlae9ojz66RlEPApg9zPQEbDedLqja",
+	"5TegTbXIoeNlRKQ6FxJuyOsQb/saDGC//v/cnW1v28gRx7/KwG8isbKSJlcgkNAXbpLicJfERRwjKMDi",
+	"uLJWFmtqV+BSVYhTvnsxD/tAkVJ8OOOA9sUBF5vmw+7s7OzuzO9fjM+NgrOYyR/p/Z+M/5Dy2v7w2Z+/",
+	"5XubUp2W/7816Pe4RMPPJOM5ab5sP4+2Xlmw+ya8U4bMVsezY0r+SMmFgVvITMfiLy9eFbhC0yYekU+8",
+	"fhqQaIJgtGsHtSW9tFqtVuUd6Mrp/VrXp3x+br5r7p9ILw2D+SdbVsm3ekZhIgkrAN8/dhCELzw3Dggu",
+	"PO9RJkNf/W8PixAl/a7eTJCbabfu0qAK27VRZSWu5QSxcxq11C4GQJ0XT2Aisnp+Shv5SLtjg3aSfhvl",
+	"ovjyJN4OkpsHPT+pAinsg08FmhxdKcKsnI9UUFvNBpmmvZzdJKPke5ZJl/KVv2vVc8brhoY953a7f//r",
+	"xdW2/Fm3V7tmTZBEvCH61MFS/xQ2PQqZFEufoBYA1HNOkb7jtueKlKXeVrbF6585qi2F20/vx50M89nz",
+	"55W9U9Xaumb2+sXrl7T/JN9w6l3+bRduCrdbEbxZKPOQiMdw4g9vwiayI8U8LTcZFS9fvCzGIEAFBkmQ",
+	"OozxBWZenmUKX4ii61iqlRh7UDaz3OTmAExmhQN80IoqUg7gJWhCcHfIzeHy8jL8h3/n7w4HKZ3Vywns",
+	"Vdl4RoQSeO8UDhhX8R+lOjEHuPJ839IFEqUXpOn8WSJ3cyDctl7OwR7pn/+pKxXz1562Oc2EXBAUGttL",
+	"fdIVDh/aaidP9Uo6/pGsmu7sRrNODMvjK1hjKAyVtQ+MN+kp5szCA3zqoFouYbedQL0z6Tc4WNRaPUzo",
+	"IVDbvRNdHsmKwx6ZiHNpnxPFjbWGKNE0VY11DVGV1WZR3u/szsmWuMMAhEgtixau33wK+abWrMp6o+nn",
+	"GJAMt4jfzz6QD0t0g+T9BEDPrUBOCQNt35G5IekHkjtzs2hBl7zm6lpH+GGn75M+8S8zTS9hDWC+hDyj",
+	"f2NV4/saVU3hSlSJSJTprlZurZfeECu9wg9Zl1w6GZnT6l6Vhrj0EW4yRy8h7Bi0Ba6wu2QkqGynk/ws",
+	"mgGLHNmqgmFBIRJvWul92Gyl9Eja4O9lDVNCbRZYprmJhZDC4OmMBHYowzJGog9VwGir7kujGjlU8FLT",
+	"5Fg2VDHnK2HP3a6jiiTF4KQ70CcMeN7rzkM10yJA7CXB11JJaxdhi07u9vObKbyjkzbSBRcflBt+PfSO",
+	"vjSYxZz2a9VQV6F5S9KVB4xQHzPIlWrsjutmcNzmJuT8TqEPq2VKbKXMb6DW5mYQWwvfo9aWjvNDrHg1",
+	"qkbl1qIwA+eDLsvWrx7k1wK2lW1c+oC5bPdzRuoR2jY3Z9i28fSOSahp3zNQcgAv0ecjPw6lL+z6mafw",
+	"TwRdLHFguqA5RcS/dXq1q1hJnvn2+UXpYNMSFB8dQWnu8wsOSOaRm58b/P1GtVRtCX7F5IWkBOXc/9Yv",
+	"PeJdt37ZU+dlDMDWVpxC/oG2A7lKN2KFesehfEwqutRUD+qyjCd3rtE+wA3FFWgDB9JXV8XwnJ7QDXl+",
+	"xmbbY0vJ8PJxBzr1Qj7sJ7t4S7ccHQUeY0jumnpxvu+qNCX7Xvw2/7fxwrkXrwtaeO3gY+ND4vTET9Bm",
+	"eXz7MGmcvVGcZU7eKOj810OCfRgo0JSgKC4487jeUOe5lcfSM0eP54HAY3fJlGpbd8cwjRwRlaART+kI",
+	"kVzNPXbbAVmE16As93AEGSgHoVrECQIF/S5JAkrdOYzSQvJF64PqsRijP1WaZhlzwNJaCNq6/vyPG+HS",
+	"cV7/TzfXH0NLcW1zbkbFrzmf+uUXE8hpycn/FykxF9+4DrzPs4sn/CCn9i7syyRZBL6QCId7h3GXZfEE",
+	"NMtkzuEAUFe8ugvIhRlI4h1biXYnUHKc6iGrt0B+gFHxCh+MlpRlKfshy8aMM4/oNlkHnCW4iTTGESku",
+	"rhk61QWTPjZOgkNKYNGqrkpfKoLO1T24buLhvcZR0OSGcArN3obDkKh/ybgusk1esvmdMdrQUuAqu493",
+	"JG0QnL+rNjc0be9NcuwykdiLcz+Ce30m1veJ0y7R+P7eKcXx9UYejMFJO195DVuqipT/7WrFy5gFn3gv",
+	"VTtjk+ni+koH5Wajl6Vq9IRXWD7fk3vv8YTA3AwgAmGAEEgv3MMEzrtVJzRRYVh/v6t1bnyKjM86QYMK",
+	"96eUD3/7LgLJgc9dCSADab/cLHc1Gt8M4/sQmVTU+9SZ3MO1piAIXRZF2xGIgJdnmWqg0vgCaLJZht/v",
+	"I1r6CLTW/+CIwI6wK17wZNkMHsmNFCUqtdFAEMdIVKO7eRom77byagpvFnwLKZouWtl8ufc6rNPccPgZ",
+	"qXUYOpK1i9mPTqV44SpMlnNkbH6/h4LqU3lrhdj1Vaw002jc6RjcE8YjsXPCWKCXFhcwRG8cGZsbSdnA",
+	"ny50s9fajNNKxjkUUiRYwEJj7EyTaeW0LLSOQdyUWAT7dTulJCtfENmfZdAuS3M/l0wlkMDN17nTv3Hx",
+	"xYEsZ8Styq96Kc1xw5wAbIl/JisI0gzCzj3ifo1ScggROXa1QSeAIxfDL45/QJnO5JDgKFOCSAoG6Yw+",
+	"WmdbLulspt3ZL2Iw0UmWZqm3GGCYJjLW3NwTTXSJw5Y2a/48TU08sBqLGVRneJa5AfgtTEsvU3WOs7Zf",
+	"20oPYy3pcafQlkwuYeQabGu9Kr+Op8M8PL85GoCRfGOZiMeBGSmDbZqbl1PoU+tGRQTNETbmmC+X/jA0",
+	"f8EyWK6xdw/03P6NqXtKKj229UNsGjKRxMakdWbcDf0nUa7hGXgefqhX/H8CZp6XIC3ofc7i86BDzxum",
+	"5qWty4BDxx96CuHr7NH8Qgt8qfxtrOXdcdH0R+9P6aUOnbaq6NbH5MF0zKjTEL+I7MvNG7vZ0jHZWlNT",
+	"E5kwsotbqu8Iy7QljBZ6ZQmo1XKEKpuV4wlJamMsUZrc3FmM+3DJSkm+7MWIXxp65lEMUxjxrkNutrVt",
+	"OGKcpyRQOInR9ZH3uyQEdlnGGOeFDuwrWhqrlsK7EDIKnGqCS5YtTksTqErzcEkb3GDr3NewWnPJ8Ctf",
+	"bEuxGHo9Jjz1iFnYqyUdINOimrFq7OH5tBHjk2Xw8/KtMV4mu3n78Qaaurx7CLuo92iRtd3RvDuFa1O1",
+	"wAguW4PRDY5M2RoPjll/xYihbKrWo7lGPkrirI3i5vPV53cf3n38/PaXL+/+9uP19c+/XL1/f/2lGHuK",
+	"V2yASW4Eqxbll8KjjMJZcvT6BTX3Dz+8AqkOxl8Qz834bUK9wRVcaQQIxup7subuoanC1NjHU3W2JELi",
+	"0RCVNjkM1ksIx76q6pP5/RHJDCo5I5/Ek6gJueHcdLONfCi07maJhAwlGuZtzCkPmza6u3/kD4G+/evb",
+	"fwMAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

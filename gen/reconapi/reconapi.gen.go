@@ -74,6 +74,7 @@ const (
 	ErrorCodeLimitExceeded        ErrorCode = "LIMIT_EXCEEDED"
 	ErrorCodeMethodNotAllowed     ErrorCode = "METHOD_NOT_ALLOWED"
 	ErrorCodeNotFound             ErrorCode = "NOT_FOUND"
+	ErrorCodeRequestTooLarge      ErrorCode = "REQUEST_TOO_LARGE"
 	ErrorCodeServerError          ErrorCode = "SERVER_ERROR"
 	ErrorCodeServiceUnavailable   ErrorCode = "SERVICE_UNAVAILABLE"
 	ErrorCodeTokenExpired         ErrorCode = "TOKEN_EXPIRED"
@@ -104,6 +105,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeMethodNotAllowed:
 		return true
 	case ErrorCodeNotFound:
+		return true
+	case ErrorCodeRequestTooLarge:
 		return true
 	case ErrorCodeServerError:
 		return true
@@ -441,6 +444,8 @@ type Error struct {
 	// - `IDEMPOTENCY_CONFLICT` (409): a request with the same `Idempotency-Key` is still in progress.
 	// - `IDEMPOTENCY_KEY_REUSED` (422): the `Idempotency-Key` was used with a different request.
 	// - `FILE_TOO_LARGE` (413): an upload exceeds the size limit.
+	// - `REQUEST_TOO_LARGE` (413, 431): a request body that is not an upload exceeds 1 MiB
+	//   (413), or the request's headers exceed 64 KiB (431).
 	// - `LIMIT_EXCEEDED` (429): a limit is reached: the monthly job quota, the requests per
 	//   minute of the plan, or failed authentications; the message says which, and
 	//   `Retry-After` when to try again.
@@ -471,6 +476,8 @@ type Error struct {
 //   - `IDEMPOTENCY_CONFLICT` (409): a request with the same `Idempotency-Key` is still in progress.
 //   - `IDEMPOTENCY_KEY_REUSED` (422): the `Idempotency-Key` was used with a different request.
 //   - `FILE_TOO_LARGE` (413): an upload exceeds the size limit.
+//   - `REQUEST_TOO_LARGE` (413, 431): a request body that is not an upload exceeds 1 MiB
+//     (413), or the request's headers exceed 64 KiB (431).
 //   - `LIMIT_EXCEEDED` (429): a limit is reached: the monthly job quota, the requests per
 //     minute of the plan, or failed authentications; the message says which, and
 //     `Retry-After` when to try again.
@@ -501,6 +508,8 @@ type ErrorDetail struct {
 	// - `IDEMPOTENCY_CONFLICT` (409): a request with the same `Idempotency-Key` is still in progress.
 	// - `IDEMPOTENCY_KEY_REUSED` (422): the `Idempotency-Key` was used with a different request.
 	// - `FILE_TOO_LARGE` (413): an upload exceeds the size limit.
+	// - `REQUEST_TOO_LARGE` (413, 431): a request body that is not an upload exceeds 1 MiB
+	//   (413), or the request's headers exceed 64 KiB (431).
 	// - `LIMIT_EXCEEDED` (429): a limit is reached: the monthly job quota, the requests per
 	//   minute of the plan, or failed authentications; the message says which, and
 	//   `Retry-After` when to try again.
@@ -965,6 +974,9 @@ type FileInvalid = Error
 // Forbidden The body of every error answer.
 type Forbidden = Error
 
+// HeadersTooLarge The body of every error answer.
+type HeadersTooLarge = Error
+
 // IdempotencyConflict The body of every error answer.
 type IdempotencyConflict = Error
 
@@ -1303,6 +1315,18 @@ type ForbiddenJSONResponse struct {
 	Body Error
 
 	Headers ForbiddenResponseHeaders
+}
+
+type HeadersTooLargeResponseHeaders struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestId          string
+}
+type HeadersTooLargeJSONResponse struct {
+	Body Error
+
+	Headers HeadersTooLargeResponseHeaders
 }
 
 type IdempotencyConflictResponseHeaders struct {
@@ -1702,6 +1726,30 @@ func (response CreateJob429JSONResponse) VisitCreateJobResponse(w http.ResponseW
 	return err
 }
 
+type CreateJob431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CreateJob431JSONResponse) VisitCreateJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateJob500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response CreateJob500JSONResponse) VisitCreateJobResponse(w http.ResponseWriter) error {
@@ -1900,6 +1948,30 @@ func (response GetJob429JSONResponse) VisitGetJobResponse(w http.ResponseWriter)
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJob431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetJob431JSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2191,6 +2263,30 @@ func (response GetJobResults429JSONResponse) VisitGetJobResultsResponse(w http.R
 	return err
 }
 
+type GetJobResults431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetJobResults431JSONResponse) VisitGetJobResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetJobResults500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetJobResults500JSONResponse) VisitGetJobResultsResponse(w http.ResponseWriter) error {
@@ -2344,6 +2440,30 @@ func (response GetLimits429JSONResponse) VisitGetLimitsResponse(w http.ResponseW
 	return err
 }
 
+type GetLimits431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetLimits431JSONResponse) VisitGetLimitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLimits500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetLimits500JSONResponse) VisitGetLimitsResponse(w http.ResponseWriter) error {
@@ -2423,6 +2543,30 @@ func (response GetOpenAPISpec200ApplicationyamlResponse) VisitGetOpenAPISpecResp
 		defer closer.Close()
 	}
 	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetOpenAPISpec431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetOpenAPISpec431JSONResponse) VisitGetOpenAPISpecResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
 	return err
 }
 
@@ -2580,6 +2724,30 @@ func (response CreateToken429JSONResponse) VisitCreateTokenResponse(w http.Respo
 	return err
 }
 
+type CreateToken431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CreateToken431JSONResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateToken500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response CreateToken500JSONResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
@@ -2662,6 +2830,30 @@ func (response GetDocs200TexthtmlResponse) VisitGetDocsResponse(w http.ResponseW
 	return err
 }
 
+type GetDocs431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetDocs431JSONResponse) VisitGetDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDocs500JSONResponse struct {
 	ServiceInternalErrorJSONResponse
 }
@@ -2708,6 +2900,30 @@ func (response GetHealth200JSONResponse) VisitGetHealthResponse(w http.ResponseW
 	return err
 }
 
+type GetHealth431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetHealth431JSONResponse) VisitGetHealthResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetHealth500JSONResponse struct {
 	ServiceInternalErrorJSONResponse
 }
@@ -2750,6 +2966,30 @@ func (response GetReadiness200JSONResponse) VisitGetReadinessResponse(w http.Res
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReadiness431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetReadiness431JSONResponse) VisitGetReadinessResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3092,338 +3332,342 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Lc9s40i/6r+DqnKpI/ihFku0klmuqjpM4M87m4bWdea3mmBAJWRxTgJagrGg3+d9vobsBgg/JcpKd",
-	"O/f75tR3ZmORxLPR6Oev/92K1HyhpJC5bo3+3ZoJHosM/vmCRzPxQsk8U+k7dZmrTJifY6GjLFnkiZKt",
-	"UeskXfG1ZqFUXW3eCI9ZPhMsV7dCsvlS50yqnE0Ei0xrMWtfvHrBnjw9OGJaRKYNdtgbdHqtoCU+8vki",
-	"Fa1Ry7bVClqZ+OcyyUTcGuXZUgQtHc3EnJthCLmct0b/KF7+LWjl64X5XudZIm9anz8HrbNYzBcqFzK/",
-	"EIuUr01L1SmEpumQrWZCsnyWaMalXomMJRqmksGHTE0Zl0zwLE1Exsy4hM7ZKsln8JbmczGWoesvWnf/",
-	"JtbhMZOK/a4mbMU1izLBcxEzLmPz8z+XKufwYKlF3GMnEy1kzlQ+E9kq0aI3lv6yVBeAJjtRKhVcwmzf",
-	"qIjjpKpzvJoJM4xHmvE4zoTWjJt5Mj7RKl3mgi14PgtY+Jgvksd3g8e/q4l+/O/f1eQ6iT+HxywTWqV3",
-	"giU54zc8kTqHWU+4FuzDxZvy/pUa2Z8+iYb8SHSfTQZx9yA6fNo94kPRPYyfTvriYDqInu1v3eg5//hG",
-	"yJt81hoN+wfPmnb5POM3c/5OAcU2bLBUXSC/MGBTlbEfrq7OHw96faRJXSM++Lm1gdjwYSOxXYg8W59M",
-	"c5HVx3ApIiVjzXLFVjwxJ2KqMsHybJ3IG1zTHnulMha+OXt7dnV9+vOL09OXpy/DAMmLPl/KPEnhl7mS",
-	"+SxdjyWSUSa0yHWFZPb7Wxc2kcnczGvgJpPIXNyIrDKb9zAJnn7RrAI8WOax+S3iks1Euigt+pP+A8b1",
-	"008/nSzzmZB5EvFcNNM6L94wPCaa8TQV8kZY/nPY7/TYT0k+U8ucPRc8E5k5nrH5hqeataVioelGZcm/",
-	"oI1wLJE3BkxlTEmBHAFOK4PBi445HolmITWYCZ7Ovxu3dM5zMRcyj8et8BhIkLMJj01D4uPC7M5YIsc0",
-	"5yuONQtFlqnsu3ErkXc8TeJreDxuhcA8uKQXrr2Zu5bnidZmqRcig38qOZbt8KC/H+4ywIAVXevldJpE",
-	"iZD5tY7UQoxbwVjWOv5u3Or1euZLeOm7cWu87Pf3o6J/ZKRqITLcDilErOElMW6FFaJt7Ti40rrQg8qw",
-	"gBKiyLA7XF672q2tHKd+sn++4Ll4k8yTHP5Tp7kLvA8042mqViJmiYQ5R8ssA6YuRXeeSMNpV4mM1apE",
-	"/4P+bge133ggKoPbfFofPkh7J9HdKOzVGPG5cId9JsaSR5Famhe5ZrdSrWRlU2GGXzCjCzHniTTbsHk2",
-	"qZjm1ak0LPKzp99kjd2IdljnLSPbcWWZt7Bj2bSyZlpfNA0tGuj4g0w+sjyZC9a2V45OZIRjEQsVzQL2",
-	"4epFpxh3eV5MyLh8oQ6e9o+eHDx98qz/jZZfiy0k/m3GX92csbx/d5rJ3pv8AyaL9HMWN99tJHs+0iyJ",
-	"RzCM8OcufdM9i0O2VksG40+mhuGbwQ3MFT0YPjM3YcajXGSaTTM1H8vwpPsr491/sX73iPXYNRuxbhgU",
-	"UijjTIoV+/Dh7GWP/X2pchACYWVMP5GSOY9yppeLhcryKi9/Fg3Ek+nhsLvPj+LuwaT/tDsZioPu00F8",
-	"OO3zo2hfPNlV+hsMnwVm7dzfQWvB81xkZmH+7z9Our/y7r/63aPe9aj7278HwWD47PP/btUFtc/mu4zP",
-	"RU6Kjie0/02sG3QcdivWONuZUlqwNof1YHcH5jbl7Eap2DxLItFh+YznbM5vhWaZyLNEaKb5VPTY38Ra",
-	"s4lIlbwxu7FWy6xgnOZaF/IuyZQ0dx38nSZ3gg0P2EwtM91jV6RmwGhKiodTR1BX0Uiz0yTTOQuH/WFo",
-	"uUsbRRhW6Cl51ypGIwZ6UAeaNmIRqCsgx4EGozK2NHIFSZzHOATO4mQ6FXCE7CiMEAP9aRYeDIfs7OXp",
-	"2/P3V6fvXvxy/bfTX64vTj9cnr4Mj9lqlqR4kGCsY+la0EznSZoa5rnI1A1oLKVm+0elZl+8f/fqzdmL",
-	"q7DH3st0Dbf+wuha1KIey5lKY8bN4o0YN2It6HNGaoCtnfM17Fd1aW/FukrUh3F/8owfiO5w+iTqHkyO",
-	"Bl2+Hz/tPhODaT96Mjniw4NW0EoM7eCCt4KW5HPzbUVBbG3SdA4Pq7Rel0peq8kmHoG6XhIHqOeZVRMx",
-	"m6xZeP7+8or5GlpY1n921NdgckZpLKaG2uLW0zxV2ZznrVFruYQ3G45mJvRCSS3gZD7nMTE285fhNULC",
-	"P/likZJw//h3jRqvm4NZkJwnKX4Tw7K/+/HkzdnL64vTv384vbxqBa250JrfFOMeobViYhieOdytz0EL",
-	"qKPh68/+nP53JqatUet/PS4MKY/xqX58Cg3AvDbycRYrocFKMud5NEMThF6IKJla9aUdVkYQgsXEs9X8",
-	"3HU3ZNeJqE0jo28ebxIazf3jtVWSv3Zrry4g1dok0WPX9vwbH9tyl939zbi7FHbhuYrXV0q94dmN+EqS",
-	"enX25vT66v376zcnF9+flijK392JiteGn6Wmy8zcDmRl0iK7M0wIOJXu+fRWafrryS0stxiOyLLlDVF8",
-	"jIxWxgbsbfIcjQ6pWX6j5oo7ka3xNbjdEqRXbu6YVLDlIlU8pguKZkWMmmSlTPDY3CRgM1IxcdS/6PfB",
-	"9PsqScUZqr67k69GoROsAi9UupzDQ72cz3m2JnIVHxciykXczQTc5pHQDDY35dGtkXEsU2cRthC07ni6",
-	"3HI0iGWVDobtZcSkYnwOkg+2x9qpUrciRhsGPAmYXs4Dlqucp4Eb4DU+7NTOi+3PLBNN9pxneXmqJ8U8",
-	"FjwDSqZ3t05o2/VRzMk1DQvnNb3tKvkctJaSpGcRP+fy9hVdktUtmnB5y5w15JFmeJva0+ja+LKtMa2P",
-	"8FgXTVX6ZO3zl68C9uLyx4CdfoxEGrC3V0cH/YC9OHl71esf7gfs/aufA/b85GzYGbGlzESkbmSigW6Q",
-	"Vjfv29fzuRNJzMhuwgzN3N4K21VTYOCPVJYtjaAYMCGjbA0yo8qYmC/y9Vi2Q3+IZIulNWNG7NEkvYoU",
-	"zfrmr0WmJqmYd8BQmDdc9GP5gJt+5Fv0eJYHOB/QNu0PbJUpI5iHQt6Fnb+Y65cyV5VNkjgW8mslg/cX",
-	"z89evjx9VzpgsNsn52csShNzlpCx5iis69EqS3Lh2WxL58Q1+G0kz8ZRFF0jYVbMtawdumHUxM+ffvqp",
-	"WzXKb1v5qg2/QgR/EelmIvUUyBdKTtMk+mrdqEGPLlEur7o7E80qemyjxl6695o6+QYMv9kTy2qO2GKA",
-	"EwGsNFOR0FrEhsk3WhI6PfYTT3IQSJKc5YpNE5noGTi45WbbS5JbjfsvRvz1NP43sb4QSy3ib0jkhQ2q",
-	"zqCrdG3d8xutXZuI3Ovk2zDtOkmbsfHU6Fbr7WOEB4l0tsQqzXtGuU6PfXBG31uxJp+i+Ysa+4uqv5Sq",
-	"ZS4yyVPc5a8j58vTix9PL65PLy7eX5SIOKFOrCIOpHkMsSYFq0pitothHq38ZOE3TJOEaJ/kSwP5NgK8",
-	"tBoVWWfbod+JodArXwoXZpp6plaa2cnrYzTlBiCTw9zHsuIkQd/IQmQ60TZw4i+ifjBRv1aTdyq/MDzo",
-	"gQaJKU9SZOtlNfd3NWH0bJsi+/r98+t376+uL05PXv5Steeyo8kwPhBPBt1+tM+7B9OnovssHhx2h/zJ",
-	"5Cjqi6fTg2fUC9CI0ROlYpnQyzTXx0wLYUXzRxrp0Kf6cufgUUJ5gja2PiMnfngvfvn0djHSN3a5ZQ7f",
-	"5pYyoysvJmuHpa7CzojCUHB0YTG8kLUXKk3tyqNGna3HEiKJkB1RBIsZVypyEYeoZyc5C3E/Q9Yu7x6G",
-	"yvylF3/xGX+n8ldqKb9WBDMU8Or9h3cvv4ycpTKyuBmGR8RFm19Pvu8U08tohgwITDeJdh7+hLRi30fb",
-	"Dl335lY6QTdpERVG346lyszPEAMFD8qOXrSUW33iLyr9cip94DUEVMpzPuHaUOJSZoJHMz5JIfgz5/lS",
-	"w8/8jicp/LwzkV2AwwN04GY+SUyPRVyC8dZIa85ZfQxKpB2a4Xfe2CqmFwjT7Lqo020r5sWnfuVan/N1",
-	"qnj8n/ekoVUaTLnWQVXyTA2fDAcHB/0+m6xzof+jPjRnWy6NRCf/ssNpV71snREbHrK3yXMjZuIkJmsW",
-	"iylfpvlYtiMlp8nNMjO7ap4UQZIqI+uxUmzO5ZplalWXUb9o6zcd3b9Yy2Zy//tS5fwUdl081O/2z+q3",
-	"hWz4FkO44drAKG7Q4peLrZJhOT68dFrmtQbVlA36/T6YmG3rhrtQvDjjORv2hwfd/kG3P7jq90fwf7/6",
-	"B6nSH8Ro2FWuye+OXm0IJFyaGFT6pbMyvRUnftDvF62bc0URq4KWmFQ/c2EPntm4+a3z+TaCb33tE7fi",
-	"rF2N6j9moXd6Q5trIpfziTDCwliWI/7djlX5gl2JSpQpLUqbp1qNZT2nACxF5SFsSDOg1ZWx7nwbBvQt",
-	"GM+3ZDjfgtF8LYO5FNldEom/LETfxkJkTgOH+SWRl3ew0XA0ls5y1CR+f+22fvAkyK/f1LMXp9cf3p38",
-	"eHL25uT5m9OKCVu4aRuWIuYLlfEsSdfME2Mti0w5HUd/q6rNfxvuaAfVKO6yLLmZ5UyqVcDy9SKJeJqu",
-	"2UREfGmk37IoPJaeLEw7XxmzUcaA31CcZ5nPEY/78zCz/ylS1JW6FfJLIjphe7wQju8zLivxMR+8AI8b",
-	"85hBaOmXxvRAE9emiSIsFB3m116W2H1xPRCVcVro+uUhC3nnhZDUDANfHo8k70YodpFQschUvMRcW6/9",
-	"Y8frNZfxRH3EFClMCyBrBP5ukzy3T/fb8AlM0/LCwOc8napsLuKmIFg/NkZlfpTPWIbFHoaBe8vbvaCU",
-	"8DdR+cwKURDoyCXkR/1wdXXOnnOdRAHjciwrSYGMAur9sMiVSNMuDbr8uYvbgcHORBqzEHLmwgCMRJDX",
-	"J+/CUnOwlXYPHpUsUH/Zir6GFV0p9ZbLtc3W+sqreYsC46R163AoJ6fy3NzTufY0l4PhLprL15+4rQPT",
-	"dbWlM2KDvvUmK2nu81TImDstzNpNxzIkfpnEoWUpiWZaLbNI2CT0ALS5zU9VxgaBUV+3NAuxyauZyATF",
-	"azTe9qy9QaUxIiH6Bh1h7tlTrRku1wS9CZNlfCNydzb1oukE/qUSfSOVCI7oB8mJ3X51AMjJh6sfGgNf",
-	"KZPYBsRtuN9Ln3+bu67eIeOZwFhO1g79Hq3Tu4xMAeFHU7w36GYpHRAXGWpOQSYwqYyzTNxBpDW+WKPg",
-	"pli+SjYBXGjN6e2YWVDk25vh0UTL3KWcdbS5xYdmav91A+54vP6gy+8/bL37dnfgfaa0hrvwMufm8ovZ",
-	"IuXSzC1g55mCv8YSb65F4Qfcdj/9dY/8p+6RL7tCNP4b0CLgJirrbqf4BNWVrZra1fu/nb67Pv35/Oyi",
-	"Fm5YAaeYcW0BKgrlDEPvlBT+ISg3amZJl1jDUD/gxRAUmlTgbgCVod7Z9R3S98/p3qvUn9bmS7TI0/kB",
-	"k2RL436nWEnVYi6TdvPAPrwzPby/OPu16hgh9a+pxWOmhYwrjwiDBAMq5cYJlTr8FjrwuxrsjNUw26Hf",
-	"Wdjx9ckNmzuWG3a3Jl2AqM0dPop7q0RoDRE0f8X9/0EXtqMsWPYTIEd32GsG8hJb2YC4ZuTJTKCRgWVi",
-	"mgk9wy+MZLbI1EJkeYKMENtDrJ3mfPMahBKdqiRnXFdIemTfRpggv3HEBAp77P2C/3MpRmMZKzCCLHgG",
-	"puAe+xE4jJLp2l7UJfJG5Uwvhem7mrifq9vrfz77NRv+KK8OP/40WP/t6eLN/vz5UfTyYPr9k9nrvj4Z",
-	"iovD5dkzdT6o56cHdCXo60RuAcNydiyd87VmyBNBWZVqdcz2n/T7bClT2CLP5c9sPADEJKJBME2mIk/m",
-	"oiQtmwaCrTBZhlrUokF0v1zwSHS1WPAMoOiqGE047ohnWVIFRoMspUzw2M9XAsEOf25aLmjuGn/ezhHR",
-	"ImNeRBAAK/H/o0x8pSZL22GnXCCzqcnvIgL54QRSRpuPCiahqimbKynWBIsnPvIoZ7GIkjlPR4yz15fv",
-	"31nvrMs0QQkxWj/S9lWIrB8MD/u9w77hquhjytRSxoarzjK1vJmxSSJ5tmbTVCG+xkIlRjo8JxqHMdgW",
-	"q4Ay0HZQACnQa8Xi4yBbQetj90Z16Ufb2Ev3tnvaTebgsRv9G+EcRq2bJJ8tJ71IzR/rmVrohdnNx7Yj",
-	"yKLn8vZU5lkDVsp7aYhCCtbOMy41B47TseFv5XTSBkbjNoqn6ftpa/SP7VRDG/v5t0afU3IjzVGCd46B",
-	"NyW5Zm3c6ER2QN1eKJ3kyZ0IWCwm5rkUN9z8ABn5doubuZ4wa/BIs7PL9+xgOHjqKIIZgeSYyWWaFkhD",
-	"RRotmv2lkuVz3Tr9cNEKWuYr9BWiulsBufnt3/tNsDZBK96IhjdR6tYQmnmj3CMGf+x3+wctn6g4RGvU",
-	"ejAbW+9h0J1wbXgJrKSSdrNhdZxNvbTzgf3ZT2dGw3gssrFsV58hlo1HUubiGnSqeIf3ccVcfMy3b6V5",
-	"wxxAYHSFK6TIgLZraV40wtY8yXMuI8ESiesHeHtcxsxl0mN+sGa/q0QiCosRRlPBtOHGunPMvKR7Q5Na",
-	"8AzQUhPZcItdnp6fsBcXpy/PrtjJi7en7Pu3z39gZ+9+hFAe1u833FwVngobGdh9plPnUTutVBMvfQEg",
-	"pq/VxHPj8ThOUMo5947zlKdaNDp5Vgqi4TQEy7LM3JtRkiYoev+uJnXGYMhnA22XCGvEKhnqrB32Pqb6",
-	"Yxgw+EcIcvMPV2/fsBw8yCpjP799M5aXC7PleiZEzjS/M4xD0ycdSnN/bP47LJLdWbvXPxwGrNc/POhA",
-	"5vvjv9vs92As/372CuVqpiMuWZubsZkpmz8lIBDcCB2w83ffB+z1+en35uWrs1evOgGSH1w0719ckJG6",
-	"SPeHMOiCOkml7bGTnM2Vzm3UYRFsiCTkzjdeQI3yjby7V3fxfJQoEUEoxoZjZQM1Cgofmd0xUyUEASUF",
-	"y9QKLCXu9QVfI59AdAg75cnaonACDy0i/V2MxyNrtIdRdL7Fmiy41iuVbZihfYqip1oIaW5v+2t3kakc",
-	"p9QApYDJdkbdgg8tbFcqAswxnarsRuW5kCMbrZKrzOh4qbq5Qf09EwsEFU4kKKqYeMpOJEIYMFCWSwZj",
-	"rscSrp4KW+kP+oPB0bNDf1Hc1IMyONWT+xgMnFePOBo5yca79URuuFKbrktvYPslzKz93a/OlxRfcklB",
-	"3zWLt7oNi4vcRaNQ7H7AQi8mJfQQnM1wCTpYmfXwQ8x/86cCT2vDqsQONN1a7oURJNKQoz80pBGSAz/s",
-	"sVMezZwPGaNvNBy8UkAALwDYJJ9bvB5URMzLibkWp0WmaXjQ77OqU57IimZdDMkI6Die8sxLb9RXwEbC",
-	"NQk18boAJ8JAMCL/2vVRWIrutcq8xFcLI88O37xQcV1vwc8D23fTCSg+rs3wLY9miRRdcxHAPYUTRLnS",
-	"nWU83XyxEDwDwzXlOoGnJ8See+Ybsy3vxAq+14B1NwE/q4h7YzmWXVa2LrH2QX/QAZSeZnNUD74pGZHs",
-	"N+hxqju3rI3pPpsVa7BJ+gYN7LpsmbJ9P9Cmik0VsBammX1q5n6MjBqiMTZX5ASZ5g5wFR+UWAQrZT8y",
-	"Shk2/Pb06of3LyGR7uTNm/c/0bwPacDmRSY+JjrXbLJE3P0Cr2Eu8pmKsaHqkTWt9DujRqyaLaB0ReSN",
-	"2bQiUAek3YA5jE0zGwudjcThzbVDe+DD7Njx8C9H8zEjqgP6HD8EvwcHVk5dNCM7opXC5EKb5GjEdgBP",
-	"skGWrF1NvoRtxUgLmnUj7oTtgz8c2sLD3qh34CX5s/bBcEjTaIYV2Aon4G1ZkezC2geDfX/TNqTJ4McV",
-	"X5oZEM4ZPYVw00DBiJEPdl8E1wc+sYInEWgQXXWkfy5SLr01r0a3lIlB87Vmq1kSzSBp3LRWdtTh7a8Y",
-	"hJUCXD9MpBR4zNqHjnArMcr1jHR2X0I6tV4NbjWdWCa1Y1gta1uRxczLE0I61t/aEChbvsgrrpWKC6jq",
-	"5fIRkPy0zzoLawUNwYwVkLJqLvQGwJqNEB+1/LKau7oSLN8UB10SWvw5lWWWoPWxa9ase8czYDCweL4P",
-	"MmiZG9WC+FGgCzkUWz4IlZd4G7TeAv9+p/ITxG4388UmrB5eBgcsZ+Y3wwZtAFrBhlxuX9ACZ4ZLYcKw",
-	"dpGdknzTEOT+m5VtXjq5q0F2NS880iCSUGTKbDnnshB56GzWxbmIRKYdBTPPE1iHdq70KT4atgEcAusp",
-	"LIRaGIUM048zZLB8blSwJKpZyB+aynyfHgUzLcbfJERCNPTVerHB9vfeUBsb9vpeXPQx+k/CekgzXib2",
-	"dvX1l4bw59KRaHjeIM//IHhqdLPqSN8kd0Iasc3ybrw161uvnYa2bfOxG9LmqmtKTTStZem7jbWO1G1Y",
-	"0ex20OVeq0kT+e1q/Lo2AlC9AXNS0RRCC+cEpqrBlWvChJckLWb5I81C06z5PmTtOMlElKtsPZbmqbmC",
-	"5+pOxJ1jsiXAFSiNJrii1qo2BNdflwzLvUjfNa2Gg2+45g2q7U9W0waJGVC3IAC8AH0A/ZbwHjrO0G4W",
-	"w4eT2GDrPrwaHIz6T0eDw1+rVu9unsxFgw2+PgGs5XT/8P3CT+CK3d/fP8IiBPcNb7hxeN/CbreLdvta",
-	"TU4d9okFYH0oJW6Clr2fJseyIEr2pTSpFkJ2E3mnkkhosAU3LSCBl28FU/8ioPR7IM+DHTnaazXZwM4c",
-	"7Do1VKLNykkLPF5S3VEkIksYTdzxtZqcEK5+Eysz1A5GUMAlswD8WOxsxbKl1IUzKLq9Aa9ow93+5zpY",
-	"/03pYsP2bjC3/TRbUxEIZLk9diYZZ+FrNQkJkAc4MAU1hNgjyBKWSeOprLk2HyzW2UF+lWTnmzfBsMBl",
-	"DHXKMsHIOAXqpVqZeyZNqn5aD/JZrdjgYGTDCMatwTA47Af9/rjlUNKtK5851/xXy3ylVdhhu5pNf8cs",
-	"NxThJyaBMJ4mt6Ki2VorYclOY/R1WL4F1+DGcFyfRTMR3YIZKlLLNLZFINGtBfd0cU0bnbQ9hVposMCM",
-	"e8akTK0CL8sL3UEU++a2liDBSxq9adW38OAuW8NAJBqNGG5GM67ZHJDr1Upb0H4H9AGhvRDeW7iTOlTN",
-	"jctYm74nYq0KgxJNleJlGkwHFX3eLRpKP5bpHRdFWRxGFkBjmW3Vy8ioaGW9vaJK11ThkuZbEmMrX+6g",
-	"5pb1z4oS6SuNvyEJX6DtrJm5qmUeKZQmOHOXmJnyyJr8a75Fc79A6E66thX6QrBfijgMxjI0IkTCUzKP",
-	"L6V9xtp0MUH4gYtfsO0biugERRiDYQgar7oFT+KxlCqfgYEP1VgKYu2xSyFY+P1pud6KK6v5mGyHIRmF",
-	"BdpazeZmy1RQTHiZRf5/dx3RWjVVO3NSnVkNuwFmFEku5vfeYG+xYdcMxGlg7zzL+BpdsLBxWzsHayX5",
-	"jWl3XPAgYOvMHzy0c+x269BcxPJ9gFCw15f0NqD+77Kk6PdOjIxbEN/OE/hg+9g6BTeSa5AOhYSqVfVh",
-	"PS+In+d5lkyWOTqvMYIUO4DQnsLNDSdq5/EWgWW1YW6SbuwiFkTiL+3GyRUbt+F+3WQEKE4aTLJXUjhH",
-	"7rJBjwBiTcOtZ1gDjaTnwxeO0Ovv+xEA0bfnRCfnbijfpVYvPnZOP7Jhr3tj6avKwOwsNqJpf5pIF1hY",
-	"+GkLVEr3reELiMRZNvV4z2t8Ao7zxTLdYI4qsTg6pSJKjJ7IfSLSCh9ysIgryVYzxWK1nORYjMSsFhST",
-	"1UKM5Wq2tpXubpI78BHCFQsHPhzBZeBOjy/9FVfHwiyevTySXBfsn2S7tpFyMOasCxs4SaSIr4njNHUi",
-	"tK0nHZMXvdCA8a7wOzVCA8gAyzndQElWHYR2ozhmgkczenHO0kRbpgcMAsaYSJ3zFPihIaKVMiIKSDXe",
-	"Nda4GLm6ETBgwzq9RQG3WuO6DGld8MfreaJhp4l4t3RlegCtwY4NhC3bCS02xYA8oFlD5xxdYjaW2raC",
-	"bcZLTP4R3g7C4TWKDE3N0BPcaZO1NzZFIa7lEwSrhIenRBhQK83tg4u2c1Pxwu7832rDKx9B21vz8fP5",
-	"fVNwTYPk5F/dIzPfEjUH9hcgbUcdcOXC4hoG5u6sNghssAr2QsYMk8maeWvRJN980wDgCqUG6N+rynE+",
-	"ibdVFhDieXUGwViWKMxcADNDZSQtmsYgHvUzGVk2XqMYNQYVsothNF2bx0wbSZenWIPAWzl24sY3ljTA",
-	"Rxp3h6Cwc+2Tsp37AqtDbmBKuCMPv6nniTzDjwZ16cItxoYgaoi4pUVsQ5xvp7Y8va8OgC2Hcm+bmQtL",
-	"A4lj4zG68okBTJmrLMlzIV1aygazZ3kuZ+9+JFt586gzukl3Ow7F5dt8IopLl0SRMtcM7I0ZNFxwYHL3",
-	"r5ReTSgrlssLKoYZlMigckCaBDAneXPKy2yycHgB1iAlO+F/snToKVbkIoFg2/XUfBPldUayy6WEiyxk",
-	"bmOF/lNXk38vRZU76ZtcNfVGakRa05N2vHScclNVqz3FLcl9ta3BMbaVz042qSwVuv9WOstWTvglHKhS",
-	"9u4b3YxERIWFw1UqoxXpeSr/t+v6J7O31Vu0chU74aJdEoT5RKt0mduh604P+bPlDzup8fDyH83W9/9I",
-	"tm51qSp5g+fMTP+Rhre38+4q0dVIwa18nb1v4uiAobtBJ2yCrfXLqzfESNaZwcNdoL+rib5Obc5xeVyv",
-	"1UQbLq1WsJqJxlFuGkqRoNcv5Wb2m7KQoN/Mz0+uRJsXAwshpk0z/GmpRRzarMKJSNWK9Uu9P3uyv1Pn",
-	"tqBS05yt4+4hk95/el+3i5TL+21kkZLn5kWsAy3y6+acNucHRGpBZNzjopA4ysrSiZXSiJgFVBXMqb3J",
-	"UVhBQt7NUVg5TDDbEoH5C1+jgNJs0Q/bdIQKUPkGiyE9qgTQoJg/ZSvIizb8YSFkrJlqyPIuoPC3b1Ml",
-	"WWJnV6Ub4/a4nKAYyNZF2JirAeYzCth0sZARl2xC5YljSNhw4WobEjYyipzz8f9LgpF9ocbcCzpuZHfE",
-	"1R5pdlEO/jk5P4OgVX8UmiBmcLfKA/CeNYwB7IlFLVlyU7VGrd+RcdcHZggd/S2l2OaAheaTkEFWpnV3",
-	"GRVB36FWAAl2/qipCwz+gZCL0sA3BWFUjOS11XuBNjDw46mcp47aaaQ9doU/87iwmBVXOMJeq2XOuFw7",
-	"mXssIyXvRKYTJZtMEu4yjJqTyC+Mul1xGdWqKLetvvVfjMzU7L+YM02X+dDBfbzUjQgW4RvIZZdO0qob",
-	"HA09pCkWIPCFwg2rQfYn36jgz21439xs83/Q1JzXrTLkwue0aaIkVG6a6OC+iTb7JTb19rzB71hyu3xp",
-	"5xv6c46jL5xfNReqfIaqVFRd7PoA71mv2pmoElLTTQKB14ZBepnMDSgCFuOrCKQtg9TW8VUOege9YafH",
-	"fKxKyCmwPyAcX0jOHioaDtEnBSzImjLBJeV/FEiyPfYeTa4uwwbdRsmNxOxQrlltTPu9oe2K0q5xFkLG",
-	"AD/hPC5jqXMV3dJ002SScbPQ5I2JY9LH1Eqylcpu2VJGMy5vbNxBJaLHLkDz2hY5VuC4Zu1FJqbJR1i4",
-	"67AT2OVoXIVWJfr4+ukP/xy+mf98tLg4yH98tvq1nBs6GD4rZYcOmkyE/vbsMGR88QHD3L89P9J/H979",
-	"/HT+7mBy8Sz/5cnq10H06nD2un/zZhifHIkPT5P3+4vLg4aU23tG/3AFqIBIvu/DIsj8a7Fl9AycmBHP",
-	"sjVrhw5VJgxQyUFgGQjX8MBlws4xXEMExp0qeWOtOARjyV6iYDKC94oHj7Q/kGpwaBOoTWXlSZ/bvPIV",
-	"Xuct6kau82XYCS8aAEM1QNP0vvHJ+/Mcrj/x+amG7bkVr851IxlsztrAs4K5GpzSDhA1qyRn409l4Zp+",
-	"a5hgQzTIQw21fhQKa6vMAXGhbFJ1KEEeYScYS5fCuJSQWlg1+M4hVQ3tvX+0X7D3/wvv0EFjjPDy5kZo",
-	"SGf8ApmRKp/eCef/bBCTWRvkCojT1MmN7AQWauImExDeYpduVDhgXNTGnK/ZCtKOVGGAR86daM9pzCZr",
-	"NoMo3KIACEe8n6nI2GqmNDhNzb8zlYuy7OtAPvbJSyvNGQA7EGAeOYO/Wj3SLIyXAkwtIVmLHLBDKeIP",
-	"YkCVFGPZzkEAwjYEz9JEZOQWX8oY7jpc5pRr8HRbc0KTW4Gdzhf5eixtp5mg3GHTHMQP4nHH9AZCdy5Q",
-	"yv4lMtVjJ6zYeTQHjkkMI0g5DJ4cVTxPiEfnJGnsz7n1KTSYWhYxIM44F/Q38BLzj+Qb2b8nuKvRj+jT",
-	"ep2jmsMgomWW5OtL0zmyDbwxQRCrn49CSKsi8iO6hS+9Aycj0BmIp6pK8tpBvvTG0mZJIHecrFl4/v6y",
-	"iAIF5h4GhDXHUyg9lCd3QKdayNiGs/g3fSJtoBiqHRMVr3EnYLGxWKKZp1uaWZ4vAGcFhvrCS8yro7Y5",
-	"3aaO29Bj34vc6Qs8b5wMLEqB+Fitk7EL5CMoW0ayRG0mr8oDnhSHwU9jWeAv2PgngUAlOQIy2IBcHLo1",
-	"/iQ5uxG5ZuFBf58V4A/mVOGIpFFs9EaMybZXUMUcEEQ16TRiT05TtfLkscom4HQprpdQFNGWiwX7KGA9",
-	"yZyBi2zHJKiOCI0L3jbPfDhGasjGDoKpvOdAGT9kaWvUKm0iHCJ7rMyJGCJCbSKnyiIn8wguYTGHtN4W",
-	"XyT/xzE44Cq9WNy1gpY5KEYlcMzvrY37o3Rh2Ntc8LlR7WEshlz16PHjenuPvapi9Wu2wYiK/M1cQxXQ",
-	"JQiW1zllm9FltVZL4vy9sfxFLW0OQ/1rQ0xys5EP7wu2t/e7muztHfsR/WNIVsAyM4Eb38Y4dn+cPgwe",
-	"ebIBXM6siKaD4H2pvZB3VkS8q8wPeA/YIl3qjRHtjALaIWrif/0v9pPKbg0lmz8HvWYGADxzrZZZAwsZ",
-	"wRrfQAWCMj4LYaMihAgLCzxPr3IH4KV6iRa9sRxWB2EOQFgAZRQIc+1wvkzzxKzD46nK5t2Y5zzsjFg4",
-	"7A+ZZdTFpzgOjC4mpgQNPSKkEWROkN5ixFgxVcSrhv3hcTWIvzHjbSz3e+xcpemW1ICQKjCWMqmas19h",
-	"wG3OoHA6EtTA3COHbgETzRapkPn6GIUkYC2UV0KlXOhVs7QHvQelLJCkAZRS+g5ZUegIFUij5um1FOYp",
-	"Vtr8dLVSPs/VZjGZTmKB6ImxCCj+VYJvW61kAW8FoHAhVjfUYWc0lnt7Bcve24Pzs7dHfHtvD3Z5TdF8",
-	"MEzrdzYvFneQDiyuDmyvSLUYjaW7XbbeGeW7gbXNx5hvZtFOfkceYDZkLMOD/oBVIbph39S0ittlg2UA",
-	"+sf2jYpYOzzoHzCvSHmAyJSwdH4TRtS161jsDSMzRa0ymFtqtKCPpd+WOepW5F9qgWdIEQo21bdCwB2y",
-	"v5NgIeHSKzx286XOA5KTNaSwg/RVXVmHLEtDwvXUiHV+7MniuV8/BZa4AbyMfaA3bfEzTFYzcwLbdsZz",
-	"MTJ9TIRRnIqI8TS5FWNZkFlg0XP0nKepyMrkflKSN82P2ySwZhNzp8d+McTq4KNvEjMgM1RerpNUMe6Q",
-	"UFQRYe11BYVizArOAI9VQioVReQD/CBL8rHUfCpSLJKWKXNBYYXam2XKs3TN2siIjvosNhpHotmNUjFb",
-	"ZDzKk0h0euz0I+orGL7O87FslpFFUkQamwECELOFfoOghOLuU957dbM9Amjit22vOtx3DSgYQYPoTb1m",
-	"5apwHbsw0W3DJhbm84qtnF0KSg5E6leSeDfFA/I0/XIxuhnWfYR6rjP841U7lm1gNhWk/6ABLI0BPoxr",
-	"AGKSc21081Q4oHKWcZhBPuPSKSuAEiYBPg2mBscAMAk9lLWZSuOSlG9jljFeUqP6XSwx6QpqCqNAFjUa",
-	"S8+izNrZZlG6U7Y3s3ZUiNJ4REr257HExlzUSQeCsM0+Wb2iAhBnlRCLElnTN8bypFKLieBiiSSmtVpN",
-	"AST0akzQtbWdCkqFZf3ELpN8ibLwJ4ZBEuyTyxH6NJafut2u+//mg81FJz4xQxufquiA8NWXFRYpmiyD",
-	"B0KTpbIqxZsVrD94FeynHjKfDwDrbYJpY9+04YH8fTLLZJq2G4O+CM7CajkLtw68KAUHZlDkx4d9J76Y",
-	"xQXB5bRAowxYIqN0Sdq80uZsJGD8pMq2fHe0vWAszR3tQOAMLxqBzBVCcMZY/nuMyA3j1oiNS8m741bA",
-	"xgRDaZ7+ewwp5ptetPnT8NhoByNKYy9A9xqgbH3MZYJLLoCSARsZcZE7I0jcjtSNhLUg7OJx6/NnmAzM",
-	"aROIpbWN4Ya5xYCkdQcFHLrM+JChHcoKq2OZJjrvHLNJxiUKjwifHBO+E/1AK2D5DwAuZwgnoCmPb82Q",
-	"kxsmEB72++FYEta/uBN4Z1BB6RGhvRkmVUF8A35s7mvSrO0KW6q6cMW4PdLKhF4oqYUt0lBptMfOptAm",
-	"GGO4rPappqgeDIbPzBTMhSwM5YJsF550f2W8+y/W7x6xHrtmI9YNAxKpbsUir8pTNl+da53cAPCxuSw+",
-	"fDh72WNv1A3k5IFAC2I1UfuxnScEZU0TGKervwVJQsUSuOph2iHncfPMFi6D2wFeQI9jSXYvCoyN2N6e",
-	"rda1t+fqdTXVIguMvnCeKfcaJPo3vIiSLUWoUjYQpIpViu6CaQzFyZKkjDNKSIZkPMqU1s57SUsLjjDQ",
-	"ZLC7VSJjtTJfcTZNPpoTRHGNY2mHVSEUc5FI38RpGLSznBEZjShBolaOJxwVc7fxsJUKaTim49r3rp6O",
-	"30Yqpjni2jd9oIXp8INMPjKQJtpWMy2M9LQCAqumjeU5J0MJgjOUxHwWHgyPWBVsEs27JXRH149TejQ6",
-	"rSBajNXLWoFuNQg7Nfor1zCFSFTB44A96QOMBVFYIY6ULyEzelt8FARcnlPd0WO2MBPFGa7BmNI0ud5Y",
-	"giG1Mgq8OuyfpDNFSkpB2gpyL2CVK57BnUV3H6DQgiz6c/cVPhWx+Vd4bOjq7PzuiWs4wsAqWOBCNnz8",
-	"5IBJkRsRuNl4hJcbztNJdEb9mBbonY1FJHXg3cvgTAGSwEBmKzb6u9MUBFzhDXje0UaAbGCIWB8gRyay",
-	"rOUNigcVvZHnsKQWidTcFEa/XVhyxdjlCqa20UvrmxqQA6xMs7SpVJVGTZ3Bpyh168dH9+4x0Lj3MV0A",
-	"BBSw52tsAA6k5csecCTc2A3GOAwkBxdHHWPWFjWDu2h4eOjdRceMww3C7g6AzY0l6I7RTKHm+Dex1l4I",
-	"SM1gU8KNljFLkzvBhgdsppZZYcNIMnT+jeUSzDiGFzmB4lasK6C7LtgLa64mqdABwfEKeRd2zCqmmFtp",
-	"Y9DDYX8Y0vEGPGLXIk2+WBXD+cznAHebLQXqnzwHoRBRXmRsdgT+hk06bh5wA1qvp38Mh2wDInBDc2D4",
-	"KKbj1WRHsGHENqA4cwD6gm4AOfegf8QawY2Bft5LMB0UqQZtWKuOx7eNsOFDIAMjJE5AfspM5FliUYr9",
-	"oRvFCuVElIFgOgWegA94y4Gou4bJg+ZFXMqCrSOqLimGnM4XYDSi7oZji8zX06k1BqOoAhNpl7ksS5XO",
-	"A3e7Yz2HxULEHWvmIISusTSN/K4mfsoyjpvoDDRFi35GFsljczmgFm0+N7MG9zH5xo0C7u6feJmZ3au2",
-	"7qmq2zYQZFOIv0RRzHxKliK4lMIAhWKU4A/7++FxybyBVm02F1yS16F20FaGxG5Ejv58LFxBtS3ecqP9",
-	"Wo+/K58OHFjlPD22O0FPLIfck3vsv9iArXiSs+H/3ZN7Y+mcDEMquXHgbOGwxM0MNpGN4NCF5EFC1RiA",
-	"CZGLGqo2PMvMAPJXaswcn2IuJ1jxMiNGigVHlRjH3eZjWUPPTrmRrLwK53C5QYFzIDErhVgTzhYscTMT",
-	"ENeJIho4O+g8dZtRgXcGX44qFiRyrTo/MRwNMHMRmDaQ1Uuec+tpQaa8t/dWSbHe24PLoFKaLUBDLxRM",
-	"271EG2NekbYNddfKiGRhvRBaaKjgexWw8HlyQ3XVwBmTSPaa3/HAqK6lqmvwxfk6nynpSsPZknC8WhSu",
-	"C1G5EAHWM61CMI9LachsdbPRw8ua4aJSHFMi9N4efFAUXAGcuHZ4+uEi7NDbV8ncvWihFoF16pzPF3Ag",
-	"Ply9QD5ew1oMO8dsby821xk2YebjWoGkZnhY+tx1fRbbjo1QgNBpF6TaIJwdAKAZEsMyW8cUCG2rbhla",
-	"JhfJrVQrS2k/YsYHxDWhzEw5IOAv45nzLEBdhXZIR8AQzE/oNLsbMBtzA7ImBHLeCeCEIzMgL0BBB2hG",
-	"tW4QezZwjPjQKWw0cEDOFCuv8geF3qRJJCTmaZGf/TxTiywROVYwutefnotsDolbeZKn9/jpuw0O9lbQ",
-	"osVqjVqDXr/XN42phZB8kbRGrf1ev7cPUf35DMIbfP4BlQZVU7j9B/C7N7jt26H5wXoutnjg26F9RC/r",
-	"nGeGkzRWGQNVDwLiwW7kW4MLEyLQy3O6UIC7A9JbCa1vJtAMaZQ1lc/I9QyRdb7ZjGpVmHFhOhoQiBTx",
-	"sTXmBl4Ji4b6FRbG0F3SfVYunIEy4Fh6JS4KnEuRxnYlwYFcWSq/9AWaEAo/J1rS4azgPY7Rb9bV3dng",
-	"6x5VtfFmnzumm6Hp/jqJw8CNJ3yjorJFGtiiZiQywC6+UmmqVoWtaYtbvcfOcYYWWA2kliogJbP3E0je",
-	"2nO123rQHuIWilFrIJO9vefNhLu3t1thutiGIZJGZqjF8Euo5aKy24lSt3pUr2DHJTU67Pf32c9v37Ct",
-	"5ezGckM9O9CXe/3DIYylsa4dg7J2cLYiLs1gqKzdWJbq2plhFZXtzPtXZ69esUUS5Utz5NqLGbiEZipX",
-	"muVKfWHVO3uTut+nBRB15sFKj2X4Ar/oXq0XIrRmsqL95qAOBwmqpliTp3yag7FEn434mON7qKobciVh",
-	"XCqCLTVN4E0HfAwv8wDNVNWjTPR0Xq8jd/7ylTb05KSoMrN8VEQi2gMZ2h/I8d4byzOY8bJSfK4Ek1oq",
-	"P0cgv/cUoRtLvwodqj/QJGl0RrhCluZzN26Uy1KZG2f6vBXrTo+dgMkl90JzXaYNmufs/ALnArbOMYiq",
-	"TTbySnMxWF4Jp80vA1OmAyP1uoUtMn2IOOBjdPdJiBlOtM3HQrttsSeFdAFJ2Y3mkQQ8etNE6FFJtXUc",
-	"SBE6W9Go/c1ZKoy6D1KUoaPTeh3G0mVpCMovy0hITAwYSKe5SKNDnrJhUuYDqWQX76oMzdSewSNTq2NX",
-	"0BGACKmoI/NqOgZjGak5Kj0R16KbSC0kCrOp1dvzLJnDzYYVVCnYIpHSkCf8hLHt68VMSCrmCibM65C1",
-	"tWLhGeLBs3egL2B8FWHEX6MOYQS9F3RsARXW99GB7cACaJkBF3Nyu/4TBq5g9LQrY5nktJZU5BHs4aDJ",
-	"0nkkJ+6FSgX7ZCWUmH1y96a/WLrRn1tERHxiawHeX/eTuW4yMTX/Q/P1/mmnDoGDsLXXxYfod6VIdNcw",
-	"/m2+0Mu5+R9QwcOgEC8IM4S+d+UcPxm++KmAUQpZu6SCdPB9G6vv3i+C9+E5MHr7jApZYJ6A+ePYr8rL",
-	"0w76fk88NcpqhaxtFT9UvFTmNMFIzedQcEotNTfqP6W4qcx5RIKxtMgrCtD0zIWUQH0ltDUabY35POGE",
-	"LgvHw0phLC7k39IWRQaYM4X3i4d5bHMF2iqDQC6pWCpyKrwWJzcJYlPjd7R/iR7LAkAbWGSCyM2sXSnG",
-	"5sMrqpVlKOCwgXsIgslgMmSYWy7QqAv1VtvDJ8FwcBAcQAxnLgimwwUtgSvV1r0fy6Lu/dwM25yxAmw7",
-	"UyuwDk+SmxuRuTBdJw4P9lkFz5sGC9gzZqy+0dEId2BSNefR/GHTwSlGkWzhzpAPPgmMdjyGiFu4PQvf",
-	"mIwN2yaDrrMHLzXmdvTYecnwP2r03hB/L5uGvrvfsG8m6V0iTjxovFyqptDNZs6xdF71RObO60Flt51y",
-	"exa7SPTXaoLZ3JSYvDFRq3jlcbkIFeRs0ao+V/HaRp5TDdSGaF4E/4lUTGA6tlY0fXVFmSYLRDlLlHy8",
-	"iKcBSGyPI30XMP/RnYx7c90VGMdQfWIEpY/zlAxUXTWdJpGIVbSEa1AXMvc87cH/lpv4OE+p3+Jfi5Qn",
-	"svJaV00/ln9SUS7yrs4zwecB23u8Vy29XJ7sHzS3TRNoGO1nylPh9ybYVeuLfy5nB+XZUiA8EJqATHvD",
-	"/rBCJv5ofieIMJdWVy4ysqk+iIVa3xVB3YLg+FjKO8/aL60CE64hMznGBWb+DbHl7D3I3zU+hBFFieee",
-	"MqwWhHQwv5IAtcUjhUeeXNNmNg2vbpokfVUc9Nx98TloWRX/vq/de5+DVi1K4b6Pf3bv4+uVNi58MK7d",
-	"2ik+qbWlRf6Qdszr2IaL07n/c3z1jKjloN/f9Ik7KI/98gzwzeD+b0qVC+Gj/R06ciUM4Yuj+79oqk5o",
-	"vh3s0Ns5Xxs5wJWaMN8Nhw/qs6h9CB/vMGCQKFxJxM9B63CXHTijoDBXU+twl+VsKLDopzvCFduQ4/cP",
-	"P1PsN3OrulIFNm2sySraClo5v4HvX6uJbv1m+mq0ppmR3zSl8l+IfJkR6EMBlb9EGQnj+XSj8RWjdiu2",
-	"VwybQEMuGLE8vH1y+Mf4wEuQadfw9DvlpJl2FTS/cwy6PNWaM12itcOZ+MFN5XVyzXOslii8DGIQmqgV",
-	"7YLX+dpGf0AsFoq4FLMAkj2JnvigVAnaedUrqRylxAOq9kPQqaSmQj5Ik6T2vchRTKvcof3d71Aq12TL",
-	"AIz+7dHWSblaSytoQZXySiHDjaUCy5UBNxXt2+UCBzyHcn15Knonl2laK2jXXCjui6WAYnXMAaIyCpWF",
-	"ooCGXVapN8+PDvr3rs/R6GBw3/ocjQ76xfrYovxeRUCsw1UtAOQqbX1l+at6KUH3N5GAW/OjyTA+EE8G",
-	"3X60z7sH06ei+yweHHaH/MnkKOqLp9ODZ/6a0yqbBfeEsMqiIzdJ0tQIUQS/+BUUirT056dHXyr9/BC5",
-	"tEkepSIovbJI+JdU9gVS2XPuKjj/kULZwf1fuOrTuwpFV0q95XJtA2j/1GIRpMhXpCLEOWiUgR5q03it",
-	"JoYKftskO9lE2p1kqFIpNF/K2eTErslRrKjOCa4J5H++JEXRTjx3MlJQjgYrFWEPMTyGezcYJlhYZ0rN",
-	"TftIW6dp5wGyUClevjQgXxZyWZWaceYZKiAyFe0Z3zmsUvobXK8sViuJMQdeABoJjpp8O0ZWtJ7Dl4nG",
-	"wBolR4znOY9mZmTHzJas/W7coga6mKOH+43Zeeb+GLfCTsDQNIJO2QS3hPCBepRLBIKrymKMCoLYJpr9",
-	"MS37MhPWGzITbiYoKIt4LPnEhfX6gd5aMc6iZd7VM5WRyxIl3VSpW+2Etx573+jzKQzPbQcjA95Cghqg",
-	"vzyQGTAQbyuwZyRmW2FPllxNrhW/FM1SQhvS9ytZXw3WUUFwIehrhO4UcsD6vhGo7PipqQt61OBZcfn4",
-	"n3ZBWTBvNcBWrsl1Efq+FaCEJhSiT2Tdx08Kb8mn8rsAbRSwZAq5NJ9cJQr/R2ih7pZpRH0qd1uGfzff",
-	"0C+jpo+PLS2Mal8eF+s9sj2UekJcedODa6MAr6++u0yFNxaqqEVfIVZxlMSu2Fj5Y9gOwL2wS1CEbRCY",
-	"GeYhAFkQ3Chrh/sBOww73gr77ZFjCjs3GjZROvpGbbEuf3fwNa+J8raUayDYiAGM/WM2IdCNGzPA633Y",
-	"PS16ycVH20eSgR1XB+x3BQWPJmsWsvH4EwvLrUCIAx0DixFVrKC3r0UVFFrC0MNuClk7fBqwI1hDtyFj",
-	"ubf34vLHvT3WDq3x+hiSArTIv1vm0+6zsDOCqMGDwbN+wD5cveo+c+6zyTq3vGXOs9uAvbh48wrGYG6Q",
-	"WPeY7/MDi7VdROcAJHd+2AudxmLaclE5RSgpOvvQaxh2D4a9o6Owc2xDOzLBwl9++eWX7tu33Zcvwx67",
-	"AvR5kaYU0bMCAEzg09X7ylxOy5Rb77tLimDhd4bP/Jf5T9f85/+EAcv5BKLAeZYl5s7NQGTo2LhhzA6z",
-	"UQ7mkk8F5SKGjyjaSCvMJMvtEAmoItcinVqbC5qGzSdaYf11yuceyxSjwsxTDMDxm6JkTSTKCY9u6QZI",
-	"bhLJU3iRXFc/v7n82Wz9e/A5sPcLISGIyYY8YfwBBjNJuDdDggo3ROFHxaKOqccS4QtsSEmSNUUCs3YJ",
-	"Wq2opDM4BOqA7FuZow9VAxYF5KP7e2YjjsmJNlOpK6MWVNa2E3gkAsceiMKOlWsWrtfrdXc+78Z+EFxx",
-	"y5kGJ6YHjoFQ/zLygiGvsUT6AuAs8bEIikJ6QhchpQWq1b1o5XyxEDzTXi1dqpHTdOlBAJR369lQ/+I6",
-	"3YQ+SL0kRkxrhncmBJ58lgnf5Y1oX7dCLO6p2ns8ln4FoAw/xQzGKjAfCZE/qJUfJGO+oZGZF1x4bGLI",
-	"KDcStkx0nkQY7FRkB/nUXxMuOxZ4r5urrpIII1OsFxRp89M2PCRJ8TESi7ypPl0B5IfV08bSR3Wsw/gB",
-	"QAHEkLjKlhizkkgstBmUohIAM2UjnBSSmyOPHiFF7e29ShDOjperNHvT7e3tMcCCcL/Yu6YdOvzAHlxY",
-	"HRgFY0wLnsGV3xAhVKtlBOibkIiIIBF4ZCyMll0OaBewnZY5S2SuLOoNz4mgC25MaD5k3yqCLTiyCqPg",
-	"lBeOMYp1WlkJ19YYi4wyGy0J/Q86tLA4cI4LOGXgrwh6BDqTklgzFBCRKAwKL4fHEFOKm3Rt2PZCUFKx",
-	"X3eJeqNL35Zd6rFLhRhYfmW6sIi/NFzAL7VH4UOPzd+P4VVI+jl796P5BV+YLPOizYHLFCk12B30iefZ",
-	"v+qv/UxPEAFsb+8Fl3ECPNUQEWRju18sfoZfda2Md4Y5/2uRYxzkBFeziKNzeo4WGL/H9js2ExOZupI5",
-	"T6Q5SWUBwwWwcV3OV9GQCMgsoiqGBbXDLmajhHjy/dyUk2JGbG8PIFdBT7C32d6e8z1Ay74+4C6QgrNA",
-	"dDqCWBaRWEV+kuVTGEdp2kUPBjSNvAJiWQDCDINTcekvygyzSAoElSaj9RP62AKOYcxmUFULoaMaF0ey",
-	"8Bh5E6yqh3a7pJ6xE5txArtdoQ+5ZinP/d2GZBvWZTA5Ngho/yxY4N7IaFN+jfkCBtdtlEXqqNYfhaZZ",
-	"hTklHmCflVdsFV92Ni2V7a33ZQEAoWFIOHCFAmvVT+v9OnYO/aKORW01FCG08LQpoZkUlyrI+JV7uxT+",
-	"mGGNFG8BqlC75VvSByi2MMTcRWZlcN1pvu6QcSFTK2p6Qjg8KQRb8VtBkGx+HitZiHGVaHLHxVfg9rKl",
-	"m43iaEetqIoSYhjUCAWMF9VbWe8F2wl3ZC4QqBeNvIg6w8hsCCrGOtIeFWR+wf016XsARAQn1i8LbU19",
-	"tlUbpRh4wpfN3BRNomEREZ6Ua9ErxxdYMcFjx4yaSlcjzHEOEMa4s3HMlosCfFo5NsbKmusxvO6crJHL",
-	"XSNtgDA3YB25pL8hStLQHdXb9IjPUFkPhQ5vpWADN51FRgh5oWfGoRbb4fnJL29P310xuJ7gv0NESNzv",
-	"93v9PrF1uvzUlA3wZ3fZDeHXIfza6VGz70tIKzAGIj0LRU0X1RKS0SFdkYA/3Bkn8hkx7i0r6/f6Awbm",
-	"v8BSHyR+UKQnr5WFtmCFaCReKaRmatKLDy2fXrvjtUPRY5dLc2qLF+H8Wzqkdh2PA73TKzyLCVTVg0Yi",
-	"6Dz5WD6Zw8D/Fvn3fTwVeQTVmSoqodPAtoClB/cyd3NOiebK49y33+ocB7l5YPeychooGc1qRW9ZG0yo",
-	"XbC234msa3a547i7PRK8ytSP7QKkWpgR1lcM40rTlMWJhvH7sooFEtp67dSr6lbHdUz9Y1uFEmKEJVcA",
-	"WzoIXUv5i2q9JlfVEIQEhEbn3i1eisloUJvsdQ4GdVvyH4whJTZAyu/aECgIU0bszFASs8QVsDlcVeZH",
-	"uxB2kY5t7o2yCeKVQZIA41UhKx9DxHTd27MCKuJ9iNjIbTXDLgjNDUulK9ZIFJUrNVmdua8iCpzUS2w9",
-	"KnNS6gDFP6oHDhXM4cqmauB4w5QbJ1MAMj7vvaDAoDHXPA6XBIkN9d0LNgtb1sBLYRehQ8OkD82iXlWt",
-	"zKDNwqcNVmmvObrW/eKtMEibRpAASBKZuNuhqwAL0MVYpNvq7aj5+9JMB2mzoYZ36RPPWNBgH+gE5XLf",
-	"CDQM3w87KAviSjaQS63c7Fg+Mct1WdiBzUKdeH6imnnHTL9kN8a8AlQnCpmKVIaN9S388v4AzTG3JWWb",
-	"algEtnQENqvgk3hJ9jogR4ILNnfbDJyctApY8ALuJkQ2NVKSQ0feEIVFZsx6zHy1Imy9AKPzhoLft2gr",
-	"ZDZo+5hKNIKcUXZ42loCnq/TN2qCyjtu1RyqrU61gBKFpSRmlP9cCsg/p6R0qpu6a6hJuWLlZ0wD+NIA",
-	"NcLUf1CoDBEiLL+tN4OqeKW8cdMLRf2Y1umHCyxiKvxYoANI3JcCq1+Ij3lr1Lo8PT9hLy5OX55dsZMX",
-	"b0/Z92+f/8B86wpkQ3il83f6pmE0Xqkav6jMwBZwHrXgjLQ+B8XUjvr9LRM/OOzvMOsnbtaHjbN+fnp1",
-	"wt5cvWTeoIZs8HhYGslOfQ37rq+jB/Q1NH1tW+TNQ9x9nYfFOnsstTTH/a2rfdjfZQWGbgUGg8YleHn6",
-	"5uqEPf/Rn8uh/8eT7Wuxw/e7L8phsSjVi6q0MsP/cSvzZNvK/OaqZcI6fN0BHRQL89Sty9XFybvLV6cX",
-	"7PuTt29P2OXJxRvm7Ln7MIJau9WS8bgvlbLxOCZbtL9V0Us2r8d+sR7Vb0oRXPVivU/q1XL3h8NDw7Er",
-	"FVAParVnh0+QtVcKwQ7uq906bKivOvCLrpa26enh7nRxUCmDdG871WMwKI5Bv/EYnJ5fnr15/45dXrxh",
-	"F6cvfnj34d337O3J6cWvrc8QLdc89dJI0CO+w+XgjcYN5sXJxUtm7SnvX706e3HKLj+cn785O70scYU/",
-	"Yr4PiJK1gtznz0HrqzPrsDaQ7blWoO/nN5c/O9/4Mdskq/X82vUIL9VYuN7GW5TEJwocDgrXoxORK0c9",
-	"KB/yAI93YM5rUATZBC4+JvDCXAIXjBJUQkrG2dhFkPkCS3D64SIgB4n73wCEl2A/KKQt9+x+eSkwfTXF",
-	"aQXQmfl/g6LlQUD0vY1SocmS5FuJ7qQ4FsSDgViWwPfzg6KxfWer+9gYo13UoiFJ3yG/ehkalSjuhljH",
-	"+gReqayuXCDwVfilcZGQwE6gODU9455GdxHxoeVxq7Qt9dPwVxD7f98g9l1SEV+ryTuVXwger//nBb4/",
-	"0jWW8R+JhUfs4Z2C3yk0/JEuChO5EA8LQN6E6uzMu14EeQ9x44toeb/CRzXv8BM7T7lkn9h5AeUOSM+A",
-	"AA8dfWKXBPdce3BRx4uvRRT7UcWAPh2yTwQ//QmApem/8M4iU+YxYVG75/hXEd5VgreIKF60EcOC7Qph",
-	"ESsAIMNQLB94AopBwj8x8DXw3Kyg5hblmaT4mPu7s8Eihqgira+1/DRkWpkNuk6Rnw/6RjeBX7KCOz97",
-	"sk8/QibwaLD/NGgtUi5RGIINwpHRfJ2gedDtD676/RH836+7J/1DEvGmq5vqNf6VYLX1bvpjLpr/RneA",
-	"XyG04RYoVQv1WD8dzFIyOOF99tZ8nu7AyhMNgb0n52fOQB04yzynNyA8U4oMKy6Qa9GyJ/LoQXUQ3NWi",
-	"oAWApaqcZa5gCEBpNTEZGsXlQkQP4zR2oh6nsbVR/6NAqp+DbdqgXdT9Xt8trKcguALJjVym6WNXWe3k",
-	"/AyKFP9y8vZNnRN98and6VjQqlVOR5nES9R7VauZ5JEvtVamXyx6uxGN1lao000V+dDnQ9XYynVBtlXy",
-	"G0uoOxew5oJ+tvKlQwdW2ZziV+hat2VaqhdgWKtZHdRrVMvYARCnayxccFxr7WN3tVp1AVxpmaWAq+SC",
-	"F+6tmkc+XH+lCAPBr6HX3jbMDpXY436VPSgq0FyizGtsVG6JgsMqUyH5hGuLQl3ahmFvvzcATAhycfoL",
-	"BhXnSOM1iwf75fFXAjObi60VAzHsFPz/7cYilJ0eO5HV0n9uvn7s8UqkaRdrr3kdOLzLasMsV6pn0a6R",
-	"WhPN9vYmENdl69sX4vLeXlN1zRV3PJmikilEYSxLVUxZvYhpEUnUwxUMmFfec77Uua3xyXN/IFiksGFC",
-	"rhpVhxIFsCocZJw0FRMeMSgmvJQpHNiZsBDdALBNKHQxK1DosKjhMRXqb6iqiGjgapk78nBFHcfSluiy",
-	"NZ2aa5njYtHXSe4Ke5XrCVKsm8tCgdXiUIfDlkIpumD3rxdCqyBKKh4YQ/BsiVX9ytXvoYpGuRQhFCCy",
-	"wSZNBWtt5RPMzTL80vyjx15hxnCljg+FZ2cqz1ObMzqWWBEI1ZhaAR8sZbFT2S1Hv6DjUGLEvQW3KHX0",
-	"OQ7i08aRU1EsX9Fj7ylkBO8kyr2r6n3mi+o6Vwo3GT0PslZJBpq6LG3vO4I+5nnxmW2+3JynCXrfa6wo",
-	"RUiaqFfa6Be6hzZ3UGLlmAKWpvY1Q8Q2fq7NIQdM52rR8dTcSkdN0/uENWPMNKhGlFtWGwlHq2MOjzJb",
-	"ZxGIN5b/GssyxqJXOwO3UMhYB2xvT9wJSiOLVJaJqHSd72GkHj0ZS//eu1G5re4QMM5ulmY9Mkr+SwXP",
-	"pK3HCo+QrSY3s7xI/MLJjiV+Yxi+TtUKHsE3EKwJTKDHLgnUUSq4dFYzxeYiE+kaih5or96vWdKIy7FM",
-	"VXRrK22JjKllHpT4ARVLgiB32naqo4CWA1x7M2RbNti87zA8jzGgk7NpqhSlr8y5XHvEwXOES83McRfa",
-	"odkZIvFK34ylRdpP1Y3uARKudgksPAV8J1tdG7LCViq7TeQNXgqNtdDG8muKobHNtdCKhncohlZUMQR6",
-	"FTFc3CFrS+XTWUCRgStKDMN8PHOgYndxAKI/lKICHHNWaoFCZqFEFmlRUtnCcmNJkYmIHcXNJM0CT5cp",
-	"w2wPc/xQJSjqBoL9zDcA7IWucp2tyYb2IGCb3TLbdLQNRDvjmk3FCorF2Go+EOgMAU8e4T4iSIlEF7Xs",
-	"oKRxIjoji6ftoA011Z7GkoO6Gr6/AcIUKsu2tmGQ3gcuaYfbGpl/Xz/94Z/DN/OfjxYXB/mPz1YAz+QL",
-	"qkbPuz0/0n8f3v38dP7uYHLxLP/lyerXQfTqcPa6f/NmGJ8ciQ9Pk/f7i8uDJiChnS1OMLcCWLPsqmyU",
-	"/P/ouRUaBvZQ0THAeaPgobNmMw/n7mEr8Upl8wfBjD7QDukX6G6NWrm6vf7ns1+z4Y/y6vDjT4P1354u",
-	"3uzPnx9FLw+m3z+Zve7rk6G4OFyePVPnAwyqIAm2NTKC6/bJM9+2E7SgV7uSqKnuvjzIYvEobDAd+Fov",
-	"Mlo6dijHGx1HsIhDbGc7fGH+0X2hZJ6pdMSk6kIZAevo8/2P/pv32RbgZXr3nbo0TZpJnmf8ZvMk7cf4",
-	"1jsFjfwFK/qFvj8gki9wAMJ3NePsLoifhiWX4T6PduzuT2ek/RxYOy2o7q3RPypG2QtXxLF04Dzb1knp",
-	"YiUTV6yi+91rtozMAtEjZAy1jRqqj4NcvhBqATnUgKf5dSbYl2Z493JXCEyZ5RWjawsDCP6fWEWGuTHz",
-	"AsYRjCU+Mr+wlMub78YtIccteorPBI/9v8Fwiz/UzbP4ymPvHfrFa4X6NFJ3qZ8B/vVAg7Btf1Dqrtr4",
-	"Y3/OW+MZGjm3NfRir2b3//TW3R+Wcy67tl4B850I2229M8HTfPavjWfhxEKKDY3cXRQ9pRRmqMqxCBzQ",
-	"TK6WuImE8MMnXIsee6UyBmH1E55yGQECCVgPM6PX5Fgsose+4sT8APP4as+og4NUt7sLA9T3BmoqrdSf",
-	"npDeJHdCgnZmtKSNZAMq5e5UQ4mpdikiLtGIVJgm2pBIQgSDVZ95NDPE3CmqpI4lNAU2QHS5X6hlLlie",
-	"8ek0iSiVGRnwmlzskbiHsMZyO2VdAIaP0F/vdrfTQ/LysEczG02zayaIHVEDyUFkjlmE8gL/OQhvR8Gg",
-	"CDDaQqluFbaR6i4+X5Qo0KbZkFvkhbe0XXJ6bNOMnEf2GONBIqxZg2W3Y7FI1Zqqjlkba6dUgXL0+HGq",
-	"Ip7OlM5Hz/rP+hDEWx6BDaL5qu6rpt7tw8DEGlrQTZ6/jY4/+QCXHwONttMr8qIqAlt9PS5qoOx65Krd",
-	"VGtj3lMSM2BTLI8INi8oKQ1qY94QHYoMgkYJwV71sV2VQrIsIkMRmtUUdVU0SmEE9WarDKwonAorbp00",
-	"mnKyVZrImxE4eiTYtTN7WKz1NNFjWZJhKW0v4lm2Bi8Oz0UXOKM1W5Wmb8/Y598+/78BAAD//w==",
+	"7L0Nc9s40if+VfDXc1WR/FCKJNtJLNdUnZM4M84msdd2ZjKzmjMhErI4pgAtQVnRbvLd/4XuBgi+yJaT",
+	"7NzePrl6bjYWSbw2Gv3663+2IjVfKClkrlujf7Zmgscig3++4NFMvFAyz1T6Tl3kKhPm51joKEsWeaJk",
+	"a9Q6Sld8rVkoVVebN8JDls8Ey9WNkGy+1DmTKmcTwSLTWsza569esCdP9w6YFpFpg+33Bp1eK2iJj3y+",
+	"SEVr1LJttYJWJv6+TDIRt0Z5thRBS0czMedmGEIu563R34qXfw9a+Xphvtd5lsjr1ufPQeskFvOFyoXM",
+	"z8Ui5WvTUnUKoWk6ZKuZkCyfJZpxqVciY4mGqWTwIVNTxiUTPEsTkTEzLqFztkryGbyl+VyMZej6i9bd",
+	"v4h1eMikYn+oCVtxzaJM8FzEjMvY/Pz3pco5PFhqEffY0UQLmTOVz0S2SrTojaW/LNUFoMlOlEoFlzDb",
+	"NyriOKnqHC9nwgzjkWY8jjOhNeNmnoxPtEqXuWALns8CFj7mi+Tx7eDxH2qiH//zDzW5SuLP4SHLhFbp",
+	"rWBJzvg1T6TOYdYTrgV7f/6mvH+lRnanT6IhPxDdZ5NB3N2L9p92D/hQdPfjp5O+2JsOome7d270nH98",
+	"I+R1PmuNhv29Z027fJbx6zl/p4BiGzZYqi6QXxiwqcrYT5eXZ48HvT7SpK4RH/zc2kBs+LCR2M5Fnq2P",
+	"prnI6mO4EJGSsWa5YiuemBMxVZlgebZO5DWuaY+9UhkL35y8Pbm8Ov7w4vj45fHLMEDyos+XMk9S+GWu",
+	"ZD5L12OJZJQJLXJdIZnd/p0Lm8hkbuY1cJNJZC6uRVaZzSlMgqdfNKsAD5Z5bH6LuGQzkS5Ki/6k/4Bx",
+	"/fLLL0fLfCZknkQ8F820zos3DI+JZjxNhbwWlv/s9zs99kuSz9QyZ88Fz0RmjmdsvuGpZm2pWGi6UVny",
+	"D2gjHEvkjQFTGVNSIEeA08pg8KJjjkeiWUgNZoKn8x/GLZ3zXMyFzONxKzwEEuRswmPTkPi4MLszlsgx",
+	"zfmKY81CkWUq+2HcSuQtT5P4Ch6PWyEwDy7phStv5q7leaK1WeqFyOCfSo5lO9zr74bbDDBgRdd6OZ0m",
+	"USJkfqUjtRDjVjCWtY5/GLd6vZ75El76YdwaL/v93ajoHxmpWogMt0MKEWt4SYxbYYVoW1sOrrQu9KAy",
+	"LKCEKDLsDpfXrnbrTo5TP9kfznku3iTzJIf/1GnuHO8DzXiaqpWIWSJhztEyy4CpS9GdJ9Jw2lUiY7Uq",
+	"0f+gv91B7TceiMrgNp/Whw/S3kl0Nwp7NUZ8Ltxhn4mx5FGkluZFrtmNVCtZ2VSY4RfM6FzMeSLNNmye",
+	"TSqmeXUqDYv87Ok3WWM3oi3W+Y6RbbmyzFvYsWxaWTOtL5qGFg10/F4mH1mezAVr2ytHJzLCsYiFimYB",
+	"e3/5olOMuzwvJmRcvlAHT/sHT/aePnnW/0bLr8UdJP5txl/dnLG8f3eayd6b/AMmi/RzEjffbSR7PtIs",
+	"iUcwjPBDl77pnsQhW6slg/EnU8PwzeAG5ooeDJ+ZmzDjUS4yzaaZmo9leNT9jfHuP1i/e8B67IqNWDcM",
+	"CimUcSbFir1/f/Kyx/66VDkIgbAypp9IyZxHOdPLxUJleZWXP4sG4sl0f9jd5Qdxd2/Sf9qdDMVe9+kg",
+	"3p/2+UG0K55sK/0Nhs8Cs3bu76C14HkuMrMw/+dvR93fePcf/e5B72rU/f2fg2AwfPb5f7Xqgtpn813G",
+	"5yInRccT2v8i1g06DrsRa5ztTCktWJvDerDbPXObcnatVGyeJZHosHzGczbnN0KzTORZIjTTfCp67C9i",
+	"rdlEpEpem91Yq2VWME5zrQt5m2RKmrsO/k6TW8GGe2ymlpnusUtSM2A0JcXDqSOoq2ik2WmS6ZyFw/4w",
+	"tNyljSIMK/SUvGsVoxEDPagDTRuxCNQVkONAg1EZWxq5giTOQxwCZ3EynQo4QnYURoiB/jQL94ZDdvLy",
+	"+O3Z6eXxuxe/Xv3l+Ner8+P3F8cvw0O2miUpHiQY61i6FjTTeZKmhnkuMnUNGkup2f5BqdkXp+9evTl5",
+	"cRn22KlM13DrL4yuRS3qsZypNGbcLN6IcSPWgj5npAbY2jlfw35Vl/ZGrKtEvR/3J8/4nugOp0+i7t7k",
+	"YNDlu/HT7jMxmPajJ5MDPtxrBa3E0A4ueCtoST4331YUxNYmTWd/v0rrdanktZps4hGo6yVxgHqeWTUR",
+	"s8mahWenF5fM19DCsv6zpb4GkzNKYzE11BbvPM1Tlc153hq1lkt4s+FoZkIvlNQCTuZzHhNjM38ZXiMk",
+	"/JMvFikJ94//0KjxujmYBcl5kuI3MSz7u5+P3py8vDo//uv744vLVtCaC635dTHuEVorJobhmcPd+hy0",
+	"gDoavv7sz+l/ZWLaGrX+63FhSHmMT/XjY2gA5rWRj7NYCQ1WkjnPoxmaIPRCRMnUqi/tsDKCECwmnq3m",
+	"Q9fdkF0nojaNjL55vEloNPeP11ZJ/tquvbqAVGuTRI9t2/NvfGzLXXb3N+PuUtiF5ypeXyr1hmfX4itJ",
+	"irbi6vL09OrN0fmPxyWi8jd4ouK1YWmp6TUzFwQZmrTIbg0fAmalWXvA3ibPrX5oPoK7JEHq4JItF6ni",
+	"cafn02Z9GF9PnWGt0XBEtjBvRuJjZPQ4BqNGM0VqNswoxuJWZOuGOZhbKRU0EbrSaBGItZN0lQkem7sH",
+	"rEwqJh78neIfTPGvklScoLK8PcFrFFPBjvBCpcs5PNTL+Zxna6Ju8XEholzE3UzA/R8JzWBzUx7dGKnI",
+	"XgMswhaC1i1Pl82H6dXJm+MrYnKlc2R7GTGpGJ+DrITtsXaq1I2I8bzAk4Dp5Txgucp5GrgBXuHDjn9q",
+	"Sv2ZZaLJnvEsL0/1qJjHgmdAyfTunRO668Ip5uSahoXzmr7r8vkctJaS5G0RP+fy5hVdq9UtmnB5w5z9",
+	"5JFmeP/a0+ja+LKtMa2P8FgXTVX6ZO2zl68C9uLi54Adf4xEGrC3lwd7/YC9OHp72evv7wbs9NWHgD0/",
+	"Ohl2RmwpMxGpa5looBuk1c379vWs7shyVbsJMzSMeytsV02BSyBSWbY0omXAhIyyNUiZKmNivsjXY9kO",
+	"/SGS9ZbWjBlBSZO8K1J0BJi/FpmapGLeAdNi3iAajOUDZIORbwPkWR7gfEA/tT+wVaaMKB8KeRt2vjPX",
+	"L2WuKpskcSzkV8oSr07Pn5+8fHn8rnTAYLePzk5YlCbmLCFjzVG816NVluTCs/KWzolr8NvIqo2jKLpG",
+	"wqwYeFk7dMOoCay//PJLt2rGv2vlq1b/ChF8J9LNRPoT/v6ni700HsYzcb/o+2SP/SV5bvR9nqb/BhJu",
+	"mkgB/NnOIlfXAnw9KPYyHLAvwloroXYWlKoQCw1GqdJ0C0RKSvSC91j7jOscZWn2o3qkwUvpWs7EdGm/",
+	"KswsWqTTwNphFilPZDcXH3O2tzvodb7z9C87Lp6F5oWS0zSJvtr40GCoKp0aXo0nSDSrGIoaTWIlMbGp",
+	"k28gHzWHOrBapEMxwIkAySNTkdBaxEYmajTVdXrsF57kIL8nOcsVmyYy0TOIIJGbjZtJbk1a3+WWr6fx",
+	"v4j1uVhqEX9DIi+MvHV5pkrXNv5lozl5E5F7nXwbGadO0mZsPDVcfH33GOFBIp2xvkrzntW702PvnVfl",
+	"RqzJ3GP+osa+U/WXUrXMRSZ5irv8deR8cXz+8/H51fH5+el5iYgT6sRKMECahxDM5V3NMdvG84VuNHKh",
+	"GaZJOqdP8qWBfBt9V1oDBLk/2qHfiaHQS19pFWaaeqZWmtnJ60P0lQQg0cDcx7LihUTn40JkOtE2Muk7",
+	"UT+YqF+ryTuVnxse9ED73ZQnKbL1slXoDzVh9Owuu8/r0+dX704vr86Pj17+WnWYsIPJMN4TTwbdfrTL",
+	"u3vTp6L7LB7sd4f8yeQg6oun071n1AuK0VwzqVgm9DLN9SHTQlhN9pFGOvSpvtw5uGxRnqCNrc/IiR/e",
+	"i18+vW28YI1d3jGHb3NLmdGVF5O1w1JXYWdEcV44urAYXsjaC5WmduXRAJWtxxJC9ZAdUYiYGVcqchGH",
+	"aJZKchbifoasXd49jEX7bkb64jP+TuWv1FJ+rQhmKODV6ft3L7+MnKUysrgZhkfERZtfT77vFNPLaIYM",
+	"CCydiXYhNAkZBvwgiHbouje30hHGIRRhl/TtWKrM/AxBhqijlyIpUCm3+sR3Kv1yKn3gNQRUynM+4dpQ",
+	"4lJmgkczPkkhujrn+VLDz/yWJyn8vDWRnYNpBXTgZj5JTI9FXIKvw0hrLhrkEJRIOzTD77yxVSyVEAfd",
+	"dWHdd62YFwD+lWt9xtep4vE3stmBS6LZYIdOHPB8WH9uyZE7fDIc7O31+2yyzoWuuWK+pU3OuWJKI9HJ",
+	"P+xwyLdSmOw6IzbcB4vZQmQ4icmaxWLKl2k+lu1IyWlyvczMrponRRSyysjZohSbc7lmmVrVZdQv2vpN",
+	"R/c7a9lM7n9dqpwfw66Lh7qp/179tpAN32KOBFwbmCYBWvxycadkWE7AKJ2Wea1BNWWDfr8PHhnbuuEu",
+	"lJDBeM6G/eFet7/X7Q8u+/0R/N9v/kGq9AdBUHaVa/K7o1cbYwyXJkZtf+msTG/FiR/0+0Xr5lxRSLig",
+	"JSbVz1zYg2c2MeXO+Xwbwbe+9olbcdaups0cstA7vaFN5pLL+UQYYWEsyyk1bseqfMGuRCWMmxalzVOt",
+	"xrKetAOWovIQNuTx0OrKWHe+DQP6FoznWzKcb8FovpbBXIjsNonEdwvRt7EQgZ8O5pdEXmLPRsPRWDrL",
+	"UZP4/bXb+t6TIL9+U09eHF+9f3f089HJm6Pnb44rJmzhpm1YipgvVMazJF0zT4y1LDLldBz9rao2/224",
+	"ox1Uo7jLsuR6ljOpVgHL14sk4mm6ZhMR8aWRfsui8Fh6sjDtfGXMRhkDfkOB1GU+Rzzu34eZ/U+Roi7V",
+	"jZBfEjIN2+NFPP2YcVkJJ3vvxUNdm8cMYre/NAQOmrgyTRRx1xhfcuWlYd4XBgdBTMeFrl8espC3XsRV",
+	"zTDw5eF78naEYhcJFYtMxUtMZvfaP3S8XnMZT9RHzEHEvBuyRuDvNov67ul+Gz6BeZBensWcp1OVzUXc",
+	"FGXuh5KpzA+KG8uw2MMwcG95uxeUMmonKp9ZIcrFQiQSwxyec51EAeNyLCtZtxR/UYoiXok07dKgy5+7",
+	"MDcY7EykMQshKTUMwEgEibPyNiw1B1tp9+BRyQL13Vb0NazoUqm3XK5tOuRXXs13KDBOWrcOh3L2N8/N",
+	"PZ1rT3PZG26juXz9ibtzYLqutnRGbNC33mQlzX2eChlzp4VZu+lYhsQvkzi0LCXRTKtlFgmL8hCANrf5",
+	"qcrYIDDq6x3NQij/aiYyQfEajbc9a29QaYxIiL5BR5g7oYuqwuWaoDdhsoyvRe7Opl40ncDvKtE3Uong",
+	"iL6XnNjtVweAHL2//KkxTpxS9W386Ib7vfT5t7nr6h1CLCJIDawd+j1ap3cZ+gXCj6Z4b9DNUjogLpDa",
+	"nIJMYNYmZ5m4hcQEfLFGwU2hr5XoRLjQmvEjMEyxALQww6OJlrlLOa1vc4sPhUL4fgNuebz+pMvvX2y9",
+	"+3Z34H2mtIa78CLn5vKL2SLl0swtYGeZgr/GEm+uReEHvOt++n6P/KvukS+7QjT+G+BY4CYq627H+ATV",
+	"lTs1tcvTvxy/uzr+cHZyXgs3rKC/zLi2CDCFcoahd0oK/xCUGzWzpEusYajv8WIICk0qcDeAylDv7PoO",
+	"6fvndO9V6k9r8yVapLVhCkB53O8UK6lazKWqbx7Y+3emh9Pzk9+qjhFS/5paPGRayLjyiEB+MKBSbpxQ",
+	"qcNvoQO/q+E6WQ2zHfqdhR1fn9ywuWO5YXdr0gWI2twBELm3SoTWEEHzPU3mT7qwHWXBsh8BObrDXjOQ",
+	"l9jKBkhDI09mAo0MLBPTTOgZfmEks0WmFiLLE2SE2B6CWTUDOtQwyuhUJTnjukLSI/s24nD5jSPoVthj",
+	"pwv+96UYjWWswAiy4BmYgnvsZ+AwSqZre1GXyBuVM70Upu8qMkaubq7+/uy3bPizvNz/+Mtg/Zenize7",
+	"8+cH0cu96Y9PZq/7+mgozveXJ8/U2aAOABHQlaCvEnkH2pyzY+mcrzVDngjKqlSrQ7b7pN9nS5nCFnku",
+	"f2bjASAmEQ2CaTIVeTIXJWnZNBDciUNnqEUtGkT3iwWPRFeLBc8A67EKgobjjniWJVXkQUjqywSP/fQ+",
+	"EOzw56blguau8Oe7OSJaZMyLiLJhJf6/lYmv1GRpO+yUC+hDNflDRCA/HEGGdfNRwZxtNWVzJcWacCfF",
+	"Rx7lLBZRMufpiHH2+uL0nfXOukwTlBCj9SNtX4XI+sFwv9/b7xuuij6mTC1lbLjqLFPL6xmbJJJnazZN",
+	"FQLYLFRipMMzonEYg22xitgEbQcFUgm9Viw+DrIVtD52r1WXfrSNvXRvu6fdZA4eu9E/ES9l1LpO8tly",
+	"0ovU/LGeqYVemN18bDsCmAoub45lnjWAEZ1Kgclp7TzjUnPgOB0b/lbOvm5gNG6jeJqeTlujv91NNbSx",
+	"n39v9Dkl19IcJXjnEHhTkmvWxo1OZAfU7YXSSZ7cioDFYmKeS3HNzQ+Q5Ge3uJnrCbMGjzQ7uThle8PB",
+	"U0cRzAgkh0wu07SA8iqyztHsL5Usn+vW8fvzVtAyX6GvENXdCorU7//cbcKNClrxRrjJiVI3htDMG+Ue",
+	"Mfhjt9vfa/lExSFao9aD2dh6D4PuhGvDS2AllbSbDavjbOqlnQ/sz372PxrGY5GNZbv6DMGiPJIyF9eg",
+	"UwUUvY8r5uJjfvdWQoIi15Ab6blCCsAAu5bmRSNszZM85zISLJG4fgBoyWXMHPAEptNr9odKJMIcGWE0",
+	"FUwbbqw7h8zDqDA0qQXPAI44kQ232MXx2RF7cX788uSSHb14e8x+fPv8J3by7mcI5WH9fsPNVeGpsJGB",
+	"3Wc6dR6100o18dIXgBL8Wk08Nx6P4wSlnDPvOE95qkWjk2elIBpOQ7Asy8y9GSVpgqL3H2pSZwyGfDbQ",
+	"domwRqwC6MDaYe9jqj+GAYN/hCA3/3T59g3LwYOsMvbh7ZuxvFiYLdczIXKm+a1hHJo+6RAqxGPz32GB",
+	"DcHavf7+MGC9/v5eB4AiHv/VgkUEY/nXk1coVzMdccna3IzNTNn8KQGw41rogJ29+zFgr8+OfzQvX568",
+	"etUJkPzgojl9cU5G6gIdA8KgC+oklbbHjnI2Vzq3UYdFsCGSkDvfeAE1yjfy9l7dxfNRokQEoRgbjpUN",
+	"1CgofGR2x0yVADeUFCxTK7CUuNcXfI18AsFU7JQnawtzCzy0iPR3MR6PrNEeRtH5Fmuy4FqvVLZhhvYp",
+	"ip5qIaS5ve2v3UWmcpxSA/IIJtsZdQs+tLh4qQgwx3SqsmuV50KObLRKrjKj46Xq+hr190wsELU7kaCo",
+	"YuIpO5KI+MFAWS4ZjLkeS7h6KmylP+gPBgfP9v1FcVMPyuhvT+5jMHBePeJo5CQb79YjueFKbbouvYHt",
+	"lkDpdre/Ol9SfMkFBX3XLN7qJiwucheNQrH7AQu9mJTQg0g3wyVsbmXWww8x/92fCjytDasSO9B0a7kX",
+	"RpBIQ47+0JBGSA78sMeOeTRzPmSMvtFw8EoBAbxAOJR8bpEBUBExLyfmWpwWmabhXr/Pqk55IiuadTEk",
+	"I6DjeMozL71RXwEbCdck1MTrAssLA8GI/GvXR2Eputcq8xJfLYw8W3zzQsV1vQU/D2zfTSeg+Lg2w7c8",
+	"miVSdM1FAPcUThDlSneW8XTzxULwDAzXlOsEnp4Qe+6Zb8y2vBMr+F4DmOQE/Kwi7o3lWHZZ2brE2nv9",
+	"QQdArZrNUT34pmREst+gx6nu3LI2pvtsVqzBJukbNLDrsmXK9v1Amyo2VaDAmGZ2qZn7IWVqkOHYXJET",
+	"ZJrbw1V8UGIRrJT9yChl2PDb48ufTl9CIt3Rmzenv9C892nA5kUmPiY612yyxMIWBV7DXOQzFWND1SNr",
+	"Wul3Ro3QTnegPhaRN2bTikAdkHYD5kBszWwsNj0ShzfXDu2Bj0plx8O/HPzKjKiOf3X4ELgrHFg5ddGM",
+	"7IBWCpMLbZKjEdsBa8wGWbJ2NfkSthUjLWjWjbgTtg/+cGgLD3uj3oGX5M/ae8MhTaMZVuBOOAFvy4pk",
+	"F9beG+z6m7YhTQY/ruPbwPcB29sdlOa+GWeyDPBoNhxGUAUpe6RdNEcJGoe1TVc4mopnzywP7gD6LeHe",
+	"g/owI7+2RRHqH/gdgl8TTgQ6DkkbXqRcehRQjbUpk6bma81WsySaQQq7aa3sNkRZRDEIcoXqHDCRUhg0",
+	"a++7Y1SJmK7nx7P70uOp9WqorenEsswtg3xZ2wpQZl6eSNSx3t+GsN2yWFFx9FQcUlWfmw9f5ieh1hlq",
+	"K2gIrawgDFYzszfA52wEHKlluzVBVtUc6pVw/qZI7ZJY5c+zLFUFrY9ds47dW54BC4QF9b2kQcvc+RaV",
+	"k0JxyOXZ8lHlvNTgoPUWbph3Kj/C8g1mDbAJaykoo32WsQOagY02QMFgQy77MLAlDbxfwAHj0q4wFF9k",
+	"xySTNQTm/27lsZdOVmyQt80LjzSIURRNM1vOuSzENDrBdRE0IjFvS2HS817W8d4rfYqPhrkAH8EiKwuh",
+	"FkaJxJTpDC8FPjdqYxLVrPoPTb++T/eDmRbjbxJ8IYL7cr3YYK88NfTHhr2+F8t9iD6fsB6GjReglQh8",
+	"nashZLt0SBqeN+ggPwmeGn2yOtI3ya2QRtS0HB5v+vrWa6dV3rX52A1poNU1pSaa1rL03cYCaOomrGij",
+	"W+ifr9Wkify2NdhdGaGt3oA5u2i+oYVzQl7VSMw1FYqQJOFm5joPTbPm+5C14yQTUa6y9Viap+ainqtb",
+	"EXcOyf4BF6U02uuKWqvaPVx/XTKG9yJ927QaDnLiijeo479Y6wBI+YAUBkHrBVAF6OSEUdFxzgGzGD4E",
+	"xgb7/P7lYG/Ufzoa7P9WtdR382QuGvwG9Qlggbf7h+9XgwP38e7u7gFWJrlveMONw/sWtsZtNPLXanLs",
+	"8FosxvJDKXETevT9NDmWBVGyL6VJtRCym8hblURCg/26aQGposGdFRa+qHrCPXUQgi052ms12cDOXC0G",
+	"aqhEm5WTFni8pLqjSESWMJq442s1OaJiG02szFA7aBeApWarcmAFxBXLllIXDqzo5ho8uQ13+7/XwfoP",
+	"pYsN27vBRPjLbE2VYZDl9tiJZJyFr9UkJBAh4MAUiBFijyBLWCaNp7Lmjn2wWGcH+VWSnW+SBWMIlzEU",
+	"L8wEI4MaKKFqZe6ZNKn6lj1Ud7Vig72RDX0YtwbDYL8f9PvjllOybfgBc+EEXy3zlVZhi+1qNlcestxQ",
+	"hJ9MBcJ4mtyIiv5rLZsl25LR6mH5FlyD68VxfRbNRHQDprNILdPYVoZFVxzc08U1DeaGKRRIhAVm3DOA",
+	"ZWoVeJlp6MKieD23tYT6X9L7Tau+VQp32ZoPItFoeHEzmnHN5lCcQq20xTJ24CQQjgwhyYULrEMlHrmM",
+	"tel7ItaqMILRVCnGp8HAUNH63aKh9GOZ3mFRqcnhegGcl9lWvYyMilbW7isKd01hLunCJTG28uUWim9Z",
+	"I62olb7S+DuS8Dna+5qZq1rmkUJpgjN3iZkpj6ybouYPNfcLhBula1u2MwSbq4jDYCxDI0IkPCWT/lLa",
+	"Z6xNFxOETLiYC9u+oYhOUIReGIag8apb8CQeS6nyGRglUY2lwNseuxCChT8el4swuVq7j8neGZIhW6B9",
+	"2GxutkwFxbGXWeT/veuI1qqpBKKT6sxq2A0wo0hyMb/3BnuLDbtmILYEe+dZxtfoNoaNu7NzsLCSr5t2",
+	"xwU8Ah7Q/MFDO8Nu7xyai7K+D8QK9vqC3obCHtssKfrqEyPjFsS39QTe2z7unIIbyRVIh0JCKbv6sJ4X",
+	"xM/zPEsmyxwd7hj1ih1AOFLhmocTtfV4i2C42jA3STd2EQsi8Zd24+SKjdtwv24yAhQnDSbZKymcI3fZ",
+	"oBcD8bHh1jOsgUbS8yEXRxip4Ps+AIW450Qn5yIp36VWLz50jkqydK97Y+mrysDsLJ6jaX+aSBcMWfiW",
+	"CyRN963hC4geWjb1eM9rfAKO8/ky3WCOKrE4OqUiSoyeyH0i0gofcrCbK8lWM8VitZzkWG/IrBZUmNZC",
+	"jOVqtrblL6+TW/BrwhULBz4cwWXgTo8v/RVXx8Isnr08klwX7J9ku7aRcph1c0RqPkmkiK+I4zR1IrQt",
+	"Mh+T57/QgPGu8Ds1QgPIAMs53UBJVh2EdqM4ZIJHM3pxztJEW6YHDALGmEid8xT4oSGilTIiCkg13jXW",
+	"uBiuAoJhnd6igCuwcV2GtC7449U80bDTRLx3dGV6AK3Bjg2ELdsJLTbFrTygWUPnHN14Nv7btoJtxktM",
+	"WBLeDsLhNYoMTc3QE9xpk7U3NkVhueUTBKuEh6dEGFBA0e2DixB0U/FCBf3fasMrH0HbW/Px8/l9U0BQ",
+	"g+TkX90jM98SNQf2FyBtRx1w5cLiQtkKe2e1QWCDVbAXMroSJ2vmrUWTfPNNg5YrlBqgF7Aqx/kk3lZZ",
+	"QCjt1RkEY1miMHMBzAyVkbRoGoMY2s9kZNl4jWKkG5TNL4bRdG0eMm0kXZ5i3QRv5diRG99Y0gAfadwd",
+	"gu/OtU/Kdu4LLBm7gSnhjjz8pp4n8gQ/GtSlC7cYGwK/IUqYFrENscmd2vL0vjpotxx+ftfMXCgdSBwb",
+	"j9GlTwxgylxlSZ4L6VJpNpg9y3M5efcz2cqbR53RTbrdcSgu3+YTUVy6JIqUuWZgb8yg4YIDk7t/pfRq",
+	"QlmxXF4gNMygRAaVA9IkgDnJm1MuaZOFwwsKBynZCf+TpQtxsCIXCQR3XU/NN1FeZyTbXEq4yELmNr7p",
+	"X3U1+fdSVLmTvslVU2+kRqQ1PWnLS8cpN1W12lPcktxX2xocY3fy2ckmlaVC999KZ7mTE34JB6pUtvxG",
+	"NyMRUWHhcHE+tCI9T+X/dl3/Yva2eotWrmInXLRLgjCfaJUuczt0jXXDMscftlLj4eU/m63v/pls3epS",
+	"VfIGz5mZ/iMNb9/Nu6tEVyMFt/J19r6JowPu7wadsAlql8JPN8V11pnBw12gf6iJvkptnnR5XK/VRBsu",
+	"rVawmonGUW4aSpFU2C/lk/abMqeg38zPqa5EyBcDCyHyTTP8aalFHNpMyIlI1Yr1S70/e7K7Vee2CFTT",
+	"nK3j7iGT3n16X7eLlMv7bWSRkmfmRSwOL/Kr5jw85wdEakE030OyvWQ6R1lZOrFSGhGzgNeCObU3OQor",
+	"6M3bOQorhwlmWyIwf+FrFFCaLfphm45QAYTfYDGkR5UAGhTzp2wFUZ+GPyyEjDVTDZnpBXz/3dtUSfDY",
+	"2lXpxnh3XE5QDOTORdiYXwLmMwrrdBGTEZdsQuUbY0gyceFqG5JMMoql82sWlAQj+0KNuRd03MjuiKs9",
+	"0uy8HPxzdHYCoa3+KDTB4uBulQfgPWsYA9gTi3LR5KZqjVp/IOOuD8wQOvpbSvHYAQvNJyGDTFLr7jIq",
+	"gr5FrQCSAv1RUxcY/AMhF6WBbwrCqBjJa6v3Am1g4MdTOU8dtdNIe+wSf+ZxYTErrvDAVevkcu1k7rGM",
+	"lLwVmU6UbDJJuMswak58PzfqdsVlVCuU3rb61n8zMlOz/2bONF3mQ3v38VI3IliEbyCXXThJq25wNPSQ",
+	"plg0wRcKN6wG2Z98o4I/t+F9c7PN/0lTc163ypALn9OmiZJQuWmig/sm2uyX2NTb8wa/Y8nt8qWdb+jP",
+	"OY6+cH7V/K3yGapSUXWx6wO8Z71qZ6JKSE03CYRiGwbpZV83IB9YXLIikLYMrFvHhNnr7fWGnR7z8TUh",
+	"88D+gBCCITl7cJkYRJ8UUCZryl6XlLNSoN/22CmaXF1WELqNkmuJGa1cs9qYdntD2xWliuMshIwBMsN5",
+	"XMZS5yq6oemmySTjZqHJGxPHpI+plWQrld2wpYxmXF7buINKRI9dgOa1LfLCwHHN2otMTJOPsHBXYSew",
+	"y9G4Cq1K9PHV05/+Pnwz/3CwON/Lf362+q2czzoYPitltA6aTIT+9mwxZHzxAcPcvTk70H8d3n54On+3",
+	"Nzl/lv/6ZPXbIHq1P3vdv34zjI8OxPunyenu4mKvIU34ntE/XAEqYJ3v+7AIMv9aPBw9AydmxLNszdqh",
+	"Q8IJA1RyEAwHwjU8QJywcwjXEAGIp0peWysOQW+ylyiYjOC94sEj7Q+kGhzaBMRTWXnS5zavfIXXeYu6",
+	"ket8Gd7DiwaQUw1wOr1vfPL+fQ7Xv/H5qYbtuRWvznUjGWzO2sCzgrkanNIOEOmrJGfjT2Xhmn5rmGBD",
+	"NMhDDbV+FAprq8yBh6FsUnUoQe5jJxhLl3a5lJAOWTX4ziGhDe29f7ZfsPf/hHdorzFGeHl9LTQkPX6B",
+	"zEjVWm+F8382iMmsDXIFxGnq5Fp2AguPcZ0JCG+xSzcqHDAuamPO12wFaUeqMMAj50605zRmkzWbQRRu",
+	"UbSEI0bRVGRsNVManKbm35nKRVn2dcAku+SlleYMgB0IcJqcwV+tHmkWxksBppaQrEUOjKIU8QcxoEqK",
+	"sWznIABhG4JnaSIycosvZQx3HS5zyjV4uq05ocmtwI7ni3w9lrbTTFC+s2kO4gfxuGN6AyFSF8hq/xCZ",
+	"6rEjVuw8mgPHJIYRDB4GT44qnifE0HOSNPbn3PoUGkwtixhQcpwL+ht4iflH8o3s3hPc1ehH9Gm9zlHN",
+	"YRDRMkvy9YXpHNkG3pggiNXPRyGkVasIICKHL70DJyOgHIinqkry2sHU9MbSZkkgd5ysWXh2elFEgQJz",
+	"DwPCx+MplEvKk1ugUy1kbMNZ/Js+kTZQrEjmxp2AxcYCj2aebmlmeb4AbBgY6gsvMa+ONOd0mzrWRI/9",
+	"KHKnL/C8cTKwKAVKZbW2xzYwlaBsGckStZm8Kg94UhwGP41lgRlh458EgqvkCCJhA3Jx6Nb4k+TsWuSa",
+	"hXv9XVYAVphThSOSRrHRG3Ex214RGHNAEIml04iXOU3VypPHKpuA06W4XkJ+RFsuFhmkgPUkcwYush2T",
+	"oDoiBDF42zzzISSpIRs7CKbyngOSfJ+lrVGrtIlwiOyxMidiiKi6iZwqi/bMI7iExRzSelt8kfxvx+CA",
+	"q/RicdsKWuagGJXAMb+3Nu6P0oVhb3PB50a1h7EYctWjx4/r7T32KqHVr9kGIyryN3MNVYCiIFhe55Rt",
+	"RpfVWi2J8/fG8le1tDkM9a8NMcnNRj68L9jOzh9qsrNz6Ef0jyFZAUvjBG58G+PY/XH60H3kyQZAPLMi",
+	"mg6C96X2Qt5ZEfGuMj/gPWCLdKk3RrQzCmiHqIn/+i/2i8puDCWbPwe9ZgYAPHOtllkDCxnBGl9D1YQy",
+	"pgzhuSLsCQsLDFKv2ghgvHqJFr2xHFYHYQ5AWIB7FKh47XC+TPPErMPjqcrm3ZjnPOyMWDjsD5ll1MWn",
+	"OA6MLiamBA09InQUZE6Q3mLEWDFVxKuG/eFhNYi/MeNtLHd77Eyl6R2pASFVjSxlUjVnv8KA25xBsXck",
+	"qIG5R/bdAiaaLVIh8/UhCknAWiivhMrP0Ktmafd6D0pZIEkDKKX0HbKi0BEqkEbN02spzFOstPnpcqV8",
+	"nqvNYjKdxAIRH2MRUPyrBN+2WskCkguA7EKsyKjDzmgsd3YKlr2zA+dnZ4f49s4O7PKaovlgmNbvbF4s",
+	"7iAdWCwg2F6RajEaS3e73HlnlO8G1jYfY76ZxUT5A3mA2ZCxDPf6A1aFFYd9U9Mq1pgNlgG4Its3KmLt",
+	"cK+/x7zC6gGiacLS+U0YUdeuY7E3jMwUtWpmbqnRgj6WflvmqFuRf6kFniFFyN1UkwtBgsj+ToKFhEuv",
+	"8NjNlzoPSE7WkMIO0ld1ZR0aLg0J11MjPvuhJ4vnfs0XWOIGwDX2nt60BdswWc3MCWzbGc/FyPQxEUZx",
+	"KiLG0+RGjGVBZoFF/NFznqYiK5P7UUneND/eJYE1m5g7PfarIVYHeX2dmAGZofJybaeKcYeEoooIa68r",
+	"KG5jVnAGGLISUqkoIh8gE1mSj6XmU5FiYbdMmQsKq+peL1OepWvWRkZ00Gex0TgSza6Vitki41GeRKLT",
+	"Y8cfUV/B8HWej2WzjCySItLYDBDAoy1cHQQlFHef8t6rm+0R9BO/bXsV7X5oQMEIGkRv6jUrV7Lr2IWJ",
+	"bho2sTCfV2zl7EJQciBSv5LEuykekKfpl4vRzVD0I9RzneEfr9qxbAOzqVQnCBoA3hggxrgGICY510Y3",
+	"T4UDV2cZhxnkMy6dsgLIZhIg32BqcAwAR9FDhpupNC5J+TZmGeMlNarfxRKTrqCmMApkUaOx9CzKrJ1t",
+	"FqU7ZXsza0eFKI1HpGR/HktszEWddCAI2+yT1SsqoHZWCbHIljV9YyyPKvWjCOKWSGJaqy8VQEKvxgRd",
+	"W4+qoFRY1k/sIsmXKAt/YhgkwT65HKFPY/mp2+26/28+2Fwo4xMztPGpimgIX31ZMZSiyTLgITRZKgVT",
+	"vFnBJ4RXwX7qoQn6oLXeJpg2dk0bHjDhJ7NMpmm7MeiL4CysluBw68CL8nVgBkV+vN934otZXBBcjgsE",
+	"zYAlMkqXpM0rbc5GAsZPqsbLt0cIDMbS3NEOuM7wohHIXCEEZ4zlP8eI3DBujdi4lLw7bgVsTNCZ5uk/",
+	"x5BivulFmz8Nj412MKI09gIosAF+18eJJojnAtwZ8JwRy7kzgsTtSF1LWAvCWx63Pn+GycCcNgFvWtsY",
+	"bphbDEhad/DFocuMDxnaoaywOpZpovPOIZtkXKLwiJDPMeE70Q+0Apb/AEh0hnACmvL41gw5uWEC4X6/",
+	"H44l1ScQtwLvDCqCPSJMOMOkKrhwwI/NfU2atV1hS1XnroC4R1qZ0AsltbCFJSqN9tjJFNoEYwyX1T7V",
+	"FNWDwfCZmYK5kIWhXJDtwqPub4x3/8H63QPWY1dsxLphQCLVjVjkVXnK5qtzrZNrAGs2l8X79ycve+yN",
+	"uoacPBBoQawmaj+084SgrGkC41wXKIXkA8AlcBXPtMPX4+aZLbYGtwO8gB7HkuxeFEUbsZ0dW2FsZ8fV",
+	"GGuqnxYYfeEsU+41SPRveBElW4pQpWwgSBWrFAoG0xiKkyVJGWeUkAzJeJQprZ33kpYWHGGgyWB3q0TG",
+	"amW+4myafDQniOIax9IOq0Io5iKRvonTMGhnOSMyGlGCRK2EUDgq5m7jYStV3XBMh7XvXQ0gv41UTHPE",
+	"4m/6QAvT4XuZfGQgTbStZloY6WkFBFZ6G8szToYSBGcoifks3BsesCokJZp3SxiQrh+n9Gh0WkG0GKuX",
+	"4gLdahB2avRXrrsKkaiCxwF70gcYC6KwQhwpX0Jm9BZiEwRcnlOt1EO2MBPFGa7BmNI0ud5YgiG1Mgq8",
+	"OuyfpDNFSkpB2gpyL2CVK57BnUV3HyDngiz6ofsKn4rY/Cs8NHR1cnb7xDUcYWAVLHAhGz5+ssekyI0I",
+	"3Gw8wssN5+kkOqN+TAuMz8bClzrw7mVwpgBJYCCzFRv93WkKAq7wBjzvaCNANjBErA+QIxNZ1vIGxYOK",
+	"3shzWFKLV2puCqPfLiy5YuxyBQfc6KX1TQ3IAVamWdpUqqSjps7gU5Tn9eOje/cYaNz7mC4AAgrY8zU2",
+	"AAfS8mUPShJu7AZjHAaSg4ujjotrC7HBXTTc3/fuokPG4QZht3vA5sYSdMdoplBz/ItYay8EpGawKWFd",
+	"y5ilya1gwz02U8ussGEkGTr/xnIJZhzDi5xAcSPWFaBgF+yFdWKTVOiAIISFvA07ZhVTzK20MejhsD8M",
+	"6XgDhrJrkSZfrIrhfOZzAMXNlgL1T56DUIgoLzI2OwJ/wyYdNg+4AWHY0z+GQ7YBxbihOTB8FNPx6sgj",
+	"QDJiG1CcOQB9QTeAr7vXP2CNgMxAP6cSTAdFqkEb1qrj8W0jbPjQxcAIiROQnzITeZZYZGV/6EaxQjkR",
+	"ZSCYToEn4MPiciDqrmHyoHkRl7IA8Yi9S4ohp/MFGI2ou+HYIvP1dGqNwSiqwETaZS7LUqXzwN3uWINi",
+	"sRBxx5o5CKFrLE0jf6iJn7KM4yY6A03Rop+RRfLQXA6oRZvPzazBfUy+caOAu/snXmZm96qte6rqXRsI",
+	"sinEX6IoZj4lSxFcSmGAQjFK8Pv93fCwZN5AqzabCy7J61A7aCtDYtciR38+FtugehxvudF+rcfflXwH",
+	"Dqxynh7anaAnlkPuyB3232zAVjzJ2fD/7MidsXROhiGVCdlztnAHfl1nsIlshJAuJA8SqsYATIhc1FC1",
+	"4VlmBpC/UmPm+BRzOcGKlxkxUiw4qsQ47jYfyxrGdsqNZOVVZYfLDYqyA4lZKcSacO7APzczAXGdKKKB",
+	"s4POU7cZFXhn8OWoYkEi16rzE8PRADMXQW4DWb3kObeeFmTKOztvlRTrnR24DCrl5AI09EKRt+3LyjHm",
+	"FZbbUCuujEgW1ou3hYYKflQBC58n11QLDpwxiWSv+S0PjOpaqhQHX5yt85mSrpydLWPHq4XsuhCVCxFg",
+	"PdMqBPO4lIbMVmQbPbwUGy4qxTElQu/swAdFkRjAiWuHx+/Pww69fZnM3YsWahFYp875fAEH4v3lC+Tj",
+	"NazFsHPIdnZic51hE2Y+rhVIaoaHpc9d1yex7dgIBQiddk6qDcLZAQCaITEsDXZIgdC2UpihZXKR3Ei1",
+	"spT2M2Z8QFwTysyUAwL+Mp45zwLUgmiHdAQMwfyCTrPbAbMxNyBrQiDnrQBOODID8gIUdIBmVOsGsWcD",
+	"x4gPncJGAwfkTLHyqpVQ6E2aREJinhb52c8ytcgSkWPVpXv96bnI5pC4lSd5eo+fvtvgYG8FLVqs1qg1",
+	"6PV7fdOYWgjJF0lr1Nrt9Xu7ENWfzyC8wecfUB1RNYXbvwe/e4Pbvh2aH6zn4g4PfDu0j+hlnfPMcJLG",
+	"ymig6kFAPNiNfGtwYUIEenlOFwpwd0B6K6H1zQSaIY2ypvIZuZ4hss43m1F9DTMuTEcDApEiPrTG3MAr",
+	"u9FQc8PCGLpLus/KxT5QBhxLryxHgXMp0tiuJDiQK0vll+tAE0Lh50RLOpwVvMcx+s26ujsbfN2jqjbe",
+	"7HPHdDM03V8lcRi48YRvVFS2SANb1IxEBtjFVypN1aqwNd3hVu+xM5yhBVYDqaUKSMns/QSSt/Zc7baG",
+	"tYe4hWLUGshkZ+d5M+Hu7GxXTC+2YYikkRlqMfwS6s+o7Gai1I0e1avucUmNDvv9Xfbh7Rt2Zwm+sdxQ",
+	"gw/05V5/fwhjaazFx6AUH5ytiEszGCrFN5alWnxmWEU1PvP+5cmrV2yRRPnSHLn2YgYuoZnKlWa5Ul9Y",
+	"qc/epO73aQFEnXmw0mMZvsAvupfrhQitmaxovzmow0GCqinWESqf5mAs0WcjPub4HqrqhlxJGJeKYEtN",
+	"E3jTAR/DyzxAM1X1KBM9ndVr3529fKUNPTkpqswsHxWRiPZAhvYHcrz3xvIEZrysFMwrwaSWSuYRyO89",
+	"hfPG0q+ch+oPNEkanRGukKX53I0b5bJUmseZPm/EutNjR2Byyb3QXJdpg+Y5O7/AuYCtcwyiapONvNJc",
+	"DJZXwmnzi8WU6cBIvW5hi0wfIg74GN19EmKGE23zsdBuW+xJIV1AUnajeSQBj940EXpUUm0dB1KEzlY0",
+	"an9zlgqj7oMUZejouF47snRZGoLyS0kSEhMDBtJpLizpkKdsmJT5QCrZxbsqQzO1Z/DI1OrQFaEEIEIq",
+	"RMm8OpTBWEZqjkpPxLXoJlILicJsavX2PEvmcLNh1VcKtkikNOQJP2Fs+3oxE5IK0IIJ8ypkba1YeIJ4",
+	"8Owd6AsYX0UY8VeoQxhB7wUdW0CF9X10YDuwAFpmwMWc3K7/goErGD3tSm8mOa0lFaYEezhosnQeyYl7",
+	"rlLBPlkJJWaf3L3pL5Zu9OcWERGf2FqA99f9ZK6bTEzN/9B8vX/aqUPgIGztVfEh+l0pEt01jH+bL/Ry",
+	"bv4HVPAwKMQLwgyh710Jyk+GL34qYJRC1i6pIB1838bqu/eL4H14DozePqNCFpgnYP449CsJ87SDvt8j",
+	"T42yWiFrW8UPFS+VOU0wUvM5lKVSS82N+k8pbipzHpFgLC3yigI0PXMhJVCFCW2NRltjPk84osvC8bBS",
+	"GIsL+be0RZEB5kzh/eJhHttcgbbKIJBLKpaKnIrFxcl1gtjU+B3tX6LHsgDQBhaZIHIza1cKyPnwimpl",
+	"GQo4bOAegmAymAwZ5pYLNOpCjdj28EkwHOwFexDDmQuC6XBBS+BKtbX6x7Ko1T83wzZnrADbztQKrMOT",
+	"5PpaZC5M14nDg11WwfOmwQL2jBmrb3Q0wh2YVM15NH/YdHCKUSRbuDPkg08Cox0PIeIWbs/CNyZjw7bJ",
+	"oOvswUuNuR09dlYy/I8avTfE38umoR/uN+ybSXqXiBMPGi+Xqil0s5lzLJ1XPZG583pQqXCn3J7ELhL9",
+	"tZpgNjclJm9M1CpeeVwuSwU5W7Sqz1W8tpHnVLe1IZoXwX8iFROYjq1vTV9dUqbJAlHOEiUfL+JpABLb",
+	"40jfBsx/dCvj3lx3BcYxVJ8YQenjPCUDVVdNp0kkYhUt4RrUhcw9T3vwv+UmPs5T6rf41yLliay81lXT",
+	"j+WfVJSLvKvzTPB5wHYe71TLRZcn+yfNbdMEGkb7mfJU+L0JdtWa6J/L2UF5thQID4QmINPesD+skIk/",
+	"mj8IIsyl1ZWLjGyqD2Kh1rdFULcgOD6W8taz9kurwIRryEyOcYGZf0NsOTsF+bvGhzCiKPHcU4bVgpAO",
+	"5lcSoO7wSOGRJ9e0mU3Dq5smSV8VBz13X3wOWlbFv+9r997noFWLUrjv4w/ufXy90sa5D8a1XTvFJ7W2",
+	"tMgf0o55HdtwcTr3f46vnhC17PX7mz5xB+WxX54Bvhnc/02pliF8tLtFR66oIXxxcP8XTfUKzbeDLXo7",
+	"42sjB7hSE+a74fBBfRbVEOHjLQYMEoUriWi+2t1iNX/C7fOHur/Nzp1QMJmrxbW/zTY0FGb00yTham7I",
+	"Dfybn2H2u7mNXYkDm27WZE1tBa2cX8P3r9VEt343fTVa4czIr5sgAM5FvswILKKA2F+ibIVxgLrRaIvR",
+	"vhWbLYZboAEYjF8eTj8FCsT4wEusaddw+DvlZJt2FWy/cwg2AKpRZ7pEK4lzDYB7y+vkiudYZVF4mccg",
+	"bFEr2gW987WNGoEYLhSNKdYBNAISWfFBqeq188ZXUkBKCQtUJYggV0m9hTySJgnvR5GjeFe5e/vb371U",
+	"5smWDxj906Oto3KVl1bQgorslQKIG0sMlisKbir2t83FDzgQ5Vr6VCxPLtO0VgivucDcF0sPxeqYA0Tl",
+	"FyoLRYEQ26xSb54f7PXvXZ+D0d7gvvU5GO31i/WhQKeWV0kQ63dVCwe5Cl1fWTarXoLQ/U0k4Nb8YDKM",
+	"98STQbcf7fLu3vSp6D6LB/vdIX8yOYj64ul075m/5rTKZsE94a2y6MhNkjQ1whfBNn4FhSIt/fvToy/N",
+	"fn6IPNskx1LxlF5ZlPwuzX2BNPecu1rQf6Ywt3f/F66O9bbC1KVSb7lc28Db/0hxClLyK9IU4io0yk4P",
+	"taG8VhNDPb9vkrls4u5Wslep9JovHW1ymtfkL1ZUAwVXCPJNXwKj6CqeO9kqKEeflUrDhxiOw72bDxM6",
+	"rPOm5hZ+pK2TtvMAGaoUn18akC9DuSxOzTjzDCMQCYv2kx8cNir9Da5eFquVxBgHL+CNBE5NviQjY1pP",
+	"5ctEYyCPkiPG85xHMzOyQ2ZL5P4wblEDXcwJxP3GbEBz74xbYSdgaIpBJ3CCW0J4RD3KXQKBV2UxRiFB",
+	"LBXN/pCWfZkJ632ZCTcTFLBFPJZ84sKI/cByrRhn0TLv6pnKyEWKEnKq1I12Ql+PnTb6mApDd9vB1oB3",
+	"kqAN6C8P1AYM0ncV9DOStq3oJ0uuLdeKX/pmKaEN6fuxrG8I67YgmBH0NUL3DTl8fV8MVJL81NQFPWrw",
+	"5Lj8/0/boDqYtxpgMtfkKgl9Xw5QQhPq0SfyJuAnhXfmU/ldgFIKWDKF3J1PrvKF/yO0UHcDNaJMlbst",
+	"w82bb+iXUdPHh5YWRrUvD4v1HtkeSj0hjr3pwbVRgOVX312mwhsLVfCirxAbOUpiV9ys/DFsB+Bs2CUo",
+	"wkQIPA3zHoAsCN6UtcPdgO2HHW+F/fbIEYadG82cKB19sbY4mL87+JrXRHlbyjUXbIQCxhoym4Doxo0Z",
+	"5/U+7J4WveTio+0jycBurAP2h4ICS5M1C9l4/ImF5VYgpIKOgcWkKlbQ29ei6gotYehhRYWsHT4N2AGs",
+	"oduQsdzZeXHx884Oa4fWWH4ISQha5D8s82n3WdgZQZTi3uBZP2DvL191nzl33WSdW94y59lNwF6cv3kF",
+	"YzA3SKx7zPcxgoXcLqJzOFL4QNgLnaZj2nJRQEXoKjoX0UsZdveGvYODsHNoQ0kywcJff/311+7bt92X",
+	"L8MeuwS0e5GmFEG0AsBN4NPV+8pcTsuUW2+/S8Jg4Q+Gz/y3+U/X/Od/hwHL+QSiznmWJebOzUBk6Ng4",
+	"ZcxGs1EV5pJPBeU+ho8oukkrzFzL7RAJGCPXIp1aWw2aos0nWmG9d8ofH8sUo9DMUwz48Zui5FAkygmP",
+	"bugGSK4TyVN4kVxlH95cfDBbfwo+Dna6EBKCpmyIFcY7YPCUhHszJGhyQxR+FC7qpnosES7BhrAkWVPk",
+	"MWuXoNyKyj2DfaAOyPaVOfpsNWBfQP67v2c2wpmcdjOVurJtQWVtO4FHInDsgSjsWLlm4Xq9Xnfn827s",
+	"B90Vt5xpcGJ64Bh49Q8jLxjyGkukLwDqEh+LICykJ3RJUhqiWt2Ljs4XC8Ez7dXupZo8TZceBFx5t55N",
+	"LSiu001oh9RLYsS0ZjhpQvzJZ5nwXeyILnYjxOKeKsGHY+lXHMrwU8yYrAIBkhD5k1r5QTnmGxqZecGF",
+	"4yaGjHIjYctE50mEwVVFNpJP/TXhsmOB/rq56iqJsDXFekFROD9NxEOuFB8jscib6uEVwIFYrW0sfRTJ",
+	"OmwgACJAzIqrpIkxMonEwp5BKQoCMFo2wlchuTny6BEy1c7OqwTh83i5KrQ33d7ODgPsCfeLvWvaocMr",
+	"7MGF1YFRMMa04Blc+Q0RSbXaSYD2CYmPCEqBR8bCdtnlgHYBS2qZs0TmyqLs8JwIuuDGhB5EdrEiuIMj",
+	"qzAKTnnhGKPYqpWVcG1Ns8gos9GS0AahQwvDA+e4gG8G/oogS6AzKYk1SgGBicKu8HJ4DDGsuElXhm0v",
+	"BCUx+3WeqDe69G2Zpx67UIi55VfCC4t4T8MF/NJ+FK702Pz9GF6FJKOTdz+bX/CFyTIv2hy4zJRSg91B",
+	"n3ie/av+2gd6gohjOzsvuIwT4KmGiCD72/1i8Tr8Km9lfDXEGFiLHOMuJ7iaRdye03O0wHhBttuxmZ/I",
+	"1JXMeSLNSSoLGC5gjutyfoyGxENmEVwxDKkddjH7JcST7+fCHBUzYjs7APEKeoK9zXZ2nM8CWvb1AXeB",
+	"FJwFouERNLOI/CryoSyfwrhN0y56PqBp5BUQOwOQaRgMi0t/XmaYRRIiqDQZrZ/QhxbgDGNEg6paCB3V",
+	"uDiShcfIm2BcPXTdJfWMndgMF9jtCn3INUt57u82JPewLoPJsUFA+2fBCXdGRpvya9oXsLtuoywySLXe",
+	"KTTNKswp8QACrbxiqwazk2mpTHC9Lws4CA1DgoMrTFirtlrv17Fz6Bd1LGqroeihhcNNCT2luFRBxq/c",
+	"26VwywxrsngLUIX2Ld+SPiCyhT3mLhIsg+tO83WHjAuZWlHTE8L9SSG4i98IgoDz82bJsoyrRJM7LL4C",
+	"d5ktFW0URztqRVWbEDOhRihgvKjeynonuJtwR+YCgfrUyIuoM4wEhyBmrFvtUUHmF/hfk74HwEdwYv0y",
+	"1NbUZ1u1UZGBJ3zZTFHRJBoWEehJufa9cnyBFRM8dMyoqVQ2wirnAJmMOxvHbLkowK6VY2OsrLkewuvO",
+	"ORu5XDnSBgjjA9aRS/obojIN3VF9T4/4DJX1UOjwVgo2cNNZZITIF3pmHGqxHZ4d/fr2+N0lg+sJ/jtE",
+	"RMbdfr/X7xNbp8tPTdkAf3aX3RB+HcKvnR41e1pCdoExEOlZ6Gu6qJaQ/A7pkQQ04s44kc+IcW9ZWb/X",
+	"HzAw/wWW+iDRhCJLea0MtQVHRCPxSiE1U5NePGr59Nodrx2KHrtYmlNbvAjn39Ihtet4HOidXqFbTNiq",
+	"HjQSQefJx/LJHAb+t8i/7+OpyCOorlVReZ0Gdgc4e3AvczfnlGiuPM5d+63OcZCbB3YvK6eBktGsVmSX",
+	"tcGE2gVr+63IumaXO4672yPBq0z90C5AqoUZYX3FMI41TVmcaBi/L6tY4KI7r516Fd/quA6pf2yrUEKM",
+	"sOQKbksH2Wspf1GtD+WqKIKQgFDs3LvFS7EcDWqTvc7BoI4sHE9CWGIDpPyuDYGCMGXEzgwlMUtcAZvD",
+	"VWV+tAthF+nQ5voom5BeGSQJMF7Vs/IxRAzZnR0roCK+iIiN3FYz7ILQ3LBUumKNRFG5UgPWmfsqosBR",
+	"vaTXozInpQ5Q/KP641AxHa5sqj6ON0y5cTIFIOPz3gsKzBtzzeNwSZDYUE++YLOwZQ28FHYROjRMet8s",
+	"6mXVygzaLHzaYJX2mqNr3S8WC4O0aQsJgDKRibsduoqzAJWMRcGt3o6avy/NdJA2G2qGlz7xjAUN9oFO",
+	"UC4vjsDG8P2wg7IgrmQDudTK247lE7NcF4Ud2CzUkecnqpl3zPRLdmPMY0B1opCpSGXYWE9jwdeOYwMU",
+	"yNyWsG2qmRHYUhXYrIJP4iXZ64AcCZ7Y3G0zcHLSKmCBDbibEEnVSEkOjXlD9BaZMesx+tUKtPWCj84b",
+	"Cn7foq2Q2SDxQyoJCXJG2eFpaxd4vk7fqAkq77hVc6i2OtWCTRTOkphR/n0pIN+dkuCpTuu2ISrlCpmf",
+	"Me3gSwPbCMP/QSE2RIiw/La+DarilXLKTS8U9Wpax+/PsWiq8GOI9gAoQAqstiE+5q1R6+L47Ii9OD9+",
+	"eXLJjl68PWY/vn3+E/OtK5B94ZXq3+qbhtF4pXH8IjYDWzB61IIz0vocFFM76PfvmPjefn+LWT9xs95v",
+	"nPXz48sj9ubyJfMGNWSDx8PSSLbqa9h3fR08oK+h6euuRd48xO3XeViss8dSS3PcvXO19/vbrMDQrcBg",
+	"0LgEL4/fXB6x5z/7c9n3/3hy91ps8f32i7JfLEr1oiqtzPB/3Mo8uWtlfnfVOWEdvu6ADoqFeerW5fL8",
+	"6N3Fq+Nz9uPR27dH7OLo/A1z9txdGEGt3WqJetyXSpl6HBOVqh+1KnrJ5vXYLdaj+k0pgqteHPhJvTrv",
+	"7nC4bzh2peLqXq3W7fAJsvZK4dnBfbVihw31XAd+kdfSNj3d354u9ipll+5tp3oMBsUx6Dceg+Ozi5M3",
+	"p+/Yxfkbdn784qd379/9yN4eHZ//1voM0XLNUy+NBD3iW1wO3mjcYF4cnb9k1p5y+urVyYtjdvH+7OzN",
+	"yfFFiSv8GfN9QHStFeQ+fw5aX53Jh7WIbM+1goAf3lx8cL7xQ7ZJVuv5tfIRzqqxUL6NtyiJTxRwHBSu",
+	"RyciV456UD7kAR7vwJzXoAiyCVx8TOCFuQQuGCWohJSMs7GLIPMFluD4/XlADhL3vwEIL8FuUEhb7tn9",
+	"8lJg+mqK0wqgM/P/BkXLg4Do+y5KhSZLkm8lupPiWBB/BmJZAt/PD4rG3Ttb3cfG2O6i9g1J+g5p1svs",
+	"qER/N8Q61ifwSmV15QKBtsIvjYuEhHkC4anpGfc0uo2IDy2PW6VtqZ+G78Hv/7nB79ukPr5Wk3cqPxc8",
+	"Xn8PmN82YP6RrrGaf0kMPWIkbxU0TyHlj3RRQMmFhlig9Cb0aWcW9iLPe4hvX0TZ+5VIqnmOn9hZyiX7",
+	"xM4KyHlApAakeujoE7sgWOrag/M6rn0tEtmPRgaU7JB9IpjsTwCATf+FdxaZMo8JM9s9x7+KsLASDEdE",
+	"caaNWBtsW6iNWAFQGoZw+QAZULQS/okBs4HnngX1uCgjJcXH3N+dDZY0RD9pfa3FqCGzy2zQVYr3wKBv",
+	"dBr4JSu4+rMnu/QjZCyPBrtPg9Yi5RKFKNggHBnN1wmoe93+4LLfH8H//bY9OAEkO2+68qmu5PeErjvv",
+	"tD/ngvp+d5QqoDbcHqVqqN6VQQe6lLROeKa9NZ+nW1wBiYZA4qOzE2cQD5wngNMbEA4qRYYVJciVadka",
+	"eRCh+glSQ1GwA8BgVc4yVxAFoMKamBON4mIhoodxKDtRj0PZ2q//UqDYz8Fd2qdd1N1e3y2sp5C4AtCN",
+	"3KnpY1c57ujsBIow/3r09k2dg335af9XHida7cqpKh+NEtVf1mpJeWRPrZXpHosBb0TptZX7dFOlQvRN",
+	"UZW6cr2UuyocjiXU4wtYc6FDWxHUoSarbE5xNiRG2PI11Qs3rNXyDuq1u2XsgJnTNRZ0OKy19rG7Wq26",
+	"ADq1zFLAm3JBFvdWEyRfs79ShPHg1xZs3zXMDpUe5H71QSi20Fy6zWtsVG6JgtgqUyF5iGuLzl3ahmFv",
+	"tzcAzAtyxfoLBpX4SDM3iwf75fFlAnmbizsrKWJ4LMQptBuLc3Z67EhWSyK6+fox0iuRpl2sSed14HBA",
+	"qw2zXKmeRQFHak0029mZQPyZrftfiOc7O01VR1fc8XKKnqZQirEsVXdl9eKuRcRTD1cwYF7Z0/lS57b2",
+	"Kc/9gWDxxoYJuSpdHUpowGp5kBnTVGR5xKDI8lKmcGBnwkKXA/A4ofPFrEDnw2KPh1hzp6naJKKkq2Xu",
+	"yMMVuxxLW7rM1rpqrvGOi0VfJ7kreFaus0gxeS5bBlaLQ30SWyKm6ILdv14IHYPosXhgDMGzJVY79DkJ",
+	"1VEtl2iEwkw2KKapkK+tCIM5ZIZfmn/02CvMbK7UN6Iw8kzleWpzW8cSKyWh2lQrbIQlPrYqR+boF3Qq",
+	"SuC4txAZpbg+x0F82jhyKhbmK5bslEJb8E6iHMGqnmm+qK5zpaCV0Sshu5Zkp6nLJve+I0honhef2ebL",
+	"zXmap/e9xkpbhDCKeqyN0qF7aHMHJVaOqWppal8zRGzj/NocctV0rhYdT62udNQ0vU9YS8dMg2pnuWW1",
+	"EXu0OubwKLN1Fpl5Y1m0sSxjT3o1RXALhYx1wHZ2xK2gdLdIZZmIStf5DkYU0pOx9O+9a5XbqhcB4+x6",
+	"adYjoyTFVPBM2jq18AjZanI9y4sENZzsWOI3huHrVK3gEXwDQaXABHrsgsAupYJLZzVTbC4yka6hGIT2",
+	"6iCbJY24HMtURTe2ApnImFrmQYkfUBEpCManbaf6EmipwLU3Q7bllM37Dtv0EANPOZumSlGazZzLtUcc",
+	"PEcY2cwcd6Edyp8hEq8k0FjaCgSputY9QAjWLtGGp4BfZauOQ/baSmU3ibzGS6GxRtxYfk2ROLa5RlzR",
+	"8BZF4orqjkCvIoaLO2RtqXw6CyiCcUUJbJg3aA5U7C4OqHQAJboA352VWqDQXigdRtqXVLbg3lhSBCVi",
+	"Y3EzSbPA02XKMCvFHD9UJYp6imCv8w0OO6Gr6Gdr1aH9Cdhmt8w2HW0D0c64ZlOxgiI6tsoRBGRDYJZH",
+	"uI8I+iLRRY0/KPWciM7I4ow7yEdNNbmxFKOuphlsgHaFirutu7BZ7wPdtMNtjcy/r57+9Pfhm/mHg8X5",
+	"Xv7zsxXAT/mCqtEPb84O9F+Htx+ezt/tTc6f5b8+Wf02iF7tz173r98M46MD8f5pcrq7uNhrAkra2sIF",
+	"cysAR8su1UbJ/8+eW6FhYA8VHQOcTAoeOus583D8HrYSr1Q2fxD86gPtnn7h8taolaubq78/+y0b/iwv",
+	"9z/+Mlj/5enize78+UH0cm/645PZ674+Gorz/eXJM3U2wOAPkmBbIyO43j155tuEghb0alcSNdXtlwdZ",
+	"LB6FDSYHX+tFRkvHDuV4o+MIFnGIQW2HL8w/ui+UzDOVjphUXSivYB2Svp/Uf/M+mwS8TO++UxemSTPJ",
+	"s4xfb56k/Rjfeqegke9wq1/oowQi+QJHJXxXMwZvg4RqWHIZBvVgy+7+Y4zCnwNrFwaVvzX6W8UIfO6K",
+	"YpYOqmcTOypdyGQai1V0vxvQluVZIDqGjKFWVEM1d5DnF0ItIEcccEa/zuT70gzvXq4MgTezvGLkbWGA",
+	"xP8Xq8gwRWZewDiJscRH5heWcnn9w7gl5LhFT/GZ4LH/NxiK8Ye6ORhfeey9Q794rVCfRlov9TPAvx5o",
+	"gLbtD0rdVRt/7M/5zniNRo5vDcvYq9n9/1hr8k/LOZddWzeC+c6Ou23LM8HTfPaPjWfoyEKtDY2cXxSf",
+	"pdRuqI6yCBwAT66WuPmEfMQnXIsee6UyBukGE55yGQEyC1grM6NH5Vi0o8e+4qT9BPP4as+vg9dUN9sL",
+	"H9T3BiosrdR/LAG+SW6FBC3SaHMbyQ1U3+2pjRJ97RJGXKKxqzChtCExhwgNq3bzaGYOQaeocjuW0BTY",
+	"KjEU4Vwtc8HyjE+nSUSp4cjw1xR6EIl7CHIs76bIc8BEEvrrwxHs9JAsPQzYzEYnbZtZY0fUQKoQ6WQW",
+	"obzA/28T7JYCTBHodQeFu9W7i8S38YWj5IM224YcLy9cqO1AAmKb7uU81YcYXxNhrSIstx6LRarWVG3O",
+	"2pA7pcqjo8ePUxXxdKZ0PnrWf9aHYOryCGxQ0ld1XzVl3z0MTHCiBd3k2dzo2JQPcGky0Ng7vSI/rSJY",
+	"1tfjvAaqr0euylG1Juo9pVADNsWymGDTg1LioBbnDVG6yFholBA8Vx/bZSnEzSJjFKFuTVFsRaMUXlFv",
+	"tsr4ioK5sOLWCaUpN16libwegSNLgt0+s4fFWocTPZYlWZvSJyOeZWvwUvFcdIGjWrNcafr2jH3+/fP/",
+	"HwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -19,6 +19,7 @@ const (
 	CodeMethodNotAllowed    = "METHOD_NOT_ALLOWED"
 	CodeInvalidRequest      = "INVALID_REQUEST"
 	CodeFileTooLarge        = "FILE_TOO_LARGE"
+	CodeRequestTooLarge     = "REQUEST_TOO_LARGE"
 	CodeRateLimited         = "RATE_LIMITED"
 	CodeLimitExceeded       = "LIMIT_EXCEEDED"
 	CodeServerError         = "SERVER_ERROR"
@@ -118,11 +119,19 @@ func fromEchoError(he *echo.HTTPError) *Error {
 	return e
 }
 
-// TooLarge is the answer to a body over its limit. The rest of the body is never read, so the
+// TooLarge is the answer to an upload's body over its limit. The rest of the body is never read, so the
 // connection is closed after the answer, as spool.Read closes it after its early refusals.
 func TooLarge(err error) *Error {
 	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeFileTooLarge,
 		Message: "The request body is larger than this server accepts.", Err: err,
+		Header: http.Header{"Connection": {"close"}}}
+}
+
+// BodyTooLarge is the answer to a body that is not an upload (JSON, a form) over its limit: no
+// file was sent, so the code is REQUEST_TOO_LARGE. Like TooLarge it closes the connection.
+func BodyTooLarge(err error) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeRequestTooLarge,
+		Message: "The request body is larger than this server accepts (1 MiB for a body that is not an upload).", Err: err,
 		Header: http.Header{"Connection": {"close"}}}
 }
 

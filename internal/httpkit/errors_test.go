@@ -111,6 +111,7 @@ func TestMiddleware(t *testing.T) {
 		body        string
 		contentType string
 		chunked     bool
+		header      string // the value of an X-Padding header
 		wantStatus  int
 		wantCode    string
 	}{
@@ -118,7 +119,13 @@ func TestMiddleware(t *testing.T) {
 		{name: "an unknown route is a 404 in the API's body", method: "GET", path: "/nope", wantStatus: 404, wantCode: CodeNotFound},
 		{name: "a small body is read", method: "POST", path: "/read", contentType: "text/plain", body: "hello", wantStatus: 204},
 		{name: "a JSON body over 1 MiB is refused before reading", method: "POST", path: "/read", contentType: "application/json",
-			body: strings.Repeat("x", MaxJSONBodyBytes+1), wantStatus: 413, wantCode: CodeFileTooLarge},
+			body: strings.Repeat("x", MaxJSONBodyBytes+1), wantStatus: 413, wantCode: CodeRequestTooLarge},
+		{name: "a JSON body without a length is cut at 1 MiB", method: "POST", path: "/read", contentType: "application/json",
+			body: strings.Repeat("x", MaxJSONBodyBytes+1), chunked: true, wantStatus: 413, wantCode: CodeRequestTooLarge},
+		{name: "headers over 64 KiB are refused", method: "POST", path: "/read", contentType: "text/plain",
+			header: strings.Repeat("x", MaxHeaderBytes), wantStatus: 431, wantCode: CodeRequestTooLarge},
+		{name: "headers just under 64 KiB are read", method: "POST", path: "/read", contentType: "text/plain",
+			header: strings.Repeat("x", MaxHeaderBytes-200), wantStatus: 204},
 		{name: "an upload over its limit is refused before reading", method: "POST", path: "/read", contentType: "multipart/form-data; boundary=x",
 			body: strings.Repeat("x", 101), wantStatus: 413, wantCode: CodeFileTooLarge},
 		{name: "an upload without a length is cut at its limit", method: "POST", path: "/read", contentType: "multipart/form-data; boundary=x",
@@ -135,6 +142,9 @@ func TestMiddleware(t *testing.T) {
 				req.Header.Set("Content-Type", tt.contentType)
 			}
 			req.Header.Set(HeaderRequestID, "trace-1")
+			if tt.header != "" {
+				req.Header.Set("X-Padding", tt.header)
+			}
 			rec := httptest.NewRecorder()
 			e.ServeHTTP(rec, req)
 			require.Equal(t, tt.wantStatus, rec.Code, rec.Body.String())

@@ -2,7 +2,9 @@ package httpkit
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -133,20 +135,68 @@ const MaxJSONBodyBytes = 1 << 20
 
 // BodyLimit answers 413 at once when the declared length is over the limit, and stops reading a
 // body that turns out longer, so no request makes the server read or buffer more than the limit:
-// uploadLimit for multipart bodies, MaxJSONBodyBytes for all others.
+// uploadLimit for multipart bodies (FILE_TOO_LARGE), MaxJSONBodyBytes for all others
+// (REQUEST_TOO_LARGE: no file was sent).
 func BodyLimit(uploadLimit int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			limit := int64(MaxJSONBodyBytes)
+			limit, tooLarge := int64(MaxJSONBodyBytes), BodyTooLarge
 			if strings.HasPrefix(strings.ToLower(req.Header.Get(echo.HeaderContentType)), echo.MIMEMultipartForm) {
-				limit = uploadLimit
+				limit, tooLarge = uploadLimit, TooLarge
 			}
 			if req.ContentLength > limit {
-				return TooLarge(nil)
+				return tooLarge(nil)
 			}
-			req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+			req.Body = limitedBody{http.MaxBytesReader(c.Response(), req.Body, limit), tooLarge}
 			return next(c)
 		}
 	}
+}
+
+// limitedBody is a body cut at its limit by http.MaxBytesReader, whose overflow reads as the
+// answer the limit gives (the *http.MaxBytesError stays inside it, for errors.As).
+type limitedBody struct {
+	io.ReadCloser
+	tooLarge func(error) *Error
+}
+
+func (b limitedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return n, b.tooLarge(err)
+	}
+	return n, err
+}
+
+// MaxHeaderBytes bounds a request's line and headers together. Go's server refuses past
+// listen's larger limit on its own, in plain text; between the two, HeaderLimit answers in the
+// API's error body.
+const MaxHeaderBytes = 64 << 10
+
+// HeaderLimit answers 431 REQUEST_TOO_LARGE to a request whose line and headers together pass
+// MaxHeaderBytes, without reading its body, and closes the connection.
+func HeaderLimit() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if headerBytes(c.Request()) > MaxHeaderBytes {
+				return &Error{Status: http.StatusRequestHeaderFieldsTooLarge, Code: CodeRequestTooLarge,
+					Message: "The request headers are larger than this server accepts (64 KiB in all).",
+					Header:  http.Header{"Connection": {"close"}}}
+			}
+			return next(c)
+		}
+	}
+}
+
+// headerBytes is about how many bytes r's request line and headers took on the wire.
+func headerBytes(r *http.Request) int {
+	n := len(r.Method) + len(r.RequestURI) + len(r.Proto) + 4 + len("Host: ") + len(r.Host) + 2
+	for name, values := range r.Header {
+		for _, v := range values {
+			n += len(name) + len(v) + 4
+		}
+	}
+	return n
 }

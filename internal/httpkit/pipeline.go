@@ -25,7 +25,8 @@
 //     before logging, so the line holds the status the client got, and the account once step 7
 //     has put it in the context.
 //  4. Recover: Recover turns a panic into a 500 in the API's body, and logs its stack.
-//  5. Body limit: BodyLimit answers 413 on a declared length over the limit and cuts a longer
+//  5. Limits: HeaderLimit answers 431 to a request line and headers over MaxHeaderBytes.
+//     BodyLimit answers 413 on a declared length over the limit and cuts a longer
 //     body while it is read: MaxJSONBodyBytes for every body, EchoConfig.MaxUploadBodyBytes for
 //     multipart ones (cmd/statementd: two files of STATEMENTD_MAX_UPLOAD_BYTES plus framing).
 //  6. Validate: Validator checks the request against the spec with kin-openapi (through
@@ -109,6 +110,6 @@ func NewEcho(cfg EchoConfig) (*echo.Echo, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ClientIP
 	e.HTTPErrorHandler = ErrorHandler(cfg.Logger, cfg.Render, cfg.DB)
-	e.Use(ClientAddress(cfg.TrustedProxies), RequestIDMiddleware(), SecurityHeaders(), AccessLog(cfg.Logger, cfg.API), Recover(cfg.Logger), BodyLimit(cfg.MaxUploadBodyBytes), validator)
+	e.Use(ClientAddress(cfg.TrustedProxies), RequestIDMiddleware(), SecurityHeaders(), AccessLog(cfg.Logger, cfg.API), Recover(cfg.Logger), HeaderLimit(), BodyLimit(cfg.MaxUploadBodyBytes), validator)
 	return e, nil
 }
