@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -482,4 +484,50 @@ func TestOversizedRequestsAreAnsweredInTheAPIsShape(t *testing.T) {
 		require.Contains(t, string(got.body), `"REQUEST_TOO_LARGE"`, "chunked %v", chunked)
 		require.NotContains(t, string(got.body), "FILE_TOO_LARGE")
 	}
+}
+
+// TestEmbeddedPostgreSQLIsRestartedWhenItDies (S15): when the embedded cluster dies under a
+// running statementd (its process group killed), statementd says so and starts it again, with
+// backoff, on the same port: readiness and the APIs come back with the data intact, without a
+// restart by hand (before: 503 until someone restarted statementd).
+func TestEmbeddedPostgreSQLIsRestartedWhenItDies(t *testing.T) {
+	t.Parallel()
+	// The postgres user must be able to reach the data dir, so it is not under t.TempDir (0700).
+	dataDir, err := os.MkdirTemp("", "statementd-embedded-")
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(dataDir, 0o755))
+	t.Cleanup(func() { _ = os.RemoveAll(dataDir) })
+	s := startServer(t, "DATABASE_URL=", "STATEMENTD_DATA_DIR="+dataDir)
+	apiKey := regexp.MustCompile(`export STATEMENT_API_KEY=(\S+)`).FindStringSubmatch(s.logs.String())
+	require.NotNil(t, apiKey, "the demo account's key is printed")
+	usage := func() int {
+		req, err := http.NewRequest(http.MethodGet, s.ParseURL+"/api/v1/usage", nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+apiKey[1])
+		return send(t, parse(t).client(t), req).StatusCode
+	}
+	require.Equal(t, http.StatusOK, usage())
+
+	for kill := 1; kill <= 2; kill++ {
+		pidFile, err := os.ReadFile(filepath.Join(dataDir, "pgdata", "postmaster.pid"))
+		require.NoError(t, err)
+		pid, err := strconv.Atoi(strings.SplitN(string(pidFile), "\n", 2)[0])
+		require.NoError(t, err)
+		require.NoError(t, syscall.Kill(-pid, syscall.SIGKILL), "kill the postmaster's process group")
+		s.waitLog(t, "embedded PostgreSQL exited unexpectedly; restarting it", kill)
+		s.waitLog(t, "embedded PostgreSQL restarted", kill)
+		require.Eventually(t, func() bool {
+			resp, err := http.Get(s.ParseURL + "/readyz")
+			if err != nil {
+				return false
+			}
+			_ = resp.Body.Close()
+			return resp.StatusCode == http.StatusOK
+		}, 30*time.Second, 50*time.Millisecond, "readiness comes back")
+		require.Eventually(t, func() bool { return usage() == http.StatusOK }, 10*time.Second, 50*time.Millisecond,
+			"the demo key still works: the data survived")
+	}
+
+	require.NoError(t, s.stop(t), "statementd exits 0 on SIGTERM")
+	require.NoFileExists(t, filepath.Join(dataDir, "pgdata", "postmaster.pid"), "the restarted cluster stops with statementd")
 }

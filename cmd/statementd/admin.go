@@ -159,7 +159,8 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 
 	// Only warnings and errors, on stderr: stdout carries the command's result alone.
-	logger := newLogger(stderr, slog.LevelWarn)
+	logger, flushLog := newLogger(stderr, slog.LevelWarn)
+	defer flushLog()
 	slog.SetDefault(logger)
 
 	var sealer account.Sealer

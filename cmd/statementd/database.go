@@ -19,7 +19,7 @@ import (
 const embeddedDatabase = "statementd"
 
 // openDatabase connects to the configured database or, with no URL, starts the embedded cluster
-// of the data dir. The returned close function closes the pool and stops the cluster; created
+// of the data dir, which it restarts if it dies until ctx ends. The returned close function closes the pool and stops the cluster; created
 // is true when the embedded database was created just now.
 func openDatabase(ctx context.Context, cfg config.Database, logger *slog.Logger) (db *sqlx.DB, closeDB func(), created bool, err error) {
 	url := cfg.URL
@@ -39,6 +39,9 @@ func openDatabase(ctx context.Context, cfg config.Database, logger *slog.Logger)
 			return nil, nil, false, err
 		}
 		url = cluster.URL(embeddedDatabase)
+		// A server that dies under the service is started again, rather than leaving every
+		// request at 503 until someone restarts statementd.
+		go cluster.Supervise(ctx, logger)
 		logger.Info("using embedded PostgreSQL; set DATABASE_URL to use another server", slog.String("data_dir", cfg.DataDir))
 	}
 	db, err = postgres.Open(ctx, url)

@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/statementmatch/service/internal/platform/logdedup"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -71,7 +73,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return fmt.Errorf("unknown command %q", args[0])
 }
 
-// newLogger returns the process's structured JSON logger.
-func newLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})).With(slog.String("service", "statementd"))
+// newLogger returns the process's structured JSON logger, which writes a warning or error that
+// keeps repeating (a dependency down) once a minute with its count (logdedup).
+// The returned flush writes the counts still pending: call it as the command ends.
+func newLogger(w io.Writer, level slog.Level) (logger *slog.Logger, flush func()) {
+	h := logdedup.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}), logdedup.DefaultInterval)
+	return slog.New(h).With(slog.String("service", "statementd")), h.Flush
 }

@@ -15,7 +15,8 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
-	logger := newLogger(stderr, slog.LevelInfo)
+	logger, flushLog := newLogger(stderr, slog.LevelInfo)
+	defer flushLog()
 	slog.SetDefault(logger)
 	db, closeDB, _, err := openDatabase(ctx, cfg, logger)
 	if err != nil {

@@ -39,7 +39,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	logger := newLogger(stderr, cfg.LogLevel)
+	logger, flushLog := newLogger(stderr, cfg.LogLevel)
+	defer flushLog()
 	slog.SetDefault(logger)
 	db, closeDB, createdDB, err := openDatabase(ctx, cfg.Database, logger)
 	if err != nil {

@@ -111,6 +111,16 @@ type Cluster struct {
 	// waitErr is postgres's exit status; written before exited is closed.
 	waitErr error
 
+	// binDir, id and fast are how the server was launched, for Supervise to launch it again.
+	binDir string
+	id     *identity
+	fast   bool
+	// mu guards a launch by Supervise against Stop; stopping is set, and stopped closed, when
+	// Stop begins, so that a supervisor gives up.
+	mu       sync.Mutex
+	stopping bool
+	stopped  chan struct{}
+
 	stopOnce sync.Once
 	stopErr  error
 	// attached is set when Start found the cluster already served by another process (a
@@ -171,6 +181,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		dataDir: filepath.Join(dir, "pgdata"),
 		logPath: filepath.Join(dir, "postgres.log"),
 		pwPath:  filepath.Join(dir, passwordFile),
+		binDir:  binDir,
+		id:      id,
+		fast:    opts.Fast,
+		stopped: make(chan struct{}),
 	}
 	initialized, err := c.ensureCluster(ctx, binDir, major, id, opts.Fast)
 	if err != nil {
@@ -236,9 +250,9 @@ func (c *Cluster) URL(database string) string {
 	return u.String()
 }
 
-// Done returns a channel that is closed once the server process has exited,
-// whether through Stop or not, so that a service can stop serving when its
-// database dies underneath it. For a cluster another process runs (see
+// Done returns a channel that is closed once the server process running now
+// has exited, whether through Stop or not. After Supervise restarts the
+// server, Done returns the new process's channel. For a cluster another process runs (see
 // attach) it is never closed: that process watches its server.
 func (c *Cluster) Done() <-chan struct{} { return c.exited }
 
@@ -291,10 +305,90 @@ func (c *Cluster) Stop() error {
 		return nil // another process owns the server
 	}
 	c.stopOnce.Do(func() {
+		close(c.stopped)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.stopping = true
 		c.stopErr = c.stop()
 		c.removeSocketDir()
 	})
 	return c.stopErr
+}
+
+// The waits of Supervise between attempts to restart the server: doubling from the first to the
+// last.
+const (
+	restartFirstWait = time.Second
+	restartMaxWait   = 30 * time.Second
+)
+
+// Supervise restarts the server whenever it exits without Stop (killed, crashed, stopped by
+// hand), on the same port and so behind the same URL, until ctx ends or Stop is called. A
+// restart that fails is tried again after 1 s, then 2, 4, ... up to 30 s between attempts.
+// Every exit, failed attempt and restart is logged. Meanwhile the service answers 503, as for
+// any unreachable database; the pool's broken connections are replaced on their next use. For a
+// cluster another process runs (see attach) it does nothing: that process supervises it.
+func (c *Cluster) Supervise(ctx context.Context, logger *slog.Logger) {
+	if c.attached {
+		return
+	}
+	for {
+		c.mu.Lock()
+		exited := c.exited
+		c.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.stopped:
+			return
+		case <-exited:
+		}
+		down := time.Now()
+		logger.Error("embedded PostgreSQL exited unexpectedly; restarting it",
+			slog.String("exit", fmt.Sprint(c.waitErr)), slog.String("dir", c.dir), slog.Int("port", c.port))
+		wait := restartFirstWait
+		for attempt := 1; ; attempt++ {
+			err := c.relaunch(ctx)
+			if err == nil {
+				logger.Warn("embedded PostgreSQL restarted", slog.Int("attempt", attempt),
+					slog.String("down_for", time.Since(down).Round(time.Millisecond).String()))
+				break
+			}
+			if errors.Is(err, errStopping) {
+				return
+			}
+			logger.Error("embedded PostgreSQL did not restart; trying again", slog.Int("attempt", attempt),
+				slog.String("retry_in", wait.String()), slog.String("error", err.Error()))
+			select {
+			case <-ctx.Done():
+				return
+			case <-c.stopped:
+				return
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, restartMaxWait)
+		}
+	}
+}
+
+// errStopping: Stop has begun, so the server is not launched again.
+var errStopping = errors.New("pgembed: the cluster is stopping")
+
+// relaunch starts the server again on its port, unless Stop has begun.
+func (c *Cluster) relaunch(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopping {
+		return errStopping
+	}
+	if err := c.prepareSocketDir(c.id); err != nil {
+		return err
+	}
+	if err := c.launch(ctx, c.binDir, c.port, c.id, c.fast); err != nil {
+		c.removeSocketDir()
+		return err
+	}
+	return nil
 }
 
 func (c *Cluster) stop() error {

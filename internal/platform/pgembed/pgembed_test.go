@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -346,4 +347,74 @@ func TestSecondStartAttachesToRunningCluster(t *testing.T) {
 	require.NoError(t, guest.Stop())
 
 	require.NoError(t, connectErr(t, owner.URL("postgres")), "the owner's server still runs after the guest stops")
+}
+
+// syncBuffer is a log sink that tests read while the supervisor writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestSuperviseRestartsADeadServer: a server killed under a running service (its whole process
+// group, as the OOM killer or an operator might) is started again on the same port, so the
+// service's pool reaches it again through the same URL with the data intact, and the log says
+// what happened. Stop ends the supervision.
+func TestSuperviseRestartsADeadServer(t *testing.T) {
+	t.Parallel()
+	dir := dataDir(t)
+	c := start(t, Options{Dir: dir}) // durable: a kill must not lose committed rows
+	db := open(t, c)
+	_, err := db.Exec("CREATE TABLE kept (v text); INSERT INTO kept VALUES ('still here')")
+	require.NoError(t, err)
+	var logs syncBuffer
+	supervised := make(chan struct{})
+	go func() {
+		c.Supervise(context.Background(), slog.New(slog.NewJSONHandler(&logs, nil)))
+		close(supervised)
+	}()
+
+	for kill := 1; kill <= 2; kill++ {
+		c.mu.Lock()
+		pid, exited := c.cmd.Process.Pid, c.exited
+		c.mu.Unlock()
+		require.NoError(t, syscall.Kill(-pid, syscall.SIGKILL))
+		<-exited
+		deadline := time.Now().Add(60 * time.Second)
+		for strings.Count(logs.String(), "embedded PostgreSQL restarted") < kill {
+			require.True(t, time.Now().Before(deadline), "not restarted within 60 s:\n%s", logs.String())
+			time.Sleep(50 * time.Millisecond)
+		}
+		var v string
+		for {
+			err := db.QueryRow("SELECT v FROM kept").Scan(&v)
+			if err == nil {
+				break
+			}
+			require.True(t, time.Now().Before(deadline), "the same pool does not reach the restarted server: %v", err)
+			time.Sleep(50 * time.Millisecond)
+		}
+		require.Equal(t, "still here", v)
+	}
+	require.Equal(t, 2, strings.Count(logs.String(), "embedded PostgreSQL exited unexpectedly; restarting it"))
+
+	require.NoError(t, db.Close())
+	require.NoError(t, c.Stop())
+	select {
+	case <-supervised:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Supervise did not return after Stop")
+	}
+	require.Equal(t, 2, strings.Count(logs.String(), "embedded PostgreSQL restarted"), "a stopped server is not restarted")
 }
