@@ -295,10 +295,11 @@ func TestMessagesSayWhatIsWrong(t *testing.T) {
 }
 
 // TestFileNamesShowAsTheyAre (S11): a file name's bidirectional controls are dropped, so
-// "\u202egpj.csv" is listed as what it is, a .csv file, not as "csv.jpg".
+// "\u202egpj.csv" is listed as what it is, a .csv file, not as "csv.jpg"; so are a webhook
+// description's, and a webhook URL holding them is refused.
 func TestFileNamesShowAsTheyAre(t *testing.T) {
 	t.Parallel()
-	s := startServer(t)
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*")
 	ten := s.newTenant(t, "Bidi")
 	pc := parseCaller{pc: parseClient(t, s.ParseURL), key: ten.APIKey}
 	require.Equal(t, "gpj.csv", pc.create(t, "\u202egpj.csv", simpleCSV(2)).FileName)
@@ -309,6 +310,25 @@ func TestFileNamesShowAsTheyAre(t *testing.T) {
 	got := rc.wait(t, job.JSON202.JobId)
 	require.Equal(t, "bank.csv", got.BankFile)
 	require.Equal(t, "expected.csv", got.ExpectedFile)
+
+	// A webhook's description is listed without them; a URL holding them is refused, since it
+	// would be listed reading as another URL.
+	rcv := newReceiver(t, http.StatusNoContent)
+	desc := "\u202eERP\u202c import\n"
+	hook, err := pc.pc.CreateWebhookWithResponse(t.Context(), nil, parseclient.CreateWebhookJSONRequestBody{Url: rcv.URL + "/hook", Description: &desc},
+		bearer(ten.APIKey))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, hook.StatusCode(), string(hook.Body))
+	s.remember(hook.JSON201.Data.SigningSecret)
+	require.Equal(t, "ERP import", *hook.JSON201.Data.Description)
+	list, err := pc.pc.ListWebhooksWithResponse(t.Context(), bearer(ten.APIKey))
+	require.NoError(t, err)
+	require.Equal(t, "ERP import", *list.JSON200.Data.Webhooks[0].Description)
+	bad, err := pc.pc.CreateWebhookWithResponse(t.Context(), nil, parseclient.CreateWebhookJSONRequestBody{Url: rcv.URL + "/\u202elmth.kooh"},
+		bearer(ten.APIKey))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusBadRequest, bad.StatusCode(), string(bad.Body))
+	require.Contains(t, string(bad.Body), "bidirectional formatting characters")
 }
 
 // TestThrottlesCountTheClientBehindATrustedProxy (S12): behind a reverse proxy named in

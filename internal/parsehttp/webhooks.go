@@ -42,7 +42,8 @@ func (s *Server) CreateWebhook(ctx context.Context, req parseapi.CreateWebhookRe
 		}
 	}
 	if req.Body.Description != nil {
-		in.Description = *req.Body.Description
+		// Shown back in the list of endpoints (and the dashboard's), so fit for display.
+		in.Description = httpkit.DisplayText(*req.Body.Description)
 	}
 	key, err := httpkit.IdempotencyKey(req.Params.IdempotencyKey)
 	if err != nil {

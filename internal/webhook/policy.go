@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // MaxURLLength is the longest endpoint URL accepted, in bytes.
@@ -323,6 +325,12 @@ func parseURL(raw string) (*url.URL, error) {
 	}
 	if strings.TrimSpace(raw) == "" {
 		return nil, refuse("the URL is empty.")
+	}
+	if strings.IndexFunc(raw, func(r rune) bool {
+		return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == utf8.RuneError
+	}) >= 0 {
+		// Shown back in lists, such characters could make the URL read as another one.
+		return nil, refuse("the URL contains control or bidirectional formatting characters; percent-encode them.")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {

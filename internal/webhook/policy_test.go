@@ -238,6 +238,12 @@ func TestCheckURL(t *testing.T) {
 		{name: "a NAT64 address of a public IPv4 address is accepted", policy: strict, url: "https://nat64public.test/"},
 		{name: "a URL of exactly 2048 characters is accepted", policy: strict,
 			url: "https://hooks.partner.test/" + strings.Repeat("a", 2048-len("https://hooks.partner.test/"))},
+		{name: "a bidirectional override, which would show the URL reversed in a list, is refused", policy: strict,
+			url: "https://hooks.partner.test/\u202emoc.evil", wantMsg: "control or bidirectional formatting characters"},
+		{name: "an isolate in the host is refused", policy: strict,
+			url: "https://hooks.\u2066partner\u2069.test/", wantMsg: "control or bidirectional formatting characters"},
+		{name: "a DEL character is refused", policy: strict,
+			url: "https://hooks.partner.test/a\x7fb", wantMsg: "control or bidirectional formatting characters"},
 
 		// Each non-public range, through a host name and as a literal.
 		{name: "a host resolving to loopback is refused", policy: strict, url: "https://loopback.test/",
@@ -317,7 +323,7 @@ func TestCheckURL(t *testing.T) {
 		{name: "a URL with only a port is refused", policy: strict, url: "https://:443/hook", wantMsg: "the URL has no host."},
 		{name: "port 0 is refused", policy: strict, url: "https://hooks.partner.test:0/", wantMsg: "the port 0 is not valid."},
 		{name: "a port above 65535 is refused", policy: strict, url: "https://hooks.partner.test:65536/", wantMsg: "the port 65536 is not valid."},
-		{name: "a control character is refused", policy: strict, url: "https://hooks.partner.test/\n", wantMsg: "the URL is not valid."},
+		{name: "a control character is refused", policy: strict, url: "https://hooks.partner.test/\n", wantMsg: "control or bidirectional formatting characters"},
 		{name: "a space in the host is refused", policy: strict, url: "https://hooks partner.test/", wantMsg: "the URL is not valid."},
 		{name: "a non-ASCII host is refused", policy: strict, url: "https://bücher.test/", wantMsg: "not a valid host name"},
 		{name: "a URL of 2049 characters is refused", policy: strict,

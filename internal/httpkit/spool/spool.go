@@ -16,7 +16,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/statementmatch/service/internal/httpkit"
@@ -204,19 +203,14 @@ func invalidRequest(msg string) *httpkit.Error {
 }
 
 // cleanFileName keeps a client's file name fit for display: no directory parts (mime/multipart
-// already takes the base name), no control characters, no bidirectional controls (with which
-// "\u202egpj.csv" would show in a list as "csv.jpg"), at most 255 bytes.
+// already takes the base name), nothing httpkit.DisplayText removes (control characters,
+// bidirectional controls, with which "\u202egpj.csv" would show in a list as "csv.jpg"), at
+// most 255 bytes.
 func cleanFileName(name string) string {
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
 		name = name[i+1:]
 	}
-	name = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == utf8.RuneError || unicode.Is(unicode.Bidi_Control, r) {
-			return -1
-		}
-		return r
-	}, name)
-	name = strings.TrimSpace(name)
+	name = httpkit.DisplayText(name)
 	if name == "." || name == ".." {
 		return ""
 	}
