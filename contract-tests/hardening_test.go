@@ -152,7 +152,8 @@ func TestSecurityHeaders(t *testing.T) {
 
 // TestAClientCannotBeLockedOutByWhoeverKnowsItsID (S7): ten wrong secrets for a client_id
 // from one address refuse that client there, even with the right secret, in both
-// environments; its owner, from another address, still gets tokens.
+// environments; its owner, from another address, still gets tokens. The refusals are counted in
+// the operator listener's metrics.
 func TestAClientCannotBeLockedOutByWhoeverKnowsItsID(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
@@ -170,6 +171,21 @@ func TestAClientCannotBeLockedOutByWhoeverKnowsItsID(t *testing.T) {
 		require.Contains(t, string(got.body), "for this client from this address")
 		got = owner(tokenRequest(t, base, httpBasic, clientID, secret))
 		require.Equal(t, http.StatusOK, got.StatusCode, "%s: the owner elsewhere is not locked out: %s", base, got.body)
+	}
+
+	// Each refusal is counted, by the throttle that refused it, on the operator listener.
+	resp, err := http.Get(s.OpsURL + "/metrics")
+	require.NoError(t, err)
+	metrics, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	for _, want := range []string{
+		`statementd_throttle_refusals_total{throttle="token_client_address"} 2`,
+		`statementd_throttle_refusals_total{throttle="token_address"} 0`,
+		`statementd_throttle_refusals_total{throttle="token_client"} 0`,
+	} {
+		require.Contains(t, string(metrics), want)
 	}
 }
 

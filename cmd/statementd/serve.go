@@ -19,6 +19,7 @@ import (
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
 	"github.com/statementmatch/service/internal/httpkit/listen"
+	"github.com/statementmatch/service/internal/metrics"
 	"github.com/statementmatch/service/internal/parsehttp"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/platform/config"
@@ -71,13 +72,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 	// One limiter for every listener of the process; the count itself is in the database,
 	// shared with every other process.
-	counts := postgres.NewRateLimitStore(db)
-	limiter := &ratelimit.Limiter{Store: counts, Now: time.Now}
-	budget := func(n int) *ratelimit.Throttle { return &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: n} }
+	// Every refusal is counted in the metrics of the operator listener.
+	counts, m := postgres.NewRateLimitStore(db), metrics.New()
+	limiter := &ratelimit.Limiter{Store: counts, Now: time.Now, Refused: m.RateLimited}
+	budget := func(n int, name string) *ratelimit.Throttle {
+		return &ratelimit.Throttle{Store: counts, Now: time.Now, Budget: n, Refused: m.ThrottleRefused(name)}
+	}
 	throttles := throttles{
-		token: budget(reconhttp.FailedAuthBudget), tokenAddresses: budget(reconhttp.FailedAuthAddressBudget),
-		tokenBackstop: budget(reconhttp.FailedAuthClientBackstop), anonymous: budget(httpkit.AnonymousBudget),
-		webhookTests: budget(cfg.WebhookTestsPerMinute),
+		token:          budget(reconhttp.FailedAuthBudget, metrics.ThrottleTokenClientAddress),
+		tokenAddresses: budget(reconhttp.FailedAuthAddressBudget, metrics.ThrottleTokenAddress),
+		tokenBackstop:  budget(reconhttp.FailedAuthClientBackstop, metrics.ThrottleTokenClient),
+		anonymous:      budget(httpkit.AnonymousBudget, metrics.ThrottleAnonymous),
+		webhookTests:   budget(cfg.WebhookTestsPerMinute, metrics.ThrottleWebhookTests),
 	}
 
 	// The queue and the job rules: every process can queue jobs; the worker roles also work them.
@@ -123,7 +129,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		logger.Info("every listener serves HTTPS", slog.String("certificate", listen.Describe(cert.Leaf())))
 	}
-	listeners, err := buildListeners(cfg, postgres.Health{DB: db}, accounts, jobs, parses, webhooks, limiter, throttles, cert, logger)
+	listeners, err := buildListeners(cfg, postgres.Health{DB: db}, accounts, jobs, parses, webhooks, limiter, throttles, cert, m, logger)
 	if err != nil {
 		return err
 	}
@@ -181,7 +187,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 // buildListeners returns the listeners the role and addresses ask for; an empty address
 // disables its listener.
-func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *reconjob.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, th throttles, cert *listen.Certificate, logger *slog.Logger) ([]*listen.Listener, error) {
+func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, jobs *reconjob.Service, parses *parsejob.Service, webhooks *webhook.Service, limiter httpkit.RateLimiter, th throttles, cert *listen.Certificate, m *metrics.Metrics, logger *slog.Logger) ([]*listen.Listener, error) {
 	var listeners []*listen.Listener
 	add := func(name, addr string, h http.Handler) {
 		listeners = append(listeners, &listen.Listener{Name: name, Addr: addr, Handler: h, Logger: logger, TLS: cert,
@@ -215,7 +221,7 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 		}
 	}
 	if cfg.OpsAddr != "" {
-		add("ops", cfg.OpsAddr, opsHandler(db, cfg.Pprof))
+		add("ops", cfg.OpsAddr, opsHandler(db, m, cfg.Pprof))
 		if !loopback(cfg.OpsAddr) {
 			logger.Warn("the operator listener asks no credentials and is reachable beyond this machine: keep its address private",
 				"addr", cfg.OpsAddr, "pprof", cfg.Pprof)
@@ -273,12 +279,14 @@ type throttles struct {
 func uploadBodyLimit(maxUpload int64) int64 { return 2*maxUpload + 1<<20 }
 
 // opsHandler serves the operator endpoints: process liveness and database readiness, for load
-// balancers and orchestrators that should not need to know the API listeners, and, with pprof,
+// balancers and orchestrators that should not need to know the API listeners; the Prometheus
+// metrics (/metrics); and, with pprof,
 // Go's profiles under /debug/pprof/ (CPU, heap, goroutines), for measuring a live process. The
 // operator listener asks no credentials, so it is never the public one. Even with profiles on,
 // /debug/pprof/cmdline is not served: a command line may hold a secret.
-func opsHandler(db httpkit.Pinger, pprofOn bool) http.Handler {
+func opsHandler(db httpkit.Pinger, m *metrics.Metrics, pprofOn bool) http.Handler {
 	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")

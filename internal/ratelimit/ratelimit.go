@@ -83,6 +83,8 @@ type Limiter struct {
 	Store Store
 	// Now is the clock; time.Now in production.
 	Now func() time.Time
+	// Refused, when set, is called for every request Take refuses (a metric's counter).
+	Refused func(API)
 
 	// lastForget is the Unix time of the window in which old windows were last deleted.
 	lastForget atomic.Int64
@@ -106,5 +108,9 @@ func (l *Limiter) Take(ctx context.Context, accountID uuid.UUID, api API) (Decis
 		_ = l.Store.Forget(ctx, start.Add(-forgetAfter))
 	}
 	limit := LimitFor(api, plans)
-	return Decision{Limit: limit, Remaining: max(limit-count, 0), Reset: start.Add(Window), Allowed: count <= limit}, nil
+	d := Decision{Limit: limit, Remaining: max(limit-count, 0), Reset: start.Add(Window), Allowed: count <= limit}
+	if !d.Allowed && l.Refused != nil {
+		l.Refused(api)
+	}
+	return d, nil
 }

@@ -57,7 +57,8 @@ func TestLimiterTake(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 1, 12, 0, 45, 0, time.UTC)
 	store := &memStore{counts: map[string]int{}, plans: Plans{Parse: account.ParseFree}}
-	l := &Limiter{Store: store, Now: func() time.Time { return now }}
+	refused := map[API]int{}
+	l := &Limiter{Store: store, Now: func() time.Time { return now }, Refused: func(api API) { refused[api]++ }}
 	id := uuid.New()
 	for i := 1; i <= 11; i++ {
 		d, err := l.Take(context.Background(), id, Parse)
@@ -71,6 +72,7 @@ func TestLimiterTake(t *testing.T) {
 	d, err := l.Take(context.Background(), id, Recon)
 	require.NoError(t, err)
 	require.True(t, d.Allowed, "each API has its own budget")
+	require.Equal(t, map[API]int{Parse: 1}, refused, "the refusal is counted, by API")
 
 	now = now.Add(20 * time.Second) // the next minute: a new window
 	d, err = l.Take(context.Background(), id, Parse)

@@ -29,6 +29,8 @@ type Throttle struct {
 	Store  FailureStore
 	Now    func() time.Time
 	Budget int
+	// Refused, when set, is called for every attempt Count refuses (a metric's counter).
+	Refused func()
 }
 
 // Count counts an attempt for key and says whether it is within the budget: Allowed while the
@@ -41,7 +43,11 @@ func (t *Throttle) Count(ctx context.Context, key string) (Decision, error) {
 	if err != nil {
 		return Decision{}, fmt.Errorf("count attempt: %w", err)
 	}
-	return t.decision(start, n), nil
+	d := t.decision(start, n)
+	if !d.Allowed && t.Refused != nil {
+		t.Refused()
+	}
+	return d, nil
 }
 
 // Refund gives back the attempt d counted, in the window it was counted in, and returns the

@@ -15,7 +15,8 @@ import (
 func TestThrottleCountsAndRefunds(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 5, 14, 7, 12, 0, time.UTC)
-	th := &Throttle{Store: &ratelimittest.Failures{}, Now: func() time.Time { return now }, Budget: 3}
+	refused := 0
+	th := &Throttle{Store: &ratelimittest.Failures{}, Now: func() time.Time { return now }, Budget: 3, Refused: func() { refused++ }}
 	ctx := context.Background()
 
 	ok, err := th.Count(ctx, "k")
@@ -36,6 +37,7 @@ func TestThrottleCountsAndRefunds(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, over.Allowed, "the fourth attempt of the minute is over the budget")
 	require.Equal(t, 0, over.Remaining)
+	require.Equal(t, 1, refused, "only the refusal is counted")
 	other, err := th.Count(ctx, "other")
 	require.NoError(t, err)
 	require.True(t, other.Allowed, "every key has its own budget")

@@ -113,11 +113,12 @@ func TestCreateTokenIsNotLockedOutFromAnotherAddress(t *testing.T) {
 	store := &ratelimittest.Failures{}
 	var log strings.Builder
 	const backstop = 25
+	var clientAddressRefusals, backstopRefusals int
 	s := &Server{env: account.Production, accounts: fakeAccounts{now: now}, now: clock,
 		logger:    slog.New(slog.NewJSONHandler(&log, nil)),
-		throttle:  &ratelimit.Throttle{Store: store, Now: clock, Budget: FailedAuthBudget},
+		throttle:  &ratelimit.Throttle{Store: store, Now: clock, Budget: FailedAuthBudget, Refused: func() { clientAddressRefusals++ }},
 		addresses: &ratelimit.Throttle{Store: store, Now: clock, Budget: FailedAuthAddressBudget},
-		backstop:  &ratelimit.Throttle{Store: store, Now: clock, Budget: backstop}}
+		backstop:  &ratelimit.Throttle{Store: store, Now: clock, Budget: backstop, Refused: func() { backstopRefusals++ }}}
 	try := func(source, secret string) reconapi.CreateTokenResponseObject {
 		ctx := context.WithValue(context.Background(), sourceKey{}, source)
 		resp, err := s.CreateToken(ctx, reconapi.CreateTokenRequestObject{
@@ -148,6 +149,8 @@ func TestCreateTokenIsNotLockedOutFromAnotherAddress(t *testing.T) {
 	require.Equal(t, backstop, limited.Headers.XRateLimitLimit)
 	require.Contains(t, log.String(), "passed the backstop")
 	require.NotContains(t, log.String(), "cli_ok", "the log holds the client id's hash only")
+	require.Equal(t, 1, clientAddressRefusals, "each refusal is counted, by the throttle that refused")
+	require.Equal(t, 1, backstopRefusals, "the backstop's refusals are counted (metrics)")
 
 	now = now.Add(48 * time.Second)
 	_, isOK = try(owner, "cs_ok").(reconapi.CreateToken200JSONResponse)
