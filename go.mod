@@ -8,6 +8,7 @@ tool (
 )
 
 require (
+	github.com/alexedwards/argon2id v1.0.0
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/go-pdf/fpdf v0.9.0
 	github.com/google/uuid v1.6.0

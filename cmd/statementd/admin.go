@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/audit"
 	"github.com/statementmatch/service/internal/platform/config"
 	"github.com/statementmatch/service/internal/platform/secretbox"
 	"github.com/statementmatch/service/internal/postgres"
@@ -354,7 +355,7 @@ func clientCreate() adminCommand {
 			}
 		},
 		run: func(ctx context.Context, r *adminRun) error {
-			c, secret, err := r.svc.CreateClient(ctx, *id, perms)
+			c, secret, err := r.svc.CreateClient(ctx, audit.Operator, *id, perms)
 			if errors.Is(err, account.ErrNotFound) {
 				return fmt.Errorf("account %s does not exist", *id)
 			}
@@ -373,7 +374,7 @@ func clientCreate() adminCommand {
 
 func clientRevoke(ctx context.Context, r *adminRun) error {
 	id := r.args[0]
-	err := r.svc.RevokeClient(ctx, id)
+	err := r.svc.RevokeClient(ctx, audit.Operator, uuid.Nil, id)
 	already := errors.Is(err, account.ErrRevoked)
 	switch {
 	case errors.Is(err, account.ErrNotFound):
@@ -416,7 +417,7 @@ func keyCreate() adminCommand {
 			}
 		},
 		run: func(ctx context.Context, r *adminRun) error {
-			k, key, err := r.svc.CreateAPIKey(ctx, *id, scopes)
+			k, key, err := r.svc.CreateAPIKey(ctx, audit.Operator, *id, scopes)
 			if errors.Is(err, account.ErrNotFound) {
 				return fmt.Errorf("account %s does not exist", *id)
 			}
@@ -438,7 +439,7 @@ func keyRevoke(ctx context.Context, r *adminRun) error {
 	if err != nil {
 		return fmt.Errorf("key %s does not exist (a key ID is a UUID)", raw)
 	}
-	err = r.svc.RevokeAPIKey(ctx, id)
+	err = r.svc.RevokeAPIKey(ctx, audit.Operator, uuid.Nil, id)
 	already := errors.Is(err, account.ErrRevoked)
 	switch {
 	case errors.Is(err, account.ErrNotFound):
@@ -471,7 +472,7 @@ func signingSecret(rotate bool) adminCommand {
 				if err := r.checkKey(ctx); err != nil {
 					return err
 				}
-				secret, err = r.svc.RotateSigningSecret(ctx, *id)
+				secret, err = r.svc.RotateSigningSecret(ctx, &audit.Operator, *id)
 			} else {
 				secret, err = r.svc.SigningSecret(ctx, *id)
 			}

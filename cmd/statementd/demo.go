@@ -7,6 +7,7 @@ import (
 	"net"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/audit"
 	"github.com/statementmatch/service/internal/platform/config"
 )
 
@@ -21,11 +22,11 @@ func createDemo(ctx context.Context, accounts *account.Service, cfg config.Serve
 	if err != nil {
 		return err
 	}
-	client, secret, err := accounts.CreateClient(ctx, a.ID, nil)
+	client, secret, err := accounts.CreateClient(ctx, audit.Operator, a.ID, nil)
 	if err != nil {
 		return err
 	}
-	_, key, err := accounts.CreateAPIKey(ctx, a.ID, nil)
+	_, key, err := accounts.CreateAPIKey(ctx, audit.Operator, a.ID, nil)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/statementmatch/service/internal/audit"
 )
 
 // ReconPlan is an account's Reconciliation API plan.
@@ -90,6 +92,10 @@ type Client struct {
 	CreatedAt   time.Time
 	// RevokedAt is set once the client is revoked; a revoked client fails like a wrong one.
 	RevokedAt *time.Time
+	// CreatedBy is who created it, as the audit log names them; LastUsedAt when it last got a
+	// token (to the minute), nil if never.
+	CreatedBy  string
+	LastUsedAt *time.Time
 }
 
 // AccessToken is a Reconciliation API bearer token, kept only as a SHA-256 hash. It is bound
@@ -114,6 +120,10 @@ type APIKey struct {
 	Scopes    []Scope
 	CreatedAt time.Time
 	RevokedAt *time.Time
+	// CreatedBy is who created it, as the audit log names them; LastUsedAt when it last
+	// authenticated a request (to the minute), nil if never.
+	CreatedBy  string
+	LastUsedAt *time.Time
 }
 
 // Errors of the Store and of this package's rules. Callers branch with errors.Is.
@@ -134,23 +144,39 @@ type Store interface {
 	Account(ctx context.Context, id uuid.UUID) (Account, error)
 	ListAccounts(ctx context.Context) ([]Account, error)
 
-	CreateClient(ctx context.Context, c Client) error
+	// CreateClient stores c and, in the same statement, the audit event of its creation by by.
+	CreateClient(ctx context.Context, c Client, by audit.Actor) error
 	// Client returns the client with this ID, revoked or not.
 	Client(ctx context.Context, id string) (Client, error)
-	RevokeClient(ctx context.Context, id string, at time.Time) error
+	// Clients returns the account's clients, revoked ones included, newest first.
+	Clients(ctx context.Context, accountID uuid.UUID) ([]Client, error)
+	// RevokeClient revokes the client of the account (uuid.Nil: of any account) and records
+	// the event, in one statement.
+	RevokeClient(ctx context.Context, accountID uuid.UUID, id string, at time.Time, by audit.Actor) error
+	// ClientUsed notes that the client got a token at at (at most once a minute is stored).
+	ClientUsed(ctx context.Context, id string, at time.Time) error
 
 	CreateAccessToken(ctx context.Context, t AccessToken) error
 	// AccessToken returns the token with this hash, expired or not, with its client's revocation
 	// (RevokedAt of the client) so one lookup decides.
 	AccessToken(ctx context.Context, hash []byte) (AccessToken, *time.Time, error)
 
-	CreateAPIKey(ctx context.Context, k APIKey) error
+	// CreateAPIKey stores k and, in the same statement, the audit event of its creation by by.
+	CreateAPIKey(ctx context.Context, k APIKey, by audit.Actor) error
 	// APIKeyByHash returns the key with this hash, revoked or not.
 	APIKeyByHash(ctx context.Context, hash []byte) (APIKey, error)
-	RevokeAPIKey(ctx context.Context, id uuid.UUID, at time.Time) error
+	// APIKeys returns the account's keys, revoked ones included, newest first.
+	APIKeys(ctx context.Context, accountID uuid.UUID) ([]APIKey, error)
+	// RevokeAPIKey revokes the key of the account (uuid.Nil: of any account) and records the
+	// event, in one statement.
+	RevokeAPIKey(ctx context.Context, accountID uuid.UUID, id uuid.UUID, at time.Time, by audit.Actor) error
+	// APIKeyUsed notes that the key authenticated a request at at (at most once a minute is
+	// stored).
+	APIKeyUsed(ctx context.Context, id uuid.UUID, at time.Time) error
 
 	// SigningSecret returns the account's webhook signing secret, encrypted as stored.
 	SigningSecret(ctx context.Context, accountID uuid.UUID) ([]byte, error)
-	// SetSigningSecret stores a new encrypted signing secret for the account.
-	SetSigningSecret(ctx context.Context, accountID uuid.UUID, sealed []byte, at time.Time) error
+	// SetSigningSecret stores a new encrypted signing secret for the account; by, when set,
+	// is recorded as having rotated it, in the same statement.
+	SetSigningSecret(ctx context.Context, accountID uuid.UUID, sealed []byte, at time.Time, by *audit.Actor) error
 }

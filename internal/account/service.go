@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/statementmatch/service/internal/audit"
 )
 
 // Sealer encrypts secrets that must be read back (webhook signing secrets).
@@ -121,7 +123,7 @@ func (s *Service) CreateAccount(ctx context.Context, name string, recon ReconPla
 	}
 	// The Store has no transactions; if this fails the account exists without a secret, and
 	// SigningSecret creates one when it is first asked for.
-	if _, err := s.RotateSigningSecret(ctx, a.ID); err != nil {
+	if _, err := s.RotateSigningSecret(ctx, nil, a.ID); err != nil {
 		return Account{}, fmt.Errorf("create account %s: %w", a.ID, err)
 	}
 	return a, nil
@@ -134,8 +136,9 @@ func (s *Service) ListAccounts(ctx context.Context) ([]Account, error) {
 
 // CreateClient creates a Reconciliation API client for the account and returns it with its
 // plain secret, which exists nowhere else: show it once. nil perms means AllPermissions; an
-// empty or unknown one is ErrInvalid, an unknown account ErrNotFound.
-func (s *Service) CreateClient(ctx context.Context, accountID uuid.UUID, perms []Permission) (Client, string, error) {
+// empty or unknown one is ErrInvalid, an unknown account ErrNotFound. The audit log records by
+// as its creator.
+func (s *Service) CreateClient(ctx context.Context, by audit.Actor, accountID uuid.UUID, perms []Permission) (Client, string, error) {
 	if perms == nil {
 		perms = AllPermissions
 	}
@@ -153,21 +156,34 @@ func (s *Service) CreateClient(ctx context.Context, accountID uuid.UUID, perms [
 		Permissions: perms,
 		SecretHash:  hash,
 		CreatedAt:   s.now(),
+		CreatedBy:   by.Name,
 	}
-	if err := s.Store.CreateClient(ctx, c); err != nil {
+	if err := s.Store.CreateClient(ctx, c, by); err != nil {
 		return Client{}, "", fmt.Errorf("create client for account %s: %w", accountID, err)
 	}
 	return c, secret, nil
 }
 
-// RevokeClient revokes the client, so that neither its secret nor any token issued to it works
-// any more. An unknown client is ErrNotFound; one already revoked is ErrRevoked, which callers
-// that only want it revoked may treat as success.
-func (s *Service) RevokeClient(ctx context.Context, clientID string) error {
-	if err := s.Store.RevokeClient(ctx, clientID, s.now()); err != nil {
+// RevokeClient revokes the account's client (uuid.Nil: any account's, for the operator), so that
+// neither its secret nor any token issued to it works any more. An unknown client, or another
+// account's, is ErrNotFound; one already revoked is ErrRevoked, which callers that only want it
+// revoked may treat as success.
+func (s *Service) RevokeClient(ctx context.Context, by audit.Actor, accountID uuid.UUID, clientID string) error {
+	if err := s.Store.RevokeClient(ctx, accountID, clientID, s.now(), by); err != nil {
 		return fmt.Errorf("revoke client %s: %w", clientID, err)
 	}
 	return nil
+}
+
+// Clients returns the account's Reconciliation API clients, revoked ones included, newest
+// first.
+func (s *Service) Clients(ctx context.Context, accountID uuid.UUID) ([]Client, error) {
+	return s.Store.Clients(ctx, accountID)
+}
+
+// APIKeys returns the account's Parsing API keys, revoked ones included, newest first.
+func (s *Service) APIKeys(ctx context.Context, accountID uuid.UUID) ([]APIKey, error) {
+	return s.Store.APIKeys(ctx, accountID)
 }
 
 // dummySecretHash is compared against when the client is unknown, so that an unknown client
@@ -226,6 +242,8 @@ func (s *Service) IssueToken(ctx context.Context, clientID, clientSecret string,
 	if err := s.Store.CreateAccessToken(ctx, t); err != nil {
 		return "", AccessToken{}, fmt.Errorf("issue token: %w", err)
 	}
+	// "Last used" is a note for the dashboard: failing to write it fails no token.
+	_ = s.Store.ClientUsed(ctx, c.ID, now)
 	return token, t, nil
 }
 
@@ -261,8 +279,8 @@ func (s *Service) AuthenticateToken(ctx context.Context, token string, env Envir
 
 // CreateAPIKey creates a Parsing API key for the account and returns its record with the plain
 // key, which exists nowhere else: show it once. nil scopes means AllScopes; an empty or unknown
-// one is ErrInvalid, an unknown account ErrNotFound.
-func (s *Service) CreateAPIKey(ctx context.Context, accountID uuid.UUID, scopes []Scope) (APIKey, string, error) {
+// one is ErrInvalid, an unknown account ErrNotFound. The audit log records by as its creator.
+func (s *Service) CreateAPIKey(ctx context.Context, by audit.Actor, accountID uuid.UUID, scopes []Scope) (APIKey, string, error) {
 	if scopes == nil {
 		scopes = AllScopes
 	}
@@ -281,17 +299,18 @@ func (s *Service) CreateAPIKey(ctx context.Context, accountID uuid.UUID, scopes 
 		Hash:      hash,
 		Scopes:    scopes,
 		CreatedAt: s.now(),
+		CreatedBy: by.Name,
 	}
-	if err := s.Store.CreateAPIKey(ctx, k); err != nil {
+	if err := s.Store.CreateAPIKey(ctx, k, by); err != nil {
 		return APIKey{}, "", fmt.Errorf("create API key for account %s: %w", accountID, err)
 	}
 	return k, key, nil
 }
 
-// RevokeAPIKey revokes the key. An unknown key is ErrNotFound; one already revoked is
-// ErrRevoked.
-func (s *Service) RevokeAPIKey(ctx context.Context, id uuid.UUID) error {
-	if err := s.Store.RevokeAPIKey(ctx, id, s.now()); err != nil {
+// RevokeAPIKey revokes the account's key (uuid.Nil: any account's, for the operator). An
+// unknown key, or another account's, is ErrNotFound; one already revoked is ErrRevoked.
+func (s *Service) RevokeAPIKey(ctx context.Context, by audit.Actor, accountID, id uuid.UUID) error {
+	if err := s.Store.RevokeAPIKey(ctx, accountID, id, s.now(), by); err != nil {
 		return fmt.Errorf("revoke API key %s: %w", id, err)
 	}
 	return nil
@@ -315,6 +334,11 @@ func (s *Service) AuthenticateAPIKey(ctx context.Context, key string) (APIKey, e
 			return APIKey{}, fmt.Errorf("authenticate API key: %w", err)
 		}
 		s.keys.put(hash, k, now, s.CacheTTL)
+		if k.RevokedAt == nil {
+			// Noted when the database is asked anyway (every CacheTTL at most), stored at most
+			// once a minute; a note, so its failure refuses no request.
+			_ = s.Store.APIKeyUsed(ctx, k.ID, now)
+		}
 	}
 	if k.RevokedAt != nil {
 		return APIKey{}, ErrInvalidCredentials
@@ -335,7 +359,7 @@ func (s *Service) SigningSecret(ctx context.Context, accountID uuid.UUID) (strin
 		if _, err := s.Store.Account(ctx, accountID); err != nil {
 			return "", fmt.Errorf("signing secret: %w", err)
 		}
-		return s.RotateSigningSecret(ctx, accountID)
+		return s.RotateSigningSecret(ctx, nil, accountID)
 	}
 	if err != nil {
 		return "", fmt.Errorf("signing secret of account %s: %w", accountID, err)
@@ -349,8 +373,9 @@ func (s *Service) SigningSecret(ctx context.Context, accountID uuid.UUID) (strin
 }
 
 // RotateSigningSecret replaces the account's webhook signing secret with a new one and returns
-// it in clear. The old one stops working at once. An unknown account is ErrNotFound.
-func (s *Service) RotateSigningSecret(ctx context.Context, accountID uuid.UUID) (string, error) {
+// it in clear. The old one stops working at once. An unknown account is ErrNotFound. by, when
+// set, is recorded in the audit log (nil: the first secret of an account, made on demand).
+func (s *Service) RotateSigningSecret(ctx context.Context, by *audit.Actor, accountID uuid.UUID) (string, error) {
 	sealer, err := s.sealer()
 	if err != nil {
 		return "", err
@@ -360,7 +385,7 @@ func (s *Service) RotateSigningSecret(ctx context.Context, accountID uuid.UUID) 
 	if err != nil {
 		return "", fmt.Errorf("rotate signing secret: %w", err)
 	}
-	if err := s.Store.SetSigningSecret(ctx, accountID, sealed, s.now()); err != nil {
+	if err := s.Store.SetSigningSecret(ctx, accountID, sealed, s.now(), by); err != nil {
 		return "", fmt.Errorf("rotate signing secret of account %s: %w", accountID, err)
 	}
 	return secret, nil

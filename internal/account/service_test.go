@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/audit"
 	"github.com/statementmatch/service/internal/platform/secretbox"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
@@ -148,7 +149,7 @@ func TestIssueAndAuthenticateToken(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := t.Context()
-	client, secret, err := b.svc.CreateClient(ctx, b.account.ID, nil)
+	client, secret, err := b.svc.CreateClient(ctx, audit.Operator, b.account.ID, nil)
 	require.NoError(t, err)
 	require.Equal(t, account.AllPermissions, client.Permissions, "nil permissions mean all")
 	require.True(t, strings.HasPrefix(client.ID, account.ClientIDPrefix))
@@ -186,7 +187,7 @@ func TestTokenFailures(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := t.Context()
-	client, secret, err := b.svc.CreateClient(ctx, b.account.ID, []account.Permission{account.JobsRead, account.LimitsRead})
+	client, secret, err := b.svc.CreateClient(ctx, audit.Operator, b.account.ID, []account.Permission{account.JobsRead, account.LimitsRead})
 	require.NoError(t, err)
 	sandboxToken, _, err := b.svc.IssueToken(ctx, client.ID, secret, account.Sandbox, nil)
 	require.NoError(t, err)
@@ -253,7 +254,7 @@ func TestIssueTokenNarrowsPermissions(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := t.Context()
-	client, secret, err := b.svc.CreateClient(ctx, b.account.ID, nil)
+	client, secret, err := b.svc.CreateClient(ctx, audit.Operator, b.account.ID, nil)
 	require.NoError(t, err)
 
 	for _, tc := range []struct {
@@ -282,16 +283,16 @@ func TestRevokedClient(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := t.Context()
-	client, secret, err := b.svc.CreateClient(ctx, b.account.ID, nil)
+	client, secret, err := b.svc.CreateClient(ctx, audit.Operator, b.account.ID, nil)
 	require.NoError(t, err)
-	other, otherSecret, err := b.svc.CreateClient(ctx, b.account.ID, nil)
+	other, otherSecret, err := b.svc.CreateClient(ctx, audit.Operator, b.account.ID, nil)
 	require.NoError(t, err)
 	token, _, err := b.svc.IssueToken(ctx, client.ID, secret, account.Production, nil)
 	require.NoError(t, err)
 	otherToken, _, err := b.svc.IssueToken(ctx, other.ID, otherSecret, account.Production, nil)
 	require.NoError(t, err)
 
-	require.NoError(t, b.svc.RevokeClient(ctx, client.ID))
+	require.NoError(t, b.svc.RevokeClient(ctx, audit.Operator, uuid.Nil, client.ID))
 
 	_, _, err = b.svc.IssueToken(ctx, client.ID, secret, account.Production, nil)
 	require.ErrorIs(t, err, account.ErrInvalidCredentials, "a revoked client gets no token")
@@ -300,9 +301,9 @@ func TestRevokedClient(t *testing.T) {
 	_, err = b.svc.AuthenticateToken(ctx, otherToken, account.Production)
 	require.NoError(t, err, "other clients are not affected")
 
-	err = b.svc.RevokeClient(ctx, client.ID)
+	err = b.svc.RevokeClient(ctx, audit.Operator, uuid.Nil, client.ID)
 	require.ErrorIs(t, err, account.ErrRevoked, "revoking twice says it was revoked already")
-	err = b.svc.RevokeClient(ctx, account.NewClientID())
+	err = b.svc.RevokeClient(ctx, audit.Operator, uuid.Nil, account.NewClientID())
 	require.ErrorIs(t, err, account.ErrNotFound)
 }
 
@@ -320,7 +321,7 @@ func TestCreateClientFailures(t *testing.T) {
 		{"an unknown permission is invalid", b.account.ID, []account.Permission{"jobs:delete"}, account.ErrInvalid},
 		{"an empty permission list is invalid", b.account.ID, []account.Permission{}, account.ErrInvalid},
 	} {
-		_, secret, err := b.svc.CreateClient(ctx, tc.accountID, tc.perms)
+		_, secret, err := b.svc.CreateClient(ctx, audit.Operator, tc.accountID, tc.perms)
 		require.ErrorIs(t, err, tc.want, tc.name)
 		require.Empty(t, secret, tc.name)
 	}
@@ -330,14 +331,14 @@ func TestAPIKeys(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := t.Context()
-	key, plain, err := b.svc.CreateAPIKey(ctx, b.account.ID, nil)
+	key, plain, err := b.svc.CreateAPIKey(ctx, audit.Operator, b.account.ID, nil)
 	require.NoError(t, err)
 	require.Equal(t, account.AllScopes, key.Scopes, "nil scopes mean all")
 	require.True(t, account.LooksLikeAPIKey(plain))
 	require.True(t, strings.HasPrefix(plain, key.Prefix))
 	require.Len(t, plain, len(account.APIKeyPrefix)+43, "256 bits of base62")
 
-	narrow, narrowPlain, err := b.svc.CreateAPIKey(ctx, b.account.ID, []account.Scope{account.ScopeJobsRead})
+	narrow, narrowPlain, err := b.svc.CreateAPIKey(ctx, audit.Operator, b.account.ID, []account.Scope{account.ScopeJobsRead})
 	require.NoError(t, err)
 	got, err := b.svc.AuthenticateAPIKey(ctx, narrowPlain)
 	require.NoError(t, err)
@@ -351,9 +352,9 @@ func TestAPIKeys(t *testing.T) {
 	require.Equal(t, key.ID, got.ID)
 	require.Equal(t, account.AllScopes, got.Scopes)
 
-	require.NoError(t, b.svc.RevokeAPIKey(ctx, key.ID))
-	require.ErrorIs(t, b.svc.RevokeAPIKey(ctx, key.ID), account.ErrRevoked, "revoking twice says it was revoked already")
-	require.ErrorIs(t, b.svc.RevokeAPIKey(ctx, uuid.New()), account.ErrNotFound)
+	require.NoError(t, b.svc.RevokeAPIKey(ctx, audit.Operator, uuid.Nil, key.ID))
+	require.ErrorIs(t, b.svc.RevokeAPIKey(ctx, audit.Operator, uuid.Nil, key.ID), account.ErrRevoked, "revoking twice says it was revoked already")
+	require.ErrorIs(t, b.svc.RevokeAPIKey(ctx, audit.Operator, uuid.Nil, uuid.New()), account.ErrNotFound)
 
 	unknown, _, _ := account.NewAPIKey()
 	for _, tc := range []struct {
@@ -386,7 +387,7 @@ func TestAPIKeys(t *testing.T) {
 		{"an unknown scope is invalid", b.account.ID, []account.Scope{"limits:read"}, account.ErrInvalid},
 		{"an empty scope list is invalid", b.account.ID, []account.Scope{}, account.ErrInvalid},
 	} {
-		_, plain, err := b.svc.CreateAPIKey(ctx, tc.accountID, tc.scopes)
+		_, plain, err := b.svc.CreateAPIKey(ctx, audit.Operator, tc.accountID, tc.scopes)
 		require.ErrorIs(t, err, tc.want, tc.name)
 		require.Empty(t, plain, tc.name)
 	}
@@ -402,7 +403,7 @@ func TestSigningSecret(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, first, again, "showing does not change it")
 
-	rotated, err := b.svc.RotateSigningSecret(ctx, b.account.ID)
+	rotated, err := b.svc.RotateSigningSecret(ctx, &audit.Operator, b.account.ID)
 	require.NoError(t, err)
 	require.NotEqual(t, first, rotated)
 	require.True(t, strings.HasPrefix(rotated, account.SigningSecretPrefix))
@@ -416,7 +417,7 @@ func TestSigningSecret(t *testing.T) {
 
 	_, err = b.svc.SigningSecret(ctx, uuid.New())
 	require.ErrorIs(t, err, account.ErrNotFound)
-	_, err = b.svc.RotateSigningSecret(ctx, uuid.New())
+	_, err = b.svc.RotateSigningSecret(ctx, &audit.Operator, uuid.New())
 	require.ErrorIs(t, err, account.ErrNotFound)
 
 	otherKey := &account.Service{Store: b.store, Sealer: newBox(t), Now: b.clock.Now}
@@ -523,9 +524,9 @@ func TestCredentialCache(t *testing.T) {
 	// The other process: it revokes, and its cache is not the one under test.
 	admin := b.svc
 
-	key, plain, err := admin.CreateAPIKey(ctx, b.account.ID, nil)
+	key, plain, err := admin.CreateAPIKey(ctx, audit.Operator, b.account.ID, nil)
 	require.NoError(t, err)
-	client, secret, err := admin.CreateClient(ctx, b.account.ID, nil)
+	client, secret, err := admin.CreateClient(ctx, audit.Operator, b.account.ID, nil)
 	require.NoError(t, err)
 	token, _, err := cached.IssueToken(ctx, client.ID, secret, account.Production, nil)
 	require.NoError(t, err)
@@ -555,8 +556,8 @@ func TestCredentialCache(t *testing.T) {
 	_, err = cached.AuthenticateToken(ctx, token, account.Sandbox)
 	require.ErrorIs(t, err, account.ErrInvalidCredentials, "a cached token is still bound to its environment")
 
-	require.NoError(t, admin.RevokeAPIKey(ctx, key.ID))
-	require.NoError(t, admin.RevokeClient(ctx, client.ID))
+	require.NoError(t, admin.RevokeAPIKey(ctx, audit.Operator, uuid.Nil, key.ID))
+	require.NoError(t, admin.RevokeClient(ctx, audit.Operator, uuid.Nil, client.ID))
 	b.clock.Advance(ttl - time.Second)
 	require.NoError(t, authKey(), "within the TTL the process has not heard of the revocation")
 	require.NoError(t, authToken())
@@ -571,7 +572,7 @@ func TestCredentialCache(t *testing.T) {
 	}), "the revocation is cached too")
 
 	// Expiry is checked against the clock, not the cache.
-	client2, secret2, err := admin.CreateClient(ctx, b.account.ID, nil)
+	client2, secret2, err := admin.CreateClient(ctx, audit.Operator, b.account.ID, nil)
 	require.NoError(t, err)
 	token2, _, err := cached.IssueToken(ctx, client2.ID, secret2, account.Production, nil)
 	require.NoError(t, err)
@@ -585,7 +586,7 @@ func TestCredentialCache(t *testing.T) {
 	require.ErrorIs(t, err, account.ErrTokenExpired, "but expired: the token lived 8 s")
 
 	uncached := &account.Service{Store: b.store, Now: b.clock.Now}
-	_, plain3, err := admin.CreateAPIKey(ctx, b.account.ID, nil)
+	_, plain3, err := admin.CreateAPIKey(ctx, audit.Operator, b.account.ID, nil)
 	require.NoError(t, err)
 	require.Equal(t, 3, lookups(func() {
 		for range 3 {

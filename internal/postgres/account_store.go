@@ -14,6 +14,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/audit"
 )
 
 // AccountStore keeps accounts and their credentials in PostgreSQL (tables accounts, api_clients,
@@ -123,26 +124,11 @@ type clientRow struct {
 	SecretHash  []byte         `db:"secret_hash"`
 	CreatedAt   time.Time      `db:"created_at"`
 	RevokedAt   *time.Time     `db:"revoked_at"`
+	CreatedBy   string         `db:"created_by"`
+	LastUsedAt  *time.Time     `db:"last_used_at"`
 }
 
-// CreateClient inserts c. An unknown account is account.ErrNotFound.
-func (s *AccountStore) CreateClient(ctx context.Context, c account.Client) error {
-	_, err := s.DB.ExecContext(ctx, `
-		INSERT INTO api_clients (id, account_id, permissions, secret_hash, created_at, revoked_at)
-		VALUES ($1, $2, $3, $4, COALESCE($5, now()), $6)`,
-		c.ID, c.AccountID, textArray(c.Permissions), c.SecretHash, nullTime(c.CreatedAt), c.RevokedAt)
-	return translate("create client", err)
-}
-
-// Client returns the client with this id, revoked or not.
-func (s *AccountStore) Client(ctx context.Context, id string) (account.Client, error) {
-	var r clientRow
-	err := s.DB.GetContext(ctx, &r, `
-		SELECT id, account_id, permissions, secret_hash, created_at, revoked_at
-		FROM api_clients WHERE id = $1`, id)
-	if err != nil {
-		return account.Client{}, translate("client", err)
-	}
+func (r clientRow) client() account.Client {
 	return account.Client{
 		ID:          r.ID,
 		AccountID:   r.AccountID,
@@ -150,26 +136,103 @@ func (s *AccountStore) Client(ctx context.Context, id string) (account.Client, e
 		SecretHash:  r.SecretHash,
 		CreatedAt:   r.CreatedAt,
 		RevokedAt:   r.RevokedAt,
-	}, nil
+		CreatedBy:   r.CreatedBy,
+		LastUsedAt:  r.LastUsedAt,
+	}
 }
 
-// RevokeClient marks the client revoked at at. An unknown client is account.ErrNotFound; one
-// revoked before is account.ErrRevoked and keeps its first revocation time.
-func (s *AccountStore) RevokeClient(ctx context.Context, id string, at time.Time) error {
-	return s.revoke(ctx, "revoke client", "api_clients", id, at)
+const clientColumns = `id, account_id, permissions, secret_hash, created_at, revoked_at, created_by, last_used_at`
+
+// auditInsert is the tail of a statement that records an audit event for each row its CTE
+// "changed" returns (columns account_id and target), with the actor in $a, $a+1, $a+2 (user id,
+// name, address) and the time in $a+3: the event is written by the statement that makes the
+// change, or not at all.
+func auditInsert(a int) string {
+	return fmt.Sprintf(`
+		INSERT INTO audit_events (account_id, at, actor_user_id, actor, address, action, target)
+		SELECT account_id, $%d, $%d, $%d, $%d, $%d, target FROM changed`, a+3, a, a+1, a+2, a+4)
 }
 
-// revoke sets revoked_at once. table is one of this file's constants, never input.
-func (s *AccountStore) revoke(ctx context.Context, op, table string, id any, at time.Time) error {
-	// One statement tells the three cases apart: the CTE updates an unrevoked row, the outer
-	// query reports whether the row exists at all.
+// actorArgs are the parameters of auditInsert: the actor's user id (NULL for the operator),
+// name and address, the time and the action.
+func actorArgs(by audit.Actor, at time.Time, action string) []any {
+	return []any{uuid.NullUUID{UUID: by.UserID, Valid: by.UserID != uuid.Nil}, by.Name, by.Address, at, action}
+}
+
+// CreateClient inserts c and the audit event of its creation by by. An unknown account is
+// account.ErrNotFound.
+func (s *AccountStore) CreateClient(ctx context.Context, c account.Client, by audit.Actor) error {
+	at := c.CreatedAt
+	if at.IsZero() {
+		at = time.Now()
+	}
+	args := append([]any{c.ID, c.AccountID, textArray(c.Permissions), c.SecretHash, at, c.RevokedAt, by.Name},
+		actorArgs(by, at, audit.ClientCreated)...)
+	_, err := s.DB.ExecContext(ctx, `
+		WITH changed AS (
+			INSERT INTO api_clients (id, account_id, permissions, secret_hash, created_at, revoked_at, created_by)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
+			RETURNING account_id, id AS target
+		)`+auditInsert(8), args...)
+	return translate("create client", err)
+}
+
+// Client returns the client with this id, revoked or not.
+func (s *AccountStore) Client(ctx context.Context, id string) (account.Client, error) {
+	var r clientRow
+	err := s.DB.GetContext(ctx, &r, `SELECT `+clientColumns+` FROM api_clients WHERE id = $1`, id)
+	if err != nil {
+		return account.Client{}, translate("client", err)
+	}
+	return r.client(), nil
+}
+
+// Clients returns the account's clients, revoked ones included, newest first.
+func (s *AccountStore) Clients(ctx context.Context, accountID uuid.UUID) ([]account.Client, error) {
+	var rows []clientRow
+	if err := s.DB.SelectContext(ctx, &rows, `SELECT `+clientColumns+` FROM api_clients
+		WHERE account_id = $1 ORDER BY created_at DESC, id`, accountID); err != nil {
+		return nil, translate("list clients", err)
+	}
+	out := make([]account.Client, len(rows))
+	for i, r := range rows {
+		out[i] = r.client()
+	}
+	return out, nil
+}
+
+// RevokeClient marks the account's client (uuid.Nil: any account's) revoked at at and records
+// the event. An unknown client, or another account's, is account.ErrNotFound; one revoked before
+// is account.ErrRevoked and keeps its first revocation time.
+func (s *AccountStore) RevokeClient(ctx context.Context, accountID uuid.UUID, id string, at time.Time, by audit.Actor) error {
+	return s.revoke(ctx, "revoke client", "api_clients", "id", accountID, id, at, by, audit.ClientRevoked)
+}
+
+// ClientUsed notes that the client got a token at at, unless that was noted less than a minute
+// before.
+func (s *AccountStore) ClientUsed(ctx context.Context, id string, at time.Time) error {
+	_, err := s.DB.ExecContext(ctx, `UPDATE api_clients SET last_used_at = $2
+		WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`, id, at)
+	return translate("note client use", err)
+}
+
+// revoke sets revoked_at once and records the event, whose target is the row's targetColumn.
+// table and targetColumn are this file's constants, never input.
+func (s *AccountStore) revoke(ctx context.Context, op, table, targetColumn string, accountID uuid.UUID, id any, at time.Time, by audit.Actor, action string) error {
+	// One statement tells the three cases apart and records the change: the CTE updates an
+	// unrevoked row of the account, the outer query reports whether the row exists at all.
 	var exists, updated bool
+	args := append([]any{id, at, uuid.NullUUID{UUID: accountID, Valid: accountID != uuid.Nil}}, actorArgs(by, at, action)...)
 	err := s.DB.QueryRowContext(ctx, `
-		WITH updated AS (
-			UPDATE `+table+` SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id
+		WITH changed AS (
+			UPDATE `+table+` SET revoked_at = $2
+			WHERE id = $1 AND revoked_at IS NULL AND ($3::uuid IS NULL OR account_id = $3)
+			RETURNING account_id, `+targetColumn+` AS target
+		), logged AS (`+auditInsert(4)+` RETURNING 1
 		)
-		SELECT EXISTS (SELECT 1 FROM `+table+` WHERE id = $1), EXISTS (SELECT 1 FROM updated)`,
-		id, at).Scan(&exists, &updated)
+		SELECT EXISTS (SELECT 1 FROM `+table+` WHERE id = $1 AND ($3::uuid IS NULL OR account_id = $3)),
+		       EXISTS (SELECT 1 FROM changed)`,
+		args...).Scan(&exists, &updated)
 	switch {
 	case err != nil:
 		return translate(op, err)
@@ -236,49 +299,88 @@ func (s *AccountStore) DeleteExpiredAccessTokens(ctx context.Context, now time.T
 }
 
 type apiKeyRow struct {
-	ID        uuid.UUID      `db:"id"`
-	AccountID uuid.UUID      `db:"account_id"`
-	Prefix    string         `db:"prefix"`
-	Hash      []byte         `db:"hash"`
-	Scopes    pq.StringArray `db:"scopes"`
-	CreatedAt time.Time      `db:"created_at"`
-	RevokedAt *time.Time     `db:"revoked_at"`
+	ID         uuid.UUID      `db:"id"`
+	AccountID  uuid.UUID      `db:"account_id"`
+	Prefix     string         `db:"prefix"`
+	Hash       []byte         `db:"hash"`
+	Scopes     pq.StringArray `db:"scopes"`
+	CreatedAt  time.Time      `db:"created_at"`
+	RevokedAt  *time.Time     `db:"revoked_at"`
+	CreatedBy  string         `db:"created_by"`
+	LastUsedAt *time.Time     `db:"last_used_at"`
 }
 
-// CreateAPIKey inserts k. An unknown account is account.ErrNotFound.
-func (s *AccountStore) CreateAPIKey(ctx context.Context, k account.APIKey) error {
+func (r apiKeyRow) key() account.APIKey {
+	return account.APIKey{
+		ID:         r.ID,
+		AccountID:  r.AccountID,
+		Prefix:     r.Prefix,
+		Hash:       r.Hash,
+		Scopes:     typed[account.Scope](r.Scopes),
+		CreatedAt:  r.CreatedAt,
+		RevokedAt:  r.RevokedAt,
+		CreatedBy:  r.CreatedBy,
+		LastUsedAt: r.LastUsedAt,
+	}
+}
+
+const apiKeyColumns = `id, account_id, prefix, hash, scopes, created_at, revoked_at, created_by, last_used_at`
+
+// CreateAPIKey inserts k and the audit event of its creation by by. An unknown account is
+// account.ErrNotFound.
+func (s *AccountStore) CreateAPIKey(ctx context.Context, k account.APIKey, by audit.Actor) error {
+	at := k.CreatedAt
+	if at.IsZero() {
+		at = time.Now()
+	}
+	args := append([]any{uuid.NullUUID{UUID: k.ID, Valid: k.ID != uuid.Nil}, k.AccountID, k.Prefix, k.Hash,
+		textArray(k.Scopes), at, k.RevokedAt, by.Name}, actorArgs(by, at, audit.KeyCreated)...)
 	_, err := s.DB.ExecContext(ctx, `
-		INSERT INTO api_keys (id, account_id, prefix, hash, scopes, created_at, revoked_at)
-		VALUES (COALESCE($1, gen_random_uuid()), $2, $3, $4, $5, COALESCE($6, now()), $7)`,
-		uuid.NullUUID{UUID: k.ID, Valid: k.ID != uuid.Nil}, k.AccountID, k.Prefix, k.Hash,
-		textArray(k.Scopes), nullTime(k.CreatedAt), k.RevokedAt)
+		WITH changed AS (
+			INSERT INTO api_keys (id, account_id, prefix, hash, scopes, created_at, revoked_at, created_by)
+			VALUES (COALESCE($1, gen_random_uuid()), $2, $3, $4, $5, $6, $7, $8)
+			RETURNING account_id, prefix AS target
+		)`+auditInsert(9), args...)
 	return translate("create API key", err)
 }
 
 // APIKeyByHash returns the key with this hash, revoked or not.
 func (s *AccountStore) APIKeyByHash(ctx context.Context, hash []byte) (account.APIKey, error) {
 	var r apiKeyRow
-	err := s.DB.GetContext(ctx, &r, `
-		SELECT id, account_id, prefix, hash, scopes, created_at, revoked_at
-		FROM api_keys WHERE hash = $1`, hash)
+	err := s.DB.GetContext(ctx, &r, `SELECT `+apiKeyColumns+` FROM api_keys WHERE hash = $1`, hash)
 	if err != nil {
 		return account.APIKey{}, translate("API key", err)
 	}
-	return account.APIKey{
-		ID:        r.ID,
-		AccountID: r.AccountID,
-		Prefix:    r.Prefix,
-		Hash:      r.Hash,
-		Scopes:    typed[account.Scope](r.Scopes),
-		CreatedAt: r.CreatedAt,
-		RevokedAt: r.RevokedAt,
-	}, nil
+	return r.key(), nil
 }
 
-// RevokeAPIKey marks the key revoked at at. An unknown key is account.ErrNotFound; one revoked
-// before is account.ErrRevoked and keeps its first revocation time.
-func (s *AccountStore) RevokeAPIKey(ctx context.Context, id uuid.UUID, at time.Time) error {
-	return s.revoke(ctx, "revoke API key", "api_keys", id, at)
+// APIKeys returns the account's keys, revoked ones included, newest first.
+func (s *AccountStore) APIKeys(ctx context.Context, accountID uuid.UUID) ([]account.APIKey, error) {
+	var rows []apiKeyRow
+	if err := s.DB.SelectContext(ctx, &rows, `SELECT `+apiKeyColumns+` FROM api_keys
+		WHERE account_id = $1 ORDER BY created_at DESC, id`, accountID); err != nil {
+		return nil, translate("list API keys", err)
+	}
+	out := make([]account.APIKey, len(rows))
+	for i, r := range rows {
+		out[i] = r.key()
+	}
+	return out, nil
+}
+
+// RevokeAPIKey marks the account's key (uuid.Nil: any account's) revoked at at and records the
+// event. An unknown key, or another account's, is account.ErrNotFound; one revoked before is
+// account.ErrRevoked and keeps its first revocation time.
+func (s *AccountStore) RevokeAPIKey(ctx context.Context, accountID uuid.UUID, id uuid.UUID, at time.Time, by audit.Actor) error {
+	return s.revoke(ctx, "revoke API key", "api_keys", "prefix", accountID, id, at, by, audit.KeyRevoked)
+}
+
+// APIKeyUsed notes that the key authenticated a request at at, unless that was noted less than
+// a minute before.
+func (s *AccountStore) APIKeyUsed(ctx context.Context, id uuid.UUID, at time.Time) error {
+	_, err := s.DB.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2
+		WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`, id, at)
+	return translate("note API key use", err)
 }
 
 // SigningSecret returns the account's sealed webhook signing secret. An unknown account, or one
@@ -304,13 +406,18 @@ func (s *AccountStore) AnySigningSecret(ctx context.Context) ([]byte, error) {
 	return sealed, nil
 }
 
-// SetSigningSecret stores the account's sealed signing secret, replacing the one it had. An
-// unknown account is account.ErrNotFound.
-func (s *AccountStore) SetSigningSecret(ctx context.Context, accountID uuid.UUID, sealed []byte, at time.Time) error {
-	_, err := s.DB.ExecContext(ctx, `
+// SetSigningSecret stores the account's sealed signing secret, replacing the one it had, and,
+// when by is set, the audit event of its rotation. An unknown account is account.ErrNotFound.
+func (s *AccountStore) SetSigningSecret(ctx context.Context, accountID uuid.UUID, sealed []byte, at time.Time, by *audit.Actor) error {
+	query := `
 		INSERT INTO signing_secrets (account_id, sealed, rotated_at) VALUES ($1, $2, $3)
-		ON CONFLICT (account_id) DO UPDATE SET sealed = EXCLUDED.sealed, rotated_at = EXCLUDED.rotated_at`,
-		accountID, sealed, at)
+		ON CONFLICT (account_id) DO UPDATE SET sealed = EXCLUDED.sealed, rotated_at = EXCLUDED.rotated_at`
+	args := []any{accountID, sealed, at}
+	if by != nil {
+		query = `WITH changed AS (` + query + ` RETURNING account_id, '' AS target)` + auditInsert(4)
+		args = append(args, actorArgs(*by, at, audit.SigningRotated)...)
+	}
+	_, err := s.DB.ExecContext(ctx, query, args...)
 	return translate("set signing secret", err)
 }
 

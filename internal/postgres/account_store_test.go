@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/audit"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
 )
@@ -37,7 +38,7 @@ func (b *storeBundle) client(t *testing.T) account.Client {
 	t.Helper()
 	_, hash := account.NewClientSecret()
 	c := account.Client{ID: account.NewClientID(), AccountID: b.account.ID, Permissions: account.AllPermissions, SecretHash: hash, CreatedAt: b.now}
-	require.NoError(t, b.store.CreateClient(t.Context(), c))
+	require.NoError(t, b.store.CreateClient(t.Context(), c, audit.Operator))
 	return c
 }
 
@@ -111,13 +112,13 @@ func TestClients(t *testing.T) {
 		{"a hash that is not SHA-256 breaks the table's check", account.Client{ID: account.NewClientID(), AccountID: b.account.ID, Permissions: account.AllPermissions, SecretHash: []byte("cs_plain")}, account.ErrInvalid},
 		{"an id without the cli_ prefix breaks the table's check", account.Client{ID: "client-1234567890123456", AccountID: b.account.ID, Permissions: account.AllPermissions, SecretHash: hash}, account.ErrInvalid},
 	} {
-		require.ErrorIs(t, b.store.CreateClient(ctx, tc.c), tc.want, tc.name)
+		require.ErrorIs(t, b.store.CreateClient(ctx, tc.c, audit.Operator), tc.want, tc.name)
 	}
 
 	revokedAt := b.now.Add(time.Hour)
-	require.NoError(t, b.store.RevokeClient(ctx, c.ID, revokedAt))
-	require.ErrorIs(t, b.store.RevokeClient(ctx, c.ID, revokedAt.Add(time.Hour)), account.ErrRevoked)
-	require.ErrorIs(t, b.store.RevokeClient(ctx, "cli_unknown", revokedAt), account.ErrNotFound)
+	require.NoError(t, b.store.RevokeClient(ctx, uuid.Nil, c.ID, revokedAt, audit.Operator))
+	require.ErrorIs(t, b.store.RevokeClient(ctx, uuid.Nil, c.ID, revokedAt.Add(time.Hour), audit.Operator), account.ErrRevoked)
+	require.ErrorIs(t, b.store.RevokeClient(ctx, uuid.Nil, "cli_unknown", revokedAt, audit.Operator), account.ErrNotFound)
 	got, err = b.store.Client(ctx, c.ID)
 	require.NoError(t, err)
 	require.NotNil(t, got.RevokedAt)
@@ -159,7 +160,7 @@ func TestAccessTokens(t *testing.T) {
 	bad.ClientID = account.NewClientID()
 	require.ErrorIs(t, b.store.CreateAccessToken(ctx, bad), account.ErrNotFound, "an unknown client")
 
-	require.NoError(t, b.store.RevokeClient(ctx, c.ID, b.now.Add(time.Minute)))
+	require.NoError(t, b.store.RevokeClient(ctx, uuid.Nil, c.ID, b.now.Add(time.Minute), audit.Operator))
 	_, clientRevokedAt, err = b.store.AccessToken(ctx, hash)
 	require.NoError(t, err)
 	require.NotNil(t, clientRevokedAt, "the token comes with its client's revocation")
@@ -180,7 +181,7 @@ func TestAPIKeys(t *testing.T) {
 	ctx := t.Context()
 	_, hash, prefix := account.NewAPIKey()
 	k := account.APIKey{ID: uuid.New(), AccountID: b.account.ID, Prefix: prefix, Hash: hash, Scopes: account.AllScopes, CreatedAt: b.now}
-	require.NoError(t, b.store.CreateAPIKey(ctx, k))
+	require.NoError(t, b.store.CreateAPIKey(ctx, k, audit.Operator))
 
 	got, err := b.store.APIKeyByHash(ctx, hash)
 	require.NoError(t, err)
@@ -200,15 +201,15 @@ func TestAPIKeys(t *testing.T) {
 		{"an unknown scope breaks the table's check", account.APIKey{AccountID: b.account.ID, Prefix: otherPrefix, Hash: account.Hash("y"), Scopes: []account.Scope{"limits:read"}}, account.ErrInvalid},
 		{"a prefix longer than the display part breaks the table's check", account.APIKey{AccountID: b.account.ID, Prefix: otherPrefix + "abcdef", Hash: account.Hash("z"), Scopes: account.AllScopes}, account.ErrInvalid},
 	} {
-		require.ErrorIs(t, b.store.CreateAPIKey(ctx, tc.k), tc.want, tc.name)
+		require.ErrorIs(t, b.store.CreateAPIKey(ctx, tc.k, audit.Operator), tc.want, tc.name)
 	}
 
 	_, err = b.store.APIKeyByHash(ctx, account.Hash("unknown"))
 	require.ErrorIs(t, err, account.ErrNotFound)
 
-	require.NoError(t, b.store.RevokeAPIKey(ctx, k.ID, b.now.Add(time.Hour)))
-	require.ErrorIs(t, b.store.RevokeAPIKey(ctx, k.ID, b.now.Add(2*time.Hour)), account.ErrRevoked)
-	require.ErrorIs(t, b.store.RevokeAPIKey(ctx, uuid.New(), b.now), account.ErrNotFound)
+	require.NoError(t, b.store.RevokeAPIKey(ctx, uuid.Nil, k.ID, b.now.Add(time.Hour), audit.Operator))
+	require.ErrorIs(t, b.store.RevokeAPIKey(ctx, uuid.Nil, k.ID, b.now.Add(2*time.Hour), audit.Operator), account.ErrRevoked)
+	require.ErrorIs(t, b.store.RevokeAPIKey(ctx, uuid.Nil, uuid.New(), b.now, audit.Operator), account.ErrNotFound)
 	got, err = b.store.APIKeyByHash(ctx, hash)
 	require.NoError(t, err, "a revoked key is still found, so the caller can tell")
 	require.NotNil(t, got.RevokedAt)
@@ -225,7 +226,7 @@ func TestSigningSecrets(t *testing.T) {
 	require.ErrorIs(t, err, account.ErrNotFound, "none in the database")
 
 	first := bytes.Repeat([]byte{1}, 60)
-	require.NoError(t, b.store.SetSigningSecret(ctx, b.account.ID, first, b.now))
+	require.NoError(t, b.store.SetSigningSecret(ctx, b.account.ID, first, b.now, nil))
 	got, err := b.store.SigningSecret(ctx, b.account.ID)
 	require.NoError(t, err)
 	require.Equal(t, first, got)
@@ -234,13 +235,13 @@ func TestSigningSecrets(t *testing.T) {
 	require.Equal(t, first, got)
 
 	second := bytes.Repeat([]byte{2}, 60)
-	require.NoError(t, b.store.SetSigningSecret(ctx, b.account.ID, second, b.now.Add(time.Hour)))
+	require.NoError(t, b.store.SetSigningSecret(ctx, b.account.ID, second, b.now.Add(time.Hour), nil))
 	got, err = b.store.SigningSecret(ctx, b.account.ID)
 	require.NoError(t, err)
 	require.Equal(t, second, got, "setting again replaces it")
 
-	require.ErrorIs(t, b.store.SetSigningSecret(ctx, uuid.New(), first, b.now), account.ErrNotFound, "an unknown account")
-	require.ErrorIs(t, b.store.SetSigningSecret(ctx, b.account.ID, []byte("short"), b.now), account.ErrInvalid, "too short to be sealed")
+	require.ErrorIs(t, b.store.SetSigningSecret(ctx, uuid.New(), first, b.now, nil), account.ErrNotFound, "an unknown account")
+	require.ErrorIs(t, b.store.SetSigningSecret(ctx, b.account.ID, []byte("short"), b.now, nil), account.ErrInvalid, "too short to be sealed")
 }
 
 func TestDeletingAnAccountDeletesItsCredentials(t *testing.T) {
@@ -253,7 +254,7 @@ func TestDeletingAnAccountDeletesItsCredentials(t *testing.T) {
 		Hash: hash, ClientID: c.ID, AccountID: b.account.ID, Env: account.Production,
 		Permissions: account.AllPermissions, IssuedAt: b.now, ExpiresAt: b.now.Add(time.Hour),
 	}))
-	require.NoError(t, b.store.SetSigningSecret(ctx, b.account.ID, bytes.Repeat([]byte{1}, 60), b.now))
+	require.NoError(t, b.store.SetSigningSecret(ctx, b.account.ID, bytes.Repeat([]byte{1}, 60), b.now, nil))
 
 	_, err := b.db.ExecContext(ctx, `DELETE FROM accounts WHERE id = $1`, b.account.ID)
 	require.NoError(t, err)
@@ -263,4 +264,77 @@ func TestDeletingAnAccountDeletesItsCredentials(t *testing.T) {
 	require.ErrorIs(t, err, account.ErrNotFound)
 	_, err = b.store.SigningSecret(ctx, b.account.ID)
 	require.ErrorIs(t, err, account.ErrNotFound)
+}
+
+// TestCredentialChangesAreAudited: creating and revoking clients and keys, and rotating the
+// signing secret, each write their audit event in the same statement; a revocation through
+// another account finds nothing and writes nothing; the lists show who created what and when it
+// was last used.
+func TestCredentialChangesAreAudited(t *testing.T) {
+	t.Parallel()
+	b := setupStore(t)
+	ctx := t.Context()
+	other, err := b.store.CreateAccount(ctx, account.Account{ID: uuid.New(), Name: "Other"})
+	require.NoError(t, err)
+	alice := audit.Actor{Name: "alice@example.com", Address: "203.0.113.9"}
+
+	_, hash := account.NewClientSecret()
+	c := account.Client{ID: account.NewClientID(), AccountID: b.account.ID, Permissions: account.AllPermissions, SecretHash: hash,
+		CreatedAt: b.now, CreatedBy: alice.Name}
+	require.NoError(t, b.store.CreateClient(ctx, c, alice))
+	_, keyHash, prefix := account.NewAPIKey()
+	k := account.APIKey{ID: uuid.New(), AccountID: b.account.ID, Prefix: prefix, Hash: keyHash, Scopes: account.AllScopes,
+		CreatedAt: b.now.Add(time.Minute)}
+	require.NoError(t, b.store.CreateAPIKey(ctx, k, alice))
+
+	require.ErrorIs(t, b.store.RevokeClient(ctx, other.ID, c.ID, b.now, alice), account.ErrNotFound, "not through another account")
+	require.ErrorIs(t, b.store.RevokeAPIKey(ctx, other.ID, k.ID, b.now, alice), account.ErrNotFound)
+	require.NoError(t, b.store.RevokeClient(ctx, b.account.ID, c.ID, b.now.Add(2*time.Minute), alice))
+	require.NoError(t, b.store.RevokeAPIKey(ctx, b.account.ID, k.ID, b.now.Add(3*time.Minute), alice))
+	require.ErrorIs(t, b.store.RevokeAPIKey(ctx, b.account.ID, k.ID, b.now.Add(4*time.Minute), alice), account.ErrRevoked,
+		"a second revocation changes nothing and is not logged")
+	require.NoError(t, b.store.SetSigningSecret(ctx, b.account.ID, bytes.Repeat([]byte{7}, 60), b.now.Add(5*time.Minute), &alice))
+	// A failed change leaves no event: a client of an unknown account.
+	c2 := c
+	c2.ID, c2.AccountID = account.NewClientID(), uuid.New()
+	require.ErrorIs(t, b.store.CreateClient(ctx, c2, alice), account.ErrNotFound)
+
+	events, err := postgres.NewAuditStore(b.db).Events(ctx, b.account.ID, 0, 10)
+	require.NoError(t, err)
+	var got []string
+	for _, e := range events {
+		require.Equal(t, alice, e.Actor)
+		got = append(got, e.Action+" "+e.Target)
+	}
+	require.Equal(t, []string{
+		audit.SigningRotated + " ",
+		audit.KeyRevoked + " " + prefix,
+		audit.ClientRevoked + " " + c.ID,
+		audit.KeyCreated + " " + prefix,
+		audit.ClientCreated + " " + c.ID,
+	}, got, "newest first")
+	older, err := postgres.NewAuditStore(b.db).Events(ctx, b.account.ID, events[1].ID, 10)
+	require.NoError(t, err)
+	require.Len(t, older, 3, "paged by id")
+	none, err := postgres.NewAuditStore(b.db).Events(ctx, other.ID, 0, 10)
+	require.NoError(t, err)
+	require.Empty(t, none, "nothing of another account")
+
+	require.NoError(t, b.store.ClientUsed(ctx, c.ID, b.now.Add(10*time.Minute)))
+	require.NoError(t, b.store.ClientUsed(ctx, c.ID, b.now.Add(10*time.Minute+30*time.Second)), "within the minute: kept")
+	require.NoError(t, b.store.APIKeyUsed(ctx, k.ID, b.now.Add(12*time.Minute)))
+	clients, err := b.store.Clients(ctx, b.account.ID)
+	require.NoError(t, err)
+	require.Len(t, clients, 1)
+	require.Equal(t, alice.Name, clients[0].CreatedBy)
+	require.NotNil(t, clients[0].RevokedAt)
+	require.True(t, clients[0].LastUsedAt.Equal(b.now.Add(10*time.Minute)), "stored at most once a minute")
+	keys, err := b.store.APIKeys(ctx, b.account.ID)
+	require.NoError(t, err)
+	require.Len(t, keys, 1)
+	require.Equal(t, alice.Name, keys[0].CreatedBy)
+	require.True(t, keys[0].LastUsedAt.Equal(b.now.Add(12*time.Minute)))
+	otherClients, err := b.store.Clients(ctx, other.ID)
+	require.NoError(t, err)
+	require.Empty(t, otherClients)
 }

@@ -1,0 +1,253 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/statementmatch/service/internal/audit"
+	"github.com/statementmatch/service/internal/people"
+)
+
+// PeopleStore keeps the dashboard's users, invitations and sessions (tables users,
+// user_invitations, dashboard_sessions), writing each audited change's event in the same
+// statement or transaction. It implements people.Store.
+type PeopleStore struct {
+	DB *sqlx.DB
+}
+
+var _ people.Store = (*PeopleStore)(nil)
+
+// NewPeopleStore returns a PeopleStore on db.
+func NewPeopleStore(db *sqlx.DB) *PeopleStore { return &PeopleStore{DB: db} }
+
+// translatePeople turns a database error into one that wraps a people sentinel.
+func translatePeople(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%s: %w", op, people.ErrNotFound)
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case pgerrcode.ForeignKeyViolation:
+			return fmt.Errorf("%s: %w (%s)", op, people.ErrNotFound, pgErr.ConstraintName)
+		case pgerrcode.UniqueViolation:
+			return fmt.Errorf("%s: %w (%s)", op, people.ErrConflict, pgErr.ConstraintName)
+		case pgerrcode.CheckViolation, pgerrcode.NotNullViolation:
+			return fmt.Errorf("%s: %w: %w", op, people.ErrInvalid, err)
+		}
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+type userRow struct {
+	ID           uuid.UUID      `db:"id"`
+	AccountID    uuid.UUID      `db:"account_id"`
+	Email        string         `db:"email"`
+	Role         string         `db:"role"`
+	PasswordHash sql.NullString `db:"password_hash"`
+	CreatedAt    time.Time      `db:"created_at"`
+	DisabledAt   *time.Time     `db:"disabled_at"`
+}
+
+func (r userRow) user() people.User {
+	return people.User{ID: r.ID, AccountID: r.AccountID, Email: r.Email, Role: people.Role(r.Role),
+		PasswordHash: r.PasswordHash.String, CreatedAt: r.CreatedAt, DisabledAt: r.DisabledAt}
+}
+
+const userColumns = `id, account_id, email, role, password_hash, created_at, disabled_at`
+
+// CreateUser inserts u, its invitation and the audit event, in one transaction.
+func (s *PeopleStore) CreateUser(ctx context.Context, u people.User, inv people.Invitation, by audit.Actor) error {
+	return translatePeople("create user", inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, account_id, email, role, created_at) VALUES ($1, $2, $3, $4, $5)`,
+			u.ID, u.AccountID, u.Email, string(u.Role), u.CreatedAt); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO user_invitations (hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+			inv.Hash, inv.UserID, inv.CreatedAt, inv.ExpiresAt); err != nil {
+			return err
+		}
+		return recordTx(ctx, tx, u.AccountID, by, u.CreatedAt, audit.UserInvited, u.Email+" ("+string(u.Role)+")")
+	}))
+}
+
+// recordTx writes one audit event inside tx.
+func recordTx(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, by audit.Actor, at time.Time, action, target string) error {
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO audit_events (account_id, at, actor_user_id, actor, address, action, target)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		accountID, at, uuid.NullUUID{UUID: by.UserID, Valid: by.UserID != uuid.Nil}, by.Name, by.Address, action, target)
+	return err
+}
+
+// User returns the user with this id.
+func (s *PeopleStore) User(ctx context.Context, id uuid.UUID) (people.User, error) {
+	var r userRow
+	if err := s.DB.GetContext(ctx, &r, `SELECT `+userColumns+` FROM users WHERE id = $1`, id); err != nil {
+		return people.User{}, translatePeople("user", err)
+	}
+	return r.user(), nil
+}
+
+// UserByEmail returns the user with this email, compared without case.
+func (s *PeopleStore) UserByEmail(ctx context.Context, email string) (people.User, error) {
+	var r userRow
+	if err := s.DB.GetContext(ctx, &r, `SELECT `+userColumns+` FROM users WHERE lower(email) = lower($1)`, email); err != nil {
+		return people.User{}, translatePeople("user by email", err)
+	}
+	return r.user(), nil
+}
+
+// Users returns the account's users, oldest first.
+func (s *PeopleStore) Users(ctx context.Context, accountID uuid.UUID) ([]people.User, error) {
+	var rows []userRow
+	if err := s.DB.SelectContext(ctx, &rows, `SELECT `+userColumns+` FROM users WHERE account_id = $1 ORDER BY created_at, email`,
+		accountID); err != nil {
+		return nil, translatePeople("users", err)
+	}
+	out := make([]people.User, len(rows))
+	for i, r := range rows {
+		out[i] = r.user()
+	}
+	return out, nil
+}
+
+// UseInvitation sets the password of the invitation's user, marks the invitation used, ends the
+// user's sessions and records the change, in one transaction, if the invitation is unused and
+// unexpired at at (people.ErrLinkInvalid otherwise). The invitation's row is locked, so one link
+// sets a password once however many requests use it at the same time.
+func (s *PeopleStore) UseInvitation(ctx context.Context, hash []byte, passwordHash string, at time.Time, address string) (people.User, error) {
+	var u people.User
+	err := inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		var userID uuid.UUID
+		err := tx.GetContext(ctx, &userID, `SELECT user_id FROM user_invitations
+			WHERE hash = $1 AND used_at IS NULL AND expires_at > $2 FOR UPDATE`, hash, at)
+		if errors.Is(err, sql.ErrNoRows) {
+			return people.ErrLinkInvalid
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE user_invitations SET used_at = $2 WHERE hash = $1`, hash, at); err != nil {
+			return err
+		}
+		var r userRow
+		if err := tx.GetContext(ctx, &r, `UPDATE users SET password_hash = $2 WHERE id = $1 RETURNING `+userColumns,
+			userID, passwordHash); err != nil {
+			return err
+		}
+		u = r.user()
+		if _, err := tx.ExecContext(ctx, `DELETE FROM dashboard_sessions WHERE user_id = $1`, userID); err != nil {
+			return err
+		}
+		return recordTx(ctx, tx, u.AccountID, u.Actor(address), at, audit.PasswordSet, u.Email)
+	})
+	if errors.Is(err, people.ErrLinkInvalid) {
+		return people.User{}, err
+	}
+	return u, translatePeople("use invitation", err)
+}
+
+// InvitationUsable reports whether the invitation exists, unused and unexpired at at.
+func (s *PeopleStore) InvitationUsable(ctx context.Context, hash []byte, at time.Time) (bool, error) {
+	var ok bool
+	err := s.DB.GetContext(ctx, &ok, `SELECT EXISTS (SELECT 1 FROM user_invitations
+		WHERE hash = $1 AND used_at IS NULL AND expires_at > $2)`, hash, at)
+	return ok, translatePeople("invitation", err)
+}
+
+type sessionRow struct {
+	Hash       []byte    `db:"hash"`
+	UserID     uuid.UUID `db:"user_id"`
+	CSRF       string    `db:"csrf"`
+	CreatedAt  time.Time `db:"created_at"`
+	LastSeenAt time.Time `db:"last_seen_at"`
+	ExpiresAt  time.Time `db:"expires_at"`
+	Address    string    `db:"address"`
+}
+
+// CreateSession inserts the session and records the sign-in, in one statement.
+func (s *PeopleStore) CreateSession(ctx context.Context, sess people.Session, u people.User) error {
+	by := u.Actor(sess.Address)
+	args := append([]any{sess.Hash, sess.UserID, sess.CSRF, sess.CreatedAt, sess.ExpiresAt, sess.Address, u.AccountID},
+		actorArgs(by, sess.CreatedAt, audit.SignedIn)...)
+	_, err := s.DB.ExecContext(ctx, `
+		WITH changed AS (
+			INSERT INTO dashboard_sessions (hash, user_id, csrf, created_at, last_seen_at, expires_at, address)
+			VALUES ($1, $2, $3, $4, $4, $5, $6)
+			RETURNING $7::uuid AS account_id, '' AS target
+		)`+auditInsert(8), args...)
+	return translatePeople("create session", err)
+}
+
+// Session returns the session with this hash and its user.
+func (s *PeopleStore) Session(ctx context.Context, hash []byte) (people.Session, people.User, error) {
+	var row struct {
+		sessionRow
+		userRow
+	}
+	err := s.DB.QueryRowxContext(ctx, `
+		SELECT s.hash, s.user_id, s.csrf, s.created_at AS s_created, s.last_seen_at, s.expires_at, s.address,
+		       u.id, u.account_id, u.email, u.role, u.password_hash, u.created_at, u.disabled_at
+		FROM dashboard_sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = $1`, hash).Scan(
+		&row.sessionRow.Hash, &row.sessionRow.UserID, &row.sessionRow.CSRF, &row.sessionRow.CreatedAt, &row.sessionRow.LastSeenAt,
+		&row.sessionRow.ExpiresAt, &row.sessionRow.Address,
+		&row.userRow.ID, &row.userRow.AccountID, &row.userRow.Email, &row.userRow.Role, &row.userRow.PasswordHash,
+		&row.userRow.CreatedAt, &row.userRow.DisabledAt)
+	if err != nil {
+		return people.Session{}, people.User{}, translatePeople("session", err)
+	}
+	r := row.sessionRow
+	return people.Session{Hash: r.Hash, UserID: r.UserID, CSRF: r.CSRF, CreatedAt: r.CreatedAt, LastSeenAt: r.LastSeenAt,
+		ExpiresAt: r.ExpiresAt, Address: r.Address}, row.userRow.user(), nil
+}
+
+// TouchSession notes a request of the session at at.
+func (s *PeopleStore) TouchSession(ctx context.Context, hash []byte, at time.Time) error {
+	_, err := s.DB.ExecContext(ctx, `UPDATE dashboard_sessions SET last_seen_at = $2 WHERE hash = $1`, hash, at)
+	return translatePeople("touch session", err)
+}
+
+// DeleteSession ends the session and records the sign-out, in one statement.
+func (s *PeopleStore) DeleteSession(ctx context.Context, hash []byte, by audit.Actor) error {
+	args := append([]any{hash}, actorArgs(by, time.Now(), audit.SignedOut)...)
+	_, err := s.DB.ExecContext(ctx, `
+		WITH changed AS (
+			DELETE FROM dashboard_sessions s USING users u WHERE s.hash = $1 AND u.id = s.user_id
+			RETURNING u.account_id, '' AS target
+		)`+auditInsert(2), args...)
+	return translatePeople("delete session", err)
+}
+
+// DeleteSessions ends every session of the user and records it, in one statement (once, however
+// many sessions there were).
+func (s *PeopleStore) DeleteSessions(ctx context.Context, userID uuid.UUID, by audit.Actor) error {
+	args := append([]any{userID}, actorArgs(by, time.Now(), audit.SignedOutAll)...)
+	_, err := s.DB.ExecContext(ctx, `
+		WITH deleted AS (
+			DELETE FROM dashboard_sessions WHERE user_id = $1 RETURNING user_id
+		), changed AS (
+			SELECT account_id, email AS target FROM users WHERE id = $1
+		)`+auditInsert(2), args...)
+	return translatePeople("delete sessions", err)
+}
+
+// RecordFailedSignIn records a failed sign-in of a known user.
+func (s *PeopleStore) RecordFailedSignIn(ctx context.Context, u people.User, address string, at time.Time) error {
+	_, err := s.DB.ExecContext(ctx, `
+		INSERT INTO audit_events (account_id, at, actor_user_id, actor, address, action, target)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		u.AccountID, at, u.ID, u.Email, address, audit.SignInFailed, u.Email)
+	return translatePeople("record failed sign-in", err)
+}
