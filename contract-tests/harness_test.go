@@ -64,8 +64,8 @@ func TestMain(m *testing.M) {
 
 // server is one running statementd process.
 type server struct {
-	ReconURL, SandboxURL, ParseURL, OpsURL string
-	DatabaseURL                            string
+	ReconURL, SandboxURL, ParseURL, OpsURL, DashboardURL string
+	DatabaseURL                                          string
 	// DataDir is the server's data dir, for `statementd admin` to share its secret key.
 	DataDir string
 	// HTTP reaches the listeners: http.DefaultClient, or with STATEMENTD_TLS_CERT a client that
@@ -153,7 +153,7 @@ func startServer(t testing.TB, extraEnv ...string) *server {
 		env = append(env, "DATABASE_URL="+s.DatabaseURL)
 	}
 	addrs := map[string]string{}
-	for _, name := range []string{"RECON", "RECON_SANDBOX", "PARSE", "OPS"} {
+	for _, name := range []string{"RECON", "RECON_SANDBOX", "PARSE", "OPS", "DASHBOARD"} {
 		addrs[name] = freeAddr(t)
 		env = append(env, "STATEMENTD_"+name+"_ADDR="+addrs[name])
 	}
@@ -182,6 +182,7 @@ func startServer(t testing.TB, extraEnv ...string) *server {
 	}
 	s.ReconURL, s.SandboxURL = scheme+addrs["RECON"], scheme+addrs["RECON_SANDBOX"]
 	s.ParseURL, s.OpsURL = scheme+addrs["PARSE"], scheme+addrs["OPS"]
+	s.DashboardURL = scheme + addrs["DASHBOARD"]
 
 	s.cmd = exec.Command(statementdBin, "serve")
 	s.cmd.Env = env
@@ -205,7 +206,7 @@ func startServer(t testing.TB, extraEnv ...string) *server {
 			t.Logf("statementd log:\n%s", s.logs.String())
 		}
 	})
-	bases := []string{s.ReconURL, s.SandboxURL, s.ParseURL, s.OpsURL}
+	bases := []string{s.ReconURL, s.SandboxURL, s.ParseURL, s.OpsURL, s.DashboardURL}
 	if worker {
 		bases = []string{s.OpsURL}
 	}

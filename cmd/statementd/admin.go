@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/audit"
+	"github.com/statementmatch/service/internal/people"
 	"github.com/statementmatch/service/internal/platform/config"
 	"github.com/statementmatch/service/internal/platform/secretbox"
 	"github.com/statementmatch/service/internal/postgres"
@@ -32,6 +34,10 @@ Commands:
   key revoke KEY_ID
   signing-secret show --account ID
   signing-secret rotate --account ID
+  user invite --account ID --email E --role owner|developer|viewer [--dashboard-url URL]
+                        prints a one-time link (72 h) with which the user sets a password;
+                        URL is the dashboard's (env STATEMENTD_DASHBOARD_URL, default
+                        http://localhost:8083)
 
 Every command also takes:
   --json                print one JSON object instead of text
@@ -72,9 +78,10 @@ type adminCommand struct {
 // adminRun is what a command runs with.
 type adminRun struct {
 	*adminEnv
-	svc   *account.Service
-	store *postgres.AccountStore
-	args  []string
+	svc    *account.Service
+	store  *postgres.AccountStore
+	people *people.Service
+	args   []string
 }
 
 // admin runs `statementd admin ...`: operator commands on the database directly.
@@ -91,7 +98,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("admin %s: no subcommand given", args[0])
 	}
 	name := args[0] + " " + args[1]
-	cmd, ok := adminCommands()[name]
+	cmd, ok := adminCommands(getenv)[name]
 	if !ok {
 		fmt.Fprint(stderr, adminUsage)
 		return fmt.Errorf("unknown admin command %q", name)
@@ -190,6 +197,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		adminEnv: env,
 		svc:      &account.Service{Store: store, Sealer: sealer, Now: time.Now},
 		store:    store,
+		people:   &people.Service{Store: postgres.NewPeopleStore(db), Now: time.Now},
 		args:     positional,
 	})
 }
@@ -210,7 +218,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func adminCommands() map[string]adminCommand {
+func adminCommands(getenv func(string) string) map[string]adminCommand {
 	return map[string]adminCommand{
 		"account create":        accountCreate(),
 		"account list":          {run: accountList},
@@ -220,6 +228,7 @@ func adminCommands() map[string]adminCommand {
 		"key revoke":            {positional: []string{"KEY_ID"}, run: keyRevoke},
 		"signing-secret show":   signingSecret(false),
 		"signing-secret rotate": signingSecret(true),
+		"user invite":           userInvite(getenv),
 	}
 }
 
@@ -539,4 +548,64 @@ func elide(s string) string {
 		return s
 	}
 	return s[:8] + "..."
+}
+
+// userInvite creates a dashboard user and prints their one-time set-password link.
+func userInvite(getenv func(string) string) adminCommand {
+	var id *uuid.UUID
+	var email, rawRole, base string
+	var role people.Role
+	return adminCommand{
+		flags: func(fs *flag.FlagSet) func() error {
+			var checkAccount func() error
+			id, checkAccount = accountFlag(fs)
+			fs.StringVar(&email, "email", "", "the user's email address (required)")
+			fs.StringVar(&rawRole, "role", "", "owner, developer or viewer (required)")
+			fs.StringVar(&base, "dashboard-url", "", "the dashboard's base URL, for the link (env STATEMENTD_DASHBOARD_URL, default http://localhost:8083)")
+			return func() (err error) {
+				if err := checkAccount(); err != nil {
+					return err
+				}
+				if email == "" {
+					return errors.New("--email is required")
+				}
+				if role, err = people.ParseRole(rawRole); err != nil {
+					return errors.New("--role must be owner, developer or viewer")
+				}
+				if base == "" {
+					base = getenv("STATEMENTD_DASHBOARD_URL")
+				}
+				if base == "" {
+					base = "http://localhost:8083"
+				}
+				u, err := url.Parse(base)
+				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+					return fmt.Errorf("--dashboard-url %q is not an http(s) URL", base)
+				}
+				base = strings.TrimRight(base, "/")
+				return nil
+			}
+		},
+		run: func(ctx context.Context, r *adminRun) error {
+			u, token, err := r.people.Invite(ctx, audit.Operator, *id, email, role)
+			switch {
+			case errors.Is(err, people.ErrNotFound):
+				return fmt.Errorf("account %s does not exist", *id)
+			case errors.Is(err, people.ErrConflict):
+				return fmt.Errorf("a user with the email %s exists already", email)
+			case errors.Is(err, people.ErrInvalid):
+				return fmt.Errorf("--email: %q is not an email address", email)
+			case err != nil:
+				return err
+			}
+			link := base + "/set-password/" + token
+			expires := u.CreatedAt.Add(people.InvitationTTL)
+			return r.print(map[string]any{"user_id": u.ID, "email": u.Email, "role": u.Role, "link": link, "expires_at": expires},
+				func(w io.Writer) {
+					fmt.Fprintf(w, "Invited %s (%s) to account %s.\n", u.Email, u.Role, *id)
+					fmt.Fprintf(w, "link: %s\n", link)
+					fmt.Fprintf(w, "Give them the link: it sets their password once, until %s.\n", expires.UTC().Format(time.RFC3339))
+				})
+		},
+	}
 }

@@ -17,11 +17,14 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/audit"
+	"github.com/statementmatch/service/internal/dashboard"
 	"github.com/statementmatch/service/internal/httpkit"
 	"github.com/statementmatch/service/internal/httpkit/listen"
 	"github.com/statementmatch/service/internal/metrics"
 	"github.com/statementmatch/service/internal/parsehttp"
 	"github.com/statementmatch/service/internal/parsejob"
+	"github.com/statementmatch/service/internal/people"
 	"github.com/statementmatch/service/internal/platform/config"
 	"github.com/statementmatch/service/internal/platform/secretbox"
 	"github.com/statementmatch/service/internal/postgres"
@@ -85,6 +88,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		anonymous:      budget(httpkit.AnonymousBudget, metrics.ThrottleAnonymous),
 		webhookTests:   budget(cfg.WebhookTestsPerMinute, metrics.ThrottleWebhookTests),
 	}
+	// The dashboard's people sign in under the same kind of throttles, in the same table.
+	team := &people.Service{Store: postgres.NewPeopleStore(db), Now: time.Now,
+		Throttle:        budget(people.FailedSignInBudget, metrics.ThrottleSignInEmailAddress),
+		AddressThrottle: budget(people.FailedSignInAddressBudget, metrics.ThrottleSignInAddress),
+		Backstop:        budget(people.FailedSignInBackstop, metrics.ThrottleSignInEmail)}
 
 	// The queue and the job rules: every process can queue jobs; the worker roles also work them.
 	enqueuer, err := queue.NewEnqueuer(db.DB)
@@ -132,6 +140,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	listeners, err := buildListeners(cfg, postgres.Health{DB: db}, accounts, jobs, parses, webhooks, limiter, throttles, cert, m, logger)
 	if err != nil {
 		return err
+	}
+	dash, err := dashboardListener(cfg, postgres.Health{DB: db}, accounts, team, postgres.NewAuditStore(db), cert, logger)
+	if err != nil {
+		return err
+	}
+	if dash != nil {
+		listeners = append(listeners, dash)
 	}
 	// Bind every address before serving any, so a port in use fails the start as a whole.
 	for _, l := range listeners {
@@ -251,6 +266,22 @@ func reloadOnHangup(ctx context.Context, cert *listen.Certificate, logger *slog.
 			logger.Info("SIGHUP: TLS certificate reloaded", slog.String("certificate", listen.Describe(leaf)))
 		}
 	}
+}
+
+// dashboardListener returns the account dashboard's listener, or nil when the role or an empty
+// address disables it. Its cookies are Secure unless it serves plain HTTP on loopback, where a
+// browser would not send them back (behind a TLS-terminating proxy they are Secure).
+func dashboardListener(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, team *people.Service, log audit.Store, cert *listen.Certificate, logger *slog.Logger) (*listen.Listener, error) {
+	if cfg.Role == config.RoleWorker || cfg.DashboardAddr == "" {
+		return nil, nil
+	}
+	h, err := dashboard.New(dashboard.Config{Accounts: accounts, People: team, Audit: log, Logger: logger, DB: db,
+		TrustedProxies: cfg.TrustedProxies, SecureCookies: cert != nil || !loopback(cfg.DashboardAddr)})
+	if err != nil {
+		return nil, fmt.Errorf("dashboard listener: %w", err)
+	}
+	return &listen.Listener{Name: "dashboard", Addr: cfg.DashboardAddr, Handler: h, Logger: logger, TLS: cert,
+		Timeouts: listen.Timeouts{ReadHeader: cfg.ReadHeaderTimeout, Read: cfg.ReadTimeout, Idle: cfg.IdleTimeout}}, nil
 }
 
 // loopback reports whether a listener address binds the loopback interface only.

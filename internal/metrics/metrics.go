@@ -28,6 +28,12 @@ const (
 	ThrottleAnonymous = "anonymous"
 	// ThrottleWebhookTests counts an account's webhook test requests refused (10 a minute).
 	ThrottleWebhookTests = "webhook_tests"
+	// ThrottleSignInEmailAddress, ThrottleSignInAddress and ThrottleSignInEmail count dashboard
+	// sign-ins refused for one email from one address (5 failures a minute), for their address
+	// (30) and by the per-email backstop (300).
+	ThrottleSignInEmailAddress = "signin_email_address"
+	ThrottleSignInAddress      = "signin_address"
+	ThrottleSignInEmail        = "signin_email"
 )
 
 // Metrics is one process's registry and the metrics in it.
@@ -55,7 +61,8 @@ func New() *Metrics {
 		m.throttleRefusals, m.rateLimited)
 	// Every series exists from the start, at 0, so that a rate over it is defined before the
 	// first refusal.
-	for _, t := range []string{ThrottleTokenClientAddress, ThrottleTokenAddress, ThrottleTokenClient, ThrottleAnonymous, ThrottleWebhookTests} {
+	for _, t := range []string{ThrottleTokenClientAddress, ThrottleTokenAddress, ThrottleTokenClient, ThrottleAnonymous, ThrottleWebhookTests,
+		ThrottleSignInEmailAddress, ThrottleSignInAddress, ThrottleSignInEmail} {
 		m.throttleRefusals.WithLabelValues(t)
 	}
 	for _, api := range []ratelimit.API{ratelimit.Recon, ratelimit.Parse} {

@@ -45,6 +45,8 @@ type Serve struct {
 	ReconAddr        string
 	ReconSandboxAddr string
 	ParseAddr        string
+	// DashboardAddr is the account dashboard's listener.
+	DashboardAddr string
 	// OpsAddr is the operator listener's: loopback by default, since it needs no credentials.
 	OpsAddr string
 	// Pprof serves Go's profiles on the operator listener.
@@ -213,6 +215,7 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 	s.str(&c.ReconAddr, "recon-addr", "STATEMENTD_RECON_ADDR", ":8080", "Reconciliation API production listener; empty disables it")
 	s.str(&c.ReconSandboxAddr, "recon-sandbox-addr", "STATEMENTD_RECON_SANDBOX_ADDR", ":8081", "Reconciliation API sandbox listener; empty disables it")
 	s.str(&c.ParseAddr, "parse-addr", "STATEMENTD_PARSE_ADDR", ":8082", "Parsing API listener; empty disables it")
+	s.str(&c.DashboardAddr, "dashboard-addr", "STATEMENTD_DASHBOARD_ADDR", ":8083", "account dashboard listener (web pages); empty disables it")
 	s.str(&c.OpsAddr, "ops-addr", "STATEMENTD_OPS_ADDR", "127.0.0.1:9090", "operator listener (/healthz, /readyz, profiles with --pprof), which asks no credentials: keep it on a private address; empty disables it")
 	s.value(func(v string) error {
 		b, err := strconv.ParseBool(v)

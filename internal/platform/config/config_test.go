@@ -32,7 +32,7 @@ func TestParseServe(t *testing.T) {
 			check: func(t *testing.T, c Serve) {
 				require.Equal(t, Serve{
 					Database:  Database{URL: "", DataDir: "./.statementd"},
-					ReconAddr: ":8080", ReconSandboxAddr: ":8081", ParseAddr: ":8082", OpsAddr: "127.0.0.1:9090",
+					ReconAddr: ":8080", ReconSandboxAddr: ":8081", ParseAddr: ":8082", DashboardAddr: ":8083", OpsAddr: "127.0.0.1:9090",
 					Role: RoleAll, MaxUploadBytes: 26214400, MaxRows: 1_000_000, Migrate: true,
 					ShutdownTimeout: 30 * time.Second, LogLevel: slog.LevelInfo, TokenTTL: time.Hour,
 					AuthCacheTTL: 5 * time.Second, Workers: runtime.NumCPU(), JobPollInterval: 50 * time.Millisecond,

@@ -1,0 +1,411 @@
+package contracttests
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+)
+
+// The dashboard's tests drive Debian's Chromium, headless, through chromedp, as a person would:
+// typing into fields and pressing buttons. Each writes screenshots of the pages it sees into
+// SCREENSHOT_DIR (default .screenshots/ at the top of the repository, ignored by git), for a
+// person to look at.
+
+// chromiumPath is Debian's Chromium; .ci/run installs it.
+const chromiumPath = "/usr/bin/chromium"
+
+// browser is one browser profile (its own cookies) with one tab.
+type browser struct {
+	t   *testing.T
+	ctx context.Context
+}
+
+// newBrowser starts a headless Chromium with a fresh profile, closed when the test ends.
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Fatalf("the dashboard tests need Chromium at %s (Debian's chromium package; .ci/run installs it): %v", chromiumPath, err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromiumPath), chromedp.NoSandbox,
+		chromedp.WindowSize(1280, 900), chromedp.Flag("disable-dev-shm-usage", true))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	return &browser{t: t, ctx: ctx}
+}
+
+// do runs steps, failing the test on an error.
+func (b *browser) do(steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	require.NoError(b.t, chromedp.Do(b.ctx, steps...))
+}
+
+// open navigates to url and waits for the page's heading.
+func (b *browser) open(url string) {
+	b.t.Helper()
+	b.do(chromedp.Navigate(url), chromedp.WaitVisible("h1"))
+}
+
+func (b *browser) text(sel string) string {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Text(sel))
+	require.NoError(b.t, err, sel)
+	return v
+}
+
+func (b *browser) value(sel string) string {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Value(sel))
+	require.NoError(b.t, err, sel)
+	return v
+}
+
+func (b *browser) location() string {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Location())
+	require.NoError(b.t, err)
+	return v
+}
+
+// submit types into the fields (selector -> text), presses the button, and waits for the next
+// page to load and show waitFor.
+func (b *browser) submit(fields map[string]string, button, waitFor string) {
+	b.t.Helper()
+	var steps []chromedp.Action[chromedp.Void]
+	for sel, text := range fields {
+		_, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](fmt.Sprintf("(document.querySelector(%q).value = '', true)", sel)))
+		require.NoError(b.t, err, "clear %s", sel)
+		steps = append(steps, chromedp.SendKeys(sel, text))
+	}
+	b.do(steps...)
+	b.click(button, waitFor)
+}
+
+// click presses the button (or follows the link) sel and waits for the next page to load and
+// show waitFor: the page it leaves is marked, so that its own elements do not count.
+func (b *browser) click(sel, waitFor string) {
+	b.t.Helper()
+	_, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool]("(window.__left = true)"))
+	require.NoError(b.t, err)
+	b.do(chromedp.Click(sel))
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	for {
+		// Evaluating during the navigation may fail; the next try sees the new page.
+		loaded, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!window.__left && document.readyState === 'complete'"))
+		if err == nil && loaded || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	err = chromedp.Do(ctx, chromedp.WaitVisible(waitFor))
+	if err != nil {
+		page, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string]("document.location.href + '\\n' + document.body.innerText"))
+		b.t.Fatalf("after clicking %s, no %s: %v\npage: %s", sel, waitFor, err, page)
+	}
+}
+
+// unfold opens the page's "Create" section.
+func (b *browser) unfold() {
+	b.t.Helper()
+	_, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool]("(document.querySelector('details.create').open = true)"))
+	require.NoError(b.t, err)
+}
+
+// cookie returns the value of the browser's cookie name for base, "" when it has none.
+func (b *browser) cookie(base, name string) string {
+	b.t.Helper()
+	res, err := chromedp.Call(b.ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{base}})
+	require.NoError(b.t, err)
+	for _, c := range res.Cookies {
+		if c.Name == name {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+// shot saves a full-page screenshot as name.png.
+func (b *browser) shot(name string) {
+	b.t.Helper()
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(90))
+	require.NoError(b.t, err)
+	dir := os.Getenv("SCREENSHOT_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", ".screenshots")
+	}
+	require.NoError(b.t, os.MkdirAll(dir, 0o755))
+	require.NoError(b.t, os.WriteFile(filepath.Join(dir, name+".jpg"), png, 0o644))
+}
+
+// invite runs `statementd admin user invite` and returns the set-password link.
+func (s *server) invite(t *testing.T, accountID, email, role string) string {
+	t.Helper()
+	out := s.admin(t, "user", "invite", "--json", "--account", accountID, "--email", email, "--role", role, "--dashboard-url", s.DashboardURL)
+	link := str(t, out, "link")
+	require.True(t, strings.HasPrefix(link, s.DashboardURL+"/set-password/"), link)
+	s.remember(strings.TrimPrefix(link, s.DashboardURL+"/set-password/"))
+	return link
+}
+
+// setPasswordAndSignIn follows an invitation link in b, sets the password and signs in.
+func setPasswordAndSignIn(t *testing.T, b *browser, link, email, password string) {
+	t.Helper()
+	b.open(link)
+	require.Equal(t, "Set your password", b.text("h1"))
+	require.NotContains(t, b.location(), "/set-password/", "the link's token leaves the address bar at once")
+	b.submit(map[string]string{"#password": password, "#confirm": password}, "button[type=submit]", "#email")
+	require.Contains(t, b.text(".notice"), "Your password is set")
+	b.submit(map[string]string{"#email": email, "#password": password}, "button[type=submit]", "nav")
+}
+
+// dashboardPost posts form to the dashboard with the session cookie, as a script of another
+// site or a hand-made request would, and returns the status and body.
+func dashboardPost(t *testing.T, s *server, path, session string, form url.Values) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, s.DashboardURL+path, strings.NewReader(form.Encode()))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if session != "" {
+		req.AddCookie(&http.Cookie{Name: "sm_session", Value: session})
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(body)
+}
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// TestDashboardCredentials (D1): an owner invited by the operator sets a password, signs in,
+// creates an API client and an API key in the browser and uses them against the APIs, revokes
+// both and sees them refused; the audit log says who did what from where. Nothing secret is
+// logged; a secret shown once is not shown again.
+func TestDashboardCredentials(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, "STATEMENTD_AUTH_CACHE_TTL=0s")
+	acct := s.newAccount(t, "Dashboard Ltd")
+	const email, password = "owner@dashboard.example", "a long owner passphrase"
+	s.remember(password)
+	link := s.invite(t, acct, email, "owner")
+
+	b := newBrowser(t)
+	b.open(link)
+	b.shot("dashboard-set-password")
+	b.submit(map[string]string{"#password": password, "#confirm": password + "x"}, "button[type=submit]", ".problem")
+	require.Contains(t, b.text(".problem"), "The two passwords differ")
+	b.submit(map[string]string{"#password": password, "#confirm": password}, "button[type=submit]", "#email")
+	b.shot("dashboard-sign-in")
+
+	b.submit(map[string]string{"#email": email, "#password": "wrong password!"}, "button[type=submit]", ".problem")
+	require.Equal(t, "The email or the password is wrong.", b.text(".problem"))
+	planted := "planted-by-an-attacker-0123456789abcdef"
+	_, err := chromedp.Call(b.ctx, network.SetCookie, network.SetCookieParams{Name: "sm_session", Value: planted, URL: s.DashboardURL})
+	require.NoError(t, err)
+	b.submit(map[string]string{"#email": email, "#password": password}, "button[type=submit]", "nav")
+	require.True(t, strings.HasSuffix(b.location(), "/clients"), b.location())
+	session := b.cookie(s.DashboardURL, "sm_session")
+	require.NotEqual(t, planted, session, "signing in issues a new session, whatever cookie was there (no fixation)")
+
+	// An API client, shown once, works against the Reconciliation API in both environments.
+	b.unfold()
+	b.click("form[action='/clients'] button", "#client-secret")
+	clientID, secret := b.value("#client-id"), b.value("#client-secret")
+	s.remember(secret)
+	require.True(t, strings.HasPrefix(secret, "cs_"), secret)
+	b.shot("dashboard-client-created")
+	for _, base := range []string{s.ReconURL, s.SandboxURL} {
+		got := send(t, recon(t).client(t), tokenRequest(t, base, httpBasic, clientID, secret))
+		require.Equal(t, http.StatusOK, got.StatusCode, "%s: %s", base, got.body)
+	}
+	b.open(s.DashboardURL + "/clients")
+	page, err := chromedp.Run(b.ctx, chromedp.OuterHTML("main"))
+	require.NoError(t, err)
+	require.NotContains(t, page, secret, "the secret is shown once")
+	require.Contains(t, page, clientID)
+	require.NotContains(t, b.text("tbody"), "never", "the client's last token is noted")
+
+	// An API key likewise, against the Parsing API.
+	b.open(s.DashboardURL + "/keys")
+	b.unfold()
+	b.do(chromedp.Click("input[value='webhooks:manage']"))
+	b.click("form[action='/keys'] button", "#api-key")
+	key := b.value("#api-key")
+	s.remember(key)
+	b.shot("dashboard-key-created")
+	usage := func() int {
+		req, err := http.NewRequest(http.MethodGet, s.ParseURL+"/api/v1/usage", nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+key)
+		return send(t, parse(t).client(t), req).StatusCode
+	}
+	require.Equal(t, http.StatusOK, usage())
+	b.open(s.DashboardURL + "/keys")
+	require.Contains(t, b.text("tbody"), "jobs:read, jobs:write, export:read, usage:read", "the scopes chosen, webhooks:manage unticked")
+
+	// Revoked in the browser, refused by the APIs.
+	b.click("form[action$='/revoke'] button", ".notice")
+	require.Contains(t, b.text(".notice"), "revoked")
+	require.Equal(t, http.StatusUnauthorized, usage())
+	b.open(s.DashboardURL + "/clients")
+	b.click("form[action='/clients/"+clientID+"/revoke'] button", ".notice")
+	require.Contains(t, b.text(".notice"), "is revoked")
+	got := send(t, recon(t).client(t), tokenRequest(t, s.ReconURL, httpBasic, clientID, secret))
+	require.Equal(t, http.StatusUnauthorized, got.StatusCode, string(got.body))
+	b.shot("dashboard-clients")
+
+	b.open(s.DashboardURL + "/audit")
+	log := b.text("tbody")
+	for _, want := range []string{"api_key.revoked", "api_client.revoked", "api_key.created", "api_client.created", "user.signed_in",
+		"user.sign_in_failed", "user.password_set", "user.invited", "statementd admin", email, "127.0.0.1", clientID} {
+		require.Contains(t, log, want)
+	}
+	b.shot("dashboard-audit")
+
+	// On a phone.
+	b.do(chromedp.EmulateViewport(390, 844))
+	b.open(s.DashboardURL + "/clients")
+	b.shot("dashboard-clients-phone")
+
+	// Sign out: the session cookie no longer opens a page.
+	b.do(chromedp.EmulateViewport(1280, 900))
+	b.click("form[action='/sign-out'] button", ".notice")
+	status, _ := dashboardPost(t, s, "/clients", session, url.Values{"csrf": {"anything"}})
+	require.Equal(t, http.StatusForbidden, status, "a signed-out session is refused")
+	s.requireNoSecretsInLogs(t)
+}
+
+// TestDashboardRefusesWhatItShould (D2): forms without the session's CSRF token, a viewer's
+// attempts to change credentials, another account's ids, and guessing passwords are refused; a
+// user locked out from one address still signs in from another.
+func TestDashboardRefusesWhatItShould(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	mine, theirs := s.newAccount(t, "Mine"), s.newAccount(t, "Theirs")
+	const password = "a long enough password"
+	s.remember(password)
+	theirClient, _ := s.newClient(t, theirs)
+	theirKey, _ := s.newKey(t, theirs)
+
+	owner, viewer, stranger := newBrowser(t), newBrowser(t), newBrowser(t)
+	setPasswordAndSignIn(t, owner, s.invite(t, mine, "dev@mine.example", "developer"), "dev@mine.example", password)
+	setPasswordAndSignIn(t, viewer, s.invite(t, mine, "viewer@mine.example", "viewer"), "viewer@mine.example", password)
+	setPasswordAndSignIn(t, stranger, s.invite(t, theirs, "owner@theirs.example", "owner"), "owner@theirs.example", password)
+
+	// A viewer sees the lists but no forms, and the server refuses the forms anyway.
+	viewer.open(s.DashboardURL + "/clients")
+	html, err := chromedp.Run(viewer.ctx, chromedp.OuterHTML("main"))
+	require.NoError(t, err)
+	require.NotContains(t, html, "Create a client")
+	viewer.shot("dashboard-viewer")
+	viewerSession := viewer.cookie(s.DashboardURL, "sm_session")
+	viewerCSRF := csrfField.FindStringSubmatch(html)
+	if viewerCSRF == nil { // no form on the page: take the token from the sign-out form
+		page, err := chromedp.Run(viewer.ctx, chromedp.OuterHTML("header"))
+		require.NoError(t, err)
+		viewerCSRF = csrfField.FindStringSubmatch(page)
+	}
+	require.NotNil(t, viewerCSRF)
+	status, body := dashboardPost(t, s, "/clients", viewerSession, url.Values{"csrf": {viewerCSRF[1]}, "permission": {"jobs:read"}})
+	require.Equal(t, http.StatusForbidden, status, body)
+	require.Contains(t, body, "Your role (viewer)")
+
+	// The developer's own session, without its CSRF token, with another session's, or from
+	// another site's page: refused.
+	ownerSession := owner.cookie(s.DashboardURL, "sm_session")
+	ownerPage, err := chromedp.Run(owner.ctx, chromedp.OuterHTML("body"))
+	require.NoError(t, err)
+	ownerCSRF := csrfField.FindStringSubmatch(ownerPage)[1]
+	for name, form := range map[string]url.Values{
+		"no token":          {"permission": {"jobs:read"}},
+		"another session's": {"csrf": {viewerCSRF[1]}, "permission": {"jobs:read"}},
+		"a made-up token":   {"csrf": {strings.Repeat("A", 43)}, "permission": {"jobs:read"}},
+	} {
+		status, body := dashboardPost(t, s, "/clients", ownerSession, form)
+		require.Equal(t, http.StatusForbidden, status, "%s: %s", name, body)
+		require.Contains(t, body, "Form expired", name)
+	}
+	req, err := http.NewRequest(http.MethodPost, s.DashboardURL+"/clients",
+		strings.NewReader(url.Values{"csrf": {ownerCSRF}, "permission": {"jobs:read"}}.Encode()))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://evil.example")
+	req.AddCookie(&http.Cookie{Name: "sm_session", Value: ownerSession})
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, "a form posted from another site")
+	clients := send(t, http.DefaultClient, func() *http.Request {
+		r, _ := http.NewRequest(http.MethodGet, s.DashboardURL+"/clients", nil)
+		r.AddCookie(&http.Cookie{Name: "sm_session", Value: ownerSession})
+		return r
+	}())
+	require.Contains(t, string(clients.body), "No API clients yet", "none of the refused forms created a client")
+
+	// Another account's client and key are not found, and stay active.
+	for _, path := range []string{"/clients/" + theirClient + "/revoke", "/keys/" + theirKey + "/revoke", "/keys/not-a-uuid/revoke"} {
+		status, body := dashboardPost(t, s, path, ownerSession, url.Values{"csrf": {ownerCSRF}})
+		require.Equal(t, http.StatusNotFound, status, "%s: %s", path, body)
+	}
+	stranger.open(s.DashboardURL + "/clients")
+	require.Contains(t, stranger.text("tbody"), theirClient)
+	require.Contains(t, stranger.text("tbody"), "active")
+	require.NotContains(t, stranger.text("tbody"), "revoked")
+
+	// Every page of a signed-in user shows only their account.
+	for _, page := range []string{"/clients", "/keys", "/audit"} {
+		owner.open(s.DashboardURL + page)
+		html, err := chromedp.Run(owner.ctx, chromedp.OuterHTML("body"))
+		require.NoError(t, err)
+		require.NotContains(t, html, theirClient, page)
+		require.NotContains(t, html, "owner@theirs.example", page)
+	}
+
+	// Guessing: five wrong passwords from one address refuse that email there, right password
+	// or not; from another address the user signs in.
+	signIn := func(from, email, password string) int {
+		form := url.Values{"email": {email}, "password": {password}, "csrf": {strings.Repeat("f", 43)}}
+		r, err := http.NewRequest(http.MethodPost, s.DashboardURL+"/sign-in", strings.NewReader(form.Encode()))
+		require.NoError(t, err)
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.AddCookie(&http.Cookie{Name: "sm_form", Value: strings.Repeat("f", 43)})
+		client := dashboardClientFrom(t, from)
+		resp, err := client.Do(r)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i := range 5 {
+		require.Equal(t, http.StatusUnauthorized, signIn("127.0.0.31", "dev@mine.example", fmt.Sprintf("wrong guess %d!", i)))
+	}
+	require.Equal(t, http.StatusTooManyRequests, signIn("127.0.0.31", "dev@mine.example", password), "refused there, right password or not")
+	require.Equal(t, http.StatusSeeOther, signIn("127.0.0.32", "dev@mine.example", password), "signed in from elsewhere")
+	s.requireNoSecretsInLogs(t)
+}
+
+// dashboardClientFrom returns an HTTP client whose connections come from the loopback address
+// ip and that does not follow redirects.
+func dashboardClientFrom(t *testing.T, ip string) *http.Client {
+	t.Helper()
+	transport := &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}).DialContext}
+	t.Cleanup(transport.CloseIdleConnections)
+	return &http.Client{Transport: transport, Timeout: 30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
