@@ -409,3 +409,64 @@ func dashboardClientFrom(t *testing.T, ip string) *http.Client {
 	return &http.Client{Transport: transport, Timeout: 30 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
+
+// TestDashboardUsers (D3): an owner invites a developer from the dashboard (the link shown
+// once), who sets a password, signs in and cannot open the owners' pages; the owner issues a new
+// link, whose new password ends the developer's sessions; "sign out everywhere" ends the owner's
+// other sessions. The audit log has each step.
+func TestDashboardUsers(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	acct := s.newAccount(t, "People Ltd")
+	const password, devPassword, newDevPassword = "the owner's passphrase", "the developer's passphrase", "the developer's new one"
+	s.remember(password)
+	s.remember(devPassword)
+	s.remember(newDevPassword)
+	owner := newBrowser(t)
+	setPasswordAndSignIn(t, owner, s.invite(t, acct, "owner@people.example", "owner"), "owner@people.example", password)
+
+	owner.open(s.DashboardURL + "/users")
+	owner.unfold()
+	owner.do(chromedp.SendKeys("#invite-email", "dev@people.example"), chromedp.SetValue("#invite-role", "developer"))
+	owner.click("form[action='/users'] button", "#link")
+	link := owner.value("#link")
+	require.True(t, strings.HasPrefix(link, s.DashboardURL+"/set-password/"), link)
+	s.remember(strings.TrimPrefix(link, s.DashboardURL+"/set-password/"))
+	require.Contains(t, owner.text("tbody"), "invited")
+	owner.shot("dashboard-users")
+
+	dev := newBrowser(t)
+	setPasswordAndSignIn(t, dev, link, "dev@people.example", devPassword)
+	nav := dev.text("nav")
+	require.NotContains(t, nav, "Users", "a developer is not shown the owners' pages")
+	dev.open(s.DashboardURL + "/users")
+	require.Equal(t, "Not allowed", dev.text("h1"))
+
+	// A new link for the developer: its password ends the developer's sessions.
+	owner.open(s.DashboardURL + "/users")
+	require.Contains(t, owner.text("tbody"), "active")
+	owner.click("form[action$='/link'][action*='/users/'] button[aria-label='New set-password link for dev@people.example']", "#link")
+	reset := owner.value("#link")
+	s.remember(strings.TrimPrefix(reset, s.DashboardURL+"/set-password/"))
+	other := newBrowser(t)
+	other.open(reset)
+	other.submit(map[string]string{"#password": newDevPassword, "#confirm": newDevPassword}, "button[type=submit]", ".notice")
+	dev.open(s.DashboardURL + "/clients")
+	require.Equal(t, "Sign in", dev.text("h1"), "the old password's session has ended")
+
+	// Sign out everywhere ends the owner's other browser too.
+	second := newBrowser(t)
+	second.open(s.DashboardURL + "/sign-in")
+	second.submit(map[string]string{"#email": "owner@people.example", "#password": password}, "button[type=submit]", "nav")
+	owner.click("#sign-out-everywhere", ".notice")
+	second.open(s.DashboardURL + "/clients")
+	require.Equal(t, "Sign in", second.text("h1"), "signed out everywhere")
+
+	second.submit(map[string]string{"#email": "owner@people.example", "#password": password}, "button[type=submit]", "nav")
+	second.open(s.DashboardURL + "/audit")
+	log := second.text("tbody")
+	for _, want := range []string{"user.signed_out_everywhere", "user.password_set", "user.link_issued", "user.invited", "dev@people.example (developer)"} {
+		require.Contains(t, log, want)
+	}
+	s.requireNoSecretsInLogs(t)
+}

@@ -32,6 +32,7 @@ const (
 	KeyCreated       = "api_key.created"
 	KeyRevoked       = "api_key.revoked"
 	UserInvited      = "user.invited"
+	LinkIssued       = "user.link_issued"
 	PasswordSet      = "user.password_set"
 	SignedIn         = "user.signed_in"
 	SignInFailed     = "user.sign_in_failed"

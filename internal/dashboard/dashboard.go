@@ -1,5 +1,6 @@
 // Package dashboard is the account dashboard: server-rendered HTML pages where the people of an
-// account sign in and manage their API clients and API keys, and read the audit log. It calls
+// account sign in and manage their API clients and API keys, owners their users, and everyone
+// reads the audit log. It calls
 // the domain services (internal/account, internal/people, internal/audit) as the APIs do, never
 // the APIs themselves. Every form works without JavaScript; the one script, embedded, only adds
 // copy buttons.
@@ -66,7 +67,7 @@ type Server struct {
 // New returns the dashboard's handler.
 func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
-	for _, page := range []string{"sign_in", "set_password", "clients", "keys", "audit", "message"} {
+	for _, page := range []string{"sign_in", "set_password", "clients", "keys", "users", "audit", "message"} {
 		t, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {
 			return nil, err
@@ -110,6 +111,9 @@ func (s *Server) routes(static http.Handler) {
 	m.Handle("GET /keys", s.signedIn(s.keysPage))
 	m.Handle("POST /keys", s.signedIn(s.createKey))
 	m.Handle("POST /keys/{id}/revoke", s.signedIn(s.revokeKey))
+	m.Handle("GET /users", s.signedIn(s.usersPage))
+	m.Handle("POST /users", s.signedIn(s.inviteUser))
+	m.Handle("POST /users/{id}/link", s.signedIn(s.newLink))
 	m.Handle("GET /audit", s.signedIn(s.auditPage))
 }
 

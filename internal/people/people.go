@@ -107,6 +107,9 @@ type Store interface {
 	// CreateUser stores u with its first invitation, recording that by invited them. An email
 	// in use (in any account) is ErrConflict, an unknown account ErrNotFound.
 	CreateUser(ctx context.Context, u User, inv Invitation, by audit.Actor) error
+	// NewInvitation stores another set-password link for u (a reset), recording that by issued
+	// it.
+	NewInvitation(ctx context.Context, inv Invitation, u User, by audit.Actor) error
 	// User returns the user with this id.
 	User(ctx context.Context, id uuid.UUID) (User, error)
 	// UserByEmail returns the user with this email, compared without case.

@@ -105,6 +105,25 @@ func (s *Service) Invite(ctx context.Context, by audit.Actor, accountID uuid.UUI
 	return u, token, nil
 }
 
+// NewLink issues another one-time set-password link (valid InvitationTTL) for the account's user
+// userID, for a password forgotten or an invitation lost; an earlier link stays valid until it
+// expires or is used. Another account's user is ErrNotFound. by is recorded as its issuer.
+func (s *Service) NewLink(ctx context.Context, by audit.Actor, accountID, userID uuid.UUID) (User, string, error) {
+	u, err := s.Store.User(ctx, userID)
+	if err == nil && u.AccountID != accountID {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return User{}, "", fmt.Errorf("new link: %w", err)
+	}
+	now := s.now()
+	token, hash := newToken()
+	if err := s.Store.NewInvitation(ctx, Invitation{Hash: hash, UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(InvitationTTL)}, u, by); err != nil {
+		return User{}, "", fmt.Errorf("new link for %s: %w", u.Email, err)
+	}
+	return u, token, nil
+}
+
 // CheckPassword says what is wrong with a new password, or nil.
 func CheckPassword(password string) error {
 	n := utf8.RuneCountInString(password)

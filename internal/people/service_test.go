@@ -219,3 +219,30 @@ func TestSignInIsThrottledWithoutLockingTheUserOut(t *testing.T) {
 	}
 	require.Equal(t, people.FailedSignInBudget, failed, "the known user's failed sign-ins are in the audit log")
 }
+
+// TestNewLinkResetsAPassword: an owner's new link for a user of the account sets a new password
+// and ends the user's sessions; a user of another account is not found.
+func TestNewLinkResetsAPassword(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := t.Context()
+	u := b.user(t, "gina@example.com", people.Developer)
+	_, session, _, err := b.svc.SignIn(ctx, "gina@example.com", goodPassword, "192.0.2.1")
+	require.NoError(t, err)
+
+	_, _, err = b.svc.NewLink(ctx, audit.Operator, uuid.New(), u.ID)
+	require.ErrorIs(t, err, people.ErrNotFound, "through another account")
+	_, _, err = b.svc.NewLink(ctx, audit.Operator, b.account, uuid.New())
+	require.ErrorIs(t, err, people.ErrNotFound)
+	got, link, err := b.svc.NewLink(ctx, audit.Operator, b.account, u.ID)
+	require.NoError(t, err)
+	require.Equal(t, u.ID, got.ID)
+	_, err = b.svc.SetPassword(ctx, link, "a brand new passphrase", "192.0.2.1")
+	require.NoError(t, err)
+	_, _, err = b.svc.Authenticate(ctx, session)
+	require.ErrorIs(t, err, people.ErrSessionEnded, "a new password ends the sessions of the old one")
+	_, _, _, err = b.svc.SignIn(ctx, "gina@example.com", goodPassword, "192.0.2.1")
+	require.ErrorIs(t, err, people.ErrInvalidCredentials)
+	_, _, _, err = b.svc.SignIn(ctx, "gina@example.com", "a brand new passphrase", "192.0.2.1")
+	require.NoError(t, err)
+}

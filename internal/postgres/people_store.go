@@ -82,6 +82,18 @@ func (s *PeopleStore) CreateUser(ctx context.Context, u people.User, inv people.
 	}))
 }
 
+// NewInvitation stores another set-password link for u and records who issued it, in one
+// transaction.
+func (s *PeopleStore) NewInvitation(ctx context.Context, inv people.Invitation, u people.User, by audit.Actor) error {
+	return translatePeople("new invitation", inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO user_invitations (hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+			inv.Hash, inv.UserID, inv.CreatedAt, inv.ExpiresAt); err != nil {
+			return err
+		}
+		return recordTx(ctx, tx, u.AccountID, by, inv.CreatedAt, audit.LinkIssued, u.Email)
+	}))
+}
+
 // recordTx writes one audit event inside tx.
 func recordTx(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, by audit.Actor, at time.Time, action, target string) error {
 	_, err := tx.ExecContext(ctx, `
