@@ -171,6 +171,20 @@ func TestAdminCommands(t *testing.T) {
 		require.Contains(t, stdout, "already revoked", "the text says so")
 	})
 
+	t.Run("client rotate gives a new secret and an overlap", func(t *testing.T) {
+		id := field(t, c.json(t, "client", "create", "--account", beta), "client_id")
+		out := c.json(t, "client", "rotate", id, "--overlap", "2h")
+		require.Equal(t, id, field(t, out, "client_id"))
+		require.GreaterOrEqual(t, len(field(t, out, "client_secret")), 43)
+		until, err := time.Parse(time.RFC3339, field(t, out, "previous_secret_until"))
+		require.NoError(t, err)
+		require.WithinDuration(t, time.Now().Add(2*time.Hour), until, time.Minute)
+		c.failsWith(t, "--overlap must be from 0s to 720h", "client", "rotate", id, "--overlap", "800h")
+		c.json(t, "client", "revoke", id)
+		c.failsWith(t, "client "+id+" is revoked", "client", "rotate", id)
+		c.failsWith(t, "client cli_unknown000000000000000 does not exist", "client", "rotate", "cli_unknown000000000000000")
+	})
+
 	t.Run("key create gives all scopes by default, or those asked for", func(t *testing.T) {
 		out := c.json(t, "key", "create", "--account", acme)
 		_, err := uuid.Parse(field(t, out, "key_id"))

@@ -242,6 +242,19 @@ func TestDashboardCredentials(t *testing.T) {
 	require.Contains(t, page, clientID)
 	require.NotContains(t, b.text("tbody"), "never", "the client's last token is noted")
 
+	// Rotated with an hour's overlap: the new secret works at once, the old one still does.
+	b.do(chromedp.SetValue("#overlap-"+clientID, "1h"))
+	b.click("form[action='/clients/"+clientID+"/rotate'] button", "#client-secret")
+	rotated := b.value("#client-secret")
+	s.remember(rotated)
+	require.NotEqual(t, secret, rotated)
+	require.Contains(t, b.text("tbody"), "previous secret works until")
+	b.shot("dashboard-client-rotated")
+	for _, sec := range []string{rotated, secret} {
+		got := send(t, recon(t).client(t), tokenRequest(t, s.ReconURL, httpBasic, clientID, sec))
+		require.Equal(t, http.StatusOK, got.StatusCode, "%s", got.body)
+	}
+
 	// An API key likewise, against the Parsing API.
 	b.open(s.DashboardURL + "/keys")
 	b.unfold()
@@ -267,13 +280,15 @@ func TestDashboardCredentials(t *testing.T) {
 	b.open(s.DashboardURL + "/clients")
 	b.click("form[action='/clients/"+clientID+"/revoke'] button", ".notice")
 	require.Contains(t, b.text(".notice"), "is revoked")
-	got := send(t, recon(t).client(t), tokenRequest(t, s.ReconURL, httpBasic, clientID, secret))
-	require.Equal(t, http.StatusUnauthorized, got.StatusCode, string(got.body))
+	for _, sec := range []string{rotated, secret} {
+		got := send(t, recon(t).client(t), tokenRequest(t, s.ReconURL, httpBasic, clientID, sec))
+		require.Equal(t, http.StatusUnauthorized, got.StatusCode, string(got.body))
+	}
 	b.shot("dashboard-clients")
 
 	b.open(s.DashboardURL + "/audit")
 	log := b.text("tbody")
-	for _, want := range []string{"api_key.revoked", "api_client.revoked", "api_key.created", "api_client.created", "user.signed_in",
+	for _, want := range []string{"api_key.revoked", "api_client.revoked", "api_client.rotated", "api_key.created", "api_client.created", "user.signed_in",
 		"user.sign_in_failed", "user.password_set", "user.invited", "statementd admin", email, "127.0.0.1", clientID} {
 		require.Contains(t, log, want)
 	}

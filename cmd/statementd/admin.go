@@ -30,6 +30,8 @@ Commands:
   account list
   client create --account ID [--permissions jobs:read,jobs:write,limits:read]
   client revoke CLIENT_ID
+  client rotate CLIENT_ID [--overlap 24h]
+                        a new secret; the current one keeps working for the overlap (0s: stops now)
   key create --account ID [--scopes jobs:read,jobs:write,webhooks:manage,export:read,usage:read]
   key revoke KEY_ID
   signing-secret show --account ID
@@ -224,6 +226,7 @@ func adminCommands(getenv func(string) string) map[string]adminCommand {
 		"account list":          {run: accountList},
 		"client create":         clientCreate(),
 		"client revoke":         {positional: []string{"CLIENT_ID"}, run: clientRevoke},
+		"client rotate":         clientRotate(),
 		"key create":            keyCreate(),
 		"key revoke":            {positional: []string{"KEY_ID"}, run: keyRevoke},
 		"signing-secret show":   signingSecret(false),
@@ -400,6 +403,40 @@ func clientRevoke(ctx context.Context, r *adminRun) error {
 		}
 		fmt.Fprintf(w, "Revoked client %s: its secret and tokens no longer work.\n", id)
 	})
+}
+
+func clientRotate() adminCommand {
+	var overlap time.Duration
+	return adminCommand{
+		positional: []string{"CLIENT_ID"},
+		flags: func(fs *flag.FlagSet) func() error {
+			fs.DurationVar(&overlap, "overlap", 24*time.Hour, "how long the current secret keeps working (0s: it stops now; at most 720h)")
+			return func() error {
+				if overlap < 0 || overlap > account.MaxRotationOverlap {
+					return errors.New("--overlap must be from 0s to 720h")
+				}
+				return nil
+			}
+		},
+		run: func(ctx context.Context, r *adminRun) error {
+			id := r.args[0]
+			secret, err := r.svc.RotateClientSecret(ctx, audit.Operator, uuid.Nil, id, overlap)
+			switch {
+			case errors.Is(err, account.ErrNotFound):
+				return fmt.Errorf("client %s does not exist", id)
+			case errors.Is(err, account.ErrRevoked):
+				return fmt.Errorf("client %s is revoked", id)
+			case err != nil:
+				return err
+			}
+			until := time.Now().Add(overlap).UTC()
+			return r.print(map[string]any{"client_id": id, "client_secret": secret, "previous_secret_until": until}, func(w io.Writer) {
+				fmt.Fprintf(w, "New secret for client %s.\n", id)
+				fmt.Fprintf(w, "client_secret: %s\n", secret)
+				fmt.Fprintf(w, "The previous secret keeps working until %s. The new one is shown once.\n", until.Format(time.RFC3339))
+			})
+		},
+	}
 }
 
 func keyCreate() adminCommand {

@@ -96,7 +96,16 @@ type Client struct {
 	// token (to the minute), nil if never.
 	CreatedBy  string
 	LastUsedAt *time.Time
+	// SecretSince is when the current secret was made: at creation, or at its last rotation.
+	SecretSince time.Time
+	// PreviousSecretHash is the secret before the last rotation, which still works until
+	// PreviousExpiresAt (the overlap); nil when there is none.
+	PreviousSecretHash []byte
+	PreviousExpiresAt  *time.Time
 }
+
+// MaxRotationOverlap is the longest a rotated client's previous secret may keep working.
+const MaxRotationOverlap = 30 * 24 * time.Hour
 
 // AccessToken is a Reconciliation API bearer token, kept only as a SHA-256 hash. It is bound
 // to its client, account and environment.
@@ -153,6 +162,10 @@ type Store interface {
 	// RevokeClient revokes the client of the account (uuid.Nil: of any account) and records
 	// the event, in one statement.
 	RevokeClient(ctx context.Context, accountID uuid.UUID, id string, at time.Time, by audit.Actor) error
+	// RotateClient gives the account's unrevoked client a new secret hash, keeping the current
+	// one working until previousUntil (nil: not at all), and records the event, in one
+	// statement. Another account's client, or a revoked one, is ErrNotFound or ErrRevoked.
+	RotateClient(ctx context.Context, accountID uuid.UUID, id string, hash []byte, at time.Time, previousUntil *time.Time, by audit.Actor) error
 	// ClientUsed notes that the client got a token at at (at most once a minute is stored).
 	ClientUsed(ctx context.Context, id string, at time.Time) error
 

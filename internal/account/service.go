@@ -175,6 +175,29 @@ func (s *Service) RevokeClient(ctx context.Context, by audit.Actor, accountID uu
 	return nil
 }
 
+// RotateClientSecret gives the account's client (uuid.Nil: any account's, for the operator) a
+// new secret and returns it in clear, shown once. The current secret keeps working for overlap
+// (0: it stops at once; at most MaxRotationOverlap), so that the client's users can switch
+// without a moment in which neither works. Tokens already issued stay valid until they expire.
+// An unknown client, or another account's, is ErrNotFound; a revoked one ErrRevoked; an overlap
+// out of range ErrInvalid.
+func (s *Service) RotateClientSecret(ctx context.Context, by audit.Actor, accountID uuid.UUID, clientID string, overlap time.Duration) (string, error) {
+	if overlap < 0 || overlap > MaxRotationOverlap {
+		return "", fmt.Errorf("%w: the overlap must be from 0 to %d days", ErrInvalid, int(MaxRotationOverlap.Hours()/24))
+	}
+	secret, hash := NewClientSecret()
+	now := s.now()
+	var until *time.Time
+	if overlap > 0 {
+		t := now.Add(overlap)
+		until = &t
+	}
+	if err := s.Store.RotateClient(ctx, accountID, clientID, hash, now, until, by); err != nil {
+		return "", fmt.Errorf("rotate client %s: %w", clientID, err)
+	}
+	return secret, nil
+}
+
 // Clients returns the account's Reconciliation API clients, revoked ones included, newest
 // first.
 func (s *Service) Clients(ctx context.Context, accountID uuid.UUID) ([]Client, error) {
@@ -211,8 +234,17 @@ func (s *Service) IssueToken(ctx context.Context, clientID, clientSecret string,
 	case err != nil:
 		return "", AccessToken{}, fmt.Errorf("issue token: %w", err)
 	}
-	// Compare first, decide after: a revoked client costs the same as an active one.
+	// Compare first, decide after: a revoked client costs the same as an active one, and a
+	// client without a previous secret as one with it.
 	ok := Matches(clientSecret, c.SecretHash)
+	previous := c.PreviousSecretHash
+	if previous == nil {
+		previous = dummySecretHash
+	}
+	if Matches(clientSecret, previous) && c.PreviousSecretHash != nil && c.PreviousExpiresAt != nil &&
+		s.now().Before(*c.PreviousExpiresAt) {
+		ok = true
+	}
 	if !ok || c.RevokedAt != nil {
 		return "", AccessToken{}, ErrInvalidCredentials
 	}

@@ -595,3 +595,51 @@ func TestCredentialCache(t *testing.T) {
 		}
 	}), "without a CacheTTL every call looks up")
 }
+
+// TestRotateClientSecretWithOverlap: after a rotation the new secret works at once and the
+// previous one until the overlap ends, so that an integration can switch without a gap; with no
+// overlap the previous one stops at once. Revoked and other accounts' clients are not rotated.
+func TestRotateClientSecretWithOverlap(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := t.Context()
+	client, first, err := b.svc.CreateClient(ctx, audit.Operator, b.account.ID, nil)
+	require.NoError(t, err)
+	works := func(secret string) bool {
+		_, _, err := b.svc.IssueToken(ctx, client.ID, secret, account.Production, nil)
+		if err != nil {
+			require.ErrorIs(t, err, account.ErrInvalidCredentials)
+		}
+		return err == nil
+	}
+
+	second, err := b.svc.RotateClientSecret(ctx, audit.Operator, b.account.ID, client.ID, time.Hour)
+	require.NoError(t, err)
+	require.NotEqual(t, first, second)
+	require.True(t, works(second), "the new secret works at once")
+	require.True(t, works(first), "the previous one during the overlap")
+	got, err := b.store.Client(ctx, client.ID)
+	require.NoError(t, err)
+	require.True(t, got.SecretSince.Equal(b.clock.Now()))
+	require.True(t, got.PreviousExpiresAt.Equal(b.clock.Now().Add(time.Hour)))
+
+	b.clock.Advance(time.Hour)
+	require.False(t, works(first), "not after it")
+	require.True(t, works(second))
+
+	third, err := b.svc.RotateClientSecret(ctx, audit.Operator, b.account.ID, client.ID, 0)
+	require.NoError(t, err)
+	require.False(t, works(second), "no overlap: the previous secret stops at once")
+	require.True(t, works(third))
+
+	other, err := b.svc.CreateAccount(ctx, "Other", "", "")
+	require.NoError(t, err)
+	_, err = b.svc.RotateClientSecret(ctx, audit.Operator, other.ID, client.ID, time.Hour)
+	require.ErrorIs(t, err, account.ErrNotFound, "not through another account")
+	_, err = b.svc.RotateClientSecret(ctx, audit.Operator, b.account.ID, client.ID, account.MaxRotationOverlap+time.Hour)
+	require.ErrorIs(t, err, account.ErrInvalid)
+	require.NoError(t, b.svc.RevokeClient(ctx, audit.Operator, b.account.ID, client.ID))
+	_, err = b.svc.RotateClientSecret(ctx, audit.Operator, b.account.ID, client.ID, time.Hour)
+	require.ErrorIs(t, err, account.ErrRevoked)
+	require.True(t, works(third) == false, "revoked")
+}

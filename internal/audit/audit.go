@@ -29,6 +29,7 @@ var Operator = Actor{Name: "statementd admin"}
 const (
 	ClientCreated    = "api_client.created"
 	ClientRevoked    = "api_client.revoked"
+	ClientRotated    = "api_client.rotated"
 	KeyCreated       = "api_key.created"
 	KeyRevoked       = "api_key.revoked"
 	UserInvited      = "user.invited"

@@ -108,6 +108,7 @@ func (s *Server) routes(static http.Handler) {
 	m.Handle("GET /clients", s.signedIn(s.clientsPage))
 	m.Handle("POST /clients", s.signedIn(s.createClient))
 	m.Handle("POST /clients/{id}/revoke", s.signedIn(s.revokeClient))
+	m.Handle("POST /clients/{id}/rotate", s.signedIn(s.rotateClient))
 	m.Handle("GET /keys", s.signedIn(s.keysPage))
 	m.Handle("POST /keys", s.signedIn(s.createKey))
 	m.Handle("POST /keys/{id}/revoke", s.signedIn(s.revokeKey))
@@ -203,4 +204,5 @@ var templateFuncs = template.FuncMap{
 	"ageDays": func(t time.Time) int {
 		return int(time.Since(t).Hours() / 24)
 	},
+	"future": func(t *time.Time) bool { return t != nil && time.Now().Before(*t) },
 }

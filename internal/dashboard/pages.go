@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -205,10 +206,13 @@ type clientsPage struct {
 	Permissions []account.Permission
 	Created     *createdSecret
 	CanManage   bool
+	Overlaps    any
 }
 
 type createdSecret struct {
 	ID, Secret string
+	// Rotated: a new secret of an existing client.
+	Rotated bool
 }
 
 func (s *Server) clientsPage(w http.ResponseWriter, r *http.Request, req signedInRequest) {
@@ -222,7 +226,7 @@ func (s *Server) showClients(w http.ResponseWriter, r *http.Request, req signedI
 		return
 	}
 	v := signedInView(req, "API clients", "clients", clientsPage{Clients: clients, Permissions: account.AllPermissions,
-		Created: created, CanManage: req.user.Role.ManagesCredentials()})
+		Created: created, CanManage: req.user.Role.ManagesCredentials(), Overlaps: rotationOverlaps})
 	v.Notice, v.Problem = notice, problem
 	s.render(w, r, status, "clients", v)
 }
@@ -271,6 +275,45 @@ func (s *Server) revokeClient(w http.ResponseWriter, r *http.Request, req signed
 		s.showClients(w, r, req, http.StatusOK, "Client "+id+" is revoked: its secret and its tokens no longer work.", "", nil)
 	case errors.Is(err, account.ErrRevoked):
 		s.showClients(w, r, req, http.StatusOK, "Client "+id+" was already revoked.", "", nil)
+	case errors.Is(err, account.ErrNotFound):
+		s.message(w, r, http.StatusNotFound, "Not found", "This account has no such API client.")
+	default:
+		s.unavailable(w, r, err)
+	}
+}
+
+// rotationOverlaps are the choices of how long a rotated client's previous secret keeps working.
+var rotationOverlaps = []struct {
+	Value string
+	Label string
+	D     time.Duration
+}{
+	{"24h", "24 hours", 24 * time.Hour},
+	{"1h", "1 hour", time.Hour},
+	{"168h", "7 days", 7 * 24 * time.Hour},
+	{"0s", "no overlap: it stops now", 0},
+}
+
+func (s *Server) rotateClient(w http.ResponseWriter, r *http.Request, req signedInRequest) {
+	if !s.mayManage(w, r, req) {
+		return
+	}
+	id, overlap := r.PathValue("id"), time.Duration(-1)
+	for _, o := range rotationOverlaps {
+		if r.PostFormValue("overlap") == o.Value {
+			overlap = o.D
+		}
+	}
+	if overlap < 0 {
+		s.showClients(w, r, req, http.StatusUnprocessableEntity, "", "Choose how long the current secret keeps working.", nil)
+		return
+	}
+	secret, err := s.cfg.Accounts.RotateClientSecret(r.Context(), req.user.Actor(clientAddress(r)), req.user.AccountID, id, overlap)
+	switch {
+	case err == nil:
+		s.showClients(w, r, req, http.StatusOK, "", "", &createdSecret{ID: id, Secret: secret, Rotated: true})
+	case errors.Is(err, account.ErrRevoked):
+		s.showClients(w, r, req, http.StatusConflict, "", "Client "+id+" is revoked; create a new one.", nil)
 	case errors.Is(err, account.ErrNotFound):
 		s.message(w, r, http.StatusNotFound, "Not found", "This account has no such API client.")
 	default:

@@ -126,22 +126,33 @@ type clientRow struct {
 	RevokedAt   *time.Time     `db:"revoked_at"`
 	CreatedBy   string         `db:"created_by"`
 	LastUsedAt  *time.Time     `db:"last_used_at"`
+	SecretSince *time.Time     `db:"secret_since"`
+	Previous    []byte         `db:"previous_secret_hash"`
+	PreviousTo  *time.Time     `db:"previous_expires_at"`
 }
 
 func (r clientRow) client() account.Client {
+	since := r.CreatedAt
+	if r.SecretSince != nil {
+		since = *r.SecretSince
+	}
 	return account.Client{
-		ID:          r.ID,
-		AccountID:   r.AccountID,
-		Permissions: typed[account.Permission](r.Permissions),
-		SecretHash:  r.SecretHash,
-		CreatedAt:   r.CreatedAt,
-		RevokedAt:   r.RevokedAt,
-		CreatedBy:   r.CreatedBy,
-		LastUsedAt:  r.LastUsedAt,
+		ID:                 r.ID,
+		AccountID:          r.AccountID,
+		Permissions:        typed[account.Permission](r.Permissions),
+		SecretHash:         r.SecretHash,
+		CreatedAt:          r.CreatedAt,
+		RevokedAt:          r.RevokedAt,
+		CreatedBy:          r.CreatedBy,
+		LastUsedAt:         r.LastUsedAt,
+		SecretSince:        since,
+		PreviousSecretHash: r.Previous,
+		PreviousExpiresAt:  r.PreviousTo,
 	}
 }
 
-const clientColumns = `id, account_id, permissions, secret_hash, created_at, revoked_at, created_by, last_used_at`
+const clientColumns = `id, account_id, permissions, secret_hash, created_at, revoked_at, created_by, last_used_at, secret_since,
+	previous_secret_hash, previous_expires_at`
 
 // auditInsert is the tail of a statement that records an audit event for each row its CTE
 // "changed" returns (columns account_id and target), with the actor in $a, $a+1, $a+2 (user id,
@@ -206,6 +217,39 @@ func (s *AccountStore) Clients(ctx context.Context, accountID uuid.UUID) ([]acco
 // is account.ErrRevoked and keeps its first revocation time.
 func (s *AccountStore) RevokeClient(ctx context.Context, accountID uuid.UUID, id string, at time.Time, by audit.Actor) error {
 	return s.revoke(ctx, "revoke client", "api_clients", "id", accountID, id, at, by, audit.ClientRevoked)
+}
+
+// RotateClient gives the account's unrevoked client the secret hash, keeping its current one
+// until previousUntil (nil: the current one stops at once), and records the event, in one
+// statement. An unknown client, or another account's, is account.ErrNotFound; a revoked one
+// account.ErrRevoked.
+func (s *AccountStore) RotateClient(ctx context.Context, accountID uuid.UUID, id string, hash []byte, at time.Time, previousUntil *time.Time, by audit.Actor) error {
+	var exists, revoked, updated bool
+	args := append([]any{id, uuid.NullUUID{UUID: accountID, Valid: accountID != uuid.Nil}, hash, at, previousUntil},
+		actorArgs(by, at, audit.ClientRotated)...)
+	err := s.DB.QueryRowContext(ctx, `
+		WITH changed AS (
+			UPDATE api_clients SET
+				previous_secret_hash = CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE secret_hash END,
+				previous_expires_at = $5, secret_hash = $3, secret_since = $4
+			WHERE id = $1 AND revoked_at IS NULL AND ($2::uuid IS NULL OR account_id = $2)
+			RETURNING account_id, id AS target
+		), logged AS (`+auditInsert(6)+` RETURNING 1
+		)
+		SELECT EXISTS (SELECT 1 FROM api_clients WHERE id = $1 AND ($2::uuid IS NULL OR account_id = $2)),
+		       EXISTS (SELECT 1 FROM api_clients WHERE id = $1 AND ($2::uuid IS NULL OR account_id = $2) AND revoked_at IS NOT NULL),
+		       EXISTS (SELECT 1 FROM changed)`, args...).Scan(&exists, &revoked, &updated)
+	switch {
+	case err != nil:
+		return translate("rotate client", err)
+	case updated:
+		return nil
+	case revoked:
+		return fmt.Errorf("rotate client: %w", account.ErrRevoked)
+	case exists:
+		return fmt.Errorf("rotate client: %w", account.ErrConflict)
+	}
+	return fmt.Errorf("rotate client: %w", account.ErrNotFound)
 }
 
 // ClientUsed notes that the client got a token at at, unless that was noted less than a minute
