@@ -427,7 +427,8 @@ func dashboardClientFrom(t *testing.T, ip string) *http.Client {
 
 // TestDashboardUsers (D3): an owner invites a developer from the dashboard (the link shown
 // once), who sets a password, signs in and cannot open the owners' pages; the owner issues a new
-// link, whose new password ends the developer's sessions; "sign out everywhere" ends the owner's
+// link, whose new password ends the developer's sessions; the owner shows and rotates the
+// signing secret after entering the password again; "sign out everywhere" ends the owner's
 // other sessions. The audit log has each step.
 func TestDashboardUsers(t *testing.T) {
 	t.Parallel()
@@ -469,6 +470,27 @@ func TestDashboardUsers(t *testing.T) {
 	dev.open(s.DashboardURL + "/clients")
 	require.Equal(t, "Sign in", dev.text("h1"), "the old password's session has ended")
 
+	// The signing secret: shown and rotated by an owner after the password, never to others.
+	dev.open(s.DashboardURL + "/sign-in")
+	dev.submit(map[string]string{"#email": "dev@people.example", "#password": newDevPassword}, "button[type=submit]", "nav")
+	dev.open(s.DashboardURL + "/signing-secret")
+	require.Equal(t, "Not allowed", dev.text("h1"))
+	owner.open(s.DashboardURL + "/signing-secret")
+	owner.submit(map[string]string{"#reveal-password": "not my password"}, "form[action='/signing-secret/reveal'] button", ".problem")
+	require.Equal(t, "That is not your password.", owner.text(".problem"))
+	owner.submit(map[string]string{"#reveal-password": password}, "form[action='/signing-secret/reveal'] button", "#signing-secret")
+	shown := owner.value("#signing-secret")
+	s.remember(shown)
+	require.Equal(t, str(t, s.admin(t, "signing-secret", "show", "--json", "--account", acct), "signing_secret"), shown)
+	owner.do(chromedp.Click("input[name='confirm']"))
+	owner.submit(map[string]string{"#rotate-password": password}, "form[action='/signing-secret/rotate'] button", "#signing-secret")
+	rotated := owner.value("#signing-secret")
+	s.remember(rotated)
+	require.NotEqual(t, shown, rotated)
+	require.Equal(t, str(t, s.admin(t, "signing-secret", "show", "--json", "--account", acct), "signing_secret"), rotated,
+		"deliveries are signed with the new one")
+	owner.shot("dashboard-signing-secret")
+
 	// Sign out everywhere ends the owner's other browser too.
 	second := newBrowser(t)
 	second.open(s.DashboardURL + "/sign-in")
@@ -480,7 +502,8 @@ func TestDashboardUsers(t *testing.T) {
 	second.submit(map[string]string{"#email": "owner@people.example", "#password": password}, "button[type=submit]", "nav")
 	second.open(s.DashboardURL + "/audit")
 	log := second.text("tbody")
-	for _, want := range []string{"user.signed_out_everywhere", "user.password_set", "user.link_issued", "user.invited", "dev@people.example (developer)"} {
+	for _, want := range []string{"user.signed_out_everywhere", "signing_secret.rotated", "signing_secret.revealed", "user.password_set",
+		"user.link_issued", "user.invited", "dev@people.example (developer)"} {
 		require.Contains(t, log, want)
 	}
 	s.requireNoSecretsInLogs(t)

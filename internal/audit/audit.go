@@ -58,8 +58,11 @@ type Event struct {
 	Target string
 }
 
-// Store reads the log; the stores that make changes write it.
+// Store reads the log; the stores that make changes write it, and Record writes an event that
+// changes nothing (a secret shown).
 type Store interface {
+	// Record writes one event.
+	Record(ctx context.Context, e Event) error
 	// Events returns the account's events, newest first, at most limit of them, older than the
 	// event before (0: from the newest).
 	Events(ctx context.Context, accountID uuid.UUID, before int64, limit int) ([]Event, error)

@@ -67,7 +67,7 @@ type Server struct {
 // New returns the dashboard's handler.
 func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
-	for _, page := range []string{"sign_in", "set_password", "clients", "keys", "users", "audit", "message"} {
+	for _, page := range []string{"sign_in", "set_password", "clients", "keys", "users", "signing", "audit", "message"} {
 		t, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {
 			return nil, err
@@ -115,6 +115,9 @@ func (s *Server) routes(static http.Handler) {
 	m.Handle("GET /users", s.signedIn(s.usersPage))
 	m.Handle("POST /users", s.signedIn(s.inviteUser))
 	m.Handle("POST /users/{id}/link", s.signedIn(s.newLink))
+	m.Handle("GET /signing-secret", s.signedIn(s.signingPage))
+	m.Handle("POST /signing-secret/reveal", s.signedIn(s.revealSigningSecret))
+	m.Handle("POST /signing-secret/rotate", s.signedIn(s.rotateSigningSecret))
 	m.Handle("GET /audit", s.signedIn(s.auditPage))
 }
 

@@ -198,6 +198,23 @@ func (s *Service) SignIn(ctx context.Context, email, password, address string) (
 	return sess, token, u, nil
 }
 
+// ConfirmPassword checks a signed-in user's password again before something sensitive (showing
+// the signing secret), from address, under the same throttles as signing in: a stolen session
+// cannot be used to guess the password quickly. A wrong password is ErrInvalidCredentials.
+func (s *Service) ConfirmPassword(ctx context.Context, u User, password, address string) error {
+	att, err := s.count(ctx, strings.ToLower(u.Email), address)
+	if err != nil {
+		return err
+	}
+	match, err := argon2id.ComparePasswordAndHash(password, u.PasswordHash)
+	if err != nil || !match {
+		_ = s.Store.RecordFailedSignIn(ctx, u, address, s.now())
+		return ErrInvalidCredentials
+	}
+	s.refund(ctx, att)
+	return nil
+}
+
 // attempt is a sign-in counted against the budgets, to be given back if it succeeds.
 type attempt struct {
 	keys      [3]string

@@ -32,6 +32,15 @@ type auditRow struct {
 	Target      string        `db:"target"`
 }
 
+// Record writes one event that goes with no change of state (a secret shown).
+func (s *AuditStore) Record(ctx context.Context, e audit.Event) error {
+	_, err := s.DB.ExecContext(ctx, `
+		INSERT INTO audit_events (account_id, at, actor_user_id, actor, address, action, target)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		e.AccountID, e.At, uuid.NullUUID{UUID: e.Actor.UserID, Valid: e.Actor.UserID != uuid.Nil}, e.Actor.Name, e.Actor.Address, e.Action, e.Target)
+	return translate("record audit event", err)
+}
+
 // Events returns the account's events, newest first, at most limit, older than the event before
 // (0: from the newest).
 func (s *AuditStore) Events(ctx context.Context, accountID uuid.UUID, before int64, limit int) ([]audit.Event, error) {
