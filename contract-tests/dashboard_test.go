@@ -20,7 +20,8 @@ import (
 )
 
 // The dashboard's tests drive Debian's Chromium, headless, through chromedp, as a person would:
-// typing into fields and pressing buttons. Each writes screenshots of the pages it sees into
+// typing into fields and pressing buttons. They are not parallel: Go runs them one by one
+// before the parallel tests of the package, so no two browsers and no load compete. Each writes screenshots of the pages it sees into
 // SCREENSHOT_DIR (default .screenshots/ at the top of the repository, ignored by git), for a
 // person to look at.
 
@@ -54,10 +55,33 @@ func (b *browser) do(steps ...chromedp.Action[chromedp.Void]) {
 	require.NoError(b.t, chromedp.Do(b.ctx, steps...))
 }
 
-// open navigates to url and waits for the page's heading.
+// open navigates to url and waits for the page (after any redirect) to show its heading.
 func (b *browser) open(url string) {
 	b.t.Helper()
-	b.do(chromedp.Navigate(url), chromedp.WaitVisible("h1"))
+	b.do(chromedp.Navigate(url))
+	b.waitFor("h1", "opening "+url)
+}
+
+// waitFor waits until the loaded page has an element sel, asking the page every 20 ms rather
+// than holding a DOM query open across a navigation (which can hang when the document is
+// replaced under it), for at most 30 s.
+func (b *browser) waitFor(sel, doing string) {
+	b.t.Helper()
+	check := fmt.Sprintf("!window.__left && document.readyState === 'complete' && document.querySelector(%q) !== null", sel)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](check))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			page, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string]("document.location.href + '\\n' + document.body.innerText"))
+			b.t.Fatalf("%s: no %s within 30 s (%v)\npage: %s", doing, sel, err, page)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func (b *browser) text(sel string) string {
@@ -102,21 +126,7 @@ func (b *browser) click(sel, waitFor string) {
 	_, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool]("(window.__left = true)"))
 	require.NoError(b.t, err)
 	b.do(chromedp.Click(sel))
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
-	defer cancel()
-	for {
-		// Evaluating during the navigation may fail; the next try sees the new page.
-		loaded, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!window.__left && document.readyState === 'complete'"))
-		if err == nil && loaded || ctx.Err() != nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	err = chromedp.Do(ctx, chromedp.WaitVisible(waitFor))
-	if err != nil {
-		page, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string]("document.location.href + '\\n' + document.body.innerText"))
-		b.t.Fatalf("after clicking %s, no %s: %v\npage: %s", sel, waitFor, err, page)
-	}
+	b.waitFor(waitFor, "after clicking "+sel)
 }
 
 // unfold opens the page's "Create" section.
@@ -199,7 +209,8 @@ var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 // both and sees them refused; the audit log says who did what from where. Nothing secret is
 // logged; a secret shown once is not shown again.
 func TestDashboardCredentials(t *testing.T) {
-	t.Parallel()
+	// Not parallel: the browser tests run alone, before the parallel tests are let go, so that
+	// Chromium never starts on a machine busy with them.
 	s := startServer(t, "STATEMENTD_AUTH_CACHE_TTL=0s")
 	acct := s.newAccount(t, "Dashboard Ltd")
 	const email, password = "owner@dashboard.example", "a long owner passphrase"
@@ -311,7 +322,8 @@ func TestDashboardCredentials(t *testing.T) {
 // attempts to change credentials, another account's ids, and guessing passwords are refused; a
 // user locked out from one address still signs in from another.
 func TestDashboardRefusesWhatItShould(t *testing.T) {
-	t.Parallel()
+	// Not parallel: the browser tests run alone, before the parallel tests are let go, so that
+	// Chromium never starts on a machine busy with them.
 	s := startServer(t)
 	mine, theirs := s.newAccount(t, "Mine"), s.newAccount(t, "Theirs")
 	const password = "a long enough password"
@@ -431,7 +443,8 @@ func dashboardClientFrom(t *testing.T, ip string) *http.Client {
 // signing secret after entering the password again; "sign out everywhere" ends the owner's
 // other sessions. The audit log has each step.
 func TestDashboardUsers(t *testing.T) {
-	t.Parallel()
+	// Not parallel: the browser tests run alone, before the parallel tests are let go, so that
+	// Chromium never starts on a machine busy with them.
 	s := startServer(t)
 	acct := s.newAccount(t, "People Ltd")
 	const password, devPassword, newDevPassword = "the owner's passphrase", "the developer's passphrase", "the developer's new one"
