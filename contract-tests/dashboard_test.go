@@ -387,8 +387,9 @@ func TestDashboardRefusesWhatItShould(t *testing.T) {
 	require.Contains(t, string(clients.body), "No API clients yet", "none of the refused forms created a client")
 
 	// Another account's client and key are not found, and stay active.
-	for _, path := range []string{"/clients/" + theirClient + "/revoke", "/keys/" + theirKey + "/revoke", "/keys/not-a-uuid/revoke"} {
-		status, body := dashboardPost(t, s, path, ownerSession, url.Values{"csrf": {ownerCSRF}})
+	for _, path := range []string{"/clients/" + theirClient + "/revoke", "/clients/" + theirClient + "/rotate", "/keys/" + theirKey + "/revoke",
+		"/keys/not-a-uuid/revoke"} {
+		status, body := dashboardPost(t, s, path, ownerSession, url.Values{"csrf": {ownerCSRF}, "overlap": {"1h"}})
 		require.Equal(t, http.StatusNotFound, status, "%s: %s", path, body)
 	}
 	stranger.open(s.DashboardURL + "/clients")
@@ -419,6 +420,7 @@ func TestDashboardRefusesWhatItShould(t *testing.T) {
 		_ = resp.Body.Close()
 		return resp.StatusCode
 	}
+	awayFromMinuteEnd(10 * time.Second) // the budgets are per calendar minute
 	for i := range 5 {
 		require.Equal(t, http.StatusUnauthorized, signIn("127.0.0.31", "dev@mine.example", fmt.Sprintf("wrong guess %d!", i)))
 	}
