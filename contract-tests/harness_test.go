@@ -238,14 +238,33 @@ func (s *server) waitReady(t testing.TB, base string) {
 	t.Fatalf("%s/readyz did not answer 200 within 60 s\n%s", base, s.logs.String())
 }
 
+// embeddedDataDir returns a data dir for a server on its embedded cluster (DATABASE_URL=), removed
+// when the test ends. The postgres user must be able to reach it, so it is not under t.TempDir
+// (0700).
+func embeddedDataDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "statementd-embedded-")
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(dir, 0o755))
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
 // waitLog waits up to 10 s until the log holds text times times: a request's line is written
 // after its answer is sent.
 func (s *server) waitLog(t testing.TB, text string, times int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	s.waitLogWithin(t, text, times, 10*time.Second)
+}
+
+// waitLogWithin is waitLog for something that takes longer, such as a database restarting under
+// load.
+func (s *server) waitLogWithin(t testing.TB, text string, times int, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
 	for strings.Count(s.logs.String(), text) < times {
 		if time.Now().After(deadline) {
-			t.Fatalf("the log holds %q fewer than %d times", text, times)
+			t.Fatalf("the log holds %q fewer than %d times after %s", text, times, timeout)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -87,11 +87,7 @@ func TestReadinessFollowsTheDatabase(t *testing.T) {
 // PostgreSQL cluster in the data dir, migrates it and serves every listener; SIGTERM stops both.
 func TestEmbeddedDefault(t *testing.T) {
 	t.Parallel()
-	// The postgres user must be able to reach the data dir, so it is not under t.TempDir (0700).
-	dataDir, err := os.MkdirTemp("", "statementd-embedded-")
-	require.NoError(t, err)
-	require.NoError(t, os.Chmod(dataDir, 0o755))
-	t.Cleanup(func() { _ = os.RemoveAll(dataDir) })
+	dataDir := embeddedDataDir(t)
 
 	s := startServer(t, "DATABASE_URL=", "STATEMENTD_DATA_DIR="+dataDir)
 	for _, base := range []string{s.ReconURL, s.SandboxURL, s.ParseURL, s.OpsURL} {

@@ -34,11 +34,21 @@ func NewAccountStore(db *sqlx.DB) *AccountStore { return &AccountStore{DB: db} }
 // credential table refers to accounts (access_tokens also to api_clients, whose caller looked the
 // client up first).
 func translate(op string, err error) error {
+	return sentinels{notFound: account.ErrNotFound, conflict: account.ErrConflict, invalid: account.ErrInvalid}.translate(op, err)
+}
+
+// sentinels are a domain package's errors for what PostgreSQL reports by code: no row or a
+// missing referenced row, a duplicate, a value its checks refuse.
+type sentinels struct{ notFound, conflict, invalid error }
+
+// translate wraps err in the sentinel its PostgreSQL error code (or sql.ErrNoRows) means, keeping
+// the original for the logs; never by message text.
+func (e sentinels) translate(op string, err error) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("%s: %w", op, account.ErrNotFound)
+		return fmt.Errorf("%s: %w", op, e.notFound)
 	}
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {
@@ -46,12 +56,12 @@ func translate(op string, err error) error {
 	}
 	switch pgErr.Code {
 	case pgerrcode.ForeignKeyViolation:
-		return fmt.Errorf("%s: %w (%s)", op, account.ErrNotFound, pgErr.ConstraintName)
+		return fmt.Errorf("%s: %w (%s)", op, e.notFound, pgErr.ConstraintName)
 	case pgerrcode.UniqueViolation:
-		return fmt.Errorf("%s: %w (%s)", op, account.ErrConflict, pgErr.ConstraintName)
+		return fmt.Errorf("%s: %w (%s)", op, e.conflict, pgErr.ConstraintName)
 	case pgerrcode.CheckViolation, pgerrcode.NotNullViolation, pgerrcode.InvalidTextRepresentation,
 		pgerrcode.StringDataRightTruncationDataException:
-		return fmt.Errorf("%s: %w: %w", op, account.ErrInvalid, err)
+		return fmt.Errorf("%s: %w: %w", op, e.invalid, err)
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }

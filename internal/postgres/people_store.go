@@ -4,12 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgerrcode"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/statementmatch/service/internal/audit"
@@ -30,24 +27,7 @@ func NewPeopleStore(db *sqlx.DB) *PeopleStore { return &PeopleStore{DB: db} }
 
 // translatePeople turns a database error into one that wraps a people sentinel.
 func translatePeople(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("%s: %w", op, people.ErrNotFound)
-	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		switch pgErr.Code {
-		case pgerrcode.ForeignKeyViolation:
-			return fmt.Errorf("%s: %w (%s)", op, people.ErrNotFound, pgErr.ConstraintName)
-		case pgerrcode.UniqueViolation:
-			return fmt.Errorf("%s: %w (%s)", op, people.ErrConflict, pgErr.ConstraintName)
-		case pgerrcode.CheckViolation, pgerrcode.NotNullViolation:
-			return fmt.Errorf("%s: %w: %w", op, people.ErrInvalid, err)
-		}
-	}
-	return fmt.Errorf("%s: %w", op, err)
+	return sentinels{notFound: people.ErrNotFound, conflict: people.ErrConflict, invalid: people.ErrInvalid}.translate(op, err)
 }
 
 type userRow struct {

@@ -354,8 +354,8 @@ func (c *Cluster) Supervise(ctx context.Context, logger *slog.Logger) {
 					slog.String("down_for", time.Since(down).Round(time.Millisecond).String()))
 				break
 			}
-			if errors.Is(err, errStopping) {
-				return
+			if errors.Is(err, errStopping) || ctx.Err() != nil {
+				return // stopping: the failed attempt is the shutdown's doing
 			}
 			logger.Error("embedded PostgreSQL did not restart; trying again", slog.Int("attempt", attempt),
 				slog.String("retry_in", wait.String()), slog.String("error", err.Error()))
