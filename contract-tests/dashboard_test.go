@@ -17,6 +17,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/gen/parseclient"
 )
 
 // The dashboard's tests drive Debian's Chromium, headless, through chromedp, as a person would:
@@ -521,5 +523,82 @@ func TestDashboardUsers(t *testing.T) {
 		"user.link_issued", "user.invited", "dev@people.example (developer)"} {
 		require.Contains(t, log, want)
 	}
+	s.requireNoSecretsInLogs(t)
+}
+
+// TestDashboardWebhooks (D4): the webhook endpoints a tenant registered with the Parsing API are
+// listed with their status; a developer sends a test (the receiver gets it and the page says how
+// it went), reads the deliveries of a job with their attempts, disables the endpoint (a new
+// job's events are not delivered) and enables it again. Another account's endpoint is not found.
+func TestDashboardWebhooks(t *testing.T) {
+	// Not parallel: see TestDashboardCredentials.
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*")
+	ten, other := s.newTenant(t, "Hooks Ltd"), s.newTenant(t, "Other Hooks")
+	rcv := newReceiver(t, http.StatusNoContent)
+	hooks := webhookCaller{pc: parseClient(t, s.ParseURL), key: ten.APIKey}
+	created := hooks.create(t, "", parseclient.CreateWebhookJSONRequestBody{Url: rcv.URL + "/statementmatch"})
+	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+	s.remember(created.JSON201.Data.SigningSecret)
+	endpoint := created.JSON201.Data.Id.String()
+	theirs := webhookCaller{pc: parseClient(t, s.ParseURL), key: other.APIKey}.create(t, "",
+		parseclient.CreateWebhookJSONRequestBody{Url: rcv.URL + "/theirs"})
+	require.Equal(t, http.StatusCreated, theirs.StatusCode(), string(theirs.Body))
+	s.remember(theirs.JSON201.Data.SigningSecret)
+	jobs := parseCaller{pc: parseClient(t, s.ParseURL), key: ten.APIKey}
+	jobs.wait(t, jobs.create(t, "first.csv", simpleCSV(2)).JobId)
+	rcv.waitFor(t, 2, 1, 30*time.Second) // job.created and job.completed
+
+	const password = "a developer's passphrase"
+	s.remember(password)
+	b := newBrowser(t)
+	setPasswordAndSignIn(t, b, s.invite(t, ten.AccountID, "dev@hooks.example", "developer"), "dev@hooks.example", password)
+	b.open(s.DashboardURL + "/webhooks")
+	require.Contains(t, b.text("tbody"), rcv.URL+"/statementmatch")
+	require.Contains(t, b.text("tbody"), "enabled")
+	require.NotContains(t, b.text("tbody"), "/theirs", "only this account's endpoints")
+
+	before := len(rcv.received())
+	b.click("form[action='/webhooks/"+endpoint+"/test'] button", "#test-title")
+	require.Contains(t, b.text("main"), "Delivered in")
+	require.Len(t, rcv.received(), before+1, "the test delivery reached the receiver")
+	b.shot("dashboard-webhooks")
+
+	b.click("a[href='/webhooks/"+endpoint+"/deliveries']", ".delivery")
+	page := b.text("main")
+	for _, want := range []string{"job.completed", "job.created", "succeeded", "delivered", "204"} {
+		require.Contains(t, page, want)
+	}
+	b.shot("dashboard-deliveries")
+
+	b.open(s.DashboardURL + "/webhooks")
+	b.click("form[action='/webhooks/"+endpoint+"/disable'] button", ".notice")
+	require.Contains(t, b.text(".notice"), "is disabled")
+	require.Contains(t, b.text("tbody"), "Disabled by dev@hooks.example")
+	before = len(rcv.received())
+	jobs.wait(t, jobs.create(t, "second.csv", simpleCSV(3)).JobId)
+	time.Sleep(2 * time.Second)
+	require.Len(t, rcv.received(), before, "nothing is delivered to a disabled endpoint")
+	b.click("form[action='/webhooks/"+endpoint+"/enable'] button", ".notice")
+	require.Contains(t, b.text(".notice"), "is enabled")
+	jobs.wait(t, jobs.create(t, "third.csv", simpleCSV(4)).JobId)
+	rcv.waitFor(t, before+2, 1, 30*time.Second)
+
+	session := b.cookie(s.DashboardURL, "sm_session")
+	html, err := chromedp.Run(b.ctx, chromedp.OuterHTML("body"))
+	require.NoError(t, err)
+	csrf := csrfField.FindStringSubmatch(html)[1]
+	theirID := theirs.JSON201.Data.Id.String()
+	for _, path := range []string{"/webhooks/" + theirID + "/test", "/webhooks/" + theirID + "/disable", "/webhooks/" + theirID + "/enable"} {
+		status, body := dashboardPost(t, s, path, session, url.Values{"csrf": {csrf}})
+		require.Equal(t, http.StatusNotFound, status, "%s: %s", path, body)
+	}
+	req, err := http.NewRequest(http.MethodGet, s.DashboardURL+"/webhooks/"+theirID+"/deliveries", nil)
+	require.NoError(t, err)
+	req.AddCookie(&http.Cookie{Name: "sm_session", Value: session})
+	require.Equal(t, http.StatusNotFound, send(t, http.DefaultClient, req).StatusCode)
+
+	b.open(s.DashboardURL + "/audit")
+	require.Contains(t, b.text("tbody"), "webhook.disabled")
+	require.Contains(t, b.text("tbody"), "webhook.enabled")
 	s.requireNoSecretsInLogs(t)
 }

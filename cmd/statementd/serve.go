@@ -17,7 +17,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/statementmatch/service/internal/account"
-	"github.com/statementmatch/service/internal/audit"
 	"github.com/statementmatch/service/internal/dashboard"
 	"github.com/statementmatch/service/internal/httpkit"
 	"github.com/statementmatch/service/internal/httpkit/listen"
@@ -141,7 +140,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	dash, err := dashboardListener(cfg, postgres.Health{DB: db}, accounts, team, postgres.NewAuditStore(db), cert, logger)
+	dash, err := dashboardListener(cfg, dashboard.Config{Accounts: accounts, People: team, Audit: postgres.NewAuditStore(db),
+		Logger: logger, DB: postgres.Health{DB: db}, TrustedProxies: cfg.TrustedProxies, Webhooks: webhooks,
+		WebhookTests: throttles.webhookTests}, cert, logger)
 	if err != nil {
 		return err
 	}
@@ -271,12 +272,12 @@ func reloadOnHangup(ctx context.Context, cert *listen.Certificate, logger *slog.
 // dashboardListener returns the account dashboard's listener, or nil when the role or an empty
 // address disables it. Its cookies are Secure unless it serves plain HTTP on loopback, where a
 // browser would not send them back (behind a TLS-terminating proxy they are Secure).
-func dashboardListener(cfg config.Serve, db httpkit.Pinger, accounts *account.Service, team *people.Service, log audit.Store, cert *listen.Certificate, logger *slog.Logger) (*listen.Listener, error) {
+func dashboardListener(cfg config.Serve, dc dashboard.Config, cert *listen.Certificate, logger *slog.Logger) (*listen.Listener, error) {
 	if cfg.Role == config.RoleWorker || cfg.DashboardAddr == "" {
 		return nil, nil
 	}
-	h, err := dashboard.New(dashboard.Config{Accounts: accounts, People: team, Audit: log, Logger: logger, DB: db,
-		TrustedProxies: cfg.TrustedProxies, SecureCookies: cert != nil || !loopback(cfg.DashboardAddr)})
+	dc.SecureCookies = cert != nil || !loopback(cfg.DashboardAddr)
+	h, err := dashboard.New(dc)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard listener: %w", err)
 	}

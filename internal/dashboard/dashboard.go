@@ -1,6 +1,6 @@
 // Package dashboard is the account dashboard: server-rendered HTML pages where the people of an
-// account sign in and manage their API clients and API keys, owners their users, and everyone
-// reads the audit log. It calls
+// account sign in and manage their API clients, API keys and webhook endpoints, owners their
+// users and the signing secret, and everyone reads the audit log. It calls
 // the domain services (internal/account, internal/people, internal/audit) as the APIs do, never
 // the APIs themselves. Every form works without JavaScript; the one script, embedded, only adds
 // copy buttons.
@@ -34,6 +34,8 @@ import (
 	"github.com/statementmatch/service/internal/audit"
 	"github.com/statementmatch/service/internal/httpkit"
 	"github.com/statementmatch/service/internal/people"
+	"github.com/statementmatch/service/internal/ratelimit"
+	"github.com/statementmatch/service/internal/webhook"
 )
 
 //go:embed templates/*.html
@@ -55,6 +57,10 @@ type Config struct {
 	TrustedProxies httpkit.TrustedProxies
 	// DB is pinged by /readyz; nil pings nothing.
 	DB httpkit.Pinger
+	// Webhooks are the account's webhook endpoints; WebhookTests the budget of test
+	// deliveries each account shares with the Parsing API's POST /webhooks/test.
+	Webhooks     *webhook.Service
+	WebhookTests *ratelimit.Throttle
 }
 
 // Server serves the dashboard.
@@ -67,7 +73,7 @@ type Server struct {
 // New returns the dashboard's handler.
 func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
-	for _, page := range []string{"sign_in", "set_password", "clients", "keys", "users", "signing", "audit", "message"} {
+	for _, page := range []string{"sign_in", "set_password", "clients", "keys", "webhooks", "deliveries", "users", "signing", "audit", "message"} {
 		t, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {
 			return nil, err
@@ -112,6 +118,11 @@ func (s *Server) routes(static http.Handler) {
 	m.Handle("GET /keys", s.signedIn(s.keysPage))
 	m.Handle("POST /keys", s.signedIn(s.createKey))
 	m.Handle("POST /keys/{id}/revoke", s.signedIn(s.revokeKey))
+	m.Handle("GET /webhooks", s.signedIn(s.webhooksPage))
+	m.Handle("POST /webhooks/{id}/test", s.signedIn(s.testWebhook))
+	m.Handle("POST /webhooks/{id}/disable", s.signedIn(s.switchWebhook(false)))
+	m.Handle("POST /webhooks/{id}/enable", s.signedIn(s.switchWebhook(true)))
+	m.Handle("GET /webhooks/{id}/deliveries", s.signedIn(s.deliveriesPage))
 	m.Handle("GET /users", s.signedIn(s.usersPage))
 	m.Handle("POST /users", s.signedIn(s.inviteUser))
 	m.Handle("POST /users/{id}/link", s.signedIn(s.newLink))
@@ -203,7 +214,9 @@ var templateFuncs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04 UTC")
 	},
-	"date": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"date":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"seconds": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"ms":      func(d time.Duration) int64 { return d.Milliseconds() },
 	"ageDays": func(t time.Time) int {
 		return int(time.Since(t).Hours() / 24)
 	},

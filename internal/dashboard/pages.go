@@ -270,13 +270,20 @@ func (s *Server) revokeClient(w http.ResponseWriter, r *http.Request, req signed
 	}
 	id := r.PathValue("id")
 	err := s.cfg.Accounts.RevokeClient(r.Context(), req.user.Actor(clientAddress(r)), req.user.AccountID, id)
+	s.afterRevoke(w, r, err, "API client", "Client "+id+" is revoked: its secret and its tokens no longer work.",
+		"Client "+id+" was already revoked.", func(notice string) { s.showClients(w, r, req, http.StatusOK, notice, "", nil) })
+}
+
+// afterRevoke answers a revocation: the list again with done (or already, when it was revoked
+// before), 404 when the account has no such credential (a noun), 503 on any other error.
+func (s *Server) afterRevoke(w http.ResponseWriter, r *http.Request, err error, noun, done, already string, show func(notice string)) {
 	switch {
 	case err == nil:
-		s.showClients(w, r, req, http.StatusOK, "Client "+id+" is revoked: its secret and its tokens no longer work.", "", nil)
+		show(done)
 	case errors.Is(err, account.ErrRevoked):
-		s.showClients(w, r, req, http.StatusOK, "Client "+id+" was already revoked.", "", nil)
+		show(already)
 	case errors.Is(err, account.ErrNotFound):
-		s.message(w, r, http.StatusNotFound, "Not found", "This account has no such API client.")
+		s.message(w, r, http.StatusNotFound, "Not found", "This account has no such "+noun+".")
 	default:
 		s.unavailable(w, r, err)
 	}
@@ -378,16 +385,8 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request, req signedInR
 	} else {
 		err = account.ErrNotFound
 	}
-	switch {
-	case err == nil:
-		s.showKeys(w, r, req, http.StatusOK, "The key is revoked: it no longer works.", "", nil)
-	case errors.Is(err, account.ErrRevoked):
-		s.showKeys(w, r, req, http.StatusOK, "The key was already revoked.", "", nil)
-	case errors.Is(err, account.ErrNotFound):
-		s.message(w, r, http.StatusNotFound, "Not found", "This account has no such API key.")
-	default:
-		s.unavailable(w, r, err)
-	}
+	s.afterRevoke(w, r, err, "API key", "The key is revoked: it no longer works.", "The key was already revoked.",
+		func(notice string) { s.showKeys(w, r, req, http.StatusOK, notice, "", nil) })
 }
 
 // auditPageSize is how many events a page of the audit log shows.

@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/statementmatch/service/internal/audit"
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/webhook"
 )
@@ -134,6 +135,32 @@ func (s *WebhookStore) Endpoints(ctx context.Context, accountID uuid.UUID) ([]we
 		out[i] = r.endpoint()
 	}
 	return out, nil
+}
+
+// SetEnabled implements webhook.Store: the endpoint's switch, its pending deliveries when it is
+// turned off, and the audit event, in one transaction.
+func (s *WebhookStore) SetEnabled(ctx context.Context, accountID, id uuid.UUID, enabled bool, reason string, now time.Time, by audit.Actor) error {
+	return inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		var url string
+		err := tx.GetContext(ctx, &url, `
+UPDATE webhook_endpoints SET enabled = $3, disabled_reason = NULLIF($4, ''),
+       failing_since = CASE WHEN $3 THEN NULL ELSE failing_since END
+ WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL RETURNING url`, id, accountID, enabled, reason)
+		if errors.Is(err, sql.ErrNoRows) {
+			return webhook.ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("switch webhook endpoint: %w", err)
+		}
+		action := audit.WebhookReenabled
+		if !enabled {
+			action = audit.WebhookDisabled
+			if err := endPendingDeliveries(ctx, tx, id, webhook.DeliveryCancelled, "The endpoint was disabled.", now); err != nil {
+				return err
+			}
+		}
+		return recordTx(ctx, tx, accountID, by, now, action, url)
+	})
 }
 
 // DeleteEndpoint implements webhook.Store. The endpoint's pending deliveries are cancelled in

@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/statementmatch/service/internal/audit"
+
 	"github.com/statementmatch/service/internal/idempotency"
 )
 
@@ -73,6 +75,10 @@ type Store interface {
 	Endpoints(ctx context.Context, accountID uuid.UUID) ([]Endpoint, error)
 	// DeleteEndpoint deletes an endpoint of the account (ErrNotFound when there is none).
 	DeleteEndpoint(ctx context.Context, accountID, id uuid.UUID, now time.Time) error
+	// SetEnabled turns an endpoint of the account on or off (reason: why it is off), and
+	// records by's action in the audit log, in one transaction. Turning it off ends its pending
+	// deliveries; turning it on starts its run of failures afresh.
+	SetEnabled(ctx context.Context, accountID, id uuid.UUID, enabled bool, reason string, now time.Time, by audit.Actor) error
 }
 
 // Secrets gives an account's webhook signing secret; *account.Service has it.
@@ -198,9 +204,28 @@ func endpointHash(req NewEndpoint) []byte {
 	return h.Sum(nil)
 }
 
+// Endpoint returns an endpoint of the account (ErrNotFound for another account's, or a deleted
+// one).
+func (s *Service) Endpoint(ctx context.Context, accountID, id uuid.UUID) (Endpoint, error) {
+	return s.Store.Endpoint(ctx, accountID, id, false)
+}
+
 // List returns the account's endpoints, oldest first.
 func (s *Service) List(ctx context.Context, accountID uuid.UUID) ([]Endpoint, error) {
 	return s.Store.Endpoints(ctx, accountID)
+}
+
+// SetEnabled turns an endpoint of the account on or off by hand: off, nothing more is delivered
+// to it (its pending deliveries are cancelled) until it is turned on again, which also gives an
+// endpoint disabled for its failures (or a 410 Gone) another chance. Another account's endpoint
+// is ErrNotFound.
+func (s *Service) SetEnabled(ctx context.Context, by audit.Actor, accountID, id uuid.UUID, enabled bool) error {
+	now := s.now()
+	reason := ""
+	if !enabled {
+		reason = fmt.Sprintf("Disabled by %s on %s.", by.Name, now.UTC().Format(time.RFC3339))
+	}
+	return s.Store.SetEnabled(ctx, accountID, id, enabled, reason, now, by)
 }
 
 // Delete deletes an endpoint of the account; nothing more is delivered to it.
