@@ -508,6 +508,27 @@ func TestDashboardUsers(t *testing.T) {
 		"deliveries are signed with the new one")
 	owner.shot("dashboard-signing-secret")
 
+	// The owner makes the developer a viewer, disables and enables them; never themselves.
+	owner.open(s.DashboardURL + "/users")
+	html, err := chromedp.Run(owner.ctx, chromedp.OuterHTML("tbody"))
+	require.NoError(t, err)
+	require.Equal(t, 1, strings.Count(html, "/role\""), "a role form for the other user only")
+	owner.do(chromedp.SetValue("select[id^='role-']", "viewer"))
+	owner.click("button[aria-label='Change the role of dev@people.example']", ".notice")
+	require.Contains(t, owner.text(".notice"), "dev@people.example is now viewer")
+	dev.open(s.DashboardURL + "/clients")
+	html, err = chromedp.Run(dev.ctx, chromedp.OuterHTML("main"))
+	require.NoError(t, err)
+	require.NotContains(t, html, "Create a client", "a viewer now")
+	owner.click("button[aria-label='Disable dev@people.example']", ".notice")
+	require.Contains(t, owner.text(".notice"), "is disabled")
+	owner.shot("dashboard-users-managed")
+	dev.open(s.DashboardURL + "/clients")
+	require.Equal(t, "Sign in", dev.text("h1"), "a disabled user is signed out")
+	dev.submit(map[string]string{"#email": "dev@people.example", "#password": newDevPassword}, "button[type=submit]", ".problem")
+	owner.click("button[aria-label='Enable dev@people.example']", ".notice")
+	dev.submit(map[string]string{"#email": "dev@people.example", "#password": newDevPassword}, "button[type=submit]", "nav")
+
 	// Sign out everywhere ends the owner's other browser too.
 	second := newBrowser(t)
 	second.open(s.DashboardURL + "/sign-in")
@@ -517,9 +538,29 @@ func TestDashboardUsers(t *testing.T) {
 	require.Equal(t, "Sign in", second.text("h1"), "signed out everywhere")
 
 	second.submit(map[string]string{"#email": "owner@people.example", "#password": password}, "button[type=submit]", "nav")
+
+	// Changing one's own password keeps this session and ends the others.
+	const changed = "the owner's new passphrase"
+	s.remember(changed)
+	owner.open(s.DashboardURL + "/sign-in")
+	owner.submit(map[string]string{"#email": "owner@people.example", "#password": password}, "button[type=submit]", "nav")
+	owner.open(s.DashboardURL + "/account")
+	owner.submit(map[string]string{"#current": "wrong current password", "#password": changed, "#confirm": changed},
+		"form[action='/account/password'] button", ".problem")
+	require.Equal(t, "The current password is wrong.", owner.text(".problem"))
+	owner.submit(map[string]string{"#current": password, "#password": changed, "#confirm": changed},
+		"form[action='/account/password'] button", ".notice")
+	require.Contains(t, owner.text(".notice"), "Your password is changed")
+	owner.shot("dashboard-account")
+	second.open(s.DashboardURL + "/clients")
+	require.Equal(t, "Sign in", second.text("h1"), "the other session ended")
+	owner.open(s.DashboardURL + "/clients")
+	require.Equal(t, "API clients", owner.text("h1"), "this one stays")
+	second.submit(map[string]string{"#email": "owner@people.example", "#password": changed}, "button[type=submit]", "nav")
 	second.open(s.DashboardURL + "/audit")
 	log := second.text("tbody")
-	for _, want := range []string{"user.signed_out_everywhere", "signing_secret.rotated", "signing_secret.revealed", "user.password_set",
+	for _, want := range []string{"user.password_changed", "user.enabled", "user.disabled", "user.role_changed", "dev@people.example (viewer)",
+		"user.signed_out_everywhere", "signing_secret.rotated", "signing_secret.revealed", "user.password_set",
 		"user.link_issued", "user.invited", "dev@people.example (developer)"} {
 		require.Contains(t, log, want)
 	}

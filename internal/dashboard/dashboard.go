@@ -73,7 +73,7 @@ type Server struct {
 // New returns the dashboard's handler.
 func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
-	for _, page := range []string{"sign_in", "set_password", "clients", "keys", "webhooks", "deliveries", "users", "signing", "audit", "message"} {
+	for _, page := range []string{"sign_in", "set_password", "clients", "keys", "webhooks", "deliveries", "users", "account", "signing", "audit", "message"} {
 		t, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {
 			return nil, err
@@ -126,6 +126,11 @@ func (s *Server) routes(static http.Handler) {
 	m.Handle("GET /users", s.signedIn(s.usersPage))
 	m.Handle("POST /users", s.signedIn(s.inviteUser))
 	m.Handle("POST /users/{id}/link", s.signedIn(s.newLink))
+	m.Handle("POST /users/{id}/role", s.signedIn(s.setRole))
+	m.Handle("POST /users/{id}/disable", s.signedIn(s.setDisabled(true)))
+	m.Handle("POST /users/{id}/enable", s.signedIn(s.setDisabled(false)))
+	m.Handle("GET /account", s.signedIn(s.accountPage))
+	m.Handle("POST /account/password", s.signedIn(s.changePassword))
 	m.Handle("GET /signing-secret", s.signedIn(s.signingPage))
 	m.Handle("POST /signing-secret/reveal", s.signedIn(s.revealSigningSecret))
 	m.Handle("POST /signing-secret/rotate", s.signedIn(s.rotateSigningSecret))

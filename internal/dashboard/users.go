@@ -3,6 +3,7 @@ package dashboard
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -98,4 +99,84 @@ func (s *Server) newLink(w http.ResponseWriter, r *http.Request, req signedInReq
 	default:
 		s.unavailable(w, r, err)
 	}
+}
+
+// userAction answers a change to a user: the list again with notice, 404 for another account's
+// user or a malformed id, 409 on oneself.
+func (s *Server) userAction(w http.ResponseWriter, r *http.Request, req signedInRequest, change func(id uuid.UUID) (people.User, error), notice func(people.User) string) {
+	if !s.mayManageUsers(w, r, req) {
+		return
+	}
+	id, err := uuid.Parse(r.PathValue("id"))
+	var u people.User
+	if err == nil {
+		u, err = change(id)
+	} else {
+		err = people.ErrNotFound
+	}
+	switch {
+	case err == nil:
+		s.showUsers(w, r, req, http.StatusOK, notice(u), "", usersPage{})
+	case errors.Is(err, people.ErrSelf):
+		s.showUsers(w, r, req, http.StatusConflict, "", "You cannot change your own role or disable yourself; another owner can.", usersPage{})
+	case errors.Is(err, people.ErrInvalid):
+		s.showUsers(w, r, req, http.StatusUnprocessableEntity, "", "Choose a role: owner, developer or viewer.", usersPage{})
+	case errors.Is(err, people.ErrNotFound):
+		s.message(w, r, http.StatusNotFound, "Not found", "This account has no such user.")
+	default:
+		s.unavailable(w, r, err)
+	}
+}
+
+func (s *Server) setRole(w http.ResponseWriter, r *http.Request, req signedInRequest) {
+	s.userAction(w, r, req, func(id uuid.UUID) (people.User, error) {
+		return s.cfg.People.SetRole(r.Context(), req.user, clientAddress(r), id, people.Role(r.PostFormValue("role")))
+	}, func(u people.User) string { return u.Email + " is now " + string(u.Role) + "." })
+}
+
+func (s *Server) setDisabled(disabled bool) func(http.ResponseWriter, *http.Request, signedInRequest) {
+	return func(w http.ResponseWriter, r *http.Request, req signedInRequest) {
+		s.userAction(w, r, req, func(id uuid.UUID) (people.User, error) {
+			return s.cfg.People.SetDisabled(r.Context(), req.user, clientAddress(r), id, disabled)
+		}, func(u people.User) string {
+			if disabled {
+				return u.Email + " is disabled: signed out everywhere, and cannot sign in."
+			}
+			return u.Email + " can sign in again."
+		})
+	}
+}
+
+type accountPage struct {
+	MinLength int
+}
+
+func (s *Server) accountPage(w http.ResponseWriter, r *http.Request, req signedInRequest) {
+	s.render(w, r, http.StatusOK, "account", signedInView(req, "Your account", "account", accountPage{MinLength: people.MinPasswordLength}))
+}
+
+func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, req signedInRequest) {
+	v := signedInView(req, "Your account", "account", accountPage{MinLength: people.MinPasswordLength})
+	next := r.PostFormValue("password")
+	status := http.StatusUnprocessableEntity
+	var err error
+	if next != r.PostFormValue("confirm") {
+		v.Problem = "The two new passwords differ."
+	} else if err = s.cfg.People.ChangePassword(r.Context(), req.user, r.PostFormValue("current"), next, req.session, clientAddress(r)); err != nil {
+		switch {
+		case errors.Is(err, people.ErrInvalid):
+			v.Problem = "The new password needs at least " + strconv.Itoa(people.MinPasswordLength) + " characters."
+		case errors.Is(err, people.ErrInvalidCredentials):
+			v.Problem, status = "The current password is wrong.", http.StatusUnauthorized
+		case errors.Is(err, people.ErrThrottled):
+			v.Problem, status = "Too many wrong passwords from here. Wait a minute, then try again.", http.StatusTooManyRequests
+			w.Header().Set("Retry-After", "60")
+		default:
+			s.unavailable(w, r, err)
+			return
+		}
+	} else {
+		v.Notice, status = "Your password is changed; your other sessions are signed out.", http.StatusOK
+	}
+	s.render(w, r, status, "account", v)
 }

@@ -99,6 +99,9 @@ var (
 	ErrLinkInvalid = errors.New("the link is not valid")
 	// ErrSessionEnded: a session cookie that is unknown, expired or idle too long.
 	ErrSessionEnded = errors.New("the session has ended")
+	// ErrSelf: an owner may not change their own role or disable themselves, so that an
+	// account always keeps an owner who can sign in.
+	ErrSelf = errors.New("not on yourself")
 )
 
 // Store keeps users, invitations and sessions. Each change that the audit log records is
@@ -120,6 +123,12 @@ type Store interface {
 	// unexpired at at, marks it used and ends the user's sessions, recording the change; any
 	// other invitation is ErrLinkInvalid.
 	UseInvitation(ctx context.Context, hash []byte, passwordHash string, at time.Time, address string) (User, error)
+	// ChangePassword sets the user's password hash and ends their sessions but keep (the one
+	// the change was made in), recording it.
+	ChangePassword(ctx context.Context, u User, passwordHash string, keep []byte, at time.Time, address string) error
+	// UpdateUser sets the role and the disabled time of the account's user (ErrNotFound for
+	// another account's), ending their sessions when disabled, and records action by by.
+	UpdateUser(ctx context.Context, accountID, userID uuid.UUID, role Role, disabledAt *time.Time, action string, by audit.Actor) (User, error)
 	// InvitationUsable reports whether the invitation exists, unused and unexpired at at.
 	InvitationUsable(ctx context.Context, hash []byte, at time.Time) (bool, error)
 	// CreateSession stores s, recording the sign-in.

@@ -109,10 +109,7 @@ func (s *Service) Invite(ctx context.Context, by audit.Actor, accountID uuid.UUI
 // userID, for a password forgotten or an invitation lost; an earlier link stays valid until it
 // expires or is used. Another account's user is ErrNotFound. by is recorded as its issuer.
 func (s *Service) NewLink(ctx context.Context, by audit.Actor, accountID, userID uuid.UUID) (User, string, error) {
-	u, err := s.Store.User(ctx, userID)
-	if err == nil && u.AccountID != accountID {
-		err = ErrNotFound
-	}
+	u, err := s.user(ctx, accountID, userID)
 	if err != nil {
 		return User{}, "", fmt.Errorf("new link: %w", err)
 	}
@@ -206,13 +203,80 @@ func (s *Service) ConfirmPassword(ctx context.Context, u User, password, address
 	if err != nil {
 		return err
 	}
-	match, err := argon2id.ComparePasswordAndHash(password, u.PasswordHash)
+	// The stored hash, not the caller's copy of the user, which may predate a password change.
+	current, err := s.Store.User(ctx, u.ID)
+	if err != nil {
+		s.refund(ctx, att)
+		return fmt.Errorf("confirm password: %w", err)
+	}
+	match, err := argon2id.ComparePasswordAndHash(password, current.PasswordHash)
 	if err != nil || !match {
 		_ = s.Store.RecordFailedSignIn(ctx, u, address, s.now())
 		return ErrInvalidCredentials
 	}
 	s.refund(ctx, att)
 	return nil
+}
+
+// ChangePassword sets a signed-in user's new password after checking the current one (under the
+// sign-in throttles), and ends the user's other sessions; the session it is made in (its hash)
+// stays.
+func (s *Service) ChangePassword(ctx context.Context, u User, current, next string, session Session, address string) error {
+	if err := CheckPassword(next); err != nil {
+		return err
+	}
+	if err := s.ConfirmPassword(ctx, u, current, address); err != nil {
+		return err
+	}
+	hash, err := argon2id.CreateHash(next, passwordParams)
+	if err != nil {
+		return fmt.Errorf("hash password: %w", err)
+	}
+	return s.Store.ChangePassword(ctx, u, hash, session.Hash, s.now(), address)
+}
+
+// SetRole changes the role of the account's user userID; an owner cannot change their own
+// (ErrSelf).
+func (s *Service) SetRole(ctx context.Context, by User, address string, userID uuid.UUID, role Role) (User, error) {
+	if _, err := ParseRole(string(role)); err != nil {
+		return User{}, err
+	}
+	if userID == by.ID {
+		return User{}, ErrSelf
+	}
+	u, err := s.user(ctx, by.AccountID, userID)
+	if err != nil {
+		return User{}, err
+	}
+	return s.Store.UpdateUser(ctx, by.AccountID, userID, role, u.DisabledAt, audit.RoleChanged, by.Actor(address))
+}
+
+// SetDisabled disables the account's user userID (their sessions end, and they cannot sign in)
+// or enables them again; an owner cannot disable themselves (ErrSelf).
+func (s *Service) SetDisabled(ctx context.Context, by User, address string, userID uuid.UUID, disabled bool) (User, error) {
+	if userID == by.ID {
+		return User{}, ErrSelf
+	}
+	u, err := s.user(ctx, by.AccountID, userID)
+	if err != nil {
+		return User{}, err
+	}
+	var at *time.Time
+	action := audit.UserEnabled
+	if disabled {
+		now := s.now()
+		at, action = &now, audit.UserDisabled
+	}
+	return s.Store.UpdateUser(ctx, by.AccountID, userID, u.Role, at, action, by.Actor(address))
+}
+
+// user returns the account's user id; another account's is ErrNotFound.
+func (s *Service) user(ctx context.Context, accountID, id uuid.UUID) (User, error) {
+	u, err := s.Store.User(ctx, id)
+	if err == nil && u.AccountID != accountID {
+		err = ErrNotFound
+	}
+	return u, err
 }
 
 // attempt is a sign-in counted against the budgets, to be given back if it succeeds.

@@ -246,3 +246,67 @@ func TestNewLinkResetsAPassword(t *testing.T) {
 	_, _, _, err = b.svc.SignIn(ctx, "gina@example.com", "a brand new passphrase", "192.0.2.1")
 	require.NoError(t, err)
 }
+
+// TestOwnersManageOthers: an owner changes another user's role and disables them (their sessions
+// end, they cannot sign in) and enables them again, but never their own; another account's user
+// is not found. A user changes their own password with the current one, keeping the session
+// they are in and ending the others.
+func TestOwnersManageOthers(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := t.Context()
+	owner := b.user(t, "olga@example.com", people.Owner)
+	dev := b.user(t, "dmitri@example.com", people.Developer)
+	_, devSession, _, err := b.svc.SignIn(ctx, "dmitri@example.com", goodPassword, "192.0.2.2")
+	require.NoError(t, err)
+
+	got, err := b.svc.SetRole(ctx, owner, "192.0.2.1", dev.ID, people.Viewer)
+	require.NoError(t, err)
+	require.Equal(t, people.Viewer, got.Role)
+	_, err = b.svc.SetRole(ctx, owner, "192.0.2.1", owner.ID, people.Viewer)
+	require.ErrorIs(t, err, people.ErrSelf)
+	_, err = b.svc.SetRole(ctx, owner, "192.0.2.1", dev.ID, "root")
+	require.ErrorIs(t, err, people.ErrInvalid)
+	stranger := owner
+	stranger.AccountID = uuid.New()
+	_, err = b.svc.SetRole(ctx, stranger, "192.0.2.1", dev.ID, people.Owner)
+	require.ErrorIs(t, err, people.ErrNotFound, "not through another account")
+
+	_, err = b.svc.SetDisabled(ctx, owner, "192.0.2.1", dev.ID, true)
+	require.NoError(t, err)
+	_, _, err = b.svc.Authenticate(ctx, devSession)
+	require.ErrorIs(t, err, people.ErrSessionEnded, "a disabled user's sessions end")
+	_, _, _, err = b.svc.SignIn(ctx, "dmitri@example.com", goodPassword, "192.0.2.2")
+	require.ErrorIs(t, err, people.ErrInvalidCredentials, "and they cannot sign in")
+	_, err = b.svc.SetDisabled(ctx, owner, "192.0.2.1", owner.ID, true)
+	require.ErrorIs(t, err, people.ErrSelf)
+	_, err = b.svc.SetDisabled(ctx, owner, "192.0.2.1", dev.ID, false)
+	require.NoError(t, err)
+	_, _, _, err = b.svc.SignIn(ctx, "dmitri@example.com", goodPassword, "192.0.2.2")
+	require.NoError(t, err, "enabled again")
+
+	here, hereToken, _, err := b.svc.SignIn(ctx, "olga@example.com", goodPassword, "192.0.2.1")
+	require.NoError(t, err)
+	_, elsewhere, _, err := b.svc.SignIn(ctx, "olga@example.com", goodPassword, "198.51.100.1")
+	require.NoError(t, err)
+	require.ErrorIs(t, b.svc.ChangePassword(ctx, owner, "not the password", "a new long passphrase", here, "192.0.2.1"),
+		people.ErrInvalidCredentials)
+	require.ErrorIs(t, b.svc.ChangePassword(ctx, owner, goodPassword, "short", here, "192.0.2.1"), people.ErrInvalid)
+	require.NoError(t, b.svc.ChangePassword(ctx, owner, goodPassword, "a new long passphrase", here, "192.0.2.1"))
+	_, _, err = b.svc.Authenticate(ctx, hereToken)
+	require.NoError(t, err, "the session of the change stays")
+	_, _, err = b.svc.Authenticate(ctx, elsewhere)
+	require.ErrorIs(t, err, people.ErrSessionEnded, "the others end")
+	_, _, _, err = b.svc.SignIn(ctx, "olga@example.com", "a new long passphrase", "192.0.2.1")
+	require.NoError(t, err)
+
+	events, err := b.audit.Events(ctx, b.account, 0, 100)
+	require.NoError(t, err)
+	var actions []string
+	for _, e := range events {
+		actions = append(actions, e.Action)
+	}
+	for _, want := range []string{audit.RoleChanged, audit.UserDisabled, audit.UserEnabled, audit.PasswordChanged} {
+		require.Contains(t, actions, want)
+	}
+}

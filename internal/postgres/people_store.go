@@ -151,6 +151,45 @@ func (s *PeopleStore) UseInvitation(ctx context.Context, hash []byte, passwordHa
 	return u, translatePeople("use invitation", err)
 }
 
+// ChangePassword sets the user's password hash, ends their sessions but keep, and records the
+// change, in one transaction.
+func (s *PeopleStore) ChangePassword(ctx context.Context, u people.User, passwordHash string, keep []byte, at time.Time, address string) error {
+	return translatePeople("change password", inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1`, u.ID, passwordHash); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM dashboard_sessions WHERE user_id = $1 AND hash <> $2`, u.ID, keep); err != nil {
+			return err
+		}
+		return recordTx(ctx, tx, u.AccountID, u.Actor(address), at, audit.PasswordChanged, u.Email)
+	}))
+}
+
+// UpdateUser sets the account's user's role and disabled time, ends their sessions when disabled,
+// and records action, in one transaction. Another account's user is people.ErrNotFound.
+func (s *PeopleStore) UpdateUser(ctx context.Context, accountID, userID uuid.UUID, role people.Role, disabledAt *time.Time, action string, by audit.Actor) (people.User, error) {
+	var u people.User
+	err := inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		var r userRow
+		if err := tx.GetContext(ctx, &r, `UPDATE users SET role = $3, disabled_at = $4 WHERE id = $1 AND account_id = $2
+			RETURNING `+userColumns, userID, accountID, string(role), disabledAt); err != nil {
+			return err
+		}
+		u = r.user()
+		if disabledAt != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM dashboard_sessions WHERE user_id = $1`, userID); err != nil {
+				return err
+			}
+		}
+		target := u.Email
+		if action == audit.RoleChanged {
+			target += " (" + string(role) + ")"
+		}
+		return recordTx(ctx, tx, accountID, by, time.Now().UTC(), action, target)
+	})
+	return u, translatePeople("update user", err)
+}
+
 // InvitationUsable reports whether the invitation exists, unused and unexpired at at.
 func (s *PeopleStore) InvitationUsable(ctx context.Context, hash []byte, at time.Time) (bool, error) {
 	var ok bool
