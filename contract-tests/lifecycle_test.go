@@ -7,6 +7,7 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"os/exec"
@@ -119,6 +120,20 @@ func TestEmbeddedDefault(t *testing.T) {
 	usage, err := pc.GetUsageWithResponse(ctx)
 	require.NoError(t, err)
 	require.NoError(t, parseclient.Check(usage.HTTPResponse, usage.Body), "the demo API key reads the usage")
+
+	// And an owner for the dashboard, with a link that opens the set-password form.
+	link := regexp.MustCompile(`(http://\S+/set-password/\S+)`).FindStringSubmatch(s.logs.String())
+	require.NotNil(t, link, "the demo owner's set-password link is printed")
+	require.True(t, strings.HasPrefix(link[1], s.DashboardURL), link[1])
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	resp, err := (&http.Client{Jar: jar}).Get(link[1])
+	require.NoError(t, err)
+	page, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	require.Contains(t, string(page), `action="/set-password"`, "the link opens the form")
+	require.Contains(t, string(page), "demo@example.com", "")
 
 	require.NoError(t, s.stop(t), "statementd exits 0 on SIGTERM")
 	require.Eventually(t, func() bool {

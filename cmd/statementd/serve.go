@@ -66,11 +66,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	accounts := &account.Service{Store: postgres.NewAccountStore(db), Sealer: box, Now: time.Now, TokenTTL: cfg.TokenTTL,
 		CacheTTL: cfg.AuthCacheTTL}
-	if createdDB && cfg.Migrate {
-		if err := createDemo(ctx, accounts, cfg, stdout); err != nil {
-			return fmt.Errorf("demo account: %w", err)
-		}
-	}
 
 	// One limiter for every listener of the process; the count itself is in the database,
 	// shared with every other process.
@@ -92,6 +87,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Throttle:        budget(people.FailedSignInBudget, metrics.ThrottleSignInEmailAddress),
 		AddressThrottle: budget(people.FailedSignInAddressBudget, metrics.ThrottleSignInAddress),
 		Backstop:        budget(people.FailedSignInBackstop, metrics.ThrottleSignInEmail)}
+	if createdDB && cfg.Migrate {
+		if err := createDemo(ctx, accounts, team, cfg, stdout); err != nil {
+			return fmt.Errorf("demo account: %w", err)
+		}
+	}
 
 	// The queue and the job rules: every process can queue jobs; the worker roles also work them.
 	enqueuer, err := queue.NewEnqueuer(db.DB)

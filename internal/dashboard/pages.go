@@ -131,17 +131,21 @@ type setPasswordPage struct {
 	FormCSRF  string
 	MinLength int
 	Usable    bool
+	// Email is whom the link is for.
+	Email string
 }
 
 func (s *Server) setPasswordPage(w http.ResponseWriter, r *http.Request) {
 	page := setPasswordPage{MinLength: people.MinPasswordLength}
 	if c, err := r.Cookie(linkCookie); err == nil {
-		usable, err := s.cfg.People.InvitationValid(r.Context(), c.Value)
-		if err != nil {
+		u, err := s.cfg.People.InvitationUser(r.Context(), c.Value)
+		switch {
+		case err == nil:
+			page.Usable, page.Email = true, u.Email
+		case !errors.Is(err, people.ErrLinkInvalid):
 			s.unavailable(w, r, err)
 			return
 		}
-		page.Usable = usable
 	}
 	page.FormCSRF = s.formToken(w, r)
 	s.render(w, r, http.StatusOK, "set_password", view{Title: "Set your password", Page: page})

@@ -129,8 +129,9 @@ type Store interface {
 	// UpdateUser sets the role and the disabled time of the account's user (ErrNotFound for
 	// another account's), ending their sessions when disabled, and records action by by.
 	UpdateUser(ctx context.Context, accountID, userID uuid.UUID, role Role, disabledAt *time.Time, action string, by audit.Actor) (User, error)
-	// InvitationUsable reports whether the invitation exists, unused and unexpired at at.
-	InvitationUsable(ctx context.Context, hash []byte, at time.Time) (bool, error)
+	// InvitationUser returns the user of the invitation if it is unused and unexpired at at
+	// (ErrLinkInvalid otherwise).
+	InvitationUser(ctx context.Context, hash []byte, at time.Time) (User, error)
 	// CreateSession stores s, recording the sign-in.
 	CreateSession(ctx context.Context, s Session, u User) error
 	// Session returns the session with this hash and its user.

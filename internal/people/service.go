@@ -152,10 +152,10 @@ func (s *Service) SetPassword(ctx context.Context, token, password, address stri
 	return u, nil
 }
 
-// InvitationValid reports whether the link token can still set a password, so that the page can
-// say so before the user types one.
-func (s *Service) InvitationValid(ctx context.Context, token string) (bool, error) {
-	return s.Store.InvitationUsable(ctx, hashToken(token), s.now())
+// InvitationUser returns whom the link token can still set a password for, so that the page can
+// name them (and say when it cannot) before they type one; ErrLinkInvalid when it cannot.
+func (s *Service) InvitationUser(ctx context.Context, token string) (User, error) {
+	return s.Store.InvitationUser(ctx, hashToken(token), s.now())
 }
 
 // SignIn checks an email and password from address and starts a session, returning it with the

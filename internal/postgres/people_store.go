@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -190,12 +191,28 @@ func (s *PeopleStore) UpdateUser(ctx context.Context, accountID, userID uuid.UUI
 	return u, translatePeople("update user", err)
 }
 
-// InvitationUsable reports whether the invitation exists, unused and unexpired at at.
-func (s *PeopleStore) InvitationUsable(ctx context.Context, hash []byte, at time.Time) (bool, error) {
-	var ok bool
-	err := s.DB.GetContext(ctx, &ok, `SELECT EXISTS (SELECT 1 FROM user_invitations
-		WHERE hash = $1 AND used_at IS NULL AND expires_at > $2)`, hash, at)
-	return ok, translatePeople("invitation", err)
+// InvitationUser returns the user an invitation is for, if it is unused and unexpired at at
+// (people.ErrLinkInvalid otherwise).
+func (s *PeopleStore) InvitationUser(ctx context.Context, hash []byte, at time.Time) (people.User, error) {
+	var r userRow
+	err := s.DB.GetContext(ctx, &r, `SELECT `+prefixed("u.", userColumns)+` FROM user_invitations i JOIN users u ON u.id = i.user_id
+		WHERE i.hash = $1 AND i.used_at IS NULL AND i.expires_at > $2`, hash, at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return people.User{}, people.ErrLinkInvalid
+	}
+	if err != nil {
+		return people.User{}, translatePeople("invitation", err)
+	}
+	return r.user(), nil
+}
+
+// prefixed qualifies each of a comma-separated column list with prefix ("u.").
+func prefixed(prefix, columns string) string {
+	parts := strings.Split(columns, ",")
+	for i, c := range parts {
+		parts[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
 }
 
 type sessionRow struct {
