@@ -151,9 +151,32 @@ func (b *browser) cookie(base, name string) string {
 	return ""
 }
 
-// shot saves a full-page screenshot as name.png.
+// accessibilityCheck lists what a page lacks for assistive technology: a field without a label
+// (for=, an enclosing label or aria-label), a button or link without a name, no lang, or not
+// exactly one h1.
+const accessibilityCheck = `(() => {
+  const bad = [];
+  for (const el of document.querySelectorAll('input:not([type=hidden]), select, textarea')) {
+    if (el.hidden) continue;
+    const labelled = el.getAttribute('aria-label') || el.closest('label') ||
+      (el.id && document.querySelector('label[for="' + CSS.escape(el.id) + '"]'));
+    if (!labelled) bad.push('unlabelled ' + el.outerHTML.slice(0, 80));
+  }
+  for (const el of document.querySelectorAll('button, a')) {
+    if (!(el.textContent.trim() || el.getAttribute('aria-label'))) bad.push('nameless ' + el.outerHTML.slice(0, 80));
+  }
+  if (!document.documentElement.lang) bad.push('no lang');
+  const h1 = document.querySelectorAll('h1').length;
+  if (h1 !== 1) bad.push(h1 + ' h1 elements');
+  return bad;
+})()`
+
+// shot checks the page with accessibilityCheck and saves a full-page screenshot as name.jpg.
 func (b *browser) shot(name string) {
 	b.t.Helper()
+	problems, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](accessibilityCheck))
+	require.NoError(b.t, err)
+	require.Empty(b.t, problems, "%s: fields, buttons and links are named for assistive technology", name)
 	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(90))
 	require.NoError(b.t, err)
 	dir := os.Getenv("SCREENSHOT_DIR")
@@ -399,6 +422,20 @@ func TestDashboardRefusesWhatItShould(t *testing.T) {
 	require.Contains(t, stranger.text("tbody"), "active")
 	require.NotContains(t, stranger.text("tbody"), "revoked")
 
+	// Nor are another account's users: the stranger, an owner, cannot touch ours.
+	extra := s.admin(t, "user", "invite", "--json", "--account", mine, "--email", "extra@mine.example", "--role", "viewer",
+		"--dashboard-url", s.DashboardURL)
+	s.remember(strings.TrimPrefix(str(t, extra, "link"), s.DashboardURL+"/set-password/"))
+	strangerSession := stranger.cookie(s.DashboardURL, "sm_session")
+	strangerPage, err := chromedp.Run(stranger.ctx, chromedp.OuterHTML("body"))
+	require.NoError(t, err)
+	strangerCSRF := csrfField.FindStringSubmatch(strangerPage)[1]
+	for _, action := range []string{"link", "role", "disable", "enable"} {
+		path := "/users/" + str(t, extra, "user_id") + "/" + action
+		status, body := dashboardPost(t, s, path, strangerSession, url.Values{"csrf": {strangerCSRF}, "role": {"owner"}})
+		require.Equal(t, http.StatusNotFound, status, "%s: %s", path, body)
+	}
+
 	// Every page of a signed-in user shows only their account.
 	for _, page := range []string{"/clients", "/keys", "/audit"} {
 		owner.open(s.DashboardURL + page)
@@ -406,6 +443,10 @@ func TestDashboardRefusesWhatItShould(t *testing.T) {
 		require.NoError(t, err)
 		require.NotContains(t, html, theirClient, page)
 		require.NotContains(t, html, "owner@theirs.example", page)
+	}
+	owner.open(s.DashboardURL + "/audit")
+	for _, changed := range []string{"user.role_changed", "user.disabled", "user.enabled", "user.link_issued"} {
+		require.NotContains(t, owner.text("tbody"), changed, "the stranger changed nothing of ours")
 	}
 
 	// Guessing: five wrong passwords from one address refuse that email there, right password
