@@ -114,15 +114,22 @@ func tokenRequest(t testing.TB, base string, form tokenForm, clientID, secret st
 // that checks every answer against a's spec as the harness's clients do.
 func fromAddress(t *testing.T, a *api, ip string) func(*http.Request) answered {
 	t.Helper()
-	transport := &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}).DialContext}
-	t.Cleanup(transport.CloseIdleConnections)
-	client := &http.Client{Transport: transport, Timeout: 30 * time.Second}
+	client := &http.Client{Transport: loopbackTransport(t, ip), Timeout: 30 * time.Second}
 	return func(req *http.Request) answered {
 		t.Helper()
 		got := send(t, client, req)
 		require.NoError(t, a.validate(req, got.Response, got.body), "%s %s from %s", req.Method, req.URL.Path, ip)
 		return got
 	}
+}
+
+// loopbackTransport dials from the loopback address ip, closing its connections when the test
+// ends.
+func loopbackTransport(t *testing.T, ip string) *http.Transport {
+	t.Helper()
+	transport := &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}).DialContext}
+	t.Cleanup(transport.CloseIdleConnections)
+	return transport
 }
 
 // requireThrottled checks a 429 of a per-address budget: Retry-After up to the end of the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -476,9 +475,7 @@ func TestDashboardRefusesWhatItShould(t *testing.T) {
 // ip and that does not follow redirects.
 func dashboardClientFrom(t *testing.T, ip string) *http.Client {
 	t.Helper()
-	transport := &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}).DialContext}
-	t.Cleanup(transport.CloseIdleConnections)
-	return &http.Client{Transport: transport, Timeout: 30 * time.Second,
+	return &http.Client{Transport: loopbackTransport(t, ip), Timeout: 30 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 

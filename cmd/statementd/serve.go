@@ -319,19 +319,8 @@ func uploadBodyLimit(maxUpload int64) int64 { return 2*maxUpload + 1<<20 }
 func opsHandler(db httpkit.Pinger, m *metrics.Metrics, pprofOn bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
-	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if !httpkit.Ready(r.Context(), db) {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = io.WriteString(w, `{"status":"unavailable","database":"unreachable"}`+"\n")
-			return
-		}
-		_, _ = io.WriteString(w, `{"status":"ready","database":"ok"}`+"\n")
-	})
+	mux.HandleFunc("GET /healthz", httpkit.Liveness)
+	mux.HandleFunc("GET /readyz", httpkit.Readiness(db))
 	if !pprofOn {
 		return mux
 	}

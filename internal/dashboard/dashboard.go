@@ -91,19 +91,8 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) routes(static http.Handler) {
 	m := s.mux
 	m.Handle("GET /static/", http.StripPrefix("/static/", cacheStatic(static)))
-	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"status":"ok"}` + "\n"))
-	})
-	m.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if s.cfg.DB != nil && !httpkit.Ready(r.Context(), s.cfg.DB) {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = w.Write([]byte(`{"status":"unavailable","database":"unreachable"}` + "\n"))
-			return
-		}
-		_, _ = w.Write([]byte(`{"status":"ready","database":"ok"}` + "\n"))
-	})
+	m.HandleFunc("GET /healthz", httpkit.Liveness)
+	m.HandleFunc("GET /readyz", httpkit.Readiness(s.cfg.DB))
 	m.HandleFunc("GET /{$}", s.home)
 	m.HandleFunc("GET /sign-in", s.signInPage)
 	m.HandleFunc("POST /sign-in", s.signIn)

@@ -2,6 +2,8 @@ package httpkit
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"time"
 )
 
@@ -21,4 +23,24 @@ func Ready(ctx context.Context, db Pinger) bool {
 	ctx, cancel := context.WithTimeout(ctx, readinessTimeout)
 	defer cancel()
 	return db.PingContext(ctx) == nil
+}
+
+// Liveness answers the operator and dashboard listeners' GET /healthz: the process is up.
+func Liveness(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
+}
+
+// Readiness returns the operator and dashboard listeners' GET /readyz: 200 while db answers a
+// ping, 503 otherwise; a nil db is always ready.
+func Readiness(db Pinger) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if db != nil && !Ready(r.Context(), db) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, `{"status":"unavailable","database":"unreachable"}`+"\n")
+			return
+		}
+		_, _ = io.WriteString(w, `{"status":"ready","database":"ok"}`+"\n")
+	}
 }

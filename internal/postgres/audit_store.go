@@ -34,11 +34,17 @@ type auditRow struct {
 
 // Record writes one event that goes with no change of state (a secret shown).
 func (s *AuditStore) Record(ctx context.Context, e audit.Event) error {
-	_, err := s.DB.ExecContext(ctx, `
+	return translate("record audit event", insertAuditEvent(ctx, s.DB, e))
+}
+
+// insertAuditEvent writes e through db, a pool or a transaction; auditInsert is its form for the
+// tail of a statement that makes the change.
+func insertAuditEvent(ctx context.Context, db sqlx.ExecerContext, e audit.Event) error {
+	_, err := db.ExecContext(ctx, `
 		INSERT INTO audit_events (account_id, at, actor_user_id, actor, address, action, target)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		e.AccountID, e.At, uuid.NullUUID{UUID: e.Actor.UserID, Valid: e.Actor.UserID != uuid.Nil}, e.Actor.Name, e.Actor.Address, e.Action, e.Target)
-	return translate("record audit event", err)
+	return err
 }
 
 // Events returns the account's events, newest first, at most limit, older than the event before

@@ -77,11 +77,7 @@ func (s *PeopleStore) NewInvitation(ctx context.Context, inv people.Invitation, 
 
 // recordTx writes one audit event inside tx.
 func recordTx(ctx context.Context, tx *sqlx.Tx, accountID uuid.UUID, by audit.Actor, at time.Time, action, target string) error {
-	_, err := tx.ExecContext(ctx, `
-		INSERT INTO audit_events (account_id, at, actor_user_id, actor, address, action, target)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		accountID, at, uuid.NullUUID{UUID: by.UserID, Valid: by.UserID != uuid.Nil}, by.Name, by.Address, action, target)
-	return err
+	return insertAuditEvent(ctx, tx, audit.Event{AccountID: accountID, At: at, Actor: by, Action: action, Target: target})
 }
 
 // User returns the user with this id.
@@ -293,9 +289,6 @@ func (s *PeopleStore) DeleteSessions(ctx context.Context, userID uuid.UUID, by a
 
 // RecordFailedSignIn records a failed sign-in of a known user.
 func (s *PeopleStore) RecordFailedSignIn(ctx context.Context, u people.User, address string, at time.Time) error {
-	_, err := s.DB.ExecContext(ctx, `
-		INSERT INTO audit_events (account_id, at, actor_user_id, actor, address, action, target)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		u.AccountID, at, u.ID, u.Email, address, audit.SignInFailed, u.Email)
-	return translatePeople("record failed sign-in", err)
+	e := audit.Event{AccountID: u.AccountID, At: at, Actor: u.Actor(address), Action: audit.SignInFailed, Target: u.Email}
+	return translatePeople("record failed sign-in", insertAuditEvent(ctx, s.DB, e))
 }
