@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/pquerna/otp/totp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/gen/parseclient"
@@ -429,7 +430,7 @@ func TestDashboardRefusesWhatItShould(t *testing.T) {
 	strangerPage, err := chromedp.Run(stranger.ctx, chromedp.OuterHTML("body"))
 	require.NoError(t, err)
 	strangerCSRF := csrfField.FindStringSubmatch(strangerPage)[1]
-	for _, action := range []string{"link", "role", "disable", "enable"} {
+	for _, action := range []string{"link", "role", "disable", "enable", "remove", "second-factor/remove"} {
 		path := "/users/" + str(t, extra, "user_id") + "/" + action
 		status, body := dashboardPost(t, s, path, strangerSession, url.Values{"csrf": {strangerCSRF}, "role": {"owner"}})
 		require.Equal(t, http.StatusNotFound, status, "%s: %s", path, body)
@@ -680,4 +681,109 @@ func TestDashboardWebhooks(t *testing.T) {
 	require.Contains(t, b.text("tbody"), "webhook.disabled")
 	require.Contains(t, b.text("tbody"), "webhook.enabled")
 	s.requireNoSecretsInLogs(t)
+}
+
+// TestDashboardSecondFactor (D5): a user sets up an authenticator (a wrong code leaves it off and
+// shows the same key again); signing in then asks for its code, a wrong one refused; an owner
+// removes another user's authenticator, then the user for good (their session ends, the audit
+// log keeps them); the operator resets a sole owner's.
+func TestDashboardSecondFactor(t *testing.T) {
+	// Not parallel: see TestDashboardCredentials.
+	s := startServer(t)
+	acct := s.newAccount(t, "Two Step")
+	const password = "a two-step passphrase"
+	s.remember(password)
+	owner, dev := newBrowser(t), newBrowser(t)
+	setPasswordAndSignIn(t, owner, s.invite(t, acct, "owner@twostep.example", "owner"), "owner@twostep.example", password)
+	setPasswordAndSignIn(t, dev, s.invite(t, acct, "dev@twostep.example", "developer"), "dev@twostep.example", password)
+
+	key := setUpAuthenticator(t, s, dev, password)
+	dev.click("form[action='/sign-out'] button", ".notice")
+	dev.open(s.DashboardURL + "/sign-in")
+	dev.submit(map[string]string{"#email": "dev@twostep.example", "#password": password}, "button[type=submit]", "#code")
+	require.Empty(t, dev.cookie(s.DashboardURL, "sm_session"), "no session before the code")
+	dev.shot("dashboard-second-factor-code")
+	dev.submit(map[string]string{"#code": wrongCode(t, key)}, "button[type=submit]", ".problem")
+	require.Contains(t, dev.text(".problem"), "That code is wrong")
+	dev.submit(map[string]string{"#code": totpCode(t, key, time.Now().Add(30*time.Second))}, "button[type=submit]", "nav")
+	require.Equal(t, "API clients", dev.text("h1"))
+	require.NotEmpty(t, dev.cookie(s.DashboardURL, "sm_session"))
+	require.Empty(t, dev.cookie(s.DashboardURL, "sm_challenge"))
+
+	// The owner sees it and removes it: the developer signs in with the password alone again.
+	owner.open(s.DashboardURL + "/users")
+	require.Contains(t, owner.text("tbody"), "two-step")
+	owner.click("button[aria-label='Remove the authenticator of dev@twostep.example']", ".notice")
+	require.Contains(t, owner.text(".notice"), "dev@twostep.example signs in with the password alone")
+	owner.shot("dashboard-users-second-factor")
+	dev.click("form[action='/sign-out'] button", ".notice")
+	dev.submit(map[string]string{"#email": "dev@twostep.example", "#password": password}, "button[type=submit]", "nav")
+
+	// Then removes the developer for good.
+	owner.open(s.DashboardURL + "/users")
+	_, err := chromedp.Run(owner.ctx, chromedp.Evaluate[bool]("(document.querySelectorAll('details.remove').forEach(d => d.open = true), true)"))
+	require.NoError(t, err)
+	owner.click("button[aria-label='Remove dev@twostep.example for good']", ".notice")
+	require.Contains(t, owner.text(".notice"), "dev@twostep.example is removed")
+	require.NotContains(t, owner.text("tbody"), "dev@twostep.example")
+	dev.open(s.DashboardURL + "/clients")
+	require.Equal(t, "Sign in", dev.text("h1"), "a removed user's session ends")
+
+	// The sole owner's authenticator, lost: the operator resets it.
+	ownerKey := setUpAuthenticator(t, s, owner, password)
+	out := s.admin(t, "user", "reset-second-factor", "--json", "--account", acct, "--email", "owner@twostep.example")
+	require.Equal(t, false, out["second_factor"])
+	owner.click("form[action='/sign-out'] button", ".notice")
+	owner.submit(map[string]string{"#email": "owner@twostep.example", "#password": password}, "button[type=submit]", "nav")
+	require.NotEqual(t, key, ownerKey)
+
+	owner.open(s.DashboardURL + "/audit")
+	log := owner.text("tbody")
+	for _, want := range []string{"user.second_factor_enabled", "user.second_factor_removed", "user.removed",
+		"dev@twostep.example (developer)", "dev@twostep.example (authenticator code)", "statementd admin"} {
+		require.Contains(t, log, want)
+	}
+	s.requireNoSecretsInLogs(t)
+}
+
+// setUpAuthenticator sets up an authenticator on b's account page, first with a wrong code (the
+// same key is shown again), and returns its key.
+func setUpAuthenticator(t *testing.T, s *server, b *browser, password string) string {
+	t.Helper()
+	b.open(s.DashboardURL + "/account")
+	b.click("form[action='/account/second-factor/setup'] button", "#totp-key")
+	key := strings.ReplaceAll(b.text("#totp-key"), " ", "")
+	s.remember(key)
+	b.shot("dashboard-second-factor-setup")
+	b.submit(map[string]string{"#totp-code": wrongCode(t, key), "#enable-password": password},
+		"form[action='/account/second-factor/enable'] button", ".problem")
+	require.Contains(t, b.text(".problem"), "That code is wrong")
+	require.Equal(t, key, strings.ReplaceAll(b.text("#totp-key"), " ", ""), "the same key, shown again")
+	b.submit(map[string]string{"#totp-code": totpCode(t, key, time.Now()), "#enable-password": password},
+		"form[action='/account/second-factor/enable'] button", ".notice")
+	require.Contains(t, b.text(".notice"), "Your authenticator is set up")
+	require.Contains(t, b.text("main"), "Signing in asks for your authenticator's code")
+	return key
+}
+
+// totpCode is the code an authenticator app with key shows at at.
+func totpCode(t *testing.T, key string, at time.Time) string {
+	t.Helper()
+	code, err := totp.GenerateCode(key, at)
+	require.NoError(t, err)
+	return code
+}
+
+// wrongCode is a six-digit code that is none of key's codes around now.
+func wrongCode(t *testing.T, key string) string {
+	t.Helper()
+	taken := map[string]bool{}
+	for d := -2; d <= 2; d++ {
+		taken[totpCode(t, key, time.Now().Add(time.Duration(d)*30*time.Second))] = true
+	}
+	for n := 0; ; n++ {
+		if code := fmt.Sprintf("%06d", n); !taken[code] {
+			return code
+		}
+	}
 }

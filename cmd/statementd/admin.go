@@ -40,6 +40,8 @@ Commands:
                         prints a one-time link (72 h) with which the user sets a password;
                         URL is the dashboard's (env STATEMENTD_DASHBOARD_URL, default
                         http://localhost:8083)
+  user reset-second-factor --account ID --email E
+                        removes the user's authenticator, lost with no other owner to remove it
 
 Every command also takes:
   --json                print one JSON object instead of text
@@ -199,7 +201,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		adminEnv: env,
 		svc:      &account.Service{Store: store, Sealer: sealer, Now: time.Now},
 		store:    store,
-		people:   &people.Service{Store: postgres.NewPeopleStore(db), Now: time.Now},
+		people:   &people.Service{Store: postgres.NewPeopleStore(db), Sealer: sealer, Now: time.Now},
 		args:     positional,
 	})
 }
@@ -222,16 +224,17 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 func adminCommands(getenv func(string) string) map[string]adminCommand {
 	return map[string]adminCommand{
-		"account create":        accountCreate(),
-		"account list":          {run: accountList},
-		"client create":         clientCreate(),
-		"client revoke":         {positional: []string{"CLIENT_ID"}, run: clientRevoke},
-		"client rotate":         clientRotate(),
-		"key create":            keyCreate(),
-		"key revoke":            {positional: []string{"KEY_ID"}, run: keyRevoke},
-		"signing-secret show":   signingSecret(false),
-		"signing-secret rotate": signingSecret(true),
-		"user invite":           userInvite(getenv),
+		"account create":           accountCreate(),
+		"account list":             {run: accountList},
+		"client create":            clientCreate(),
+		"client revoke":            {positional: []string{"CLIENT_ID"}, run: clientRevoke},
+		"client rotate":            clientRotate(),
+		"key create":               keyCreate(),
+		"key revoke":               {positional: []string{"KEY_ID"}, run: keyRevoke},
+		"signing-secret show":      signingSecret(false),
+		"signing-secret rotate":    signingSecret(true),
+		"user invite":              userInvite(getenv),
+		"user reset-second-factor": userResetSecondFactor(),
 	}
 }
 
@@ -642,6 +645,42 @@ func userInvite(getenv func(string) string) adminCommand {
 					fmt.Fprintf(w, "Invited %s (%s) to account %s.\n", u.Email, u.Role, *id)
 					fmt.Fprintf(w, "link: %s\n", link)
 					fmt.Fprintf(w, "Give them the link: it sets their password once, until %s.\n", expires.UTC().Format(time.RFC3339))
+				})
+		},
+	}
+}
+
+// userResetSecondFactor removes a dashboard user's authenticator: the operator's way back in for
+// an account whose only owner lost theirs.
+func userResetSecondFactor() adminCommand {
+	var id *uuid.UUID
+	var email string
+	return adminCommand{
+		flags: func(fs *flag.FlagSet) func() error {
+			var checkAccount func() error
+			id, checkAccount = accountFlag(fs)
+			fs.StringVar(&email, "email", "", "the user's email address (required)")
+			return func() error {
+				if err := checkAccount(); err != nil {
+					return err
+				}
+				if email == "" {
+					return errors.New("--email is required")
+				}
+				return nil
+			}
+		},
+		run: func(ctx context.Context, r *adminRun) error {
+			u, err := r.people.ResetSecondFactor(ctx, *id, email)
+			switch {
+			case errors.Is(err, people.ErrNotFound):
+				return fmt.Errorf("account %s has no user %s with an authenticator", *id, email)
+			case err != nil:
+				return err
+			}
+			return r.print(map[string]any{"user_id": u.ID, "email": u.Email, "second_factor": false},
+				func(w io.Writer) {
+					fmt.Fprintf(w, "Removed the authenticator of %s: they sign in with their password alone until they set one up again.\n", u.Email)
 				})
 		},
 	}

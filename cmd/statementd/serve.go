@@ -83,7 +83,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		webhookTests:   budget(cfg.WebhookTestsPerMinute, metrics.ThrottleWebhookTests),
 	}
 	// The dashboard's people sign in under the same kind of throttles, in the same table.
-	team := &people.Service{Store: postgres.NewPeopleStore(db), Now: time.Now,
+	team := &people.Service{Store: postgres.NewPeopleStore(db), Sealer: box, Now: time.Now,
 		Throttle:        budget(people.FailedSignInBudget, metrics.ThrottleSignInEmailAddress),
 		AddressThrottle: budget(people.FailedSignInAddressBudget, metrics.ThrottleSignInAddress),
 		Backstop:        budget(people.FailedSignInBackstop, metrics.ThrottleSignInEmail)}

@@ -73,7 +73,7 @@ type Server struct {
 // New returns the dashboard's handler.
 func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
-	for _, page := range []string{"sign_in", "set_password", "clients", "keys", "webhooks", "deliveries", "users", "account", "signing", "audit", "message"} {
+	for _, page := range []string{"sign_in", "sign_in_code", "set_password", "clients", "keys", "webhooks", "deliveries", "users", "account", "signing", "audit", "message"} {
 		t, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {
 			return nil, err
@@ -96,6 +96,8 @@ func (s *Server) routes(static http.Handler) {
 	m.HandleFunc("GET /{$}", s.home)
 	m.HandleFunc("GET /sign-in", s.signInPage)
 	m.HandleFunc("POST /sign-in", s.signIn)
+	m.HandleFunc("GET /sign-in/code", s.codePage)
+	m.HandleFunc("POST /sign-in/code", s.signInCode)
 	m.HandleFunc("GET /set-password/{token}", s.setPasswordLink)
 	m.HandleFunc("GET /set-password", s.setPasswordPage)
 	m.HandleFunc("POST /set-password", s.setPassword)
@@ -118,8 +120,13 @@ func (s *Server) routes(static http.Handler) {
 	m.Handle("POST /users/{id}/role", s.signedIn(s.setRole))
 	m.Handle("POST /users/{id}/disable", s.signedIn(s.setDisabled(true)))
 	m.Handle("POST /users/{id}/enable", s.signedIn(s.setDisabled(false)))
+	m.Handle("POST /users/{id}/remove", s.signedIn(s.removeUser))
+	m.Handle("POST /users/{id}/second-factor/remove", s.signedIn(s.removeSecondFactor))
 	m.Handle("GET /account", s.signedIn(s.accountPage))
 	m.Handle("POST /account/password", s.signedIn(s.changePassword))
+	m.Handle("POST /account/second-factor/setup", s.signedIn(s.beginSecondFactor))
+	m.Handle("POST /account/second-factor/enable", s.signedIn(s.enableSecondFactor))
+	m.Handle("POST /account/second-factor/remove", s.signedIn(s.disableSecondFactor))
 	m.Handle("GET /signing-secret", s.signedIn(s.signingPage))
 	m.Handle("POST /signing-secret/reveal", s.signedIn(s.revealSigningSecret))
 	m.Handle("POST /signing-secret/rotate", s.signedIn(s.rotateSigningSecret))

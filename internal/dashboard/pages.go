@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -97,15 +98,18 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusForbidden, "sign_in", view{Title: "Sign in", Problem: "This form expired. Sign in again.", Page: page})
 		return
 	}
-	_, token, _, err := s.cfg.People.SignIn(r.Context(), page.Email, r.PostFormValue("password"), clientAddress(r))
+	res, err := s.cfg.People.SignIn(r.Context(), page.Email, r.PostFormValue("password"), clientAddress(r))
 	var problem string
 	status := http.StatusUnauthorized
 	switch {
+	case err == nil && res.Challenge != "":
+		// The password was right; the authenticator's code is due before a session starts.
+		s.clearCookie(w, sessionCookie)
+		s.setCookie(w, challengeCookie, res.Challenge, people.ChallengeTTL)
+		http.Redirect(w, r, "/sign-in/code?next="+url.QueryEscape(page.Next), http.StatusSeeOther)
+		return
 	case err == nil:
-		// A new session at every sign-in: whatever cookie the browser had is replaced.
-		s.setCookie(w, sessionCookie, token, people.SessionTTL)
-		s.clearCookie(w, formCookie)
-		http.Redirect(w, r, page.Next, http.StatusSeeOther)
+		s.startSession(w, r, res.Token, page.Next)
 		return
 	case errors.Is(err, people.ErrInvalidCredentials):
 		problem = "The email or the password is wrong."
@@ -118,6 +122,15 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	page.FormCSRF = s.formToken(w, r)
 	s.render(w, r, status, "sign_in", view{Title: "Sign in", Problem: problem, Page: page})
+}
+
+// startSession gives the browser its new session's cookie and sends it on to next. A new session
+// at every sign-in: whatever cookie the browser had is replaced.
+func (s *Server) startSession(w http.ResponseWriter, r *http.Request, token, next string) {
+	s.setCookie(w, sessionCookie, token, people.SessionTTL)
+	s.clearCookie(w, formCookie)
+	s.clearCookie(w, challengeCookie)
+	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
 // setPasswordLink takes a link's token out of the address bar: it goes into a short-lived

@@ -21,6 +21,9 @@ const (
 	// linkCookie carries a set-password link's token from the link to the form, so that the
 	// token leaves the address bar at once.
 	linkCookie = "sm_link"
+	// challengeCookie carries a sign-in whose password was right to the page that asks for
+	// the authenticator's code.
+	challengeCookie = "sm_challenge"
 )
 
 // signedInRequest is a request of a signed-in user.

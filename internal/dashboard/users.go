@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -118,7 +119,7 @@ func (s *Server) userAction(w http.ResponseWriter, r *http.Request, req signedIn
 	case err == nil:
 		s.showUsers(w, r, req, http.StatusOK, notice(u), "", usersPage{})
 	case errors.Is(err, people.ErrSelf):
-		s.showUsers(w, r, req, http.StatusConflict, "", "You cannot change your own role or disable yourself; another owner can.", usersPage{})
+		s.showUsers(w, r, req, http.StatusConflict, "", "You cannot change your own role, disable or remove yourself, or remove your own authenticator here; another owner can, and your account page removes your authenticator.", usersPage{})
 	case errors.Is(err, people.ErrInvalid):
 		s.showUsers(w, r, req, http.StatusUnprocessableEntity, "", "Choose a role: owner, developer or viewer.", usersPage{})
 	case errors.Is(err, people.ErrNotFound):
@@ -149,34 +150,59 @@ func (s *Server) setDisabled(disabled bool) func(http.ResponseWriter, *http.Requ
 
 type accountPage struct {
 	MinLength int
+	// SecondFactorSince is when the user's authenticator was set up (nil: none); Enrollment an
+	// authenticator being set up.
+	SecondFactorSince *time.Time
+	Enrollment        *enrollmentView
+}
+
+// accountNotices are the lines shown after a change that redirects back to the account page.
+var accountNotices = map[string]string{
+	"second-factor-on":  "Your authenticator is set up: signing in now asks for its code.",
+	"second-factor-off": "Your authenticator is removed: you sign in with your password alone.",
 }
 
 func (s *Server) accountPage(w http.ResponseWriter, r *http.Request, req signedInRequest) {
-	s.render(w, r, http.StatusOK, "account", signedInView(req, "Your account", "account", accountPage{MinLength: people.MinPasswordLength}))
+	s.showAccount(w, r, req, http.StatusOK, accountNotices[r.URL.Query().Get("done")], "", nil)
+}
+
+// showAccount shows the user's own account page, with an authenticator being set up if e is set.
+// The user is read again: the session's copy predates a change just made.
+func (s *Server) showAccount(w http.ResponseWriter, r *http.Request, req signedInRequest, status int, notice, problem string, e *enrollmentView) {
+	u, err := s.cfg.People.User(r.Context(), req.user.ID)
+	if err != nil {
+		s.unavailable(w, r, err)
+		return
+	}
+	req.user = u
+	v := signedInView(req, "Your account", "account", accountPage{MinLength: people.MinPasswordLength,
+		SecondFactorSince: u.SecondFactorSince, Enrollment: e})
+	v.Notice, v.Problem = notice, problem
+	s.render(w, r, status, "account", v)
 }
 
 func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, req signedInRequest) {
-	v := signedInView(req, "Your account", "account", accountPage{MinLength: people.MinPasswordLength})
 	next := r.PostFormValue("password")
 	status := http.StatusUnprocessableEntity
+	var notice, problem string
 	var err error
 	if next != r.PostFormValue("confirm") {
-		v.Problem = "The two new passwords differ."
+		problem = "The two new passwords differ."
 	} else if err = s.cfg.People.ChangePassword(r.Context(), req.user, r.PostFormValue("current"), next, req.session, clientAddress(r)); err != nil {
 		switch {
 		case errors.Is(err, people.ErrInvalid):
-			v.Problem = "The new password needs at least " + strconv.Itoa(people.MinPasswordLength) + " characters."
+			problem = "The new password needs at least " + strconv.Itoa(people.MinPasswordLength) + " characters."
 		case errors.Is(err, people.ErrInvalidCredentials):
-			v.Problem, status = "The current password is wrong.", http.StatusUnauthorized
+			problem, status = "The current password is wrong.", http.StatusUnauthorized
 		case errors.Is(err, people.ErrThrottled):
-			v.Problem, status = "Too many wrong passwords from here. Wait a minute, then try again.", http.StatusTooManyRequests
+			problem, status = "Too many wrong passwords from here. Wait a minute, then try again.", http.StatusTooManyRequests
 			w.Header().Set("Retry-After", "60")
 		default:
 			s.unavailable(w, r, err)
 			return
 		}
 	} else {
-		v.Notice, status = "Your password is changed; your other sessions are signed out.", http.StatusOK
+		notice, status = "Your password is changed; your other sessions are signed out.", http.StatusOK
 	}
-	s.render(w, r, status, "account", v)
+	s.showAccount(w, r, req, status, notice, problem, nil)
 }

@@ -57,6 +57,9 @@ type User struct {
 	PasswordHash string
 	CreatedAt    time.Time
 	DisabledAt   *time.Time
+	// SecondFactorSince is when the user's authenticator was set up; nil: they sign in with a
+	// password alone.
+	SecondFactorSince *time.Time
 }
 
 // Actor is the user as the audit log names them, acting from address.
@@ -144,6 +147,32 @@ type Store interface {
 	DeleteSessions(ctx context.Context, userID uuid.UUID, by audit.Actor) error
 	// RecordFailedSignIn records a failed sign-in for the account of a known email.
 	RecordFailedSignIn(ctx context.Context, u User, address string, at time.Time) error
+	// DeleteUser removes the account's user for good (their sessions and links with them),
+	// recording it; the audit log keeps their email. Another account's is ErrNotFound.
+	DeleteUser(ctx context.Context, accountID, userID uuid.UUID, by audit.Actor) (User, error)
+
+	// SetPendingSecondFactor keeps the sealed secret of an authenticator the user is setting
+	// up, replacing one set up before and not confirmed.
+	SetPendingSecondFactor(ctx context.Context, userID uuid.UUID, sealed []byte) error
+	// SecondFactor returns the user's sealed authenticator secrets.
+	SecondFactor(ctx context.Context, userID uuid.UUID) (SecondFactorSecrets, error)
+	// EnableSecondFactor makes the pending secret the user's second factor from at, with step
+	// as the last code used, recording it; without a pending secret it is ErrNotFound.
+	EnableSecondFactor(ctx context.Context, u User, step int64, at time.Time, address string) error
+	// DisableSecondFactor removes the second factor of the account's user (ErrNotFound for
+	// another account's, or one without), ending their sign-ins waiting for a code, and records
+	// it.
+	DisableSecondFactor(ctx context.Context, accountID, userID uuid.UUID, by audit.Actor) (User, error)
+	// CreateChallenge stores a sign-in waiting for its code (dropping the user's expired ones).
+	CreateChallenge(ctx context.Context, c Challenge) error
+	// Challenge returns the challenge with this hash and its user.
+	Challenge(ctx context.Context, hash []byte) (Challenge, User, error)
+	// FailChallenge counts a wrong code against the challenge and records the failed sign-in.
+	FailChallenge(ctx context.Context, hash []byte, u User, address string, at time.Time) error
+	// CompleteChallenge ends the challenge, notes step as the user's last code (ErrInvalidCode
+	// when a code of that step or later was used already) and stores the session with its
+	// sign-in event, all or nothing; a challenge gone already is ErrNotFound.
+	CompleteChallenge(ctx context.Context, hash []byte, step int64, s Session, u User) error
 }
 
 // newToken returns a random 256-bit token for a cookie or a link, and its SHA-256 as stored.

@@ -67,6 +67,10 @@ type Service struct {
 	// Throttle counts failed sign-ins per email and address, AddressThrottle per address, and
 	// Backstop per email from everywhere; nil ones count nothing.
 	Throttle, AddressThrottle, Backstop *ratelimit.Throttle
+	// Sealer keeps authenticators' secrets sealed; Issuer names the service in authenticator
+	// apps (DefaultIssuer when empty).
+	Sealer Sealer
+	Issuer string
 }
 
 func (s *Service) now() time.Time { return s.Now().UTC().Truncate(time.Microsecond) }
@@ -158,20 +162,22 @@ func (s *Service) InvitationUser(ctx context.Context, token string) (User, error
 	return s.Store.InvitationUser(ctx, hashToken(token), s.now())
 }
 
-// SignIn checks an email and password from address and starts a session, returning it with the
-// token for its cookie. Failures are ErrInvalidCredentials, told apart from nothing else, or
-// ErrThrottled once a budget of failures is spent (then even the right password is refused
-// until the minute ends, so that guessing stays slow).
-func (s *Service) SignIn(ctx context.Context, email, password, address string) (Session, string, User, error) {
+// SignIn checks an email and password from address. For a user without a second factor it
+// starts a session (the result's Session and Token, for its cookie); for one with, it starts a
+// challenge (the result's Challenge) that SignInCode finishes. Failures are
+// ErrInvalidCredentials, told apart from nothing else, or ErrThrottled once a budget of failures
+// is spent (then even the right password is refused until the minute ends, so that guessing
+// stays slow).
+func (s *Service) SignIn(ctx context.Context, email, password, address string) (SignInResult, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	att, err := s.count(ctx, email, address)
 	if err != nil {
-		return Session{}, "", User{}, err
+		return SignInResult{}, err
 	}
 	u, err := s.Store.UserByEmail(ctx, email)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		s.refund(ctx, att)
-		return Session{}, "", User{}, fmt.Errorf("sign in: %w", err)
+		return SignInResult{}, fmt.Errorf("sign in: %w", err)
 	}
 	stored := dummyHash
 	if err == nil && u.PasswordHash != "" {
@@ -182,17 +188,30 @@ func (s *Service) SignIn(ctx context.Context, email, password, address string) (
 		if err == nil {
 			_ = s.Store.RecordFailedSignIn(ctx, u, address, s.now())
 		}
-		return Session{}, "", User{}, ErrInvalidCredentials
+		return SignInResult{}, ErrInvalidCredentials
 	}
 	s.refund(ctx, att)
 	now := s.now()
+	if u.SecondFactorSince != nil {
+		token, hash := newToken()
+		c := Challenge{Hash: hash, UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(ChallengeTTL), Address: address}
+		if err := s.Store.CreateChallenge(ctx, c); err != nil {
+			return SignInResult{}, fmt.Errorf("sign in: %w", err)
+		}
+		return SignInResult{User: u, Challenge: token}, nil
+	}
+	sess, token := newSession(u, address, now)
+	if err := s.Store.CreateSession(ctx, sess, u); err != nil {
+		return SignInResult{}, fmt.Errorf("sign in: %w", err)
+	}
+	return SignInResult{Session: sess, Token: token, User: u}, nil
+}
+
+// newSession returns a new session of u from address, and its cookie's token.
+func newSession(u User, address string, now time.Time) (Session, string) {
 	token, hash := newToken()
 	csrf, _ := newToken()
-	sess := Session{Hash: hash, UserID: u.ID, CSRF: csrf, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(SessionTTL), Address: address}
-	if err := s.Store.CreateSession(ctx, sess, u); err != nil {
-		return Session{}, "", User{}, fmt.Errorf("sign in: %w", err)
-	}
-	return sess, token, u, nil
+	return Session{Hash: hash, UserID: u.ID, CSRF: csrf, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(SessionTTL), Address: address}, token
 }
 
 // ConfirmPassword checks a signed-in user's password again before something sensitive (showing
@@ -268,6 +287,15 @@ func (s *Service) SetDisabled(ctx context.Context, by User, address string, user
 		at, action = &now, audit.UserDisabled
 	}
 	return s.Store.UpdateUser(ctx, by.AccountID, userID, u.Role, at, action, by.Actor(address))
+}
+
+// Remove deletes the account's user userID for good: their sessions and links end with them,
+// and the audit log keeps their email. An owner cannot remove themselves (ErrSelf).
+func (s *Service) Remove(ctx context.Context, by User, address string, userID uuid.UUID) (User, error) {
+	if userID == by.ID {
+		return User{}, ErrSelf
+	}
+	return s.Store.DeleteUser(ctx, by.AccountID, userID, by.Actor(address))
 }
 
 // user returns the account's user id; another account's is ErrNotFound.
@@ -361,6 +389,11 @@ func (s *Service) SignOut(ctx context.Context, token string, by audit.Actor) err
 // SignOutEverywhere ends every session of the user.
 func (s *Service) SignOutEverywhere(ctx context.Context, u User, by audit.Actor) error {
 	return s.Store.DeleteSessions(ctx, u.ID, by)
+}
+
+// User returns the user with this id, as stored now.
+func (s *Service) User(ctx context.Context, id uuid.UUID) (User, error) {
+	return s.Store.User(ctx, id)
 }
 
 // Users returns the account's users, oldest first.

@@ -1,16 +1,20 @@
 package people_test
 
 import (
+	"context"
+	"crypto/rand"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/audit"
 	"github.com/statementmatch/service/internal/people"
+	"github.com/statementmatch/service/internal/platform/secretbox"
 	"github.com/statementmatch/service/internal/postgres"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
 	"github.com/statementmatch/service/internal/ratelimit"
@@ -37,6 +41,7 @@ func (c *clock) Advance(d time.Duration) {
 }
 
 type bundle struct {
+	db      *sqlx.DB
 	svc     *people.Service
 	clock   *clock
 	account uuid.UUID
@@ -51,13 +56,23 @@ func setup(t *testing.T) bundle {
 	c := &clock{now: time.Date(2026, 3, 5, 9, 0, 10, 0, time.UTC)}
 	failures := &ratelimittest.Failures{}
 	throttle := func(n int) *ratelimit.Throttle { return &ratelimit.Throttle{Store: failures, Now: c.Now, Budget: n} }
-	svc := &people.Service{Store: postgres.NewPeopleStore(db), Now: c.Now,
+	key := make([]byte, secretbox.KeySize)
+	_, _ = rand.Read(key)
+	box, err := secretbox.New(key)
+	require.NoError(t, err)
+	svc := &people.Service{Store: postgres.NewPeopleStore(db), Sealer: box, Now: c.Now,
 		Throttle: throttle(people.FailedSignInBudget), AddressThrottle: throttle(people.FailedSignInAddressBudget),
 		Backstop: throttle(people.FailedSignInBackstop)}
-	return bundle{svc: svc, clock: c, account: a.ID, audit: postgres.NewAuditStore(db)}
+	return bundle{db: db, svc: svc, clock: c, account: a.ID, audit: postgres.NewAuditStore(db)}
 }
 
 const goodPassword = "correct horse battery staple"
+
+// signIn signs in with a password alone, as a user without a second factor does.
+func (b bundle) signIn(ctx context.Context, email, password, address string) (people.Session, string, people.User, error) {
+	r, err := b.svc.SignIn(ctx, email, password, address)
+	return r.Session, r.Token, r.User, err
+}
 
 func (b bundle) user(t *testing.T, email string, role people.Role) people.User {
 	t.Helper()
@@ -87,7 +102,7 @@ func TestInvitationSetsAPasswordOnce(t *testing.T) {
 	_, _, err = b.svc.Invite(ctx, audit.Operator, uuid.New(), "carol@example.com", people.Viewer)
 	require.ErrorIs(t, err, people.ErrNotFound, "an unknown account")
 
-	_, _, _, err = b.svc.SignIn(ctx, "alice@example.com", "", "192.0.2.1")
+	_, _, _, err = b.signIn(ctx, "alice@example.com", "", "192.0.2.1")
 	require.ErrorIs(t, err, people.ErrInvalidCredentials, "no password yet: no way in")
 
 	invited, err := b.svc.InvitationUser(ctx, link)
@@ -108,7 +123,7 @@ func TestInvitationSetsAPasswordOnce(t *testing.T) {
 	_, err = b.svc.SetPassword(ctx, late, goodPassword, "192.0.2.1")
 	require.ErrorIs(t, err, people.ErrLinkInvalid, "a link expires after 72 hours")
 
-	_, token, signedIn, err := b.svc.SignIn(ctx, "ALICE@example.com", goodPassword, "192.0.2.1")
+	_, token, signedIn, err := b.signIn(ctx, "ALICE@example.com", goodPassword, "192.0.2.1")
 	require.NoError(t, err)
 	require.Equal(t, u.ID, signedIn.ID)
 	require.Equal(t, people.Developer, signedIn.Role)
@@ -121,7 +136,7 @@ func TestSessionsEnd(t *testing.T) {
 	ctx := t.Context()
 	u := b.user(t, "erin@example.com", people.Owner)
 
-	sess, token, _, err := b.svc.SignIn(ctx, "erin@example.com", goodPassword, "192.0.2.1")
+	sess, token, _, err := b.signIn(ctx, "erin@example.com", goodPassword, "192.0.2.1")
 	require.NoError(t, err)
 	got, gotUser, err := b.svc.Authenticate(ctx, token)
 	require.NoError(t, err)
@@ -140,7 +155,7 @@ func TestSessionsEnd(t *testing.T) {
 	_, _, err = b.svc.Authenticate(ctx, token)
 	require.ErrorIs(t, err, people.ErrSessionEnded, "idle too long")
 
-	_, token, _, err = b.svc.SignIn(ctx, "erin@example.com", goodPassword, "192.0.2.1")
+	_, token, _, err = b.signIn(ctx, "erin@example.com", goodPassword, "192.0.2.1")
 	require.NoError(t, err)
 	for b.clock.Now().Before(sess.CreatedAt.Add(people.SessionTTL + 2*time.Hour)) {
 		b.clock.Advance(20 * time.Minute)
@@ -150,16 +165,16 @@ func TestSessionsEnd(t *testing.T) {
 	}
 	require.ErrorIs(t, err, people.ErrSessionEnded, "a session ends 12 hours after sign-in, however active")
 
-	_, one, _, err := b.svc.SignIn(ctx, "erin@example.com", goodPassword, "192.0.2.1")
+	_, one, _, err := b.signIn(ctx, "erin@example.com", goodPassword, "192.0.2.1")
 	require.NoError(t, err)
-	_, two, _, err := b.svc.SignIn(ctx, "erin@example.com", goodPassword, "198.51.100.2")
+	_, two, _, err := b.signIn(ctx, "erin@example.com", goodPassword, "198.51.100.2")
 	require.NoError(t, err)
 	require.NoError(t, b.svc.SignOut(ctx, one, u.Actor("192.0.2.1")))
 	_, _, err = b.svc.Authenticate(ctx, one)
 	require.ErrorIs(t, err, people.ErrSessionEnded, "signed out")
 	_, _, err = b.svc.Authenticate(ctx, two)
 	require.NoError(t, err, "the other browser is still signed in")
-	_, three, _, err := b.svc.SignIn(ctx, "erin@example.com", goodPassword, "192.0.2.1")
+	_, three, _, err := b.signIn(ctx, "erin@example.com", goodPassword, "192.0.2.1")
 	require.NoError(t, err)
 	require.NoError(t, b.svc.SignOutEverywhere(ctx, u, u.Actor("192.0.2.1")))
 	for _, tok := range []string{two, three} {
@@ -188,23 +203,23 @@ func TestSignInIsThrottledWithoutLockingTheUserOut(t *testing.T) {
 	b.user(t, "frank@example.com", people.Viewer)
 	const attacker, owner = "203.0.113.66", "198.51.100.7"
 	for i := range people.FailedSignInBudget {
-		_, _, _, err := b.svc.SignIn(ctx, "frank@example.com", "wrong password "+string(rune('a'+i)), attacker)
+		_, _, _, err := b.signIn(ctx, "frank@example.com", "wrong password "+string(rune('a'+i)), attacker)
 		require.ErrorIs(t, err, people.ErrInvalidCredentials, "attempt %d", i+1)
 	}
-	_, _, _, err := b.svc.SignIn(ctx, "frank@example.com", goodPassword, attacker)
+	_, _, _, err := b.signIn(ctx, "frank@example.com", goodPassword, attacker)
 	require.ErrorIs(t, err, people.ErrThrottled, "refused there, right password or not")
-	_, _, _, err = b.svc.SignIn(ctx, "frank@example.com", goodPassword, owner)
+	_, _, _, err = b.signIn(ctx, "frank@example.com", goodPassword, owner)
 	require.NoError(t, err, "the user elsewhere is not locked out")
 
 	for i := range people.FailedSignInAddressBudget - people.FailedSignInBudget {
-		_, _, _, err := b.svc.SignIn(ctx, "nobody"+string(rune('a'+i%26))+"@example.com", "whatever password", attacker)
+		_, _, _, err := b.signIn(ctx, "nobody"+string(rune('a'+i%26))+"@example.com", "whatever password", attacker)
 		require.ErrorIs(t, err, people.ErrInvalidCredentials, "guess %d", i+1)
 	}
-	_, _, _, err = b.svc.SignIn(ctx, "someone@example.com", "whatever password", attacker)
+	_, _, _, err = b.signIn(ctx, "someone@example.com", "whatever password", attacker)
 	require.ErrorIs(t, err, people.ErrThrottled, "the address is refused whatever email it tries")
 
 	b.clock.Advance(time.Minute)
-	_, _, _, err = b.svc.SignIn(ctx, "frank@example.com", goodPassword, attacker)
+	_, _, _, err = b.signIn(ctx, "frank@example.com", goodPassword, attacker)
 	require.NoError(t, err, "a new minute, a new budget")
 
 	events, err := b.audit.Events(ctx, b.account, 0, 100)
@@ -226,7 +241,7 @@ func TestNewLinkResetsAPassword(t *testing.T) {
 	b := setup(t)
 	ctx := t.Context()
 	u := b.user(t, "gina@example.com", people.Developer)
-	_, session, _, err := b.svc.SignIn(ctx, "gina@example.com", goodPassword, "192.0.2.1")
+	_, session, _, err := b.signIn(ctx, "gina@example.com", goodPassword, "192.0.2.1")
 	require.NoError(t, err)
 
 	_, _, err = b.svc.NewLink(ctx, audit.Operator, uuid.New(), u.ID)
@@ -240,9 +255,9 @@ func TestNewLinkResetsAPassword(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = b.svc.Authenticate(ctx, session)
 	require.ErrorIs(t, err, people.ErrSessionEnded, "a new password ends the sessions of the old one")
-	_, _, _, err = b.svc.SignIn(ctx, "gina@example.com", goodPassword, "192.0.2.1")
+	_, _, _, err = b.signIn(ctx, "gina@example.com", goodPassword, "192.0.2.1")
 	require.ErrorIs(t, err, people.ErrInvalidCredentials)
-	_, _, _, err = b.svc.SignIn(ctx, "gina@example.com", "a brand new passphrase", "192.0.2.1")
+	_, _, _, err = b.signIn(ctx, "gina@example.com", "a brand new passphrase", "192.0.2.1")
 	require.NoError(t, err)
 }
 
@@ -256,7 +271,7 @@ func TestOwnersManageOthers(t *testing.T) {
 	ctx := t.Context()
 	owner := b.user(t, "olga@example.com", people.Owner)
 	dev := b.user(t, "dmitri@example.com", people.Developer)
-	_, devSession, _, err := b.svc.SignIn(ctx, "dmitri@example.com", goodPassword, "192.0.2.2")
+	_, devSession, _, err := b.signIn(ctx, "dmitri@example.com", goodPassword, "192.0.2.2")
 	require.NoError(t, err)
 
 	got, err := b.svc.SetRole(ctx, owner, "192.0.2.1", dev.ID, people.Viewer)
@@ -275,18 +290,18 @@ func TestOwnersManageOthers(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = b.svc.Authenticate(ctx, devSession)
 	require.ErrorIs(t, err, people.ErrSessionEnded, "a disabled user's sessions end")
-	_, _, _, err = b.svc.SignIn(ctx, "dmitri@example.com", goodPassword, "192.0.2.2")
+	_, _, _, err = b.signIn(ctx, "dmitri@example.com", goodPassword, "192.0.2.2")
 	require.ErrorIs(t, err, people.ErrInvalidCredentials, "and they cannot sign in")
 	_, err = b.svc.SetDisabled(ctx, owner, "192.0.2.1", owner.ID, true)
 	require.ErrorIs(t, err, people.ErrSelf)
 	_, err = b.svc.SetDisabled(ctx, owner, "192.0.2.1", dev.ID, false)
 	require.NoError(t, err)
-	_, _, _, err = b.svc.SignIn(ctx, "dmitri@example.com", goodPassword, "192.0.2.2")
+	_, _, _, err = b.signIn(ctx, "dmitri@example.com", goodPassword, "192.0.2.2")
 	require.NoError(t, err, "enabled again")
 
-	here, hereToken, _, err := b.svc.SignIn(ctx, "olga@example.com", goodPassword, "192.0.2.1")
+	here, hereToken, _, err := b.signIn(ctx, "olga@example.com", goodPassword, "192.0.2.1")
 	require.NoError(t, err)
-	_, elsewhere, _, err := b.svc.SignIn(ctx, "olga@example.com", goodPassword, "198.51.100.1")
+	_, elsewhere, _, err := b.signIn(ctx, "olga@example.com", goodPassword, "198.51.100.1")
 	require.NoError(t, err)
 	require.ErrorIs(t, b.svc.ChangePassword(ctx, owner, "not the password", "a new long passphrase", here, "192.0.2.1"),
 		people.ErrInvalidCredentials)
@@ -296,7 +311,7 @@ func TestOwnersManageOthers(t *testing.T) {
 	require.NoError(t, err, "the session of the change stays")
 	_, _, err = b.svc.Authenticate(ctx, elsewhere)
 	require.ErrorIs(t, err, people.ErrSessionEnded, "the others end")
-	_, _, _, err = b.svc.SignIn(ctx, "olga@example.com", "a new long passphrase", "192.0.2.1")
+	_, _, _, err = b.signIn(ctx, "olga@example.com", "a new long passphrase", "192.0.2.1")
 	require.NoError(t, err)
 
 	events, err := b.audit.Events(ctx, b.account, 0, 100)

@@ -39,14 +39,15 @@ type userRow struct {
 	PasswordHash sql.NullString `db:"password_hash"`
 	CreatedAt    time.Time      `db:"created_at"`
 	DisabledAt   *time.Time     `db:"disabled_at"`
+	TOTPSince    *time.Time     `db:"totp_since"`
 }
 
 func (r userRow) user() people.User {
 	return people.User{ID: r.ID, AccountID: r.AccountID, Email: r.Email, Role: people.Role(r.Role),
-		PasswordHash: r.PasswordHash.String, CreatedAt: r.CreatedAt, DisabledAt: r.DisabledAt}
+		PasswordHash: r.PasswordHash.String, CreatedAt: r.CreatedAt, DisabledAt: r.DisabledAt, SecondFactorSince: r.TOTPSince}
 }
 
-const userColumns = `id, account_id, email, role, password_hash, created_at, disabled_at`
+const userColumns = `id, account_id, email, role, password_hash, created_at, disabled_at, totp_since`
 
 // CreateUser inserts u, its invitation and the audit event, in one transaction.
 func (s *PeopleStore) CreateUser(ctx context.Context, u people.User, inv people.Invitation, by audit.Actor) error {
@@ -223,16 +224,20 @@ type sessionRow struct {
 
 // CreateSession inserts the session and records the sign-in, in one statement.
 func (s *PeopleStore) CreateSession(ctx context.Context, sess people.Session, u people.User) error {
+	return translatePeople("create session", createSession(ctx, s.DB, sess, u))
+}
+
+func createSession(ctx context.Context, db sqlx.ExecerContext, sess people.Session, u people.User) error {
 	by := u.Actor(sess.Address)
 	args := append([]any{sess.Hash, sess.UserID, sess.CSRF, sess.CreatedAt, sess.ExpiresAt, sess.Address, u.AccountID},
 		actorArgs(by, sess.CreatedAt, audit.SignedIn)...)
-	_, err := s.DB.ExecContext(ctx, `
+	_, err := db.ExecContext(ctx, `
 		WITH changed AS (
 			INSERT INTO dashboard_sessions (hash, user_id, csrf, created_at, last_seen_at, expires_at, address)
 			VALUES ($1, $2, $3, $4, $4, $5, $6)
 			RETURNING $7::uuid AS account_id, '' AS target
 		)`+auditInsert(8), args...)
-	return translatePeople("create session", err)
+	return err
 }
 
 // Session returns the session with this hash and its user.
@@ -243,12 +248,12 @@ func (s *PeopleStore) Session(ctx context.Context, hash []byte) (people.Session,
 	}
 	err := s.DB.QueryRowxContext(ctx, `
 		SELECT s.hash, s.user_id, s.csrf, s.created_at AS s_created, s.last_seen_at, s.expires_at, s.address,
-		       u.id, u.account_id, u.email, u.role, u.password_hash, u.created_at, u.disabled_at
+		       u.id, u.account_id, u.email, u.role, u.password_hash, u.created_at, u.disabled_at, u.totp_since
 		FROM dashboard_sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = $1`, hash).Scan(
 		&row.sessionRow.Hash, &row.sessionRow.UserID, &row.sessionRow.CSRF, &row.sessionRow.CreatedAt, &row.sessionRow.LastSeenAt,
 		&row.sessionRow.ExpiresAt, &row.sessionRow.Address,
 		&row.userRow.ID, &row.userRow.AccountID, &row.userRow.Email, &row.userRow.Role, &row.userRow.PasswordHash,
-		&row.userRow.CreatedAt, &row.userRow.DisabledAt)
+		&row.userRow.CreatedAt, &row.userRow.DisabledAt, &row.userRow.TOTPSince)
 	if err != nil {
 		return people.Session{}, people.User{}, translatePeople("session", err)
 	}
@@ -291,4 +296,148 @@ func (s *PeopleStore) DeleteSessions(ctx context.Context, userID uuid.UUID, by a
 func (s *PeopleStore) RecordFailedSignIn(ctx context.Context, u people.User, address string, at time.Time) error {
 	e := audit.Event{AccountID: u.AccountID, At: at, Actor: u.Actor(address), Action: audit.SignInFailed, Target: u.Email}
 	return translatePeople("record failed sign-in", insertAuditEvent(ctx, s.DB, e))
+}
+
+// DeleteUser removes the account's user and records it, in one statement; their sessions,
+// links and challenges go with them (ON DELETE CASCADE), their audit events stay.
+func (s *PeopleStore) DeleteUser(ctx context.Context, accountID, userID uuid.UUID, by audit.Actor) (people.User, error) {
+	var r userRow
+	err := inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		if err := tx.GetContext(ctx, &r, `DELETE FROM users WHERE id = $1 AND account_id = $2 RETURNING `+userColumns,
+			userID, accountID); err != nil {
+			return err
+		}
+		return recordTx(ctx, tx, accountID, by, time.Now().UTC(), audit.UserRemoved, r.Email+" ("+r.Role+")")
+	})
+	return r.user(), translatePeople("delete user", err)
+}
+
+// SetPendingSecondFactor keeps the sealed secret of the authenticator being set up.
+func (s *PeopleStore) SetPendingSecondFactor(ctx context.Context, userID uuid.UUID, sealed []byte) error {
+	res, err := s.DB.ExecContext(ctx, `UPDATE users SET totp_pending = $2 WHERE id = $1`, userID, sealed)
+	return translatePeople("set pending second factor", rowsAffected(res, err))
+}
+
+// SecondFactor returns the user's sealed authenticator secrets.
+func (s *PeopleStore) SecondFactor(ctx context.Context, userID uuid.UUID) (people.SecondFactorSecrets, error) {
+	var r struct {
+		Sealed   []byte `db:"totp_secret"`
+		Pending  []byte `db:"totp_pending"`
+		LastStep int64  `db:"totp_last_step"`
+	}
+	if err := s.DB.GetContext(ctx, &r, `SELECT totp_secret, totp_pending, totp_last_step FROM users WHERE id = $1`, userID); err != nil {
+		return people.SecondFactorSecrets{}, translatePeople("second factor", err)
+	}
+	return people.SecondFactorSecrets{Sealed: r.Sealed, Pending: r.Pending, LastStep: r.LastStep}, nil
+}
+
+// EnableSecondFactor makes the pending secret the user's second factor and records it, in one
+// statement.
+func (s *PeopleStore) EnableSecondFactor(ctx context.Context, u people.User, step int64, at time.Time, address string) error {
+	args := append([]any{u.ID, at, step}, actorArgs(u.Actor(address), at, audit.SecondFactorOn)...)
+	res, err := s.DB.ExecContext(ctx, `
+		WITH changed AS (
+			UPDATE users SET totp_secret = totp_pending, totp_pending = NULL, totp_since = $2, totp_last_step = $3
+			WHERE id = $1 AND totp_pending IS NOT NULL
+			RETURNING account_id, email AS target
+		)`+auditInsert(4), args...)
+	return translatePeople("enable second factor", rowsAffected(res, err))
+}
+
+// DisableSecondFactor removes the account's user's second factor and their challenges, and
+// records it, in one transaction.
+func (s *PeopleStore) DisableSecondFactor(ctx context.Context, accountID, userID uuid.UUID, by audit.Actor) (people.User, error) {
+	var r userRow
+	err := inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		if err := tx.GetContext(ctx, &r, `UPDATE users SET totp_secret = NULL, totp_pending = NULL, totp_since = NULL
+			WHERE id = $1 AND account_id = $2 AND totp_secret IS NOT NULL RETURNING `+userColumns, userID, accountID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sign_in_challenges WHERE user_id = $1`, userID); err != nil {
+			return err
+		}
+		return recordTx(ctx, tx, accountID, by, time.Now().UTC(), audit.SecondFactorOff, r.Email)
+	})
+	return r.user(), translatePeople("disable second factor", err)
+}
+
+// CreateChallenge stores a sign-in waiting for its code and drops the user's expired ones.
+func (s *PeopleStore) CreateChallenge(ctx context.Context, c people.Challenge) error {
+	return translatePeople("create challenge", inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sign_in_challenges WHERE user_id = $1 AND expires_at <= $2`,
+			c.UserID, c.CreatedAt); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO sign_in_challenges (hash, user_id, created_at, expires_at, address)
+			VALUES ($1, $2, $3, $4, $5)`, c.Hash, c.UserID, c.CreatedAt, c.ExpiresAt, c.Address)
+		return err
+	}))
+}
+
+// Challenge returns the challenge with this hash and its user.
+func (s *PeopleStore) Challenge(ctx context.Context, hash []byte) (people.Challenge, people.User, error) {
+	var c struct {
+		Hash      []byte    `db:"hash"`
+		UserID    uuid.UUID `db:"user_id"`
+		CreatedAt time.Time `db:"created_at"`
+		ExpiresAt time.Time `db:"expires_at"`
+		Attempts  int       `db:"attempts"`
+		Address   string    `db:"address"`
+	}
+	if err := s.DB.GetContext(ctx, &c, `SELECT hash, user_id, created_at, expires_at, attempts, address
+		FROM sign_in_challenges WHERE hash = $1`, hash); err != nil {
+		return people.Challenge{}, people.User{}, translatePeople("challenge", err)
+	}
+	u, err := s.User(ctx, c.UserID)
+	if err != nil {
+		return people.Challenge{}, people.User{}, err
+	}
+	return people.Challenge{Hash: c.Hash, UserID: c.UserID, CreatedAt: c.CreatedAt, ExpiresAt: c.ExpiresAt,
+		Attempts: c.Attempts, Address: c.Address}, u, nil
+}
+
+// FailChallenge counts a wrong code and records the failed sign-in, in one transaction.
+func (s *PeopleStore) FailChallenge(ctx context.Context, hash []byte, u people.User, address string, at time.Time) error {
+	return translatePeople("fail challenge", inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE sign_in_challenges SET attempts = attempts + 1 WHERE hash = $1`, hash); err != nil {
+			return err
+		}
+		return recordTx(ctx, tx, u.AccountID, u.Actor(address), at, audit.SignInFailed, u.Email+" (authenticator code)")
+	}))
+}
+
+// CompleteChallenge deletes the challenge, notes the code's step and creates the session, in one
+// transaction: of two requests with one challenge or one code, one signs in.
+func (s *PeopleStore) CompleteChallenge(ctx context.Context, hash []byte, step int64, sess people.Session, u people.User) error {
+	err := inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM sign_in_challenges WHERE hash = $1 AND user_id = $2`, hash, u.ID)
+		if err := rowsAffected(res, err); err != nil {
+			return err
+		}
+		res, err = tx.ExecContext(ctx, `UPDATE users SET totp_last_step = $2 WHERE id = $1 AND totp_last_step < $2`, u.ID, step)
+		if err := rowsAffected(res, err); errors.Is(err, sql.ErrNoRows) {
+			return people.ErrInvalidCode
+		} else if err != nil {
+			return err
+		}
+		return createSession(ctx, tx, sess, u)
+	})
+	if errors.Is(err, people.ErrInvalidCode) {
+		return err
+	}
+	return translatePeople("complete challenge", err)
+}
+
+// rowsAffected turns an update or delete that matched no row into sql.ErrNoRows, which the
+// stores' translate reports as not found.
+func rowsAffected(res sql.Result, err error) error {
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return sql.ErrNoRows
+	}
+	return nil
 }
