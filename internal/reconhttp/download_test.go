@@ -90,13 +90,13 @@ func BenchmarkResultsDownload(b *testing.B) {
 				out := &countingWriter{}
 				var t sheet.Table
 				if format == "csv" {
-					t, err = sheet.NewCSV(out, resultsColumns)
+					t, err = sheet.NewCSV(out, reconjob.ResultsColumns)
 				} else {
-					t, err = sheet.NewXLSX(out, "Results", resultsColumns)
+					t, err = sheet.NewXLSX(out, "Results", reconjob.ResultsColumns)
 				}
 				require.NoError(b, err)
 				p := watchHeap()
-				require.NoError(b, writeResults(f, t, func() error { return nil }))
+				require.NoError(b, reconjob.WriteResults(f, t, func() error { return nil }))
 				peak = max(peak, p())
 				require.NoError(b, f.Close())
 				size = out.n
@@ -171,10 +171,10 @@ func TestWriteResultsRowsOfEveryKind(t *testing.T) {
 	doc, err := json.Marshal(res)
 	require.NoError(t, err)
 	var out stringsBuilder
-	tb, err := sheet.NewCSV(&out, resultsColumns)
+	tb, err := sheet.NewCSV(&out, reconjob.ResultsColumns)
 	require.NoError(t, err)
 	flushes := 0
-	require.NoError(t, writeResults(bytesReader(doc), tb, func() error { flushes++; return nil }))
+	require.NoError(t, reconjob.WriteResults(bytesReader(doc), tb, func() error { flushes++; return nil }))
 	require.Equal(t, "status,reference,currency,expected_amount,matched_amount,reason,rule,bank_lines,bank_date,bank_amount,bank_text,suggested_lines\r\n"+
 		"matched,A,EUR,10.00,10.00,,instalments,\"1, 2\",2024-03-01,10.00,LINE 1 | LINE 2,\r\n"+
 		"partial,B,EUR,5.00,10.00,duplicate_payment,duplicate_payment,\"3, 4\",2024-03-03,0.00,LINE 3 | LINE 4,\r\n"+
