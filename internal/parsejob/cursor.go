@@ -1,9 +1,6 @@
 package parsejob
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"time"
@@ -18,13 +15,6 @@ import (
 // it, so jobs created meanwhile never shift later pages) and a digest of the filters it was made
 // for; a results cursor holds the job and the last transaction's position.
 
-type listCursor struct {
-	V      int       `json:"v"`
-	At     time.Time `json:"t"`
-	ID     uuid.UUID `json:"i"`
-	Filter string    `json:"f"`
-}
-
 type resultsCursor struct {
 	V   int       `json:"v"`
 	Job uuid.UUID `json:"j"`
@@ -35,39 +25,26 @@ const cursorVersion = 1
 
 // listFilter identifies a list's filters, so a cursor is not used with others.
 func listFilter(req ListRequest) string {
-	h := sha256.New()
-	field := func(s string) {
-		_ = binary.Write(h, binary.BigEndian, uint64(len(s)))
-		h.Write([]byte(s))
-	}
+	var fields []string
 	if req.Status != nil {
-		field("status=" + string(*req.Status))
+		fields = append(fields, "status="+string(*req.Status))
 	}
 	if req.CreatedAfter != nil {
-		field("after=" + req.CreatedAfter.UTC().Format(time.RFC3339Nano))
+		fields = append(fields, "after="+req.CreatedAfter.UTC().Format(time.RFC3339Nano))
 	}
 	if req.CreatedBefore != nil {
-		field("before=" + req.CreatedBefore.UTC().Format(time.RFC3339Nano))
+		fields = append(fields, "before="+req.CreatedBefore.UTC().Format(time.RFC3339Nano))
 	}
-	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:9])
+	if req.FileName != "" {
+		fields = append(fields, "file="+req.FileName)
+	}
+	return cursor.Filter(fields...)
 }
 
-func encodeListCursor(m Mark, filter string) string {
-	return cursor.Encode(listCursor{V: cursorVersion, At: m.CreatedAt.UTC(), ID: m.ID, Filter: filter})
-}
+func encodeListCursor(m Mark, filter string) string { return cursor.EncodeList(m, filter) }
 
 func decodeListCursor(s, filter string) (Mark, error) {
-	var c listCursor
-	if err := cursor.Decode(s, &c); err != nil {
-		return Mark{}, err
-	}
-	if c.V != cursorVersion || c.ID == uuid.Nil || c.At.IsZero() {
-		return Mark{}, fmt.Errorf("%w: not a job list cursor", cursor.ErrBad)
-	}
-	if c.Filter != filter {
-		return Mark{}, fmt.Errorf("%w: the cursor was made for other filters; send the same status, created_after and created_before as for the first page", cursor.ErrBad)
-	}
-	return Mark{CreatedAt: c.At, ID: c.ID}, nil
+	return cursor.DecodeList(s, filter, "send the same status, created_after and created_before as for the first page")
 }
 
 // maxCursorSeq is the last position a results cursor may hold: a transaction's seq is a

@@ -15,6 +15,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/statementmatch/service/internal/attempt"
+	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/statement"
@@ -127,16 +128,15 @@ type ListQuery struct {
 	Status        *Status
 	CreatedAfter  *time.Time // inclusive
 	CreatedBefore *time.Time // exclusive
+	// FileName, when set, keeps the jobs whose file name contains it, compared without case.
+	FileName string
 	// After, when set, is the last job of the previous page: the page starts after it.
 	After *Mark
 	Limit int
 }
 
 // Mark is a job's place in the newest-first order.
-type Mark struct {
-	CreatedAt time.Time
-	ID        uuid.UUID
-}
+type Mark = cursor.Mark
 
 // Store keeps parsing jobs, their files and transactions, and queues their work. Create must be
 // atomic: the file, the job row, the quota charge, the idempotency record and the queued work

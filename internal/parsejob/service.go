@@ -265,6 +265,9 @@ type ListRequest struct {
 	Status        *Status
 	CreatedAfter  *time.Time
 	CreatedBefore *time.Time
+	// FileName keeps the jobs whose file name contains it, compared without case (the
+	// dashboard's filter; the API has none).
+	FileName string
 	// Cursor is the previous page's NextCursor; empty for the first page.
 	Cursor string
 	// Limit is the page size; DefaultListLimit when 0.
@@ -280,7 +283,7 @@ func (s *Service) List(ctx context.Context, accountID uuid.UUID, req ListRequest
 	}
 	limit = min(limit, MaxListLimit)
 	filter := listFilter(req)
-	q := ListQuery{Status: req.Status, CreatedAfter: req.CreatedAfter, CreatedBefore: req.CreatedBefore, Limit: limit + 1}
+	q := ListQuery{Status: req.Status, CreatedAfter: req.CreatedAfter, CreatedBefore: req.CreatedBefore, FileName: req.FileName, Limit: limit + 1}
 	if req.Cursor != "" {
 		mark, err := decodeListCursor(req.Cursor, filter)
 		if err != nil {

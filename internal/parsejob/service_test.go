@@ -306,10 +306,22 @@ func TestListPagesNewestFirstWithFilters(t *testing.T) {
 	require.Len(t, page, 1)
 	require.Equal(t, ids[3], page[0].ID)
 
+	page, _, err = b.svc.List(t.Context(), b.account.ID, parsejob.ListRequest{FileName: "S4.CSV"})
+	require.NoError(t, err)
+	require.Len(t, page, 1, "a file name, compared without case")
+	require.Equal(t, ids[4], page[0].ID)
+	page, _, err = b.svc.List(t.Context(), b.account.ID, parsejob.ListRequest{FileName: "s_"})
+	require.NoError(t, err)
+	require.Empty(t, page, "a LIKE wildcard is only text")
+
 	_, next, err = b.svc.List(t.Context(), b.account.ID, parsejob.ListRequest{Limit: 2})
 	require.NoError(t, err)
 	_, _, err = b.svc.List(t.Context(), b.account.ID, parsejob.ListRequest{Limit: 2, Cursor: next, Status: &completed})
 	require.ErrorIs(t, err, cursor.ErrBad, "a cursor is only good with its own filters")
+	_, _, err = b.svc.List(t.Context(), b.account.ID, parsejob.ListRequest{Limit: 2, Cursor: next, FileName: "s"})
+	require.ErrorIs(t, err, cursor.ErrBad, "nor with another file name")
+	_, _, err = b.svc.List(t.Context(), b.account.ID, parsejob.ListRequest{Limit: 2, Cursor: next})
+	require.NoError(t, err)
 }
 
 func TestAnotherAccountsJobIsNotFound(t *testing.T) {

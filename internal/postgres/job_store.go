@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -113,6 +115,46 @@ func (s *JobStore) Get(ctx context.Context, accountID uuid.UUID, env account.Env
 		return reconjob.Job{}, err
 	}
 	return r.job(), nil
+}
+
+// List implements reconjob.Store.
+func (s *JobStore) List(ctx context.Context, accountID uuid.UUID, q reconjob.ListQuery) ([]reconjob.Job, error) {
+	if q.Limit <= 0 {
+		return nil, nil
+	}
+	args := []any{accountID, string(q.Env)}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	var b strings.Builder
+	b.WriteString(`SELECT ` + jobColumns + ` FROM recon_jobs WHERE account_id = $1 AND env = $2`)
+	if q.Status != nil {
+		b.WriteString(` AND status = ` + arg(string(*q.Status)))
+	}
+	if q.FileName != "" {
+		n := arg(q.FileName)
+		b.WriteString(` AND (strpos(lower(bank_file), lower(` + n + `)) > 0 OR strpos(lower(expected_file), lower(` + n + `)) > 0)`)
+	}
+	if q.CreatedAfter != nil {
+		b.WriteString(` AND created_at >= ` + arg(*q.CreatedAfter))
+	}
+	if q.CreatedBefore != nil {
+		b.WriteString(` AND created_at < ` + arg(*q.CreatedBefore))
+	}
+	if q.After != nil {
+		b.WriteString(` AND (created_at, id) < (` + arg(q.After.CreatedAt) + `, ` + arg(q.After.ID) + `)`)
+	}
+	b.WriteString(` ORDER BY created_at DESC, id DESC LIMIT ` + arg(q.Limit))
+	var rows []jobRow
+	if err := s.DB.SelectContext(ctx, &rows, b.String(), args...); err != nil {
+		return nil, fmt.Errorf("list recon jobs: %w", err)
+	}
+	jobs := make([]reconjob.Job, len(rows))
+	for i, r := range rows {
+		jobs[i] = r.job()
+	}
+	return jobs, nil
 }
 
 // Results implements reconjob.Store.

@@ -188,6 +188,9 @@ func (s *ParseJobStore) List(ctx context.Context, accountID uuid.UUID, q parsejo
 	if q.CreatedBefore != nil {
 		b.WriteString(` AND created_at < ` + arg(*q.CreatedBefore))
 	}
+	if q.FileName != "" {
+		b.WriteString(` AND strpos(lower(file_name), lower(` + arg(q.FileName) + `)) > 0`)
+	}
 	if q.After != nil {
 		b.WriteString(` AND (created_at, id) < (` + arg(q.After.CreatedAt) + `, ` + arg(q.After.ID) + `)`)
 	}

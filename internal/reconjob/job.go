@@ -13,6 +13,7 @@ import (
 
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/attempt"
+	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/upload"
@@ -59,6 +60,21 @@ type Job struct {
 	Error *Failure
 }
 
+// ListQuery selects a page of an account's jobs in one environment, newest first (created_at,
+// then id, both descending).
+type ListQuery struct {
+	Env    account.Environment
+	Status *Status
+	// FileName, when set, keeps the jobs either of whose file names contains it, compared
+	// without case.
+	FileName      string
+	CreatedAfter  *time.Time // inclusive
+	CreatedBefore *time.Time // exclusive
+	// After, when set, is the last job of the previous page: the page starts after it.
+	After *cursor.Mark
+	Limit int
+}
+
 // Errors of the job rules. The HTTP layer maps them with errors.Is.
 var (
 	// ErrNotFound: no such job for this account in this environment.
@@ -99,6 +115,8 @@ type Store interface {
 	Create(ctx context.Context, j Job, bank, expected upload.File, q quota.Charge, k idempotency.Key) error
 	// Get returns the job of the account in env; ErrNotFound otherwise.
 	Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (Job, error)
+	// List returns up to q.Limit jobs of the account in q.Env, newest first.
+	List(ctx context.Context, accountID uuid.UUID, q ListQuery) ([]Job, error)
 	// Results returns the stored results document of a completed job.
 	Results(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (Job, []byte, error)
 	// ResultsPart returns up to n bytes of the stored results document of job id from byte

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/expected"
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/quota"
@@ -190,6 +191,30 @@ func (s *Service) checkExpected(f upload.File) error {
 // Get returns a job of the account in env.
 func (s *Service) Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (Job, error) {
 	return s.Store.Get(ctx, accountID, env, id)
+}
+
+// MaxListLimit is the largest page List returns.
+const MaxListLimit = 100
+
+// List returns a page of the account's jobs in q.Env, newest first, at most q.Limit of them
+// (MaxListLimit when 0 or more), and the place of the page's last job when more follow (nil on
+// the last page), for the next page's q.After.
+func (s *Service) List(ctx context.Context, accountID uuid.UUID, q ListQuery) ([]Job, *cursor.Mark, error) {
+	limit := q.Limit
+	if limit <= 0 || limit > MaxListLimit {
+		limit = MaxListLimit
+	}
+	q.Limit = limit + 1
+	jobs, err := s.Store.List(ctx, accountID, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(jobs) <= limit {
+		return jobs, nil, nil
+	}
+	jobs = jobs[:limit]
+	last := jobs[limit-1]
+	return jobs, &cursor.Mark{CreatedAt: last.CreatedAt, ID: last.ID}, nil
 }
 
 // Results returns a completed job's results: ErrNotFound for no such job, and ErrNotReady

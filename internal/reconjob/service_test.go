@@ -587,3 +587,77 @@ func TestServiceProcessNeverLeavesAJobProcessingAfterItsFinalAttempt(t *testing.
 		})
 	}
 }
+
+// TestServiceListPagesAnEnvironmentsJobsNewestFirst: the list holds one environment's jobs of
+// the account, newest first, filtered by status, either file's name (without case) and creation
+// time, a page at a time without skipping or repeating a job.
+func TestServiceListPagesAnEnvironmentsJobsNewestFirst(t *testing.T) {
+	t.Parallel()
+	b := setupService(t)
+	ctx := t.Context()
+	start := b.now
+	var created []reconjob.Job
+	for i := range 5 {
+		b.now = start.Add(time.Duration(i) * time.Minute)
+		created = append(created, b.create(t, fileOf(fmt.Sprintf("march-%d.csv", i), []byte(bankCSV)), fileOf("Invoices.csv", []byte(expectedCSV))))
+	}
+	req := b.request(fileOf("sandbox.csv", []byte(bankCSV)), fileOf("invoices.csv", []byte(expectedCSV)), "")
+	req.Env = account.Sandbox
+	_, err := b.svc.Create(ctx, req)
+	require.NoError(t, err)
+	require.NoError(t, b.svc.Process(ctx, created[1].ID, 1, false))
+	other, err := postgres.NewAccountStore(b.db).CreateAccount(ctx, account.Account{Name: "Other"})
+	require.NoError(t, err)
+
+	ids := func(jobs []reconjob.Job) []uuid.UUID {
+		out := make([]uuid.UUID, len(jobs))
+		for i, j := range jobs {
+			out[i] = j.ID
+		}
+		return out
+	}
+	completed := reconjob.StatusCompleted
+	at := func(i int) *time.Time {
+		t := start.Add(time.Duration(i) * time.Minute).Truncate(time.Microsecond)
+		return &t
+	}
+	for _, tc := range []struct {
+		name    string
+		account uuid.UUID
+		q       reconjob.ListQuery
+		want    []reconjob.Job
+	}{
+		{"everything in production", b.account.ID, reconjob.ListQuery{Env: account.Production},
+			[]reconjob.Job{created[4], created[3], created[2], created[1], created[0]}},
+		{"completed", b.account.ID, reconjob.ListQuery{Env: account.Production, Status: &completed}, []reconjob.Job{created[1]}},
+		{"a bank file's name, any case", b.account.ID, reconjob.ListQuery{Env: account.Production, FileName: "MARCH-3"}, []reconjob.Job{created[3]}},
+		{"the expected file's name", b.account.ID, reconjob.ListQuery{Env: account.Production, FileName: "invoices"},
+			[]reconjob.Job{created[4], created[3], created[2], created[1], created[0]}},
+		{"a name with a LIKE wildcard is text", b.account.ID, reconjob.ListQuery{Env: account.Production, FileName: "march_"}, nil},
+		{"created from, and before", b.account.ID, reconjob.ListQuery{Env: account.Production, CreatedAfter: at(1), CreatedBefore: at(3)},
+			[]reconjob.Job{created[2], created[1]}},
+		{"another account's", other.ID, reconjob.ListQuery{Env: account.Production}, nil},
+	} {
+		got, next, err := b.svc.List(ctx, tc.account, tc.q)
+		require.NoError(t, err, tc.name)
+		require.Nil(t, next, tc.name)
+		require.Equal(t, ids(tc.want), ids(got), tc.name)
+	}
+	sandbox, _, err := b.svc.List(ctx, b.account.ID, reconjob.ListQuery{Env: account.Sandbox})
+	require.NoError(t, err)
+	require.Len(t, sandbox, 1)
+	require.Equal(t, "sandbox.csv", sandbox[0].BankFile)
+
+	var paged []reconjob.Job
+	q := reconjob.ListQuery{Env: account.Production, Limit: 2}
+	for {
+		page, next, err := b.svc.List(ctx, b.account.ID, q)
+		require.NoError(t, err)
+		paged = append(paged, page...)
+		if next == nil {
+			break
+		}
+		q.After = next
+	}
+	require.Equal(t, []uuid.UUID{created[4].ID, created[3].ID, created[2].ID, created[1].ID, created[0].ID}, ids(paged))
+}
