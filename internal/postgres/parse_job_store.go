@@ -225,6 +225,11 @@ type parseTransactionRow struct {
 	Balance             decimal.NullDecimal `db:"balance"`
 	Type                string              `db:"type"`
 	Raw                 string              `db:"raw"`
+	PosLine             sql.NullInt32       `db:"pos_line"`
+	PosRecord           sql.NullInt32       `db:"pos_record"`
+	PosPage             sql.NullInt32       `db:"pos_page"`
+	PosSheet            sql.NullString      `db:"pos_sheet"`
+	PosPath             sql.NullString      `db:"pos_path"`
 }
 
 // Transactions implements parsejob.Store. A limit of 0 or less reads nothing.
@@ -240,7 +245,7 @@ func (s *ParseJobStore) Transactions(ctx context.Context, jobID uuid.UUID, after
 	var rows []parseTransactionRow
 	err := s.DB.SelectContext(ctx, &rows, `
 SELECT id, seq, booking_date, value_date, amount, currency, description, reference, counterparty_name,
-       counterparty_account, balance, type, raw
+       counterparty_account, balance, type, raw, pos_line, pos_record, pos_page, pos_sheet, pos_path
   FROM parse_transactions WHERE job_id = $1 AND seq > $2 AND seq <= $2 + $3 ORDER BY seq`, jobID, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read parse transactions: %w", err)
@@ -252,6 +257,8 @@ SELECT id, seq, booking_date, value_date, amount, currency, description, referen
 			Currency: r.Currency.String, Description: r.Description, Reference: r.Reference.String,
 			CounterpartyName: r.CounterpartyName.String, CounterpartyAccount: r.CounterpartyAccount.String,
 			Balance: decimalOf(r.Balance), Type: statement.Type(r.Type), Raw: r.Raw,
+			Pos: statement.Position{Line: int(r.PosLine.Int32), Record: int(r.PosRecord.Int32), Page: int(r.PosPage.Int32),
+				Sheet: r.PosSheet.String, Path: r.PosPath.String},
 		}}
 	}
 	return txs, nil
@@ -315,7 +322,8 @@ func (s *ParseJobStore) ReadFile(ctx context.Context, id uuid.UUID) ([]byte, err
 
 // parseTransactionsCopy is the COPY that copyTransactions feeds, in PostgreSQL's text format.
 const parseTransactionsCopy = `COPY parse_transactions (job_id, seq, id, booking_date, value_date, amount, currency,
-description, reference, counterparty_name, counterparty_account, balance, type, raw) FROM STDIN`
+description, reference, counterparty_name, counterparty_account, balance, type, raw, pos_line, pos_record, pos_page, pos_sheet,
+pos_path) FROM STDIN`
 
 // Complete implements parsejob.Store. It stores transactions_count as len(txs), the rows it
 // wrote, whatever out.TransactionsCount says.
@@ -457,6 +465,18 @@ func (c *copyText) appendRow(b []byte, i int) []byte {
 	b = appendCopyText(b, string(t.Type), false)
 	b = append(b, '\t')
 	b = appendCopyText(b, t.Raw, false)
+	for _, n := range [...]int{t.Pos.Line, t.Pos.Record, t.Pos.Page} {
+		b = append(b, '\t')
+		if n > 0 {
+			b = strconv.AppendInt(b, int64(n), 10)
+		} else {
+			b = append(b, copyNull...)
+		}
+	}
+	b = append(b, '\t')
+	b = appendCopyText(b, t.Pos.Sheet, true)
+	b = append(b, '\t')
+	b = appendCopyText(b, t.Pos.Path, true)
 	return append(b, '\n')
 }
 
