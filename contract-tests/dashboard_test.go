@@ -256,9 +256,10 @@ func TestDashboardCredentials(t *testing.T) {
 	_, err := chromedp.Call(b.ctx, network.SetCookie, network.SetCookieParams{Name: "sm_session", Value: planted, URL: s.DashboardURL})
 	require.NoError(t, err)
 	b.submit(map[string]string{"#email": email, "#password": password}, "button[type=submit]", "nav")
-	require.True(t, strings.HasSuffix(b.location(), "/clients"), b.location())
+	require.True(t, strings.HasSuffix(b.location(), "/jobs"), "signing in lands on the jobs: %s", b.location())
 	session := b.cookie(s.DashboardURL, "sm_session")
 	require.NotEqual(t, planted, session, "signing in issues a new session, whatever cookie was there (no fixation)")
+	b.open(s.DashboardURL + "/clients")
 
 	// An API client, shown once, works against the Reconciliation API in both environments.
 	b.unfold()
@@ -706,7 +707,7 @@ func TestDashboardSecondFactor(t *testing.T) {
 	dev.submit(map[string]string{"#code": wrongCode(t, key)}, "button[type=submit]", ".problem")
 	require.Contains(t, dev.text(".problem"), "That code is wrong")
 	dev.submit(map[string]string{"#code": totpCode(t, key, time.Now().Add(30*time.Second))}, "button[type=submit]", "nav")
-	require.Equal(t, "API clients", dev.text("h1"))
+	require.Equal(t, "Jobs", dev.text("h1"))
 	require.NotEmpty(t, dev.cookie(s.DashboardURL, "sm_session"))
 	require.Empty(t, dev.cookie(s.DashboardURL, "sm_challenge"))
 

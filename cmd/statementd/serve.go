@@ -142,7 +142,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	dash, err := dashboardListener(cfg, dashboard.Config{Accounts: accounts, People: team, Audit: postgres.NewAuditStore(db),
 		Logger: logger, DB: postgres.Health{DB: db}, TrustedProxies: cfg.TrustedProxies, Webhooks: webhooks,
-		WebhookTests: throttles.webhookTests}, cert, logger)
+		WebhookTests: throttles.webhookTests, Recon: jobs, Parse: parses, MaxFileBytes: cfg.MaxUploadBytes}, cert, logger)
 	if err != nil {
 		return err
 	}

@@ -33,8 +33,10 @@ import (
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/audit"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/people"
 	"github.com/statementmatch/service/internal/ratelimit"
+	"github.com/statementmatch/service/internal/reconjob"
 	"github.com/statementmatch/service/internal/webhook"
 )
 
@@ -61,6 +63,11 @@ type Config struct {
 	// deliveries each account shares with the Parsing API's POST /webhooks/test.
 	Webhooks     *webhook.Service
 	WebhookTests *ratelimit.Throttle
+	// Recon and Parse are the job rules of both APIs; MaxFileBytes bounds each uploaded file,
+	// as the APIs do.
+	Recon        *reconjob.Service
+	Parse        *parsejob.Service
+	MaxFileBytes int64
 }
 
 // Server serves the dashboard.
@@ -73,7 +80,7 @@ type Server struct {
 // New returns the dashboard's handler.
 func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
-	for _, page := range []string{"sign_in", "sign_in_code", "set_password", "clients", "keys", "webhooks", "deliveries", "users", "account", "signing", "audit", "message"} {
+	for _, page := range []string{"sign_in", "sign_in_code", "set_password", "jobs", "new_job", "recon_job", "parse_job", "clients", "keys", "webhooks", "deliveries", "users", "account", "signing", "audit", "message"} {
 		t, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {
 			return nil, err
@@ -102,6 +109,16 @@ func (s *Server) routes(static http.Handler) {
 	m.HandleFunc("GET /set-password", s.setPasswordPage)
 	m.HandleFunc("POST /set-password", s.setPassword)
 	m.Handle("POST /sign-out", s.signedIn(s.signOut))
+	m.Handle("GET /jobs", s.signedIn(s.jobsPage))
+	m.Handle("GET /jobs/new", s.signedIn(s.newJobPage))
+	m.Handle("POST /jobs/reconciliation", s.signedInUpload(s.createReconJob))
+	m.Handle("POST /jobs/parsing", s.signedInUpload(s.createParseJob))
+	m.Handle("GET /jobs/reconciliation/{env}/{id}", s.signedIn(s.reconJobPage))
+	m.Handle("GET /jobs/reconciliation/{env}/{id}/results.csv", s.signedIn(s.reconDownload("csv")))
+	m.Handle("GET /jobs/reconciliation/{env}/{id}/results.xlsx", s.signedIn(s.reconDownload("xlsx")))
+	m.Handle("GET /jobs/parsing/{id}", s.signedIn(s.parseJobPage))
+	m.Handle("GET /jobs/parsing/{id}/export.csv", s.signedIn(s.parseExport(false)))
+	m.Handle("GET /jobs/parsing/{id}/export.json", s.signedIn(s.parseExport(true)))
 	m.Handle("GET /clients", s.signedIn(s.clientsPage))
 	m.Handle("POST /clients", s.signedIn(s.createClient))
 	m.Handle("POST /clients/{id}/revoke", s.signedIn(s.revokeClient))

@@ -17,12 +17,12 @@ func TestSafeNext(t *testing.T) {
 	for in, want := range map[string]string{
 		"/keys":                  "/keys",
 		"/audit?before=10":       "/audit?before=10",
-		"":                       "/clients",
-		"keys":                   "/clients",
-		"//evil.example/x":       "/clients",
-		"https://evil.example":   "/clients",
-		"/\\evil.example":        "/clients",
-		"/ok\r\nSet-Cookie: x=1": "/clients",
+		"":                       "/jobs",
+		"keys":                   "/jobs",
+		"//evil.example/x":       "/jobs",
+		"https://evil.example":   "/jobs",
+		"/\\evil.example":        "/jobs",
+		"/ok\r\nSet-Cookie: x=1": "/jobs",
 	} {
 		require.Equal(t, want, safeNext(in), "%q", in)
 	}

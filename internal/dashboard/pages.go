@@ -67,7 +67,7 @@ func signedInView(req signedInRequest, title, nav string, page any) view {
 
 func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	if _, err := r.Cookie(sessionCookie); err == nil {
-		http.Redirect(w, r, "/clients", http.StatusSeeOther)
+		http.Redirect(w, r, "/jobs", http.StatusSeeOther)
 		return
 	}
 	http.Redirect(w, r, "/sign-in", http.StatusSeeOther)
@@ -81,7 +81,7 @@ type signInPage struct {
 // site ("//evil.example" or "https://...").
 func safeNext(next string) string {
 	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
-		return "/clients"
+		return "/jobs"
 	}
 	return next
 }
@@ -196,7 +196,7 @@ func (s *Server) setPassword(w http.ResponseWriter, r *http.Request) {
 	}
 	s.clearCookie(w, linkCookie)
 	s.render(w, r, http.StatusOK, "sign_in", view{Title: "Sign in", Notice: "Your password is set. Sign in with it.",
-		Page: signInPage{Next: "/clients", FormCSRF: s.formToken(w, r)}})
+		Page: signInPage{Next: "/jobs", FormCSRF: s.formToken(w, r)}})
 }
 
 func (s *Server) signOut(w http.ResponseWriter, r *http.Request, req signedInRequest) {
@@ -213,7 +213,7 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request, req signedInReq
 	}
 	s.clearCookie(w, sessionCookie)
 	s.render(w, r, http.StatusOK, "sign_in", view{Title: "Sign in", Notice: "You are signed out.",
-		Page: signInPage{Next: "/clients", FormCSRF: s.formToken(w, r)}})
+		Page: signInPage{Next: "/jobs", FormCSRF: s.formToken(w, r)}})
 }
 
 // clientsPage lists the account's API clients; created, when set, is the one just made, with

@@ -52,6 +52,17 @@ func (r exportResponse) VisitExportJobResponse(w http.ResponseWriter) error {
 	return d.Serve(w)
 }
 
+// ServeExport writes the export of job j (readable: see parsejob.Service.Export) as
+// GET /api/v1/jobs/{id}/export answers it, in JSON when json is set and CSV otherwise; the
+// dashboard offers the same downloads without knowing the API's types.
+func ServeExport(ctx context.Context, w http.ResponseWriter, jobs Jobs, j parsejob.Job, json bool, logger *slog.Logger) error {
+	format := parseapi.ExportFormatCsv
+	if json {
+		format = parseapi.ExportFormatJson
+	}
+	return exportResponse{ctx: ctx, jobs: jobs, job: j, format: format, logger: logger}.VisitExportJobResponse(w)
+}
+
 // eachFunc calls fn with every transaction of a job, in statement order, until fn or the store
 // fails.
 type eachFunc func(fn func(parsejob.Transaction) error) error

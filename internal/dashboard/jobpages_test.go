@@ -1,0 +1,86 @@
+package dashboard
+
+import (
+	"testing"
+
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/internal/match"
+	"github.com/statementmatch/service/internal/reconjob"
+)
+
+func TestReasonWords(t *testing.T) {
+	t.Parallel()
+	d := decimal.RequireFromString
+	line := func(amount, currency string) reconjob.BankEntry {
+		return reconjob.BankEntry{Amount: d(amount), Currency: currency}
+	}
+	for _, tc := range []struct {
+		name string
+		p    reconjob.PartialReference
+		want string
+	}{
+		{"under-paid", reconjob.PartialReference{Reason: match.ReasonAmountMismatch, ExpectedAmount: d("500.00"), MatchedAmount: d("450.00"), Currency: "EUR"},
+			"under-paid by 50.00 EUR"},
+		{"over-paid, yen", reconjob.PartialReference{Reason: match.ReasonAmountMismatch, ExpectedAmount: d("1000"), MatchedAmount: d("1200"), Currency: "JPY"},
+			"over-paid by 200 JPY"},
+		{"no currency", reconjob.PartialReference{Reason: match.ReasonAmountMismatch, ExpectedAmount: d("12.5"), MatchedAmount: d("10")},
+			"under-paid by 2.50"},
+		{"twice", reconjob.PartialReference{Reason: match.ReasonDuplicatePayment, BankEntries: []reconjob.BankEntry{line("300", "EUR"), line("300", "EUR")}},
+			"paid twice"},
+		{"three times", reconjob.PartialReference{Reason: match.ReasonDuplicatePayment,
+			BankEntries: []reconjob.BankEntry{line("300", ""), line("300", ""), line("300", "")}}, "paid 3 times"},
+		{"other currency", reconjob.PartialReference{Reason: match.ReasonCurrencyMismatch, Currency: "EUR",
+			BankEntries: []reconjob.BankEntry{line("100", "USD"), line("5", "USD")}}, "paid in another currency (USD)"},
+		{"other currency unknown", reconjob.PartialReference{Reason: match.ReasonCurrencyMismatch, Currency: "EUR",
+			BankEntries: []reconjob.BankEntry{line("100", "")}}, "paid in another currency"},
+	} {
+		require.Equal(t, tc.want, reasonWords(tc.p), tc.name)
+	}
+}
+
+func TestFilterAndSortRows(t *testing.T) {
+	t.Parallel()
+	rows := []resultRow{
+		{Reference: "INV-2", amount: decimal.RequireFromString("-900"), date: "2024-03-02", Lines: []lineView{{Text: "BETA LTD"}}},
+		{Reference: "INV-1", amount: decimal.RequireFromString("50"), date: "2024-03-05", Suggestions: []lineView{{Text: "Gamma SARL"}}},
+		{Reference: "inv-3", amount: decimal.RequireFromString("100"), date: "2024-03-01"},
+	}
+	refs := func(rs []resultRow) (out []string) {
+		for _, r := range rs {
+			out = append(out, r.Reference)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		q, sort string
+		want    []string
+	}{
+		{"", "", []string{"INV-2", "INV-1", "inv-3"}},
+		{"gamma", "", []string{"INV-1"}},
+		{"beta", "", []string{"INV-2"}},
+		{"INV-3", "", []string{"inv-3"}},
+		{"", "reference", []string{"INV-1", "INV-2", "inv-3"}},
+		{"", "amount", []string{"INV-2", "inv-3", "INV-1"}},
+		{"", "date", []string{"inv-3", "INV-2", "INV-1"}},
+		{"inv", "date", []string{"inv-3", "INV-2", "INV-1"}},
+		{"nothing", "", nil},
+	} {
+		got := filterRows(append([]resultRow(nil), rows...), tc.q)
+		sortRows(got, tc.sort)
+		require.Equal(t, tc.want, refs(got), "q=%q sort=%q", tc.q, tc.sort)
+	}
+}
+
+func TestSentence(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"no reference column":    "No reference column.",
+		"the file is encrypted.": "The file is encrypted.",
+		"  énorme fichier  ":     "Énorme fichier.",
+		"":                       "",
+	} {
+		require.Equal(t, want, sentence(in), "%q", in)
+	}
+}
