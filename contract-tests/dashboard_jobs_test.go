@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
@@ -175,6 +176,19 @@ func TestDashboardJobs(t *testing.T) {
 	dev.shot("dashboard-parse-review")
 	exported := dashboardGet(t, s, strings.TrimPrefix(review, s.DashboardURL)+"/export.csv", session)
 	require.Equal(t, len(brokenRunningBalance.Lines)+1, bytes.Count(exported, []byte("\r\n")), "the CSV export: a header and a row per line")
+
+	// Usage: this month's jobs against the plans, per day.
+	viewer.open(s.DashboardURL + "/usage")
+	usage := viewer.text("main")
+	require.Contains(t, usage, "Reconciliation · production")
+	require.Contains(t, usage, "1 of 20000 jobs (pro plan)")
+	require.Contains(t, usage, "0 of 100 jobs", "the sandbox's own quota")
+	require.Contains(t, usage, "3 of ", "three parsing jobs: the double click made one")
+	require.Contains(t, usage, "transactions parsed")
+	bars, err := chromedp.Run(viewer.ctx, chromedp.Evaluate[int]("document.querySelectorAll('svg.chart rect.bar').length"))
+	require.NoError(t, err)
+	require.Equal(t, 3*time.Now().UTC().Day(), bars, "a bar a day so far, in each of the three charts")
+	viewer.shot("dashboard-usage")
 
 	// A viewer cannot upload; another account's jobs are not found.
 	viewerSession := viewer.cookie(s.DashboardURL, "sm_session")

@@ -80,7 +80,7 @@ type Server struct {
 // New returns the dashboard's handler.
 func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
-	for _, page := range []string{"sign_in", "sign_in_code", "set_password", "jobs", "new_job", "recon_job", "parse_job", "clients", "keys", "webhooks", "deliveries", "users", "account", "signing", "audit", "message"} {
+	for _, page := range []string{"sign_in", "sign_in_code", "set_password", "jobs", "new_job", "recon_job", "parse_job", "usage", "clients", "keys", "webhooks", "deliveries", "users", "account", "signing", "audit", "message"} {
 		t, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {
 			return nil, err
@@ -119,6 +119,7 @@ func (s *Server) routes(static http.Handler) {
 	m.Handle("GET /jobs/parsing/{id}", s.signedIn(s.parseJobPage))
 	m.Handle("GET /jobs/parsing/{id}/export.csv", s.signedIn(s.parseExport(false)))
 	m.Handle("GET /jobs/parsing/{id}/export.json", s.signedIn(s.parseExport(true)))
+	m.Handle("GET /usage", s.signedIn(s.usagePage))
 	m.Handle("GET /clients", s.signedIn(s.clientsPage))
 	m.Handle("POST /clients", s.signedIn(s.createClient))
 	m.Handle("POST /clients/{id}/revoke", s.signedIn(s.revokeClient))
@@ -239,4 +240,5 @@ var templateFuncs = template.FuncMap{
 		return int(time.Since(t).Hours() / 24)
 	},
 	"future": func(t *time.Time) bool { return t != nil && time.Now().Before(*t) },
+	"inc":    func(i int) int { return i + 1 },
 }

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -83,4 +84,22 @@ func TestSentence(t *testing.T) {
 	} {
 		require.Equal(t, want, sentence(in), "%q", in)
 	}
+}
+
+// TestBarChart draws a bar a day, scaled to the busiest, labelled every fifth day, with the total
+// in its name.
+func TestBarChart(t *testing.T) {
+	t.Parallel()
+	svg := string(barChart([]int{0, 2, 4, 1, 0}, 28, "jobs <of> a kind"))
+	require.Equal(t, 5, strings.Count(svg, `class="bar"`))
+	require.Contains(t, svg, `aria-label="7 jobs &lt;of&gt; a kind this month, at most 4 on one day"`)
+	require.Contains(t, svg, `height="0.0" class="bar"><title>day 1: 0</title>`)
+	require.Contains(t, svg, `height="132.0" class="bar"><title>day 3: 4</title>`, "the busiest day is full height")
+	require.Contains(t, svg, `height="66.0" class="bar"><title>day 2: 2</title>`)
+	for _, day := range []string{">1</text>", ">5</text>"} {
+		require.Contains(t, svg, day)
+	}
+	require.NotContains(t, svg, ">2</text>")
+	empty := string(barChart(nil, 31, "jobs"))
+	require.Contains(t, empty, `aria-label="0 jobs this month, at most 0 on one day"`)
 }

@@ -135,6 +135,13 @@ type ListQuery struct {
 	Limit int
 }
 
+// Threshold is a share of the monthly quota an account reached, announced by a usage.threshold
+// event to the endpoints that subscribe to it.
+type Threshold struct {
+	Percent   int
+	ReachedAt time.Time
+}
+
 // Mark is a job's place in the newest-first order.
 type Mark = cursor.Mark
 
@@ -156,6 +163,12 @@ type Store interface {
 	Get(ctx context.Context, accountID, id uuid.UUID) (Job, error)
 	// List returns up to q.Limit jobs of the account, newest first.
 	List(ctx context.Context, accountID uuid.UUID, q ListQuery) ([]Job, error)
+	// JobsPerDay counts the account's jobs created on each day from from (a UTC day's start)
+	// until to.
+	JobsPerDay(ctx context.Context, accountID uuid.UUID, from, to time.Time) ([]int, error)
+	// ThresholdsReached returns the usage thresholds the account reached in scope in the quota
+	// period starting at period, lowest first.
+	ThresholdsReached(ctx context.Context, accountID uuid.UUID, scope string, period time.Time) ([]Threshold, error)
 	// Transactions returns up to limit transactions of the job with Seq > after, in order.
 	Transactions(ctx context.Context, jobID uuid.UUID, after, limit int) ([]Transaction, error)
 	// TransactionsParsed sums the transactions of the account's jobs created in [from, to).

@@ -414,6 +414,21 @@ func (s *Service) Usage(ctx context.Context, accountID uuid.UUID) (Usage, error)
 		JobsLimit: MonthlyLimit(acc.ParsePlan), TransactionsParsed: parsed}, nil
 }
 
+// JobsPerDay counts the account's jobs on each day of the current month (UTC) so far.
+func (s *Service) JobsPerDay(ctx context.Context, accountID uuid.UUID) ([]int, error) {
+	now := s.now()
+	start, _ := quota.Period(now)
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	return s.Store.JobsPerDay(ctx, accountID, start, today.AddDate(0, 0, 1))
+}
+
+// ThresholdsReached returns the usage thresholds the account reached this month, each announced
+// once by a usage.threshold event.
+func (s *Service) ThresholdsReached(ctx context.Context, accountID uuid.UUID) ([]Threshold, error) {
+	start, _ := quota.Period(s.now())
+	return s.Store.ThresholdsReached(ctx, accountID, QuotaScope, start)
+}
+
 // Health is the service's state as the Parsing API reports it.
 type Health string
 

@@ -157,6 +157,11 @@ func (s *JobStore) List(ctx context.Context, accountID uuid.UUID, q reconjob.Lis
 	return jobs, nil
 }
 
+// JobsPerDay implements reconjob.Store.
+func (s *JobStore) JobsPerDay(ctx context.Context, accountID uuid.UUID, env account.Environment, from, to time.Time) ([]int, error) {
+	return jobsPerDay(ctx, s.DB, "recon_jobs", "AND env = $4", accountID, from, to, string(env))
+}
+
 // Results implements reconjob.Store.
 func (s *JobStore) Results(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (reconjob.Job, []byte, error) {
 	var r struct {

@@ -264,6 +264,29 @@ SELECT id, seq, booking_date, value_date, amount, currency, description, referen
 	return txs, nil
 }
 
+// JobsPerDay implements parsejob.Store.
+func (s *ParseJobStore) JobsPerDay(ctx context.Context, accountID uuid.UUID, from, to time.Time) ([]int, error) {
+	return jobsPerDay(ctx, s.DB, "parse_jobs", "", accountID, from, to)
+}
+
+// ThresholdsReached implements parsejob.Store.
+func (s *ParseJobStore) ThresholdsReached(ctx context.Context, accountID uuid.UUID, scope string, period time.Time) ([]parsejob.Threshold, error) {
+	var rows []struct {
+		Percent   int       `db:"percent"`
+		ReachedAt time.Time `db:"reached_at"`
+	}
+	if err := s.DB.SelectContext(ctx, &rows, `
+SELECT percent, reached_at FROM usage_thresholds WHERE account_id = $1 AND scope = $2 AND period = $3 ORDER BY percent`,
+		accountID, scope, period); err != nil {
+		return nil, fmt.Errorf("read usage thresholds: %w", err)
+	}
+	out := make([]parsejob.Threshold, len(rows))
+	for i, r := range rows {
+		out[i] = parsejob.Threshold{Percent: r.Percent, ReachedAt: r.ReachedAt.UTC()}
+	}
+	return out, nil
+}
+
 // TransactionsParsed implements parsejob.Store.
 func (s *ParseJobStore) TransactionsParsed(ctx context.Context, accountID uuid.UUID, from, to time.Time) (int64, error) {
 	var n int64

@@ -315,9 +315,18 @@ func TestWebhookOutboxUsageThresholdsAreAnnouncedOncePerPeriod(t *testing.T) {
 	create(b.now, charge, 1)
 	require.Equal(t, []map[string]any{march(80, 4), march(100, 5)}, data(), "the 5th job reaches 100%")
 	require.Equal(t, "2024-03-15T10:35:00Z", b.events(t, webhook.EventUsageThreshold)[1].Timestamp, "when the 5th job was created")
+	reached, err := b.store.ThresholdsReached(t.Context(), b.account.ID, parsejob.QuotaScope, charge.Period)
+	require.NoError(t, err)
+	require.Equal(t, []parsejob.Threshold{{Percent: 80, ReachedAt: time.Date(2024, 3, 15, 10, 34, 0, 123456000, time.UTC)},
+		{Percent: 100, ReachedAt: time.Date(2024, 3, 15, 10, 35, 0, 123456000, time.UTC)}}, reached, "the dashboard lists them")
+	perDay, err := b.store.JobsPerDay(t.Context(), b.account.ID, charge.Period, charge.Period.AddDate(0, 0, 16))
+	require.NoError(t, err)
+	require.Len(t, perDay, 16)
+	require.Equal(t, 5, perDay[14], "the five jobs of 15 March")
+	require.Equal(t, 5, perDay[0]+perDay[14]+perDay[15], "and no other day's")
 
 	// The count starts again (as if the quota row were lost), but the thresholds were announced.
-	_, err := b.db.ExecContext(t.Context(), `DELETE FROM job_quota WHERE account_id = $1`, b.account.ID)
+	_, err = b.db.ExecContext(t.Context(), `DELETE FROM job_quota WHERE account_id = $1`, b.account.ID)
 	require.NoError(t, err)
 	create(b.now, charge, 5)
 	require.Len(t, data(), 2, "each threshold is announced once in a period")

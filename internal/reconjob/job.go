@@ -117,6 +117,9 @@ type Store interface {
 	Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (Job, error)
 	// List returns up to q.Limit jobs of the account in q.Env, newest first.
 	List(ctx context.Context, accountID uuid.UUID, q ListQuery) ([]Job, error)
+	// JobsPerDay counts the account's jobs in env created on each day from from (a UTC day's
+	// start) until to.
+	JobsPerDay(ctx context.Context, accountID uuid.UUID, env account.Environment, from, to time.Time) ([]int, error)
 	// Results returns the stored results document of a completed job.
 	Results(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (Job, []byte, error)
 	// ResultsPart returns up to n bytes of the stored results document of job id from byte

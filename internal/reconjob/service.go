@@ -234,6 +234,14 @@ func (s *Service) Results(ctx context.Context, accountID uuid.UUID, env account.
 	return j, res, nil
 }
 
+// JobsPerDay counts the account's jobs in env on each day of the current month (UTC) so far.
+func (s *Service) JobsPerDay(ctx context.Context, accountID uuid.UUID, env account.Environment) ([]int, error) {
+	now := s.now()
+	start, _ := quota.Period(now)
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	return s.Store.JobsPerDay(ctx, accountID, env, start, today.AddDate(0, 0, 1))
+}
+
 // Quota returns the account's job quota in env for the current month.
 func (s *Service) Quota(ctx context.Context, accountID uuid.UUID, env account.Environment) (Quota, error) {
 	acc, err := s.Accounts.Account(ctx, accountID)

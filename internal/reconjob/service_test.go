@@ -647,6 +647,13 @@ func TestServiceListPagesAnEnvironmentsJobsNewestFirst(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, sandbox, 1)
 	require.Equal(t, "sandbox.csv", sandbox[0].BankFile)
+	perDay, err := b.svc.JobsPerDay(ctx, b.account.ID, account.Production)
+	require.NoError(t, err)
+	require.Len(t, perDay, 15, "1 to 15 March")
+	require.Equal(t, 5, perDay[14])
+	perDay, err = b.svc.JobsPerDay(ctx, b.account.ID, account.Sandbox)
+	require.NoError(t, err)
+	require.Equal(t, 1, perDay[14], "each environment counts its own")
 
 	var paged []reconjob.Job
 	q := reconjob.ListQuery{Env: account.Production, Limit: 2}
