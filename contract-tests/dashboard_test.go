@@ -188,7 +188,7 @@ func (b *browser) shot(name string) {
 }
 
 // invite runs `statementd admin user invite` and returns the set-password link.
-func (s *server) invite(t *testing.T, accountID, email, role string) string {
+func (s *server) invite(t testing.TB, accountID, email, role string) string {
 	t.Helper()
 	out := s.admin(t, "user", "invite", "--json", "--account", accountID, "--email", email, "--role", role, "--dashboard-url", s.DashboardURL)
 	link := str(t, out, "link")
