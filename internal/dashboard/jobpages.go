@@ -24,8 +24,12 @@ import (
 	"github.com/statementmatch/service/internal/statement"
 )
 
-// resultsPageSize is how many rows a results table shows at a time.
-const resultsPageSize = 100
+// resultsPageSize is how many rows a results table shows at a time; maxReviewRows how many rows
+// to review a parsing job's page lists at most.
+const (
+	resultsPageSize = 100
+	maxReviewRows   = 1000
+)
 
 // lineView is a bank line as a results table shows it.
 type lineView struct {
@@ -351,13 +355,15 @@ type parseJobPage struct {
 	Ready  bool
 	// Opening, Credits, Debits, Computed and Closing are the balance check, when the statement
 	// states both balances: Opening + Credits - Debits = Computed, which should be Closing.
-	Check                                        bool
-	Opening, Credits, Debits, Computed, Closing  string
-	Balanced                                     bool
-	Period                                       string
-	Reviews                                      []statement.ReviewReason
-	Rows                                         []txView
-	OnlyReview                                   bool
+	Check                                       bool
+	Opening, Credits, Debits, Computed, Closing string
+	Balanced                                    bool
+	Period                                      string
+	Reviews                                     []statement.ReviewReason
+	Rows                                        []txView
+	OnlyReview                                  bool
+	// Capped: more rows to review than the page lists (maxReviewRows); the exports have all.
+	Capped                                       bool
 	Next, AllLink, ReviewLink, CSVLink, JSONLink string
 	Live                                         bool
 }
@@ -419,9 +425,13 @@ func (s *Server) parseJobPage(w http.ResponseWriter, r *http.Request, req signed
 		} else {
 			credits = credits.Add(t.Amount)
 		}
-		if page.OnlyReview && len(page.Rows) < 1000 {
+		if page.OnlyReview {
 			if v := view(t); len(v.Review) > 0 {
-				page.Rows = append(page.Rows, v)
+				if len(page.Rows) == maxReviewRows {
+					page.Capped = true
+				} else {
+					page.Rows = append(page.Rows, v)
+				}
 			}
 		}
 		return nil

@@ -144,10 +144,11 @@ func (s *Server) jobsPage(w http.ResponseWriter, r *http.Request, req signedInRe
 			st := reconjob.Status(f.Status)
 			lq.Status = &st
 		}
+		filter := cursor.Filter("env="+f.Env, "status="+f.Status, "from="+f.From, "to="+f.To, "file="+f.File)
 		if f.After != "" {
-			m, err := cursor.DecodeList(f.After, "recon", "start from the first page")
+			m, err := cursor.DecodeList(f.After, filter, "start from the first page")
 			if err != nil {
-				bad("This page of the list is not one the dashboard made: start from the first page.")
+				bad("This page of the list is not one the dashboard made for these filters: start from the first page.")
 				return
 			}
 			lq.After = &m
@@ -161,7 +162,7 @@ func (s *Server) jobsPage(w http.ResponseWriter, r *http.Request, req signedInRe
 			page.Jobs = append(page.Jobs, reconRow(j))
 		}
 		if next != nil {
-			page.Next = f.query(cursor.EncodeList(*next, "recon"))
+			page.Next = f.query(cursor.EncodeList(*next, filter))
 		}
 	} else {
 		page.Statuses = []string{string(parsejob.StatusQueued), string(parsejob.StatusProcessing), string(parsejob.StatusCompleted),

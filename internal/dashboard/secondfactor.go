@@ -93,12 +93,17 @@ func (s *Server) beginSecondFactor(w http.ResponseWriter, r *http.Request, req s
 		s.unavailable(w, r, err)
 		return
 	}
+	s.showEnrollment(w, r, req, http.StatusOK, "", e)
+}
+
+// showEnrollment shows the account page with the authenticator e being set up.
+func (s *Server) showEnrollment(w http.ResponseWriter, r *http.Request, req signedInRequest, status int, problem string, e people.Enrollment) {
 	ev, err := s.enrollmentView(e)
 	if err != nil {
 		s.unavailable(w, r, err)
 		return
 	}
-	s.showAccount(w, r, req, http.StatusOK, "", "", ev)
+	s.showAccount(w, r, req, status, "", problem, ev)
 }
 
 // enableSecondFactor turns the authenticator on once its code and the password are right; after
@@ -130,12 +135,7 @@ func (s *Server) enableSecondFactor(w http.ResponseWriter, r *http.Request, req 
 		s.unavailable(w, r, err)
 		return
 	}
-	ev, err := s.enrollmentView(e)
-	if err != nil {
-		s.unavailable(w, r, err)
-		return
-	}
-	s.showAccount(w, r, req, status, "", problem, ev)
+	s.showEnrollment(w, r, req, status, problem, e)
 }
 
 // disableSecondFactor removes the user's own authenticator once the password is right.
