@@ -138,6 +138,18 @@ type Position struct {
 	Path   string `json:"path,omitempty"`
 	Sheet  string `json:"sheet,omitempty"`
 	Page   int    `json:"page,omitempty"`
+	// Box is where on Page a PDF's or a scan's row was read from, when the reader knows.
+	Box *Box `json:"box,omitempty"`
+}
+
+// Box is the part of a page something was read from, as fractions (0 to 1) of the page's width
+// and height measured from its top-left corner as the page is shown (its rotation applied), so
+// that it fits the page drawn at any size.
+type Box struct {
+	Left   float64 `json:"left"`
+	Top    float64 `json:"top"`
+	Right  float64 `json:"right"`
+	Bottom float64 `json:"bottom"`
 }
 
 // String returns the position for a message, e.g. "line 12" or "/Document/BkToCstmrStmt/Stmt[2]/Ntry[5]".

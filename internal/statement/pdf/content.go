@@ -533,8 +533,12 @@ func (p *parser) show(s []byte, gs *gstate, tm *matrix) {
 
 // display turns a point of default user space into display space, where the page's
 // /Rotate has been applied and text of an upright page runs left to right.
-func (p *parser) display(x, y float64) (float64, float64) {
-	switch p.rotate {
+func (p *parser) display(x, y float64) (float64, float64) { return display(p.rotate, x, y) }
+
+// display turns a point of default user space into the display space of a page with /Rotate
+// rotate.
+func display(rotate int, x, y float64) (float64, float64) {
+	switch rotate {
 	case 90:
 		return y, -x
 	case 180:

@@ -710,6 +710,29 @@ func errf(kind error, pos statement.Position, msg string, args ...any) error {
 // mediaSize is the page's size in points from its /MediaBox, inherited from the page tree when
 // the page has none of its own; US Letter when no box is found.
 func (d *document) mediaSize(p page) [2]float64 {
+	v := d.mediaBox(p)
+	w, h := math.Abs(v[2]-v[0]), math.Abs(v[3]-v[1])
+	if p.rotate%180 != 0 {
+		w, h = h, w
+	}
+	return [2]float64{w, h}
+}
+
+// mediaFrame is the page's media box in the display space of its words (see display): the
+// least and greatest x and y of its corners, [x0, y0, x1, y1], y up.
+func (d *document) mediaFrame(p page) [4]float64 {
+	v := d.mediaBox(p)
+	f := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for _, c := range [][2]float64{{v[0], v[1]}, {v[2], v[1]}, {v[0], v[3]}, {v[2], v[3]}} {
+		x, y := display(p.rotate, c[0], c[1])
+		f[0], f[1], f[2], f[3] = math.Min(f[0], x), math.Min(f[1], y), math.Max(f[2], x), math.Max(f[3], y)
+	}
+	return f
+}
+
+// mediaBox is the page's /MediaBox, inherited from the page tree when the page has none of its
+// own; US Letter at the origin when no box is found.
+func (d *document) mediaBox(p page) [4]float64 {
 	for dict, depth := p.dict, 0; dict != nil && depth < 32; depth++ {
 		if box := d.array(dict["MediaBox"]); len(box) == 4 {
 			var v [4]float64
@@ -721,14 +744,10 @@ func (d *document) mediaSize(p page) [2]float64 {
 				}
 			}
 			if ok {
-				w, h := math.Abs(v[2]-v[0]), math.Abs(v[3]-v[1])
-				if p.rotate%180 != 0 {
-					w, h = h, w
-				}
-				return [2]float64{w, h}
+				return v
 			}
 		}
 		dict = d.dict(dict["Parent"])
 	}
-	return [2]float64{612, 792}
+	return [4]float64{0, 0, 612, 792}
 }

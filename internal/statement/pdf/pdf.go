@@ -45,6 +45,7 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 		return parseScanned(data, ex, opts)
 	}
 	g := buildGrid(ex.pages)
+	g.frames = ex.frames
 	st, err := tabular.Extract(tabular.Table{Format: statement.FormatPDF, Rows: g.table(), Context: g.outside, Card: g.card}, opts)
 	if err != nil {
 		return nil, err
@@ -77,7 +78,9 @@ type extraction struct {
 	pages [][]line
 	// sizes are the pages' sizes in points (the media box); textless the numbers of the
 	// pages without text, which OCR may read.
-	sizes     [][2]float64
+	sizes [][2]float64
+	// frames are the pages' media boxes where their words stand (see document.mediaFrame).
+	frames    [][4]float64
 	textless  []int
 	problems  []statement.Problem
 	fontKinds []string
@@ -124,6 +127,7 @@ func extractText(data []byte, opts statement.Options) (*extraction, error) {
 		words += len(ws)
 		ex.pages = append(ex.pages, buildLines(ws, i+1))
 		ex.sizes = append(ex.sizes, doc.mediaSize(pg))
+		ex.frames = append(ex.frames, doc.mediaFrame(pg))
 		if len(ws) == 0 {
 			ex.textless = append(ex.textless, i+1)
 		}

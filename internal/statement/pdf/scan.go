@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/statement/ocr"
@@ -119,6 +121,9 @@ func ParseWords(pages []ocr.Page, format statement.Format, opts statement.Option
 			"OCR found no text on the %d scanned pages", len(pages))
 	}
 	g := buildGrid(lines)
+	for _, p := range pages {
+		g.frames = append(g.frames, pageFrame(p))
+	}
 	st, err := tabular.Extract(tabular.Table{Format: format, Rows: g.table(), Context: g.outside, Card: g.card}, opts)
 	if err != nil {
 		return nil, err
@@ -138,6 +143,19 @@ func ParseWords(pages []ocr.Page, format statement.Format, opts statement.Option
 	}
 	st.Dialect = dialect
 	return st, nil
+}
+
+// pageFrame is a page image's frame in the points runsOf gives its words, [0, 0, width,
+// height]; zero when OCR did not say the image's size.
+func pageFrame(p ocr.Page) [4]float64 {
+	if p.Width <= 0 || p.Height <= 0 {
+		return [4]float64{}
+	}
+	dpi := p.DPI
+	if dpi <= 0 {
+		dpi = 300
+	}
+	return [4]float64{0, 0, float64(p.Width) * pointsPerInch / dpi, float64(p.Height) * pointsPerInch / dpi}
 }
 
 // pointsPerInch converts image pixels to PDF points.
@@ -367,3 +385,40 @@ func textPage(lines []line, size [2]float64) ocr.Page {
 	}
 	return p
 }
+
+// RenderPNG draws page (1-based) of the PDF in data as PNG, width pixels wide, with poppler's
+// pdftoppm (within timeout), for a person to check a row against: the boxes the reader records
+// (statement.Box) are fractions of this picture. A page the PDF does not have is ErrNoPage.
+func RenderPNG(ctx context.Context, data []byte, page, width int, timeout time.Duration) ([]byte, error) {
+	if _, err := exec.LookPath("pdftoppm"); err != nil {
+		return nil, fmt.Errorf("%w (pdftoppm, of poppler-utils, draws PDF pages)", ocr.ErrUnavailable)
+	}
+	dir, err := os.MkdirTemp("", "statementd-page-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	in := filepath.Join(dir, "in.pdf")
+	if err := os.WriteFile(in, data, 0o600); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	prefix := filepath.Join(dir, "page")
+	cmd := exec.CommandContext(ctx, "pdftoppm", "-png", "-singlefile", "-scale-to-x", strconv.Itoa(width), "-scale-to-y", "-1",
+		"-f", strconv.Itoa(page), "-l", strconv.Itoa(page), in, prefix)
+	msg, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("draw page %d: %w", page, ctx.Err())
+	}
+	if err != nil {
+		if bytes.Contains(msg, []byte("Wrong page range")) || bytes.Contains(msg, []byte("last page")) {
+			return nil, ErrNoPage
+		}
+		return nil, fmt.Errorf("draw page %d: %w: %s", page, err, msg)
+	}
+	return os.ReadFile(prefix + ".png")
+}
+
+// ErrNoPage: the PDF has no such page.
+var ErrNoPage = errors.New("no such page")

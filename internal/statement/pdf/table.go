@@ -19,6 +19,34 @@ type gridRow struct {
 	raw   string
 	y     float64 // baseline of its last line, to join a wrapped line only to the row above it
 	lines int
+	// span is where the row's lines stand on the page: [x0, bottom, x1, top] in the display
+	// space of its words, y up; zero when unknown.
+	span [4]float64
+}
+
+// lineSpan is where a line's words stand: from the left of the first to the right of the last,
+// from below the baseline (descenders) to above it (capitals), [x0, bottom, x1, top].
+func lineSpan(l *line) [4]float64 {
+	if len(l.words) == 0 {
+		return [4]float64{}
+	}
+	sp := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for _, w := range l.words {
+		sp[0], sp[2] = math.Min(sp[0], w.x0), math.Max(sp[2], w.x1)
+		sp[1], sp[3] = math.Min(sp[1], w.y-0.25*w.size), math.Max(sp[3], w.y+0.8*w.size)
+	}
+	return sp
+}
+
+// union is the span of two spans; a zero one counts for nothing.
+func union(a, b [4]float64) [4]float64 {
+	switch {
+	case a == [4]float64{}:
+		return b
+	case b == [4]float64{}:
+		return a
+	}
+	return [4]float64{math.Min(a[0], b[0]), math.Min(a[1], b[1]), math.Max(a[2], b[2]), math.Max(a[3], b[3])}
 }
 
 // grid is a statement's table rebuilt from text positions: the lines before the table
@@ -31,6 +59,9 @@ type grid struct {
 	columns  []column
 	// skipped counts lines left out as page decoration, for the dialect.
 	skipped int
+	// frames are the pages' frames in the display space of their words, [x0, y0, x1, y1],
+	// for the rows' boxes; none when unknown.
+	frames [][4]float64
 	// outside is the text of the lines around the table (preamble, page headers and
 	// footers), where a statement names its bank and its period.
 	outside []string
@@ -920,7 +951,7 @@ func labelledValues(h, l *line) []gridRow {
 		}
 		name := h.cells[best].text
 		out = append(out, gridRow{cells: []string{name, c.text}, pos: statement.Position{Page: l.page, Line: l.no},
-			raw: name + " | " + c.text, y: l.y, lines: 1})
+			raw: name + " | " + c.text, y: l.y, lines: 1, span: lineSpan(l)})
 	}
 	return out
 }
@@ -931,7 +962,7 @@ func plainRow(l *line) gridRow {
 	for i, c := range l.cells {
 		cells[i] = c.text
 	}
-	return gridRow{cells: cells, pos: statement.Position{Page: l.page, Line: l.no}, raw: l.text(), y: l.y, lines: 1}
+	return gridRow{cells: cells, pos: statement.Position{Page: l.page, Line: l.no}, raw: l.text(), y: l.y, lines: 1, span: lineSpan(l)}
 }
 
 // decoration reports page furniture outside the table: page numbers and "continued" notes.
@@ -1344,7 +1375,7 @@ func (g *grid) attach(l *line, cells []string) {
 	}
 	g.pending = g.pending[:0]
 	r := gridRow{cells: cells, pos: statement.Position{Page: l.page, Line: l.no},
-		raw: strings.Join(cells, " | "), y: l.y, lines: 1}
+		raw: strings.Join(cells, " | "), y: l.y, lines: 1, span: lineSpan(l)}
 	for k := len(before) - 1; k >= 0; k-- {
 		g.join(&r, before[k].l, before[k].cells, true)
 	}
@@ -1407,6 +1438,9 @@ func (g *grid) join(r *gridRow, l *line, cells []string, front bool) {
 		r.y = l.y
 	}
 	r.lines++
+	if l.page == r.pos.Page {
+		r.span = union(r.span, lineSpan(l))
+	}
 }
 
 // mainCells cuts a line into its table's columns and puts them under the main table's.
@@ -1617,6 +1651,27 @@ func isLetters(s string) bool {
 // or two cells) are kept, the first and the last of them when there are too many.
 const maxPreamble = 40
 
+// box is where row r stands on its page as fractions of the page (statement.Box), or nil when
+// the row's span or its page's frame is unknown.
+func (g *grid) box(r gridRow) *statement.Box {
+	n := r.pos.Page - 1
+	if n < 0 || n >= len(g.frames) || r.span == [4]float64{} {
+		return nil
+	}
+	f := g.frames[n]
+	w, h := f[2]-f[0], f[3]-f[1]
+	if w <= 0 || h <= 0 {
+		return nil
+	}
+	clamp := func(v float64) float64 { return math.Round(math.Max(0, math.Min(1, v))*10000) / 10000 }
+	b := statement.Box{Left: clamp((r.span[0] - f[0]) / w), Top: clamp((f[3] - r.span[3]) / h),
+		Right: clamp((r.span[2] - f[0]) / w), Bottom: clamp((f[3] - r.span[1]) / h)}
+	if b.Right <= b.Left || b.Bottom <= b.Top {
+		return nil
+	}
+	return &b
+}
+
 // table returns the grid as the table reader's rows: preamble, header, rows.
 func (g *grid) table() []tabular.Row {
 	pre := g.preamble
@@ -1634,7 +1689,9 @@ func (g *grid) table() []tabular.Row {
 	}
 	out := make([]tabular.Row, 0, len(pre)+1+len(g.rows))
 	add := func(r gridRow) {
-		out = append(out, tabular.Row{Cells: r.cells, Pos: r.pos, Raw: r.raw})
+		pos := r.pos
+		pos.Box = g.box(r)
+		out = append(out, tabular.Row{Cells: r.cells, Pos: pos, Raw: r.raw})
 	}
 	for _, r := range pre {
 		add(r)
