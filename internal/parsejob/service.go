@@ -333,6 +333,35 @@ func (s *Service) Results(ctx context.Context, accountID, id uuid.UUID, cursor s
 	return j, txs, encodeResultsCursor(id, txs[limit-1].Seq), nil
 }
 
+// Transaction returns transaction seq (0-based) of a readable job, with the job: ErrNotFound
+// for no such job or transaction, ErrNotReady when the job has no results.
+func (s *Service) Transaction(ctx context.Context, accountID, id uuid.UUID, seq int) (Job, Transaction, error) {
+	j, err := s.readable(ctx, accountID, id)
+	if err != nil {
+		return j, Transaction{}, err
+	}
+	if seq < 0 || seq > maxCursorSeq {
+		return j, Transaction{}, ErrNotFound
+	}
+	txs, err := s.Store.Transactions(ctx, id, seq-1, 1)
+	if err != nil {
+		return j, Transaction{}, err
+	}
+	if len(txs) == 0 {
+		return j, Transaction{}, ErrNotFound
+	}
+	return j, txs[0], nil
+}
+
+// File returns the statement file of the account's job (decrypted if it was protected), for a
+// person to see its pages: ErrNotFound for another account's job.
+func (s *Service) File(ctx context.Context, accountID, id uuid.UUID) ([]byte, error) {
+	if _, err := s.Store.Get(ctx, accountID, id); err != nil {
+		return nil, err
+	}
+	return s.Store.ReadFile(ctx, id)
+}
+
 // readable returns the job when its results can be read.
 func (s *Service) readable(ctx context.Context, accountID, id uuid.UUID) (Job, error) {
 	j, err := s.Store.Get(ctx, accountID, id)

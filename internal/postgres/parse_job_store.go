@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -230,6 +231,10 @@ type parseTransactionRow struct {
 	PosPage             sql.NullInt32       `db:"pos_page"`
 	PosSheet            sql.NullString      `db:"pos_sheet"`
 	PosPath             sql.NullString      `db:"pos_path"`
+	BoxLeft             sql.NullFloat64     `db:"box_left"`
+	BoxTop              sql.NullFloat64     `db:"box_top"`
+	BoxRight            sql.NullFloat64     `db:"box_right"`
+	BoxBottom           sql.NullFloat64     `db:"box_bottom"`
 }
 
 // Transactions implements parsejob.Store. A limit of 0 or less reads nothing.
@@ -245,20 +250,28 @@ func (s *ParseJobStore) Transactions(ctx context.Context, jobID uuid.UUID, after
 	var rows []parseTransactionRow
 	err := s.DB.SelectContext(ctx, &rows, `
 SELECT id, seq, booking_date, value_date, amount, currency, description, reference, counterparty_name,
-       counterparty_account, balance, type, raw, pos_line, pos_record, pos_page, pos_sheet, pos_path
+       counterparty_account, balance, type, raw, pos_line, pos_record, pos_page, pos_sheet, pos_path,
+       box_left, box_top, box_right, box_bottom
   FROM parse_transactions WHERE job_id = $1 AND seq > $2 AND seq <= $2 + $3 ORDER BY seq`, jobID, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read parse transactions: %w", err)
 	}
 	txs := make([]parsejob.Transaction, len(rows))
 	for i, r := range rows {
+		var box *statement.Box
+		if r.BoxLeft.Valid {
+			// Kept as real: four figures are what a page drawn on a screen can show.
+			round := func(v float64) float64 { return math.Round(v*10000) / 10000 }
+			box = &statement.Box{Left: round(r.BoxLeft.Float64), Top: round(r.BoxTop.Float64), Right: round(r.BoxRight.Float64),
+				Bottom: round(r.BoxBottom.Float64)}
+		}
 		txs[i] = parsejob.Transaction{ID: r.ID, Seq: r.Seq, Transaction: statement.Transaction{
 			Date: statement.DateOf(r.BookingDate), ValueDate: dateOf(r.ValueDate), Amount: r.Amount,
 			Currency: r.Currency.String, Description: r.Description, Reference: r.Reference.String,
 			CounterpartyName: r.CounterpartyName.String, CounterpartyAccount: r.CounterpartyAccount.String,
 			Balance: decimalOf(r.Balance), Type: statement.Type(r.Type), Raw: r.Raw,
 			Pos: statement.Position{Line: int(r.PosLine.Int32), Record: int(r.PosRecord.Int32), Page: int(r.PosPage.Int32),
-				Sheet: r.PosSheet.String, Path: r.PosPath.String},
+				Sheet: r.PosSheet.String, Path: r.PosPath.String, Box: box},
 		}}
 	}
 	return txs, nil
@@ -346,7 +359,7 @@ func (s *ParseJobStore) ReadFile(ctx context.Context, id uuid.UUID) ([]byte, err
 // parseTransactionsCopy is the COPY that copyTransactions feeds, in PostgreSQL's text format.
 const parseTransactionsCopy = `COPY parse_transactions (job_id, seq, id, booking_date, value_date, amount, currency,
 description, reference, counterparty_name, counterparty_account, balance, type, raw, pos_line, pos_record, pos_page, pos_sheet,
-pos_path) FROM STDIN`
+pos_path, box_left, box_top, box_right, box_bottom) FROM STDIN`
 
 // Complete implements parsejob.Store. It stores transactions_count as len(txs), the rows it
 // wrote, whatever out.TransactionsCount says.
@@ -500,6 +513,17 @@ func (c *copyText) appendRow(b []byte, i int) []byte {
 	b = appendCopyText(b, t.Pos.Sheet, true)
 	b = append(b, '\t')
 	b = appendCopyText(b, t.Pos.Path, true)
+	if box := t.Pos.Box; box != nil {
+		for _, v := range [...]float64{box.Left, box.Top, box.Right, box.Bottom} {
+			b = append(b, '\t')
+			b = strconv.AppendFloat(b, v, 'f', -1, 32)
+		}
+	} else {
+		for range 4 {
+			b = append(b, '\t')
+			b = append(b, copyNull...)
+		}
+	}
 	return append(b, '\n')
 }
 

@@ -436,7 +436,7 @@ func TestParseJobStoreCompleteStoresTheStatementExactly(t *testing.T) {
 			Pos: statement.Position{Sheet: "Umsätze März", Line: 7}},
 		{Date: march(5), Amount: decimal.Zero, Description: "", Type: statement.Debit, Raw: ""},
 		{Date: march(6), Amount: decimal.New(15, 1), Description: "a positive exponent", Type: statement.Credit, Raw: "150",
-			Pos: statement.Position{Page: 3, Line: 41}},
+			Pos: statement.Position{Page: 3, Line: 41, Box: &statement.Box{Left: 0.0524, Top: 0.2118, Right: 0.9, Bottom: 0.2231}}},
 		{Date: march(7), Amount: dec("0.005"), Description: "tab\there, line\nbreak, back\\slash", Type: statement.Credit,
 			Raw: "\\.\r\nend of copy marker", Pos: statement.Position{Record: 9, Path: "/Document/Stmt[1]/Ntry[7]\t"}},
 		{Date: march(8), Amount: dec("-12.34"), Currency: "EU\x00R", Description: "nul\x00byte", Reference: "caf\xe9",
