@@ -53,6 +53,7 @@ func TestDashboardJobs(t *testing.T) {
 	protectedPDF, _ := protect(t, "us-checking-chromium", pdfPassword)
 	protectedPath := file("locked.pdf", protectedPDF)
 	unbalanced := file("february.csv", brokenRunningBalance.bytes(t))
+	misprinted := file("misprinted.pdf", bankPDF(t, reconBankLines, 3))
 
 	// A reconciliation: first with a file that holds no expected payments.
 	dev.open(s.DashboardURL + "/jobs/new")
@@ -89,16 +90,20 @@ func TestDashboardJobs(t *testing.T) {
 	dev.upload(map[string]string{"#file": protectedPath}, map[string]string{"#password": pdfPassword}, "dl.facts")
 	pdfJob := dev.location()
 
-	// A statement that does not add up.
+	// A statement that does not add up, and a PDF whose fourth line shows a wrong balance.
 	dev.open(s.DashboardURL + "/jobs/new?kind=parsing")
 	dev.upload(map[string]string{"#file": unbalanced}, nil, "dl.facts")
 	review := dev.location()
+	dev.open(s.DashboardURL + "/jobs/new?kind=parsing")
+	dev.upload(map[string]string{"#file": misprinted}, nil, "dl.facts")
+	pdfReview := dev.location()
 
 	// The viewer watches the list; the developer the reconciliation. A worker starts: both
 	// pages change by themselves, without a reload.
 	viewer.open(s.DashboardURL + "/jobs?kind=parsing")
 	require.Contains(t, viewer.text("tbody"), "locked.pdf")
 	require.Contains(t, viewer.text("tbody"), "february.csv")
+	require.Contains(t, viewer.text("tbody"), "misprinted.pdf")
 	require.Contains(t, viewer.text("tbody"), "queued")
 	html, err := chromedp.Run(viewer.ctx, chromedp.OuterHTML("main"))
 	require.NoError(t, err)
@@ -174,6 +179,31 @@ func TestDashboardJobs(t *testing.T) {
 	require.Contains(t, dev.text(".balance"), "= 1890.00 GBP")
 	require.Contains(t, dev.text("tr.flagged"), "CARD PAYMENT BOOKSHOP")
 	dev.shot("dashboard-parse-review")
+	// The PDF's doubtful row, seen on its page: the picture with the row outlined.
+	dev.open(pdfReview)
+	require.Equal(t, "review", dev.text(".badge"))
+	require.Contains(t, dev.text("tr.flagged"), "TRANSFER GAMMA SARL INV2024003")
+	dev.click("tr.flagged a[href*='/rows/']", "#page-image")
+	require.Equal(t, "Transaction 4", dev.text("h1"))
+	require.Contains(t, dev.text("main"), "running balance")
+	drawn, err := chromedp.Run(dev.ctx, chromedp.Evaluate[bool](`new Promise(done => {
+		const img = document.getElementById('page-image');
+		const check = () => done(img.naturalWidth === 1000 && img.naturalHeight > 1000);
+		img.complete ? check() : img.addEventListener('load', check);
+	})`, chromedp.EvalAwaitPromise))
+	require.NoError(t, err)
+	require.True(t, drawn, "the page is drawn, 1000 pixels wide")
+	box, err := chromedp.Run(dev.ctx, chromedp.Evaluate[[]float64](`(() => { const r = document.querySelector('.page-frame rect');
+		return [+r.getAttribute('x'), +r.getAttribute('y'), +r.getAttribute('width'), +r.getAttribute('height')]; })()`))
+	require.NoError(t, err)
+	require.Greater(t, box[1], 0.2, "the fourth row stands below the preamble: %v", box)
+	require.Less(t, box[1], 0.5, "and in the page's upper half: %v", box)
+	require.Less(t, box[3], 0.03, "one line high: %v", box)
+	require.Greater(t, box[2], 0.5, "across the table: %v", box)
+	dev.shot("dashboard-row-on-page")
+	pageImage := strings.TrimPrefix(pdfReview, s.DashboardURL) + "/pages/1"
+	require.True(t, bytes.HasPrefix(dashboardGet(t, s, pageImage, session), []byte("\x89PNG")), "a PNG")
+
 	exported := dashboardGet(t, s, strings.TrimPrefix(review, s.DashboardURL)+"/export.csv", session)
 	require.Equal(t, len(brokenRunningBalance.Lines)+1, bytes.Count(exported, []byte("\r\n")), "the CSV export: a header and a row per line")
 
@@ -183,7 +213,7 @@ func TestDashboardJobs(t *testing.T) {
 	require.Contains(t, usage, "Reconciliation · production")
 	require.Contains(t, usage, "1 of 20000 jobs (pro plan)")
 	require.Contains(t, usage, "0 of 100 jobs", "the sandbox's own quota")
-	require.Contains(t, usage, "3 of ", "three parsing jobs: the double click made one")
+	require.Contains(t, usage, "4 of ", "four parsing jobs: the double click made one")
 	require.Contains(t, usage, "transactions parsed")
 	bars, err := chromedp.Run(viewer.ctx, chromedp.Evaluate[int]("document.querySelectorAll('svg.chart rect.bar').length"))
 	require.NoError(t, err)
@@ -198,7 +228,8 @@ func TestDashboardJobs(t *testing.T) {
 		map[string][]byte{"file": simpleCSV(2)})
 	require.Equal(t, http.StatusForbidden, upload.StatusCode)
 	strangerSession := stranger.cookie(s.DashboardURL, "sm_session")
-	for _, path := range []string{recon, recon + "/results.csv", recon + "/results.xlsx", review, review + "/export.json"} {
+	for _, path := range []string{recon, recon + "/results.csv", recon + "/results.xlsx", review, review + "/export.json",
+		pdfReview + "/rows/4", pdfReview + "/pages/1"} {
 		req, err := http.NewRequest(http.MethodGet, path, nil)
 		require.NoError(t, err)
 		req.AddCookie(&http.Cookie{Name: "sm_session", Value: strangerSession})

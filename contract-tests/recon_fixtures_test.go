@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"mime/multipart"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -74,8 +75,9 @@ func bankXLSX(t testing.TB, lines []bankLine) []byte {
 }
 
 // bankPDF lays the lines out as a one-page bank statement with a text layer: a preamble, a
-// table of date, description, amount and balance, and the opening and closing balances.
-func bankPDF(t testing.TB, lines []bankLine) []byte {
+// table of date, description, amount and balance, and the opening and closing balances. The
+// lines numbered in misprint (0-based) show a balance 10.00 too high, as a bank's error would.
+func bankPDF(t testing.TB, lines []bankLine, misprint ...int) []byte {
 	t.Helper()
 	pdf := fpdf.New("P", "mm", "A4", "")
 	pdf.SetCreationDate(time.Date(2024, 4, 1, 0, 0, 0, 0, time.UTC))
@@ -101,7 +103,7 @@ func bankPDF(t testing.TB, lines []bankLine) []byte {
 	pdf.SetFont("Helvetica", "", 9)
 	balance := 100000 // cents
 	row("", "Opening balance", "", cents(balance))
-	for _, l := range lines {
+	for i, l := range lines {
 		d, err := time.Parse("2006-01-02", l.date)
 		require.NoError(t, err)
 		var units, frac int
@@ -113,7 +115,11 @@ func bankPDF(t testing.TB, lines []bankLine) []byte {
 			c = -c
 		}
 		balance += c
-		row(d.Format("02/01/2006"), l.text, cents(c), cents(balance))
+		shown := balance
+		if slices.Contains(misprint, i) {
+			shown += 1000
+		}
+		row(d.Format("02/01/2006"), l.text, cents(c), cents(shown))
 	}
 	row("", "Closing balance", "", cents(balance))
 	var buf bytes.Buffer

@@ -37,6 +37,7 @@ import (
 	"github.com/statementmatch/service/internal/people"
 	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/internal/reconjob"
+	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/webhook"
 )
 
@@ -80,7 +81,7 @@ type Server struct {
 // New returns the dashboard's handler.
 func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
-	for _, page := range []string{"sign_in", "sign_in_code", "set_password", "jobs", "new_job", "recon_job", "parse_job", "usage", "clients", "keys", "webhooks", "deliveries", "users", "account", "signing", "audit", "message"} {
+	for _, page := range []string{"sign_in", "sign_in_code", "set_password", "jobs", "new_job", "recon_job", "parse_job", "parse_row", "usage", "clients", "keys", "webhooks", "deliveries", "users", "account", "signing", "audit", "message"} {
 		t, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {
 			return nil, err
@@ -117,6 +118,8 @@ func (s *Server) routes(static http.Handler) {
 	m.Handle("GET /jobs/reconciliation/{env}/{id}/results.csv", s.signedIn(s.reconDownload("csv")))
 	m.Handle("GET /jobs/reconciliation/{env}/{id}/results.xlsx", s.signedIn(s.reconDownload("xlsx")))
 	m.Handle("GET /jobs/parsing/{id}", s.signedIn(s.parseJobPage))
+	m.Handle("GET /jobs/parsing/{id}/rows/{n}", s.signedIn(s.parseRowPage))
+	m.Handle("GET /jobs/parsing/{id}/pages/{n}", s.signedIn(s.pageImage))
 	m.Handle("GET /jobs/parsing/{id}/export.csv", s.signedIn(s.parseExport(false)))
 	m.Handle("GET /jobs/parsing/{id}/export.json", s.signedIn(s.parseExport(true)))
 	m.Handle("GET /usage", s.signedIn(s.usagePage))
@@ -241,4 +244,7 @@ var templateFuncs = template.FuncMap{
 	},
 	"future": func(t *time.Time) bool { return t != nil && time.Now().Before(*t) },
 	"inc":    func(i int) int { return i + 1 },
+	// boxWidth and boxHeight size a row's outline on its page.
+	"boxWidth":  func(b *statement.Box) float64 { return b.Right - b.Left },
+	"boxHeight": func(b *statement.Box) float64 { return b.Bottom - b.Top },
 }

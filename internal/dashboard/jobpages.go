@@ -346,6 +346,9 @@ type txView struct {
 	Counterparty, Reference                   string
 	// Review holds the review reasons that name the transaction's line.
 	Review []string
+	// OnPage is the address of the transaction on its page; empty when
+	// the file has no pages or the reader could not tell where the row stands.
+	OnPage string
 	Debit  bool
 }
 
@@ -396,25 +399,8 @@ func (s *Server) parseJobPage(w http.ResponseWriter, r *http.Request, req signed
 		s.render(w, r, http.StatusOK, "parse_job", signedInView(req, "Parsing job", "jobs", page))
 		return
 	}
-	flagged := map[int][]string{}
-	for _, rr := range j.ReviewReasons {
-		if rr.Line > 0 {
-			flagged[rr.Line] = append(flagged[rr.Line], rr.Message)
-		}
-	}
-	view := func(t parsejob.Transaction) txView {
-		v := txView{Number: t.Seq + 1, Date: t.Date.String(), Amount: money(t.Amount, t.Currency), Description: httpkit.DisplayText(t.Description),
-			Where: t.Pos.String(), Counterparty: httpkit.DisplayText(t.CounterpartyName), Reference: httpkit.DisplayText(t.Reference),
-			Debit: t.Amount.IsNegative()}
-		if t.Balance != nil {
-			v.Balance = money(*t.Balance, t.Currency)
-		}
-		v.Review = flagged[t.Pos.Line]
-		if t.Pos.Record > 0 && t.Pos.Record != t.Pos.Line {
-			v.Review = append(slices.Clone(v.Review), flagged[t.Pos.Record]...)
-		}
-		return v
-	}
+	flagged := reviewsByLine(j)
+	view := func(t parsejob.Transaction) txView { return txRow(t, flagged, base) }
 	// One pass over every transaction for the balance check (and the rows to review): the
 	// store reads them a batch at a time.
 	credits, debits := decimal.Zero, decimal.Zero
@@ -464,6 +450,37 @@ func (s *Server) parseJobPage(w http.ResponseWriter, r *http.Request, req signed
 		}
 	}
 	s.render(w, r, http.StatusOK, "parse_job", signedInView(req, "Parsing job", "jobs", page))
+}
+
+// reviewsByLine is the messages of a job's review reasons by the line they name.
+func reviewsByLine(j parsejob.Job) map[int][]string {
+	flagged := map[int][]string{}
+	for _, rr := range j.ReviewReasons {
+		if rr.Line > 0 {
+			flagged[rr.Line] = append(flagged[rr.Line], rr.Message)
+		}
+	}
+	return flagged
+}
+
+// txRow is a transaction as the tables show it, with the review reasons (of flagged) that name
+// its line, and a link to it on its page (under base, the job's address) when the reader knows
+// where it stands there.
+func txRow(t parsejob.Transaction, flagged map[int][]string, base string) txView {
+	v := txView{Number: t.Seq + 1, Date: t.Date.String(), Amount: money(t.Amount, t.Currency), Description: httpkit.DisplayText(t.Description),
+		Where: t.Pos.String(), Counterparty: httpkit.DisplayText(t.CounterpartyName), Reference: httpkit.DisplayText(t.Reference),
+		Debit: t.Amount.IsNegative()}
+	if t.Balance != nil {
+		v.Balance = money(*t.Balance, t.Currency)
+	}
+	v.Review = flagged[t.Pos.Line]
+	if t.Pos.Record > 0 && t.Pos.Record != t.Pos.Line {
+		v.Review = append(slices.Clone(v.Review), flagged[t.Pos.Record]...)
+	}
+	if t.Pos.Box != nil && t.Pos.Page > 0 {
+		v.OnPage = base + "/rows/" + strconv.Itoa(t.Seq+1)
+	}
+	return v
 }
 
 // parseExport streams a readable job's transactions as the API's export does.
