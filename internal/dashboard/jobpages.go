@@ -24,6 +24,26 @@ import (
 	"github.com/statementmatch/service/internal/statement"
 )
 
+// jobRefusal answers what every job page and download may meet, reporting whether err was
+// one: no such job (another account's included) 404, no results yet 409 (unless results is
+// "", for a page that shows a job without them), and our own failure 503.
+func (s *Server) jobRefusal(w http.ResponseWriter, r *http.Request, err error, what, results string) bool {
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, reconjob.ErrNotFound), errors.Is(err, parsejob.ErrNotFound):
+		s.message(w, r, http.StatusNotFound, "Not found", "This account has no such "+what+".")
+	case errors.Is(err, reconjob.ErrNotReady), errors.Is(err, parsejob.ErrNotReady):
+		if results == "" {
+			return false
+		}
+		s.message(w, r, http.StatusConflict, "No "+results+" yet", "The job has no "+results+": it is still running, or it failed.")
+	default:
+		s.unavailable(w, r, err)
+	}
+	return true
+}
+
 // resultsPageSize is how many rows a results table shows at a time; maxReviewRows how many rows
 // to review a parsing job's page lists at most.
 const (
@@ -81,12 +101,7 @@ func (s *Server) reconJobPage(w http.ResponseWriter, r *http.Request, req signed
 		return
 	}
 	j, res, err := s.cfg.Recon.Results(r.Context(), req.user.AccountID, env, id)
-	switch {
-	case errors.Is(err, reconjob.ErrNotFound):
-		s.message(w, r, http.StatusNotFound, "Not found", "This account has no such job.")
-		return
-	case err != nil && !errors.Is(err, reconjob.ErrNotReady):
-		s.unavailable(w, r, err)
+	if s.jobRefusal(w, r, err, "job", "") {
 		return
 	}
 	page := reconJobPage{Job: reconRow(j)}
@@ -301,15 +316,7 @@ func (s *Server) serveReconDownload(w http.ResponseWriter, r *http.Request, req 
 		return
 	}
 	j, doc, err := s.cfg.Recon.OpenResults(r.Context(), req.user.AccountID, env, id)
-	switch {
-	case errors.Is(err, reconjob.ErrNotFound):
-		s.message(w, r, http.StatusNotFound, "Not found", "This account has no such job.")
-		return
-	case errors.Is(err, reconjob.ErrNotReady):
-		s.message(w, r, http.StatusConflict, "No results yet", "The job has no results: it is still processing, or it failed.")
-		return
-	case err != nil:
-		s.unavailable(w, r, err)
+	if s.jobRefusal(w, r, err, "job", "results") {
 		return
 	}
 	ctx := r.Context()
@@ -379,12 +386,7 @@ func (s *Server) parseJobPage(w http.ResponseWriter, r *http.Request, req signed
 	}
 	ctx := r.Context()
 	j, err := s.cfg.Parse.Get(ctx, req.user.AccountID, id)
-	switch {
-	case errors.Is(err, parsejob.ErrNotFound):
-		s.message(w, r, http.StatusNotFound, "Not found", "This account has no such job.")
-		return
-	case err != nil:
-		s.unavailable(w, r, err)
+	if s.jobRefusal(w, r, err, "job", "") {
 		return
 	}
 	page := parseJobPage{Job: parseRow(j), Detail: j, Ready: j.Status.HasResults(), Reviews: j.ReviewReasons}
@@ -497,15 +499,7 @@ func (s *Server) serveParseExport(w http.ResponseWriter, r *http.Request, req si
 		return
 	}
 	j, err := s.cfg.Parse.Export(r.Context(), req.user.AccountID, id)
-	switch {
-	case errors.Is(err, parsejob.ErrNotFound):
-		s.message(w, r, http.StatusNotFound, "Not found", "This account has no such job.")
-		return
-	case errors.Is(err, parsejob.ErrNotReady):
-		s.message(w, r, http.StatusConflict, "No transactions yet", "The job has no transactions: it is still running, or it failed.")
-		return
-	case err != nil:
-		s.unavailable(w, r, err)
+	if s.jobRefusal(w, r, err, "job", "transactions") {
 		return
 	}
 	if err := parsehttp.ServeExport(r.Context(), w, s.cfg.Parse, j, json, s.cfg.Logger); err != nil {

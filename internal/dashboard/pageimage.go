@@ -41,15 +41,7 @@ func (s *Server) parseRowPage(w http.ResponseWriter, r *http.Request, req signed
 		return
 	}
 	j, t, err := s.cfg.Parse.Transaction(r.Context(), req.user.AccountID, id, n-1)
-	switch {
-	case errors.Is(err, parsejob.ErrNotFound):
-		s.message(w, r, http.StatusNotFound, "Not found", "This account has no such transaction.")
-		return
-	case errors.Is(err, parsejob.ErrNotReady):
-		s.message(w, r, http.StatusConflict, "No transactions yet", "The job has no transactions: it is still running, or it failed.")
-		return
-	case err != nil:
-		s.unavailable(w, r, err)
+	if s.jobRefusal(w, r, err, "transaction", "transactions") {
 		return
 	}
 	base := "/jobs/parsing/" + j.ID.String()
