@@ -66,9 +66,16 @@ type resultRow struct {
 	Lines        []lineView
 	// Suggestions are lines that pay an unmatched reference's amount.
 	Suggestions []lineView
-	// amount and date sort the rows.
+	// amount sorts the rows.
 	amount decimal.Decimal
-	date   string
+}
+
+// date is the date of the row's first bank line, which sorts it ("" when it has none).
+func (r resultRow) date() string {
+	if len(r.Lines) == 0 {
+		return ""
+	}
+	return r.Lines[0].Date
 }
 
 // resultTab is one of the results tables.
@@ -182,9 +189,6 @@ func matchedRows(ms []reconjob.MatchedReference) []resultRow {
 	for i, m := range ms {
 		out[i] = resultRow{Reference: m.Reference, Currency: m.Currency, Expected: money(m.Amount, m.Currency),
 			Paid: money(m.Amount, m.Currency), Rule: ruleWords(m.DecidingRule(), len(m.BankEntries)), Lines: lines(m.BankEntries), amount: m.Amount}
-		if len(m.BankEntries) > 0 {
-			out[i].date = m.BankEntries[0].Date.String()
-		}
 	}
 	return out
 }
@@ -195,9 +199,6 @@ func partialRows(ps []reconjob.PartialReference) []resultRow {
 		out[i] = resultRow{Reference: p.Reference, Currency: p.Currency, Expected: money(p.ExpectedAmount, p.Currency),
 			Paid: money(p.MatchedAmount, p.Currency), Reason: reasonWords(p), Rule: ruleWords(p.DecidingRule(), len(p.BankEntries)),
 			Lines: lines(p.BankEntries), amount: p.ExpectedAmount}
-		if len(p.BankEntries) > 0 {
-			out[i].date = p.BankEntries[0].Date.String()
-		}
 	}
 	return out
 }
@@ -214,7 +215,7 @@ func unmatchedRows(us []reconjob.UnmatchedReference) []resultRow {
 func bankRows(bs []reconjob.BankEntry) []resultRow {
 	out := make([]resultRow, len(bs))
 	for i, b := range bs {
-		out[i] = resultRow{Lines: lines([]reconjob.BankEntry{b}), Paid: money(b.Amount, b.Currency), amount: b.Amount, date: b.Date.String()}
+		out[i] = resultRow{Lines: lines([]reconjob.BankEntry{b}), Paid: money(b.Amount, b.Currency), amount: b.Amount}
 	}
 	return out
 }
@@ -296,7 +297,7 @@ func sortRows(rows []resultRow, by string) {
 	case "amount":
 		slices.SortStableFunc(rows, func(a, b resultRow) int { return b.amount.Abs().Cmp(a.amount.Abs()) })
 	case "date":
-		slices.SortStableFunc(rows, func(a, b resultRow) int { return strings.Compare(a.date, b.date) })
+		slices.SortStableFunc(rows, func(a, b resultRow) int { return strings.Compare(a.date(), b.date()) })
 	}
 }
 

@@ -44,9 +44,9 @@ func TestReasonWords(t *testing.T) {
 func TestFilterAndSortRows(t *testing.T) {
 	t.Parallel()
 	rows := []resultRow{
-		{Reference: "INV-2", amount: decimal.RequireFromString("-900"), date: "2024-03-02", Lines: []lineView{{Text: "BETA LTD"}}},
-		{Reference: "INV-1", amount: decimal.RequireFromString("50"), date: "2024-03-05", Suggestions: []lineView{{Text: "Gamma SARL"}}},
-		{Reference: "inv-3", amount: decimal.RequireFromString("100"), date: "2024-03-01"},
+		{Reference: "INV-2", amount: decimal.RequireFromString("-900"), Lines: []lineView{{Date: "2024-03-02", Text: "BETA LTD"}}},
+		{Reference: "INV-1", amount: decimal.RequireFromString("50"), Lines: []lineView{{Date: "2024-03-05"}}, Suggestions: []lineView{{Text: "Gamma SARL"}}},
+		{Reference: "inv-3", amount: decimal.RequireFromString("100"), Lines: []lineView{{Date: "2024-03-01"}}},
 	}
 	refs := func(rs []resultRow) (out []string) {
 		for _, r := range rs {

@@ -269,11 +269,9 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, req signedIn
 	if !s.mayCreateJobs(w, r, req) {
 		return nil
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && origin != "null" {
-		if u, err := url.Parse(origin); err != nil || u.Host != r.Host {
-			s.message(w, r, http.StatusForbidden, "Form expired", "This form was not sent from this dashboard's page.")
-			return nil
-		}
+	if !sameOrigin(r) {
+		s.message(w, r, http.StatusForbidden, "Form expired", "This form was not sent from this dashboard's page.")
+		return nil
 	}
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
@@ -305,14 +303,13 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, req signedIn
 // idempotencyKey is the form's key, as the API would take it from its header; a malformed one
 // is replaced, which costs only the protection against a double click.
 func idempotencyKey(form *spool.Form) string {
-	k, err := httpkit.IdempotencyKey(ptr(form.Fields["idempotency_key"]))
+	sent := form.Fields["idempotency_key"]
+	k, err := httpkit.IdempotencyKey(&sent)
 	if err != nil {
 		return ""
 	}
 	return k
 }
-
-func ptr(s string) *string { return &s }
 
 func (s *Server) createReconJob(w http.ResponseWriter, r *http.Request, req signedInRequest) {
 	form := s.readUpload(w, r, req, []string{"bank", "expected"}, []string{"env", "password"})

@@ -81,13 +81,18 @@ func (s *Server) session(checkForm bool, h func(http.ResponseWriter, *http.Reque
 // formAllowed checks a POST's CSRF token against want, in constant time, and that its Origin,
 // when the browser sends one, is this dashboard.
 func (s *Server) formAllowed(r *http.Request, want string) bool {
+	return sameOrigin(r) && constantEqual(r.PostFormValue("csrf"), want)
+}
+
+// sameOrigin reports whether a POST's Origin, when the browser sends one, is this dashboard.
+func sameOrigin(r *http.Request) bool {
 	if origin := r.Header.Get("Origin"); origin != "" && origin != "null" {
 		u, err := url.Parse(origin)
 		if err != nil || u.Host != r.Host {
 			return false
 		}
 	}
-	return constantEqual(r.PostFormValue("csrf"), want)
+	return true
 }
 
 // constantEqual compares a form's token with the expected one in constant time; empty never
