@@ -247,4 +247,6 @@ var templateFuncs = template.FuncMap{
 	// boxWidth and boxHeight size a row's outline on its page.
 	"boxWidth":  func(b *statement.Box) float64 { return b.Right - b.Left },
 	"boxHeight": func(b *statement.Box) float64 { return b.Bottom - b.Top },
+	// cornerPoints outlines a row that runs askew on its page.
+	"cornerPoints": cornerPoints,
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/statementmatch/service/internal/match"
 	"github.com/statementmatch/service/internal/reconjob"
+	"github.com/statementmatch/service/internal/statement"
 )
 
 func TestReasonWords(t *testing.T) {
@@ -102,4 +103,27 @@ func TestBarChart(t *testing.T) {
 	require.NotContains(t, svg, ">2</text>")
 	empty := string(barChart(nil, 31, "jobs"))
 	require.Contains(t, empty, `aria-label="0 jobs this month, at most 0 on one day"`)
+}
+
+// TestPadded: an outline gets room around its print, kept on the page, and the corners of a
+// row askew move out from its centre by as much.
+func TestPadded(t *testing.T) {
+	t.Parallel()
+	require.Nil(t, padded(nil))
+	level := padded(&statement.Box{Left: 0.1, Top: 0.2, Right: 0.9, Bottom: 0.22})
+	require.InDeltaSlice(t, []float64{0.094, 0.197, 0.906, 0.223}, []float64{level.Left, level.Top, level.Right, level.Bottom}, 1e-9)
+	require.Nil(t, level.Corners)
+	require.Empty(t, cornerPoints(level))
+
+	edge := padded(&statement.Box{Left: 0, Top: 0.001, Right: 1, Bottom: 0.999})
+	require.Equal(t, statement.Box{Left: 0, Top: 0, Right: 1, Bottom: 1}, *edge)
+
+	askew := padded(&statement.Box{Left: 0.1, Top: 0.2, Right: 0.9, Bottom: 0.24,
+		Corners: &[4][2]float64{{0.1, 0.2}, {0.9, 0.22}, {0.9, 0.24}, {0.1, 0.22}}})
+	require.NotNil(t, askew.Corners)
+	want := [4][2]float64{{0.094, 0.197}, {0.906, 0.217}, {0.906, 0.243}, {0.094, 0.223}}
+	for i := range want {
+		require.InDeltaSlice(t, want[i][:], askew.Corners[i][:], 1e-9, "corner %d", i)
+	}
+	require.Equal(t, "0.094,0.197 0.906,0.217 0.906,0.243 0.094,0.223", cornerPoints(askew))
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/statementmatch/service/internal/parsejob"
@@ -59,12 +60,38 @@ func (s *Server) parseRowPage(w http.ResponseWriter, r *http.Request, req signed
 }
 
 // padded is the box with a little room around the print, so that the outline does not cross
-// its letters.
+// its letters; the corners of a row askew move out by as much.
 func padded(b *statement.Box) *statement.Box {
 	if b == nil {
 		return nil
 	}
-	return &statement.Box{Left: max(0, b.Left-0.006), Top: max(0, b.Top-0.003), Right: min(1, b.Right+0.006), Bottom: min(1, b.Bottom+0.003)}
+	const padX, padY = 0.006, 0.003
+	out := &statement.Box{Left: max(0, b.Left-padX), Top: max(0, b.Top-padY), Right: min(1, b.Right+padX), Bottom: min(1, b.Bottom+padY)}
+	if b.Corners != nil {
+		// Top left, top right, bottom right, bottom left, as the print reads.
+		away := [4][2]float64{{-padX, -padY}, {padX, -padY}, {padX, padY}, {-padX, padY}}
+		var c [4][2]float64
+		for i, xy := range b.Corners {
+			c[i] = [2]float64{min(1, max(0, xy[0]+away[i][0])), min(1, max(0, xy[1]+away[i][1]))}
+		}
+		out.Corners = &c
+	}
+	return out
+}
+
+// cornerPoints are the corners of a row askew as an SVG polygon's points.
+func cornerPoints(b *statement.Box) string {
+	if b == nil || b.Corners == nil {
+		return ""
+	}
+	var s strings.Builder
+	for i, xy := range b.Corners {
+		if i > 0 {
+			s.WriteByte(' ')
+		}
+		s.WriteString(strconv.FormatFloat(xy[0], 'f', -1, 64) + "," + strconv.FormatFloat(xy[1], 'f', -1, 64))
+	}
+	return s.String()
 }
 
 // pageImage answers page n of a parsing job's file as a PNG (engine.RenderPage).

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 	"github.com/shopspring/decimal"
 
 	"github.com/statementmatch/service/internal/attempt"
@@ -235,6 +236,7 @@ type parseTransactionRow struct {
 	BoxTop              sql.NullFloat64     `db:"box_top"`
 	BoxRight            sql.NullFloat64     `db:"box_right"`
 	BoxBottom           sql.NullFloat64     `db:"box_bottom"`
+	BoxCorners          pq.Float64Array     `db:"box_corners"`
 }
 
 // Transactions implements parsejob.Store. A limit of 0 or less reads nothing.
@@ -251,7 +253,7 @@ func (s *ParseJobStore) Transactions(ctx context.Context, jobID uuid.UUID, after
 	err := s.DB.SelectContext(ctx, &rows, `
 SELECT id, seq, booking_date, value_date, amount, currency, description, reference, counterparty_name,
        counterparty_account, balance, type, raw, pos_line, pos_record, pos_page, pos_sheet, pos_path,
-       box_left, box_top, box_right, box_bottom
+       box_left, box_top, box_right, box_bottom, box_corners
   FROM parse_transactions WHERE job_id = $1 AND seq > $2 AND seq <= $2 + $3 ORDER BY seq`, jobID, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read parse transactions: %w", err)
@@ -264,6 +266,13 @@ SELECT id, seq, booking_date, value_date, amount, currency, description, referen
 			round := func(v float64) float64 { return math.Round(v*10000) / 10000 }
 			box = &statement.Box{Left: round(r.BoxLeft.Float64), Top: round(r.BoxTop.Float64), Right: round(r.BoxRight.Float64),
 				Bottom: round(r.BoxBottom.Float64)}
+			if len(r.BoxCorners) == 8 {
+				var c [4][2]float64
+				for i, v := range r.BoxCorners {
+					c[i/2][i%2] = round(v)
+				}
+				box.Corners = &c
+			}
 		}
 		txs[i] = parsejob.Transaction{ID: r.ID, Seq: r.Seq, Transaction: statement.Transaction{
 			Date: statement.DateOf(r.BookingDate), ValueDate: dateOf(r.ValueDate), Amount: r.Amount,
@@ -359,7 +368,7 @@ func (s *ParseJobStore) ReadFile(ctx context.Context, id uuid.UUID) ([]byte, err
 // parseTransactionsCopy is the COPY that copyTransactions feeds, in PostgreSQL's text format.
 const parseTransactionsCopy = `COPY parse_transactions (job_id, seq, id, booking_date, value_date, amount, currency,
 description, reference, counterparty_name, counterparty_account, balance, type, raw, pos_line, pos_record, pos_page, pos_sheet,
-pos_path, box_left, box_top, box_right, box_bottom) FROM STDIN`
+pos_path, box_left, box_top, box_right, box_bottom, box_corners) FROM STDIN`
 
 // Complete implements parsejob.Store. It stores transactions_count as len(txs), the rows it
 // wrote, whatever out.TransactionsCount says.
@@ -523,6 +532,22 @@ func (c *copyText) appendRow(b []byte, i int) []byte {
 			b = append(b, '\t')
 			b = append(b, copyNull...)
 		}
+	}
+	b = append(b, '\t')
+	if box := t.Pos.Box; box != nil && box.Corners != nil {
+		// An array in COPY text: {x0,y0,x1,y1,...}.
+		b = append(b, '{')
+		for i, xy := range box.Corners {
+			for j, v := range xy {
+				if i+j > 0 {
+					b = append(b, ',')
+				}
+				b = strconv.AppendFloat(b, v, 'f', -1, 32)
+			}
+		}
+		b = append(b, '}')
+	} else {
+		b = append(b, copyNull...)
 	}
 	return append(b, '\n')
 }

@@ -437,6 +437,9 @@ func TestParseJobStoreCompleteStoresTheStatementExactly(t *testing.T) {
 		{Date: march(5), Amount: decimal.Zero, Description: "", Type: statement.Debit, Raw: ""},
 		{Date: march(6), Amount: decimal.New(15, 1), Description: "a positive exponent", Type: statement.Credit, Raw: "150",
 			Pos: statement.Position{Page: 3, Line: 41, Box: &statement.Box{Left: 0.0524, Top: 0.2118, Right: 0.9, Bottom: 0.2231}}},
+		{Date: march(6), Amount: dec("-7.25"), Description: "a row askew on a scan", Type: statement.Debit, Raw: "-7.25",
+			Pos: statement.Position{Page: 1, Box: &statement.Box{Left: 0.05, Top: 0.3, Right: 0.9, Bottom: 0.33,
+				Corners: &[4][2]float64{{0.05, 0.3}, {0.9, 0.315}, {0.9, 0.33}, {0.05, 0.3149}}}}},
 		{Date: march(7), Amount: dec("0.005"), Description: "tab\there, line\nbreak, back\\slash", Type: statement.Credit,
 			Raw: "\\.\r\nend of copy marker", Pos: statement.Position{Record: 9, Path: "/Document/Stmt[1]/Ntry[7]\t"}},
 		{Date: march(8), Amount: dec("-12.34"), Currency: "EU\x00R", Description: "nul\x00byte", Reference: "caf\xe9",
@@ -499,8 +502,9 @@ func TestParseJobStoreCompleteStoresTheStatementExactly(t *testing.T) {
 			t.Amount = dec("150")
 			return t
 		}(), "150", ""},
-		{"COPY's special characters are escaped", 5, txs[5], "0.005", ""},
-		{"NUL bytes and invalid UTF-8 are replaced", 6, statement.Transaction{Date: march(8), Amount: dec("-12.34"), Currency: "EU\uFFFDR",
+		{"the corners of a row askew are kept", 5, txs[5], "-7.25", ""},
+		{"COPY's special characters are escaped", 6, txs[6], "0.005", ""},
+		{"NUL bytes and invalid UTF-8 are replaced", 7, statement.Transaction{Date: march(8), Amount: dec("-12.34"), Currency: "EU\uFFFDR",
 			Description: "nul\uFFFDbyte", Reference: "caf\uFFFD", CounterpartyName: "\uFFFD", CounterpartyAccount: "\uFFFD",
 			Type: statement.Debit, Raw: "bad\uFFFD(utf8\uFFFD"}, "-12.34", ""},
 	}

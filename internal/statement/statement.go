@@ -150,6 +150,11 @@ type Box struct {
 	Top    float64 `json:"top"`
 	Right  float64 `json:"right"`
 	Bottom float64 `json:"bottom"`
+	// Corners are the four corners of the print, as fractions like the sides (x then y; top
+	// left, top right, bottom right, bottom left as the print reads), when it runs askew on the
+	// page, as on a scan not fed straight; the sides then bound them. Nil when the print runs
+	// level with the page.
+	Corners *[4][2]float64 `json:"corners,omitempty"`
 }
 
 // String returns the position for a message, e.g. "line 12" or "/Document/BkToCstmrStmt/Stmt[2]/Ntry[5]".

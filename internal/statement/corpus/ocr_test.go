@@ -32,6 +32,10 @@ type scanOutcome struct {
 	review        bool
 	err           error
 	confidence    float64
+	// outline is the largest offset of a row's outline (outlineOffset), over outlinedRows
+	// rows; -1 rows when they were not compared.
+	outline      float64
+	outlinedRows int
 }
 
 // matchedTransactions counts the key's transactions that were read with their date and signed
@@ -59,7 +63,8 @@ func matchedTransactions(got []statement.Transaction, want []KeyTransaction) int
 // TestScanCorpus reads every scan of the corpus (testdata/scans: 300 and 150 DPI scans and
 // phone photos of corpus statements) with OCR, as a worker does, and compares each with its
 // key: the share of transactions read exactly must reach each variant's floor, and every scan
-// read with anything wrong or missing must go to review (or fail), never complete. It needs
+// read with anything wrong or missing must go to review (or fail), never complete. The rows of
+// a scan (not a photo) are outlined where they stand on it (outlineOffset). It needs
 // Tesseract (tesseract-ocr, with its English language data) and poppler-utils' pdftoppm,
 // which .ci/run installs.
 func TestScanCorpus(t *testing.T) {
@@ -107,6 +112,11 @@ func TestScanCorpus(t *testing.T) {
 				o.err = err
 			} else {
 				o.got, o.matched, o.review, o.confidence = len(st.Transactions), matchedTransactions(st.Transactions, k.Transactions), st.NeedsReview(), st.OCRConfidence
+				o.outlinedRows = -1
+				if k.Variant != "photo" {
+					// A photo is seen in perspective, on a desk: not the source's page turned.
+					o.outline, o.outlinedRows, o.err = sourceOutlines(data, k, st)
+				}
 			}
 			outcomes[i] = o
 		})
@@ -144,7 +154,14 @@ func TestScanCorpus(t *testing.T) {
 		if o.err == nil && !wrong {
 			v.exact++
 		}
-		out("%-50s %-9s %3d/%-3d read %-3d conf %5.1f %s", o.name, o.variant, o.matched, o.want, o.got, o.confidence, status)
+		outline := "outline -"
+		if o.outlinedRows >= 0 {
+			outline = fmt.Sprintf("outline %4.2f%% (%d rows)", 100*o.outline, o.outlinedRows)
+		}
+		out("%-50s %-9s %3d/%-3d read %-3d conf %5.1f %-25s %s", o.name, o.variant, o.matched, o.want, o.got, o.confidence, outline, status)
+		if o.err == nil && o.outlinedRows >= 0 && (o.outlinedRows < o.matched/2 || o.outline > maxOutlineOffset) {
+			t.Errorf("%s: %d rows outlined, the farthest %.2f%% of the page's width from its place", o.name, o.outlinedRows, 100*o.outline)
+		}
 	}
 	variants := make([]string, 0, len(byVariant))
 	for v := range byVariant {

@@ -212,3 +212,45 @@ func TestParseOrientation(t *testing.T) {
 		require.Equal(t, tc.want, parseOrientation(tc.out), tc.name)
 	}
 }
+
+// TestToSource: a mark on a page turned upright and levelled as Prepare turns it is found, by
+// ToSource, where it stood on the page as it came, whatever the turns.
+func TestToSource(t *testing.T) {
+	t.Parallel()
+	const w, h, x0, y0 = 400, 300, 300, 60
+	for _, quarters := range []int{0, 1, 2, 3} {
+		for _, level := range []float64{0, -2.5, 1.2} {
+			t.Run(fmt.Sprintf("%d quarters, %.1f degrees", quarters, level), func(t *testing.T) {
+				t.Parallel()
+				src := blankPage(w, h, 255)
+				fillRect(src, x0-3, y0-3, x0+3, y0+3, 0)
+				g := quarterTurns(src, quarters)
+				if level != 0 {
+					g = Rotate(g, level)
+				}
+				x, y := darkCentre(g)
+				p := Page{Width: g.Rect.Dx(), Height: g.Rect.Dy(), Placed: Placement{Width: w, Height: h, Quarters: quarters, Level: level}}
+				sx, sy := p.ToSource(x, y)
+				require.InDelta(t, x0, sx, 1, "x")
+				require.InDelta(t, y0, sy, 1, "y")
+				sw, sh := p.SourceSize()
+				require.Equal(t, [2]int{w, h}, [2]int{sw, sh})
+			})
+		}
+	}
+}
+
+// darkCentre is the centre of g's dark pixels, in continuous coordinates.
+func darkCentre(g *image.Gray) (float64, float64) {
+	var sx, sy, n float64
+	for y := 0; y < g.Rect.Dy(); y++ {
+		for x := 0; x < g.Rect.Dx(); x++ {
+			if d := 255 - float64(g.Pix[y*g.Stride+x]); d > 0 {
+				sx += d * (float64(x) + 0.5)
+				sy += d * (float64(y) + 0.5)
+				n += d
+			}
+		}
+	}
+	return sx / n, sy / n
+}

@@ -53,6 +53,74 @@ type Page struct {
 	// Skew is the angle, in degrees, by which the words were then turned to run level: what
 	// is left of the page's skew after it was turned level (Image.Prepare).
 	Skew float64
+	// Placed is how the page was turned before it was read; with Skew, it says where the words
+	// stand on the image as it came (ToSource).
+	Placed Placement
+}
+
+// Placement is how a page image was turned before it was read (Image.Prepare): stood upright
+// by quarter turns, then levelled about its centre onto a canvas grown to hold it. The zero
+// Placement is a page read as it came.
+type Placement struct {
+	// Width and Height are the image's as it came, in pixels; zero for a page read as it came.
+	Width, Height int
+	// Quarters is how many quarter turns clockwise stood the page upright.
+	Quarters int
+	// Level is the angle, in degrees, the upright page was turned by (Rotate) to run level.
+	Level float64
+}
+
+// SourceSize is the size in pixels of the page's image as it came.
+func (p Page) SourceSize() (width, height int) {
+	if p.Placed.Width <= 0 || p.Placed.Height <= 0 {
+		return p.Width, p.Height
+	}
+	return p.Placed.Width, p.Placed.Height
+}
+
+// ToSource is where the point (x, y), in pixels of the page's words (origin at the top left,
+// y down), stands on the page's image as it came: the words' straightening (Skew), the
+// levelling and the quarter turns undone, in that order. A person checks a row against the
+// page as it came, so that is where its outline is drawn.
+func (p Page) ToSource(x, y float64) (float64, float64) {
+	cx, cy := float64(p.Width)/2, float64(p.Height)/2
+	if p.Skew != 0 {
+		// straighten turned each word's centre by -Skew about the page's centre.
+		x, y = turn(x-cx, y-cy, p.Skew)
+		x, y = x+cx, y+cy
+	}
+	q := p.Placed
+	if q.Width <= 0 || q.Height <= 0 {
+		return x, y
+	}
+	tw, th := float64(q.Width), float64(q.Height)
+	if q.Quarters%2 == 1 {
+		tw, th = th, tw
+	}
+	if q.Level != 0 {
+		// As Rotate finds the point of the upright page that lands on each of its pixels.
+		rad := q.Level * math.Pi / 180
+		sin, cos := math.Sin(rad), math.Cos(rad)
+		dx, dy := x-cx, y-cy
+		x, y = dx*cos+dy*sin+tw/2, -dx*sin+dy*cos+th/2
+	}
+	w, h := float64(q.Width), float64(q.Height)
+	switch ((q.Quarters % 4) + 4) % 4 {
+	case 1: // quarterTurns took (x, y) to (h-y, x)
+		x, y = y, h-x
+	case 2:
+		x, y = w-x, h-y
+	case 3: // (x, y) to (y, w-x)
+		x, y = w-y, x
+	}
+	return x, y
+}
+
+// turn turns the point (x, y) about the origin by deg degrees (clockwise on a page, whose y
+// runs down).
+func turn(x, y, deg float64) (float64, float64) {
+	sin, cos := math.Sincos(deg * math.Pi / 180)
+	return x*cos - y*sin, x*sin + y*cos
 }
 
 // Confidence is the mean confidence of the page's words, from 0 to 100; 0 without words.
@@ -129,6 +197,8 @@ type Image struct {
 	width, height int
 	// quarters is how many quarter turns clockwise stand the page upright (Upright).
 	quarters int
+	// placed is how the prepared page was turned.
+	placed Placement
 }
 
 // NewImage is the page whose image src gives, prepared into the file name in dir when it is
@@ -154,16 +224,18 @@ func (im *Image) Prepare() error {
 	if err != nil {
 		return err
 	}
+	placed := Placement{Width: g.Bounds().Dx(), Height: g.Bounds().Dy(), Quarters: im.quarters}
 	g = quarterTurns(g, im.quarters)
 	if skew := Skew(g); math.Abs(skew) >= minSkew {
 		g = Rotate(g, -skew)
+		placed.Level = -skew
 	}
 	eraseRules(g, dpi)
 	path := filepath.Join(im.dir, im.name+".pgm")
 	if err := writePGM(path, g); err != nil {
 		return err
 	}
-	im.path, im.dpi, im.width, im.height = path, dpi, g.Bounds().Dx(), g.Bounds().Dy()
+	im.path, im.dpi, im.width, im.height, im.placed = path, dpi, g.Bounds().Dx(), g.Bounds().Dy(), placed
 	return nil
 }
 
@@ -301,6 +373,7 @@ func (im *Image) Read(ctx context.Context, mode Mode, o statement.OCR) (Page, er
 	if len(ps) > 0 {
 		p = ps[0]
 	}
+	p.Placed = im.placed
 	return p, nil
 }
 

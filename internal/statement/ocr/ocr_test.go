@@ -3,6 +3,7 @@ package ocr
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,8 +69,15 @@ func TestStraighten(t *testing.T) {
 			pages, err := parseTSV(tsv(2480, 3508, words))
 			require.NoError(t, err)
 			p := pages[0]
+			before := slices.Clone(p.Words)
 			straighten(&p)
 			require.InDelta(t, deg, p.Skew, 0.1)
+			for i, w := range p.Words {
+				// The word's centre is found again where it stood on the page as scanned.
+				x, y := p.ToSource(w.Left+w.Width/2, w.Top+w.Height/2)
+				require.InDelta(t, before[i].Left+before[i].Width/2, x, 0.01)
+				require.InDelta(t, before[i].Top+before[i].Height/2, y, 0.01)
+			}
 			base := map[int]float64{}
 			var lines []int
 			for _, w := range p.Words {

@@ -129,6 +129,12 @@ func ParseWords(pages []ocr.Page, format statement.Format, opts statement.Option
 		return nil, err
 	}
 	st.Format = format
+	for i := range st.Transactions {
+		pos := &st.Transactions[i].Pos
+		if pos.Box != nil && pos.Page >= 1 && pos.Page <= len(pages) {
+			pos.Box = onSource(pages[pos.Page-1], *pos.Box)
+		}
+	}
 	if bic, name := bankOf(g.outside); bic != "" {
 		st.BankID = bic
 		if name != "" {
@@ -144,6 +150,48 @@ func ParseWords(pages []ocr.Page, format statement.Format, opts statement.Option
 	st.Dialect = dialect
 	return st, nil
 }
+
+// onSource is box b, read on page p as fractions of the page OCR read (turned upright and
+// levelled), as fractions of the page's image as it came, which is the page a person is shown:
+// its corners when the print runs askew on it, and the sides that bound them.
+func onSource(p ocr.Page, b statement.Box) *statement.Box {
+	if p.Skew == 0 && p.Placed == (ocr.Placement{}) {
+		return &b
+	}
+	sw, sh := p.SourceSize()
+	if sw <= 0 || sh <= 0 || p.Width <= 0 || p.Height <= 0 {
+		return nil
+	}
+	w, h := float64(p.Width), float64(p.Height)
+	var c [4][2]float64
+	for i, xy := range [4][2]float64{{b.Left, b.Top}, {b.Right, b.Top}, {b.Right, b.Bottom}, {b.Left, b.Bottom}} {
+		x, y := p.ToSource(xy[0]*w, xy[1]*h)
+		c[i] = [2]float64{fraction(x / float64(sw)), fraction(y / float64(sh))}
+	}
+	out := statement.Box{Left: 1, Top: 1}
+	for _, xy := range c {
+		out.Left, out.Right = min(out.Left, xy[0]), max(out.Right, xy[0])
+		out.Top, out.Bottom = min(out.Top, xy[1]), max(out.Bottom, xy[1])
+	}
+	if out.Right <= out.Left || out.Bottom <= out.Top {
+		return nil
+	}
+	// The shoelace formula: a print that runs level (a page only turned by quarters) fills
+	// the sides that bound it, and needs no corners.
+	area := 0.0
+	for i := range c {
+		j := (i + 1) % 4
+		area += c[i][0]*c[j][1] - c[j][0]*c[i][1]
+	}
+	if math.Abs(area)/2 < 0.99*(out.Right-out.Left)*(out.Bottom-out.Top) {
+		out.Corners = &c
+	}
+	return &out
+}
+
+// fraction is v kept within the page (0 to 1) to four figures, what a page drawn on a screen
+// can show.
+func fraction(v float64) float64 { return math.Round(math.Max(0, math.Min(1, v))*10000) / 10000 }
 
 // pageFrame is a page image's frame in the points runsOf gives its words, [0, 0, width,
 // height]; zero when OCR did not say the image's size.

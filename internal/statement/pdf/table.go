@@ -1663,9 +1663,8 @@ func (g *grid) box(r gridRow) *statement.Box {
 	if w <= 0 || h <= 0 {
 		return nil
 	}
-	clamp := func(v float64) float64 { return math.Round(math.Max(0, math.Min(1, v))*10000) / 10000 }
-	b := statement.Box{Left: clamp((r.span[0] - f[0]) / w), Top: clamp((f[3] - r.span[3]) / h),
-		Right: clamp((r.span[2] - f[0]) / w), Bottom: clamp((f[3] - r.span[1]) / h)}
+	b := statement.Box{Left: fraction((r.span[0] - f[0]) / w), Top: fraction((f[3] - r.span[3]) / h),
+		Right: fraction((r.span[2] - f[0]) / w), Bottom: fraction((f[3] - r.span[1]) / h)}
 	if b.Right <= b.Left || b.Bottom <= b.Top {
 		return nil
 	}

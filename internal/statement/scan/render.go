@@ -17,8 +17,8 @@ var ErrNoPage = errors.New("no such page")
 
 // RenderPNG draws page (1-based) of a picture as PNG, at most width pixels wide (a smaller
 // picture keeps its size), for a person to check a row against; a picture of more than
-// maxPixels is refused before it is decoded. The words OCR read stand on the picture as it is,
-// unless OCR had to turn the page upright.
+// maxPixels is refused before it is decoded. The boxes the reader records for its rows
+// (statement.Box) are fractions of this picture: OCR's turns are undone on them.
 func RenderPNG(data []byte, format statement.Format, page, width int, maxPixels int64) ([]byte, error) {
 	r := bytes.NewReader(data)
 	var img image.Image
