@@ -42,12 +42,13 @@ $(SPECTRAL): openapi/package.json openapi/package-lock.json
 	cd openapi && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-lint: $(SPECTRAL) ## go vet, staticcheck, gofmt, and spectral on both specs.
+lint: $(SPECTRAL) ## go vet, staticcheck, gofmt, spectral on both specs, promtool on the alert rules.
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt would change:" >&2; echo "$$out" >&2; exit 1; fi
 	$(SPECTRAL) lint --ruleset openapi/.spectral.yaml --fail-severity=hint $(SPECS)
+	cd internal/metrics && promtool check rules alerts.yaml && promtool test rules alerts_test.yaml
 
 bench: ## Run the Go benchmarks.
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./...

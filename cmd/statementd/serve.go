@@ -106,16 +106,25 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	jobStore, parseStore := postgres.NewJobStore(db, enqueuer), postgres.NewParseJobStore(db, enqueuer)
 	jobStore.Sealer, parseStore.Sealer = box, box
 	jobs := &reconjob.Service{Store: jobStore, Accounts: accounts.Store, Now: time.Now, Limits: limits, Logger: logger,
-		Digester: box}
+		Digester: box, Observer: m}
 	parses := &parsejob.Service{Store: parseStore, Accounts: accounts.Store, Now: time.Now, Limits: limits, Logger: logger,
-		Digester: box}
+		Digester: box, Observer: m}
 	policy, err := webhook.ParsePolicy(cfg.WebhookAllow)
 	if err != nil {
 		return fmt.Errorf("STATEMENTD_WEBHOOK_ALLOW / --webhook-allow: %w", err)
 	}
 	webhookStore := postgres.NewWebhookStore(db)
 	webhooks := &webhook.Service{Store: webhookStore, Deliveries: webhookStore, Secrets: accounts, Policy: policy,
-		Sender: webhook.NewSender(policy), Schedule: cfg.WebhookRetrySchedule, Now: time.Now, Logger: logger}
+		Sender: webhook.NewSender(policy), Schedule: cfg.WebhookRetrySchedule, Now: time.Now, Logger: logger,
+		Attempted: m.DeliveryAttempted}
+	m.WatchDatabase(db.DB, func(ctx context.Context) ([]metrics.QueueDepth, error) {
+		depths, err := queue.Depths(ctx, db.DB)
+		out := make([]metrics.QueueDepth, len(depths))
+		for i, d := range depths {
+			out[i] = metrics.QueueDepth(d)
+		}
+		return out, err
+	}, logger)
 
 	var workers *queue.Workers
 	if cfg.Role != config.RoleAPI {
@@ -123,7 +132,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			DeliveryKind: queue.KindDelivery}
 		workers, err = queue.NewWorkers(db.DB, queue.Config{Workers: cfg.Workers, Reconcile: jobs.Process, Parse: parses.Process,
 			Deliver: webhooks.Deliver, Sweep: sweeper.Sweep, PollInterval: cfg.JobPollInterval, JobTimeout: cfg.JobTimeout,
-			RescueAfter: cfg.JobRescueAfter, Logger: logger})
+			RescueAfter: cfg.JobRescueAfter, Logger: logger, Waited: m.Waited})
 		if err != nil {
 			return err
 		}
@@ -141,7 +150,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	dash, err := dashboardListener(cfg, dashboard.Config{Accounts: accounts, People: team, Audit: postgres.NewAuditStore(db),
-		Logger: logger, DB: postgres.Health{DB: db}, TrustedProxies: cfg.TrustedProxies, Webhooks: webhooks,
+		Logger: logger, Observe: requestsOf(m, metrics.APIDashboard), DB: postgres.Health{DB: db}, TrustedProxies: cfg.TrustedProxies, Webhooks: webhooks,
 		WebhookTests: throttles.webhookTests, Recon: jobs, Parse: parses, MaxFileBytes: cfg.MaxUploadBytes}, cert, logger)
 	if err != nil {
 		return err
@@ -211,16 +220,17 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 	}
 	if cfg.Role != config.RoleWorker {
 		for _, env := range []struct {
-			name, addr string
-			env        account.Environment
+			name, addr, api string
+			env             account.Environment
 		}{
-			{"recon", cfg.ReconAddr, account.Production},
-			{"recon-sandbox", cfg.ReconSandboxAddr, account.Sandbox},
+			{"recon", cfg.ReconAddr, metrics.APIReconProduction, account.Production},
+			{"recon-sandbox", cfg.ReconSandboxAddr, metrics.APIReconSandbox, account.Sandbox},
 		} {
 			if env.addr == "" {
 				continue
 			}
-			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, TrustedProxies: cfg.TrustedProxies, Accounts: accounts, Now: time.Now, Limiter: limiter, Throttle: th.token, AddressThrottle: th.tokenAddresses, ClientBackstop: th.tokenBackstop, Anonymous: th.anonymous,
+			h, err := reconhttp.New(reconhttp.Config{Env: env.env, Logger: logger, DB: db, TrustedProxies: cfg.TrustedProxies,
+				Observe: requestsOf(m, env.api), Accounts: accounts, Now: time.Now, Limiter: limiter, Throttle: th.token, AddressThrottle: th.tokenAddresses, ClientBackstop: th.tokenBackstop, Anonymous: th.anonymous,
 				Jobs: jobs, MaxFileBytes: cfg.MaxUploadBytes, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("%s listener: %w", env.name, err)
@@ -228,7 +238,8 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 			add(env.name, env.addr, h)
 		}
 		if cfg.ParseAddr != "" {
-			h, err := parsehttp.New(parsehttp.Config{Logger: logger, DB: db, TrustedProxies: cfg.TrustedProxies, Accounts: accounts, Limiter: limiter, Anonymous: th.anonymous,
+			h, err := parsehttp.New(parsehttp.Config{Logger: logger, DB: db, TrustedProxies: cfg.TrustedProxies,
+				Observe: requestsOf(m, metrics.APIParse), Accounts: accounts, Limiter: limiter, Anonymous: th.anonymous,
 				Jobs: parses, Webhooks: webhooks, WebhookTests: th.webhookTests, Version: version, MaxFileBytes: cfg.MaxUploadBytes, MaxUploadBodyBytes: uploadBodyLimit(cfg.MaxUploadBytes)})
 			if err != nil {
 				return nil, fmt.Errorf("parse listener: %w", err)
@@ -244,6 +255,13 @@ func buildListeners(cfg config.Serve, db httpkit.Pinger, accounts *account.Servi
 		}
 	}
 	return listeners, nil
+}
+
+// requestsOf counts the requests of listener api in m.
+func requestsOf(m *metrics.Metrics, api string) httpkit.RequestObserver {
+	return func(route, method string, status int, took time.Duration) {
+		m.Request(api, route, method, status, took)
+	}
 }
 
 // reloadOnHangup reads the TLS certificate again on every SIGHUP until ctx ends, so that a

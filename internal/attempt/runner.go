@@ -47,7 +47,46 @@ type Store[J any, C ~string] interface {
 type Outcome[C ~string] struct {
 	Failure *Failure[C]
 	Store   func(ctx context.Context) error
+	// Format is the format of the job's (bank) file, when it was told; Review that the stored
+	// results wait for a person's review. Both are for the Observer only.
+	Format string
+	Review bool
 }
+
+// The outcomes an Observer is told of.
+const (
+	OutcomeCompleted = "completed"
+	OutcomeReview    = "review"
+	OutcomeFailed    = "failed"
+)
+
+// Observer is told how jobs go, for the process's metrics (metrics.Metrics is one). Its
+// methods are called from many workers at once and must be cheap.
+type Observer interface {
+	// Finished: an attempt of a job of kind ended it, with outcome (OutcomeCompleted,
+	// OutcomeReview or OutcomeFailed with the failure's code), for a file of format ("" when
+	// unknown), after working for run.
+	Finished(kind, format, outcome, code string, run time.Duration)
+	// Retried: an attempt of a job of kind ended in an error of the service, and the queue runs
+	// it again (or, on the final attempt, the job fails).
+	Retried(kind string)
+	// QuotaRefused: a job was refused because its account's monthly quota of scope is used up.
+	QuotaRefused(scope string)
+}
+
+// Observed is o, or an Observer that does nothing when o is nil.
+func Observed(o Observer) Observer {
+	if o == nil {
+		return nobody{}
+	}
+	return o
+}
+
+type nobody struct{}
+
+func (nobody) Finished(string, string, string, string, time.Duration) {}
+func (nobody) Retried(string)                                         {}
+func (nobody) QuotaRefused(string)                                    {}
 
 // Runner works the attempts of one kind of job by the rules every kind shares, so they cannot
 // drift apart:
@@ -73,6 +112,8 @@ type Runner[J any, C ~string] struct {
 	// TimedOut is the failure of an attempt that ran past its deadline; Abandoned that of a job
 	// whose final attempt could not finish for reasons of the service.
 	TimedOut, Abandoned Failure[C]
+	// Observer is told how each attempt ended; nil tells nobody.
+	Observer Observer
 }
 
 // Run works attempt a: work reads the claimed job's input and computes its outcome; an error
@@ -87,6 +128,7 @@ func (r *Runner[J, C]) Run(ctx context.Context, a Attempt, work func(ctx context
 		}
 		return r.retryOrFail(ctx, log, a, fmt.Errorf("claim job: %w", err))
 	}
+	began := time.Now()
 	out, err := work(ctx, j)
 	if err != nil {
 		return r.retryOrFail(ctx, log, a, err)
@@ -111,14 +153,27 @@ func (r *Runner[J, C]) Run(ctx context.Context, a Attempt, work func(ctx context
 	if err != nil {
 		return r.retryOrFail(ctx, log, a, fmt.Errorf("store outcome: %w", err))
 	}
+	switch {
+	case out.Failure != nil:
+		Observed(r.Observer).Finished(r.Kind, out.Format, OutcomeFailed, string(out.Failure.Code), time.Since(began))
+	case out.Review:
+		Observed(r.Observer).Finished(r.Kind, out.Format, OutcomeReview, "", time.Since(began))
+	default:
+		Observed(r.Observer).Finished(r.Kind, out.Format, OutcomeCompleted, "", time.Since(began))
+	}
 	return nil
 }
 
 // retryOrFail returns err for the queue to retry, after failing the job on the final attempt.
 func (r *Runner[J, C]) retryOrFail(ctx context.Context, log *slog.Logger, a Attempt, err error) error {
 	log.ErrorContext(ctx, r.Kind+" attempt failed", slog.String("error", err.Error()), slog.Bool("final", a.Final))
+	Observed(r.Observer).Retried(r.Kind)
 	if a.Final {
-		if ferr := r.Store.Fail(context.WithoutCancel(ctx), a.JobID, a.Number, r.Abandoned, r.Now().UTC()); ferr != nil && !errors.Is(ferr, ErrStale) {
+		ferr := r.Store.Fail(context.WithoutCancel(ctx), a.JobID, a.Number, r.Abandoned, r.Now().UTC())
+		switch {
+		case ferr == nil:
+			Observed(r.Observer).Finished(r.Kind, "", OutcomeFailed, string(r.Abandoned.Code), 0)
+		case !errors.Is(ferr, ErrStale):
 			log.ErrorContext(ctx, "fail job", slog.String("error", ferr.Error()))
 		}
 	}

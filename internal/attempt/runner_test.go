@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,7 +29,15 @@ type book struct {
 	failed                      []string
 	failCtxAlive                bool
 	stored                      bool
+	// told is what the runner told its Observer, a line each.
+	told []string
 }
+
+func (b *book) Finished(kind, format, outcome, code string, _ time.Duration) {
+	b.told = append(b.told, strings.Join(strings.Fields(kind+" "+format+" "+outcome+" "+code), " "))
+}
+func (b *book) Retried(kind string)       { b.told = append(b.told, kind+" retried") }
+func (b *book) QuotaRefused(scope string) { b.told = append(b.told, scope+" quota") }
 
 func (b *book) Claim(context.Context, uuid.UUID, int) (string, error) { return "the job", b.claimErr }
 
@@ -40,7 +49,7 @@ func (b *book) Fail(ctx context.Context, _ uuid.UUID, _ int, f failure, _ time.T
 
 func (b *book) runner() *attempt.Runner[string, code] {
 	return &attempt.Runner[string, code]{Kind: "test", Store: b, Logger: slog.New(slog.DiscardHandler), Now: time.Now,
-		NotFound: errGone, TimedOut: failure{Code: "timeout"}, Abandoned: failure{Code: "abandoned"}}
+		NotFound: errGone, TimedOut: failure{Code: "timeout"}, Abandoned: failure{Code: "abandoned"}, Observer: b}
 }
 
 func TestRunner(t *testing.T) {
@@ -50,12 +59,17 @@ func TestRunner(t *testing.T) {
 			if job != "the job" {
 				return attempt.Outcome[code]{}, errors.New("the work was not given the claimed job")
 			}
-			return attempt.Outcome[code]{Store: func(context.Context) error { b.stored = true; return b.storeErr }}, nil
+			return attempt.Outcome[code]{Format: "csv", Store: func(context.Context) error { b.stored = true; return b.storeErr }}, nil
+		}
+	}
+	doubtful := func(b *book) func(context.Context, string) (attempt.Outcome[code], error) {
+		return func(context.Context, string) (attempt.Outcome[code], error) {
+			return attempt.Outcome[code]{Format: "pdf", Review: true, Store: func(context.Context) error { b.stored = true; return nil }}, nil
 		}
 	}
 	badFile := func(*book) func(context.Context, string) (attempt.Outcome[code], error) {
 		return func(context.Context, string) (attempt.Outcome[code], error) {
-			return attempt.Outcome[code]{Failure: &failure{Code: "file_corrupt"}}, nil
+			return attempt.Outcome[code]{Failure: &failure{Code: "file_corrupt"}, Format: "pdf"}, nil
 		}
 	}
 	unreadable := func(*book) func(context.Context, string) (attempt.Outcome[code], error) {
@@ -70,23 +84,29 @@ func TestRunner(t *testing.T) {
 		err    error
 		failed []string
 		stored bool
+		told   []string
 	}{
 		{name: "a finished job, or one a newer attempt holds, is left alone", book: book{claimErr: attempt.ErrStale}, work: done},
 		{name: "an unknown job is left alone", book: book{claimErr: errGone}, work: done, final: true},
-		{name: "a claim that fails is retried", book: book{claimErr: errDown}, work: done, err: errDown},
+		{name: "a claim that fails is retried", book: book{claimErr: errDown}, work: done, err: errDown, told: []string{"test retried"}},
 		{name: "the final claim that fails fails the job as abandoned", book: book{claimErr: errDown}, final: true, work: done,
-			err: errDown, failed: []string{"abandoned"}},
-		{name: "results are stored", work: done, stored: true},
+			err: errDown, failed: []string{"abandoned"}, told: []string{"test retried", "test failed abandoned"}},
+		{name: "results are stored", work: done, stored: true, told: []string{"test csv completed"}},
+		{name: "results to review are stored", work: doubtful, stored: true, told: []string{"test pdf review"}},
 		{name: "results of an attempt that lost the job are dropped", book: book{storeErr: attempt.ErrStale}, work: done, stored: true},
-		{name: "results that cannot be stored are retried", book: book{storeErr: errDown}, work: done, stored: true, err: errDown},
-		{name: "a failure of the files fails the job for good", work: badFile, failed: []string{"file_corrupt"}},
+		{name: "results that cannot be stored are retried", book: book{storeErr: errDown}, work: done, stored: true, err: errDown,
+			told: []string{"test retried"}},
+		{name: "a failure of the files fails the job for good", work: badFile, failed: []string{"file_corrupt"},
+			told: []string{"test pdf failed file_corrupt"}},
 		{name: "a failure of the files is written after a cancel", work: badFile, failed: []string{"file_corrupt"},
+			told: []string{"test pdf failed file_corrupt"},
 			ctx: func() (context.Context, context.CancelFunc) {
 				ctx, cancel := context.WithCancel(context.Background())
 				cancel()
 				return ctx, func() {}
 			}},
 		{name: "work that ran past its deadline fails the job as timed out", work: done, failed: []string{"timeout"},
+			told: []string{"test csv failed timeout"},
 			ctx: func() (context.Context, context.CancelFunc) {
 				return context.WithDeadline(context.Background(), time.Unix(0, 0))
 			}},
@@ -96,9 +116,9 @@ func TestRunner(t *testing.T) {
 				cancel()
 				return ctx, func() {}
 			}},
-		{name: "input that cannot be read is retried", work: unreadable, err: errDown},
+		{name: "input that cannot be read is retried", work: unreadable, err: errDown, told: []string{"test retried"}},
 		{name: "input that the final attempt cannot read fails the job as abandoned", work: unreadable, final: true,
-			err: errDown, failed: []string{"abandoned"}},
+			err: errDown, failed: []string{"abandoned"}, told: []string{"test retried", "test failed abandoned"}},
 		{name: "a failure that another attempt wrote first is not an error", book: book{failErr: attempt.ErrStale}, work: badFile,
 			failed: []string{"file_corrupt"}},
 	}
@@ -119,6 +139,7 @@ func TestRunner(t *testing.T) {
 			}
 			require.Equal(t, tc.failed, b.failed)
 			require.Equal(t, tc.stored, b.stored)
+			require.Equal(t, tc.told, b.told, "what the observer was told")
 			if len(b.failed) > 0 {
 				require.True(t, b.failCtxAlive, "a failure is written with a context that is not cancelled")
 			}

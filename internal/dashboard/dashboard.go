@@ -28,6 +28,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/statementmatch/service/internal/account"
@@ -60,6 +61,9 @@ type Config struct {
 	TrustedProxies httpkit.TrustedProxies
 	// DB is pinged by /readyz; nil pings nothing.
 	DB httpkit.Pinger
+	// Observe, when set, is told of every request answered: its route pattern ("" when no
+	// route took it), method, status and how long it took, for the metrics.
+	Observe httpkit.RequestObserver
 	// Webhooks are the account's webhook endpoints; WebhookTests the budget of test
 	// deliveries each account shares with the Parsing API's POST /webhooks/test.
 	Webhooks     *webhook.Service
@@ -187,6 +191,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.String("method", r.Method), slog.String("route", r.Pattern), slog.Int("status", rec.status),
 			slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
 			slog.String("remote_ip", clientAddress(r)), slog.String("account", rec.account))
+		if s.cfg.Observe != nil {
+			_, route, _ := strings.Cut(r.Pattern, " ")
+			s.cfg.Observe(route, r.Method, rec.status, time.Since(start))
+		}
 	}()
 	s.mux.ServeHTTP(rec, r)
 }

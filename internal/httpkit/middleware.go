@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -53,8 +54,10 @@ func RequestIDMiddleware() echo.MiddlewareFunc {
 }
 
 // AccessLog writes one structured line per request: request id, method, route, status, sizes and
-// latency. It never logs headers or the query string, where credentials may travel.
-func AccessLog(logger *slog.Logger, api string) echo.MiddlewareFunc {
+// latency, and tells observe (when set) of it for the metrics. It never logs headers or the
+// query string, where credentials may travel.
+func AccessLog(logger *slog.Logger, api string, observe RequestObserver) echo.MiddlewareFunc {
+	var rs routes
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
@@ -69,7 +72,7 @@ func AccessLog(logger *slog.Logger, api string) echo.MiddlewareFunc {
 				slog.String("request_id", RequestID(req.Context())),
 				slog.String("method", req.Method),
 				slog.String("path", req.URL.Path),
-				slog.String("route", c.Path()),
+				slog.String("route", rs.of(c)),
 				slog.Int("status", res.Status),
 				slog.Int64("bytes_in", req.ContentLength),
 				slog.Int64("bytes_out", res.Size),
@@ -84,9 +87,34 @@ func AccessLog(logger *slog.Logger, api string) echo.MiddlewareFunc {
 				level = slog.LevelError
 			}
 			logger.LogAttrs(req.Context(), level, "request", attrs...)
+			if observe != nil {
+				observe(rs.of(c), req.Method, res.Status, time.Since(start))
+			}
 			return nil
 		}
 	}
+}
+
+// routes knows the templates of an echo instance's routes, read once at its first request,
+// after every route is registered. Echo names a request no route took by the closest node of
+// its tree, or leaves it empty, so only a registered template is taken as a route.
+type routes struct {
+	once      sync.Once
+	templates map[string]bool
+}
+
+// of is the template of the route that took the request, "" when none did.
+func (rs *routes) of(c echo.Context) string {
+	rs.once.Do(func() {
+		rs.templates = map[string]bool{}
+		for _, r := range c.Echo().Routes() {
+			rs.templates[r.Path] = true
+		}
+	})
+	if p := c.Path(); rs.templates[p] {
+		return p
+	}
+	return ""
 }
 
 type accountIDKey struct{}

@@ -70,6 +70,7 @@ package httpkit
 import (
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
@@ -95,7 +96,13 @@ type EchoConfig struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client
 	// (ClientAddress); none: the connection's peer is the client.
 	TrustedProxies TrustedProxies
+	// Observe, when set, is told of every request answered, as the access log is.
+	Observe RequestObserver
 }
+
+// RequestObserver is told of a request answered, for the metrics: its route template ("" when
+// no route took it), method, status and how long it took.
+type RequestObserver func(route, method string, status int, took time.Duration)
 
 // NewEcho returns an echo instance with the middleware every API listener runs, in the order the
 // package documentation walks through: client address, request id, security headers, access log,
@@ -110,6 +117,6 @@ func NewEcho(cfg EchoConfig) (*echo.Echo, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ClientIP
 	e.HTTPErrorHandler = ErrorHandler(cfg.Logger, cfg.Render, cfg.DB)
-	e.Use(ClientAddress(cfg.TrustedProxies), RequestIDMiddleware(), SecurityHeaders(), AccessLog(cfg.Logger, cfg.API), Recover(cfg.Logger), HeaderLimit(), BodyLimit(cfg.MaxUploadBodyBytes), validator)
+	e.Use(ClientAddress(cfg.TrustedProxies), RequestIDMiddleware(), SecurityHeaders(), AccessLog(cfg.Logger, cfg.API, cfg.Observe), Recover(cfg.Logger), HeaderLimit(), BodyLimit(cfg.MaxUploadBodyBytes), validator)
 	return e, nil
 }

@@ -29,6 +29,8 @@ type Config struct {
 	DB httpkit.Pinger
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client.
 	TrustedProxies httpkit.TrustedProxies
+	// Observe, when set, is told of every request answered, for the metrics.
+	Observe httpkit.RequestObserver
 	// MaxUploadBodyBytes bounds the body of a statement upload.
 	MaxUploadBodyBytes int64
 	// Accounts checks API keys.
@@ -117,6 +119,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		MaxUploadBodyBytes: cfg.MaxUploadBodyBytes,
 		DB:                 cfg.DB,
 		TrustedProxies:     cfg.TrustedProxies,
+		Observe:            cfg.Observe,
 	})
 	if err != nil {
 		return nil, err

@@ -23,21 +23,22 @@ import (
 // processing.
 func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) error {
 	r := &attempt.Runner[Job, ErrorCode]{Kind: "parse", Store: s.Store, Logger: s.logger(), Now: s.now, NotFound: ErrNotFound,
-		TimedOut: timedOut, Abandoned: Abandoned}
+		TimedOut: timedOut, Abandoned: Abandoned, Observer: s.Observer}
 	return r.Run(ctx, attempt.Attempt{JobID: id, Number: n, Final: final}, func(ctx context.Context, _ Job) (attempt.Outcome[ErrorCode], error) {
 		data, err := s.Store.ReadFile(ctx, id)
 		if err != nil {
 			return attempt.Outcome[ErrorCode]{}, fmt.Errorf("read file: %w", err)
 		}
+		format, _ := engine.Detect(data)
 		st, failure := s.parse(ctx, data)
 		if ctx.Err() != nil {
 			// The attempt ended while OCR read the file: the runner says whether it timed out.
-			return attempt.Outcome[ErrorCode]{}, nil
+			return attempt.Outcome[ErrorCode]{Format: string(format)}, nil
 		}
 		if failure != nil {
-			return attempt.Outcome[ErrorCode]{Failure: failure}, nil
+			return attempt.Outcome[ErrorCode]{Failure: failure, Format: string(format)}, nil
 		}
-		return attempt.Outcome[ErrorCode]{Store: func(ctx context.Context) error {
+		return attempt.Outcome[ErrorCode]{Format: string(st.Format), Review: st.NeedsReview(), Store: func(ctx context.Context) error {
 			out := outcome(st)
 			now := s.now()
 			out.CompletedAt = &now

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/attempt"
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/quota"
 	"github.com/statementmatch/service/internal/ratelimit"
@@ -80,6 +81,8 @@ type Service struct {
 	// Digester identifies a file's password in the idempotency record by its keyed digest;
 	// needed only by uploads that send a password.
 	Digester upload.Digester
+	// Observer is told how jobs go, for the metrics; nil tells nobody.
+	Observer attempt.Observer
 }
 
 func (s *Service) now() time.Time {
@@ -120,6 +123,14 @@ type Accepted struct {
 // charges the monthly job limit (a *quota.Error past it) and stores the queued job with its file
 // and its work in one transaction.
 func (s *Service) Create(ctx context.Context, req NewJob) (Accepted, error) {
+	a, err := s.accept(ctx, req)
+	if qe := (*quota.Error)(nil); errors.As(err, &qe) {
+		attempt.Observed(s.Observer).QuotaRefused(QuotaScope)
+	}
+	return a, err
+}
+
+func (s *Service) accept(ctx context.Context, req NewJob) (Accepted, error) {
 	now := s.now()
 	hash, err := requestHash(req, s.Digester)
 	if err != nil {

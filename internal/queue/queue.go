@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // Queue names: each API's jobs have their own queue, so that one API's backlog never delays the
@@ -98,6 +100,9 @@ type Config struct {
 	JobTimeout   time.Duration
 	RescueAfter  time.Duration
 	Logger       *slog.Logger
+	// Waited, when set, is told how long each piece of work waited in its queue (reconcile,
+	// parse or webhooks) from when it was due to when a worker took it, for the metrics.
+	Waited func(queue string, wait time.Duration)
 }
 
 // jobRef names the business row a queued job works on; both kinds of job carry one.
@@ -135,10 +140,22 @@ type jobArgs interface {
 type processWorker[T jobArgs] struct {
 	river.WorkerDefaults[T]
 	process Processor
+	waited  waited
 }
 
 func (w *processWorker[T]) Work(ctx context.Context, j *river.Job[T]) error {
+	w.waited.tell(j.JobRow)
 	return w.process(ctx, j.Args.jobID(), j.Attempt, j.Attempt >= j.MaxAttempts)
+}
+
+// waited is Config.Waited, nil or not.
+type waited func(queue string, wait time.Duration)
+
+// tell reports how long the work of j waited past its due time, both as the database saw them.
+func (w waited) tell(j *rivertype.JobRow) {
+	if w != nil && j.AttemptedAt != nil {
+		w(j.Queue, max(j.AttemptedAt.Sub(j.ScheduledAt), 0))
+	}
 }
 
 // deliverArgs is the work of one webhook delivery (webhook_deliveries): each run makes the
@@ -156,9 +173,11 @@ func (deliverArgs) InsertOpts() river.InsertOpts {
 type deliverWorker struct {
 	river.WorkerDefaults[deliverArgs]
 	deliver Deliverer
+	waited  waited
 }
 
 func (w *deliverWorker) Work(ctx context.Context, j *river.Job[deliverArgs]) error {
+	w.waited.tell(j.JobRow)
 	next, err := w.deliver(ctx, j.Args.DeliveryID)
 	if err != nil {
 		return err
@@ -218,9 +237,9 @@ func NewWorkers(db *sql.DB, cfg Config) (*Workers, error) {
 		cfg.Logger = slog.Default()
 	}
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &processWorker[reconcileArgs]{process: cfg.Reconcile})
-	river.AddWorker(workers, &processWorker[parseArgs]{process: cfg.Parse})
-	river.AddWorker(workers, &deliverWorker{deliver: cfg.Deliver})
+	river.AddWorker(workers, &processWorker[reconcileArgs]{process: cfg.Reconcile, waited: cfg.Waited})
+	river.AddWorker(workers, &processWorker[parseArgs]{process: cfg.Parse, waited: cfg.Waited})
+	river.AddWorker(workers, &deliverWorker{deliver: cfg.Deliver, waited: cfg.Waited})
 	river.AddWorker(workers, &sweepWorker{sweep: cfg.Sweep, rescueAfter: cfg.RescueAfter})
 	client, err := river.NewClient(riverdatabasesql.New(db), &river.Config{
 		// River reports job counts at INFO every few seconds; its warnings and errors are what an
@@ -323,4 +342,44 @@ func (h minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h minLevel) WithGroup(name string) slog.Handler {
 	return minLevel{h.Handler.WithGroup(name), h.level}
+}
+
+// Queues are the queues the workers take work from, by name.
+var Queues = []string{queueReconcile, queueParse, queueWebhooks}
+
+// Depth is how much work waits in one queue.
+type Depth struct {
+	Queue string
+	// Waiting counts the work that is due and not yet taken by a worker; Oldest is how long the
+	// longest of it has been due (0 when none waits).
+	Waiting int
+	Oldest  time.Duration
+}
+
+// Depths reads how much work waits in each of Queues, by the database's clock. Work scheduled
+// for later (a delivery's next retry) does not wait yet.
+func Depths(ctx context.Context, db *sql.DB) ([]Depth, error) {
+	rows, err := db.QueryContext(ctx, `
+SELECT q.name, count(j.id), COALESCE(EXTRACT(EPOCH FROM now() - min(j.scheduled_at)), 0)
+  FROM unnest($1::text[]) AS q(name)
+  LEFT JOIN river_job j ON j.queue = q.name AND j.state = 'available' AND j.scheduled_at <= now()
+ GROUP BY q.name ORDER BY q.name`, pq.Array(Queues))
+	if err != nil {
+		return nil, fmt.Errorf("read queue depths: %w", err)
+	}
+	defer rows.Close()
+	var out []Depth
+	for rows.Next() {
+		var d Depth
+		var oldest float64
+		if err := rows.Scan(&d.Queue, &d.Waiting, &oldest); err != nil {
+			return nil, fmt.Errorf("read queue depths: %w", err)
+		}
+		d.Oldest = time.Duration(max(oldest, 0) * float64(time.Second))
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read queue depths: %w", err)
+	}
+	return out, nil
 }

@@ -167,3 +167,37 @@ func TestNewWorkersNeedsEveryPart(t *testing.T) {
 		require.Error(t, err, tc.name)
 	}
 }
+
+// TestDepths: the work due and not taken is counted by queue, with how long the oldest has been
+// due; work scheduled for later does not wait yet, and a queue without work reads 0.
+func TestDepths(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	enqueuer, err := queue.NewEnqueuer(db.DB)
+	require.NoError(t, err)
+	tx, err := db.BeginTx(t.Context(), nil)
+	require.NoError(t, err)
+	for range 2 {
+		_, err = enqueuer.EnqueueParse(t.Context(), tx, uuid.New())
+		require.NoError(t, err)
+	}
+	require.NoError(t, enqueuer.EnqueueDeliveries(t.Context(), tx, []uuid.UUID{uuid.New()}))
+	require.NoError(t, tx.Commit())
+	// One parse job has waited a minute; the delivery is a retry due in an hour.
+	_, err = db.Exec(`UPDATE river_job SET scheduled_at = now() - interval '1 minute' WHERE id = (SELECT min(id) FROM river_job WHERE queue = 'parse')`)
+	require.NoError(t, err)
+	_, err = db.Exec(`UPDATE river_job SET scheduled_at = now() + interval '1 hour' WHERE queue = 'webhooks'`)
+	require.NoError(t, err)
+
+	depths, err := queue.Depths(t.Context(), db.DB)
+	require.NoError(t, err)
+	byQueue := map[string]queue.Depth{}
+	for _, d := range depths {
+		byQueue[d.Queue] = d
+	}
+	require.Len(t, byQueue, 3)
+	require.Equal(t, 2, byQueue["parse"].Waiting)
+	require.InDelta(t, time.Minute.Seconds(), byQueue["parse"].Oldest.Seconds(), 5)
+	require.Equal(t, queue.Depth{Queue: "reconcile"}, byQueue["reconcile"])
+	require.Equal(t, queue.Depth{Queue: "webhooks"}, byQueue["webhooks"], "a retry due later does not wait yet")
+}

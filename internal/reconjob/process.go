@@ -24,7 +24,7 @@ import (
 // SERVER_ERROR first, so it never stays processing.
 func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) error {
 	r := &attempt.Runner[Job, ErrorCode]{Kind: "reconciliation", Store: s.Store, Logger: s.logger(), Now: s.now, NotFound: ErrNotFound,
-		TimedOut: timedOut, Abandoned: Abandoned}
+		TimedOut: timedOut, Abandoned: Abandoned, Observer: s.Observer}
 	return r.Run(ctx, attempt.Attempt{JobID: id, Number: n, Final: final}, func(ctx context.Context, _ Job) (attempt.Outcome[ErrorCode], error) {
 		bank, err := s.Store.ReadFile(ctx, id, "bank")
 		if err != nil {
@@ -34,20 +34,21 @@ func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) 
 		if err != nil {
 			return attempt.Outcome[ErrorCode]{}, fmt.Errorf("read expected file: %w", err)
 		}
+		format, _ := engine.Detect(bank)
 		res, failure := s.reconcile(ctx, bank, exp)
 		if ctx.Err() != nil {
 			// The attempt ended while OCR read the bank statement: the runner says why.
-			return attempt.Outcome[ErrorCode]{}, nil
+			return attempt.Outcome[ErrorCode]{Format: string(format)}, nil
 		}
 		if failure != nil {
-			return attempt.Outcome[ErrorCode]{Failure: failure}, nil
+			return attempt.Outcome[ErrorCode]{Failure: failure, Format: string(format)}, nil
 		}
 		bank, exp = nil, nil // let the files go before the results are encoded
 		body, err := json.Marshal(res)
 		if err != nil {
 			return attempt.Outcome[ErrorCode]{}, fmt.Errorf("encode results: %w", err)
 		}
-		return attempt.Outcome[ErrorCode]{Store: func(ctx context.Context) error {
+		return attempt.Outcome[ErrorCode]{Format: string(format), Store: func(ctx context.Context) error {
 			if err := s.Store.Complete(ctx, id, n, body, s.now()); err != nil {
 				return err
 			}

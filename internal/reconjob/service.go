@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/statementmatch/service/internal/account"
+	"github.com/statementmatch/service/internal/attempt"
 	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/expected"
 	"github.com/statementmatch/service/internal/idempotency"
@@ -39,6 +40,8 @@ type Service struct {
 	// Digester identifies a bank statement's password in the idempotency record by its keyed
 	// digest; needed only by requests that send a password.
 	Digester upload.Digester
+	// Observer is told how jobs go, for the metrics; nil tells nobody.
+	Observer attempt.Observer
 }
 
 func (s *Service) now() time.Time {
@@ -79,6 +82,14 @@ type Accepted struct {
 // *FileError naming the field), charges the monthly quota (a *quota.Error past it) and stores
 // the job with its files and its queued work in one transaction.
 func (s *Service) Create(ctx context.Context, req NewJob) (Accepted, error) {
+	a, err := s.accept(ctx, req)
+	if qe := (*quota.Error)(nil); errors.As(err, &qe) {
+		attempt.Observed(s.Observer).QuotaRefused(QuotaScope(req.Env))
+	}
+	return a, err
+}
+
+func (s *Service) accept(ctx context.Context, req NewJob) (Accepted, error) {
 	now := s.now()
 	hash, err := requestHash(req, s.Digester)
 	if err != nil {

@@ -192,6 +192,9 @@ func (s *Service) Deliver(ctx context.Context, id uuid.UUID) (time.Time, error) 
 	if err != nil {
 		return time.Time{}, fmt.Errorf("record delivery attempt %s: %w", id, err)
 	}
+	if s.Attempted != nil {
+		s.Attempted(o.Status, res.Duration)
+	}
 	if o.DisableEndpoint != "" {
 		s.logger().WarnContext(ctx, "webhook endpoint disabled", "webhook_id", t.Endpoint.ID.String(), "reason", o.DisableEndpoint)
 	}

@@ -110,6 +110,10 @@ type Service struct {
 	// Now is the clock; time.Now when nil.
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Attempted, when set, is told of every delivery attempt made to an endpoint, for the
+	// metrics: what it did to the delivery (DeliverySucceeded, DeliveryPending for one to be
+	// retried, DeliveryFailed) and how long the endpoint took.
+	Attempted func(status DeliveryStatus, took time.Duration)
 
 	slots endpointSlots
 }

@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/statementmatch/service/internal/statement"
@@ -401,6 +402,13 @@ func writePGM(path string, g *image.Gray) error {
 	return f.Close()
 }
 
+// pagesRead counts the pages Tesseract has read in this process (PagesRead).
+var pagesRead atomic.Int64
+
+// PagesRead is how many page images Tesseract has read in this process, for the metrics: a page
+// read again in another mode counts again.
+func PagesRead() int64 { return pagesRead.Load() }
+
 // recognize runs Tesseract in the given mode on the image in the file at path, of one page.
 func recognize(parent context.Context, path string, dpi float64, mode Mode, o statement.OCR) ([]Page, error) {
 	o = o.WithDefaults()
@@ -422,6 +430,7 @@ func recognize(parent context.Context, path string, dpi float64, mode Mode, o st
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	pagesRead.Add(1)
 	out, err := cmd.Output()
 	if ctx.Err() != nil {
 		if parent.Err() != nil {
