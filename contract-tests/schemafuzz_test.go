@@ -287,10 +287,12 @@ func (ft *fuzzTarget) run(t *testing.T) {
 			t.Errorf("%s: generator for %s, which the spec does not have", ft.name, id)
 		}
 	}
-	// The resources created that cannot be deleted (jobs), now that most have finished.
+	// The resources created that are deleted as tombstones (jobs), now that most have
+	// finished: read, then deleted, then gone (410) everywhere.
 	t.Run("created resources", func(t *testing.T) {
 		for _, loc := range ft.deferred {
 			ft.followUp(t, loc, false)
+			ft.entomb(t, loc)
 		}
 	})
 	t.Logf("%s: %d operations, %d requests (%d valid, %d invalid, %d edge) in %s; %d with the account's credential, %d refused for credentials",
@@ -307,11 +309,51 @@ func (ft *fuzzTarget) created(t *testing.T, location string) {
 		t.Errorf("%s: Location %q is no path of the spec", ft.name, location)
 		return
 	}
-	if ft.api.spec.Paths.Value(tmpl).Delete != nil {
+	if ft.api.spec.Paths.Value(tmpl).Delete != nil && !ft.tombstoned(tmpl) {
 		ft.followUp(t, location, true)
 		return
 	}
 	ft.deferred = append(ft.deferred, location)
+}
+
+// tombstoned reports whether a resource of the spec's path tmpl stays known once deleted: its
+// GET documents 410 (a job, whose id answers 410 GONE after DELETE).
+func (ft *fuzzTarget) tombstoned(tmpl string) bool {
+	get := ft.api.spec.Paths.Value(tmpl).Get
+	return get != nil && get.Responses.Value("410") != nil
+}
+
+// entomb deletes a created resource that stays known as deleted, once it lets itself be
+// deleted (a job only when it has finished: 409 until then), deletes it again (the same
+// success), and checks that it and every GET below it answer 410.
+func (ft *fuzzTarget) entomb(t *testing.T, location string) {
+	tmpl, params := ft.matchPath(location)
+	del := ft.api.spec.Paths.Value(tmpl).Delete
+	if del == nil {
+		return
+	}
+	auth := http.Header{"Authorization": {ft.auth}}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		req, err := http.NewRequest(http.MethodDelete, ft.base+location, nil)
+		require.NoError(t, err)
+		req.Header = auth.Clone()
+		resp, err := ft.client.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusConflict || time.Now().After(deadline) {
+			require.Equal(t, successOf(del), resp.StatusCode, "delete %s", location)
+			break
+		}
+	}
+	ft.send(t, "follow-up", fuzzCase{name: "delete the deleted resource " + location, kind: fuzzValid, method: http.MethodDelete,
+		path: tmpl, pathParams: params, header: auth.Clone(), want: []int{successOf(del)}})
+	for _, p := range sortedKeys(ft.api.spec.Paths.Map()) {
+		rest, below := strings.CutPrefix(p, tmpl+"/")
+		if get := ft.api.spec.Paths.Value(p).Get; get != nil && (p == tmpl || below && !strings.Contains(rest, "{")) {
+			ft.send(t, "follow-up", fuzzCase{name: "deleted: " + p + " " + location, kind: fuzzValid, method: http.MethodGet,
+				path: p, pathParams: params, header: auth.Clone(), want: []int{http.StatusGone}})
+		}
+	}
 }
 
 // followUp reads a created resource and the GET operations below it (which may answer 409 for
@@ -1800,6 +1842,8 @@ func badAuthVariants(r *rand.Rand, other fuzzAuth) []fuzzAuth {
 type reconFuzzSeed struct {
 	caller            reconCaller
 	completed, failed uuid.UUID
+	// doomed is a completed job that deleteJob deletes.
+	doomed uuid.UUID
 	// clientID and secret are a client of the account for createToken alone: its requests with
 	// odd secrets count against this client's budget of failed authentications (10 a minute),
 	// not against the one of the client that seeded and reads the data.
@@ -1815,13 +1859,17 @@ func (s *server) seedReconFuzz(t *testing.T, ten fullTenant) (prod, sandbox reco
 		ct, body = jobUpload(t, "bank.csv", bankCSV(reconBankLines), "expected.csv", []byte("reference,amount\nINV-1,10.00\nINV-2,abc\n"))
 		bad := c.create(t, "", ct, body)
 		require.Equal(t, http.StatusAccepted, bad.StatusCode(), string(bad.Body))
-		sd := reconFuzzSeed{caller: c, completed: ok.JSON202.JobId, failed: bad.JSON202.JobId}
+		ct, body = jobUpload(t, "bank.csv", bankCSV(reconBankLines), "expected.csv", []byte(reconExpectedCSV))
+		doomed := c.create(t, "", ct, body)
+		require.Equal(t, http.StatusAccepted, doomed.StatusCode(), string(doomed.Body))
+		sd := reconFuzzSeed{caller: c, completed: ok.JSON202.JobId, failed: bad.JSON202.JobId, doomed: doomed.JSON202.JobId}
 		sd.clientID, sd.secret = s.newClient(t, ten.AccountID)
 		return sd
 	}
 	prod, sandbox = seed(s.ReconURL), seed(s.SandboxURL)
 	for _, sd := range []reconFuzzSeed{prod, sandbox} {
 		require.Equal(t, "completed", string(sd.caller.wait(t, sd.completed).Status))
+		require.Equal(t, "completed", string(sd.caller.wait(t, sd.doomed).Status))
 		require.Equal(t, "failed", string(sd.caller.wait(t, sd.failed).Status))
 	}
 	return prod, sandbox
@@ -1925,8 +1973,28 @@ func reconFuzzTarget(t *testing.T, name, base, env string, own, other reconFuzzS
 				files: map[string][]fuzzFile{"bank": bank, "expected": expected},
 				fix:   func(_ *rand.Rand, c *fuzzCase) { otherEnv(c) },
 			},
-			"getJob":         {resources: jobResources(0)},
-			"getJobResults":  {resources: jobResources(wantNotReady)},
+			"getJob":        {resources: jobResources(0)},
+			"getJobResults": {resources: jobResources(wantNotReady)},
+			"deleteJob": {
+				resources: []fuzzResource{
+					{name: "a completed job", path: job(own.doomed)},
+					{name: "a random UUID", path: map[string]string{"job_id": fuzzUUID(r)}, want: wantNotFound},
+					{name: "a job of the other environment", path: job(other.completed), want: wantNotFound},
+				},
+				// Once deleted, a job answers 410 GONE everywhere, and deleting it again 204.
+				extra: func(o *fuzzOp) []fuzzCase {
+					auth := http.Header{"Authorization": {o.ft.auth}}
+					gone := func(name, method, path string, want int) fuzzCase {
+						return fuzzCase{name: name, kind: fuzzValid, method: method, path: path, pathParams: job(own.doomed),
+							header: auth.Clone(), want: []int{want}}
+					}
+					return []fuzzCase{
+						gone("delete a deleted job", http.MethodDelete, o.path, http.StatusNoContent),
+						gone("a deleted job", http.MethodGet, "/api/v1/jobs/{job_id}", http.StatusGone),
+						gone("the results of a deleted job", http.MethodGet, "/api/v1/jobs/{job_id}/results", http.StatusGone),
+					}
+				},
+			},
 			"getLimits":      {},
 			"getHealth":      {},
 			"getReadiness":   {},
@@ -1942,6 +2010,8 @@ func reconFuzzTarget(t *testing.T, name, base, env string, own, other reconFuzzS
 type parseFuzzSeed struct {
 	caller                    parseCaller
 	completed, review, failed uuid.UUID
+	// doomed is a completed job that deleteJob deletes.
+	doomed uuid.UUID
 	// mainHook receives every event (deliveries), keepHook stays, deletable are deleted.
 	mainHook, keepHook uuid.UUID
 	deletable          []uuid.UUID
@@ -1976,7 +2046,9 @@ func (s *server) seedParseFuzz(t *testing.T, ten fullTenant, receiverURL string)
 	sd.completed = c.create(t, "completed.csv", simpleCSV(5)).JobId
 	sd.review = c.create(t, "review.csv", brokenRunningBalance.bytes(t)).JobId
 	sd.failed = c.create(t, "failed.xml", truncatedCAMT053(t)).JobId
+	sd.doomed = c.create(t, "doomed.csv", simpleCSV(2)).JobId
 	require.Equal(t, parseclient.JobStatusCompleted, c.wait(t, sd.completed).Status)
+	require.Equal(t, parseclient.JobStatusCompleted, c.wait(t, sd.doomed).Status)
 	require.Equal(t, parseclient.JobStatusReview, c.wait(t, sd.review).Status)
 	require.Equal(t, parseclient.JobStatusFailed, c.wait(t, sd.failed).Status)
 
@@ -2079,7 +2151,23 @@ func parseFuzzTarget(t *testing.T, base, receiverURL string, sd parseFuzzSeed) *
 					return append(out, c)
 				},
 			},
-			"exportJob":    {resources: readable(wantNotReady)},
+			"exportJob": {resources: readable(wantNotReady)},
+			"deleteJob": {
+				resources: []fuzzResource{
+					{name: "a completed job", path: id(sd.doomed)},
+					{name: "a random UUID", path: random(), want: wantNotFound},
+				},
+				// Once deleted, a job answers 410 GONE everywhere, and deleting it again 204.
+				extra: func(o *fuzzOp) []fuzzCase {
+					gone := id(sd.doomed)
+					return []fuzzCase{
+						call(o, "delete a deleted job", http.StatusNoContent, http.MethodDelete, o.path, gone, ""),
+						call(o, "a deleted job", http.StatusGone, http.MethodGet, "/api/v1/jobs/{id}", gone, ""),
+						call(o, "the results of a deleted job", http.StatusGone, http.MethodGet, "/api/v1/jobs/{id}/results", gone, ""),
+						call(o, "the export of a deleted job", http.StatusGone, http.MethodGet, "/api/v1/jobs/{id}/export", gone, ""),
+					}
+				},
+			},
 			"getUsage":     {},
 			"getStatus":    {},
 			"listWebhooks": {},

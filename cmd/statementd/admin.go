@@ -28,6 +28,9 @@ const adminUsage = `Usage: statementd admin COMMAND [flags]
 Commands:
   account create --name N [--recon-plan standard|pro] [--parse-plan free|starter|pro|business]
   account list
+  account delete ACCOUNT_ID --yes
+                        removes the account and everything it owns (jobs, files, results,
+                        credentials, webhooks, people, audit log), for good
   client create --account ID [--permissions jobs:read,jobs:write,limits:read]
   client revoke CLIENT_ID
   client rotate CLIENT_ID [--overlap 24h]
@@ -226,6 +229,7 @@ func adminCommands(getenv func(string) string) map[string]adminCommand {
 	return map[string]adminCommand{
 		"account create":           accountCreate(),
 		"account list":             {run: accountList},
+		"account delete":           accountDelete(),
 		"client create":            clientCreate(),
 		"client revoke":            {positional: []string{"CLIENT_ID"}, run: clientRevoke},
 		"client rotate":            clientRotate(),
@@ -382,6 +386,40 @@ func clientCreate() adminCommand {
 				fmt.Fprintf(w, "client_id:     %s\n", c.ID)
 				fmt.Fprintf(w, "client_secret: %s\n", secret)
 				fmt.Fprintln(w, "The client secret is shown once: it is stored only as a hash and cannot be shown again.")
+			})
+		},
+	}
+}
+
+// accountDelete removes an account and all it owns; --yes confirms, so that a command line
+// recalled from the shell's history does not delete by surprise.
+func accountDelete() adminCommand {
+	var yes bool
+	return adminCommand{
+		positional: []string{"ACCOUNT_ID"},
+		flags: func(fs *flag.FlagSet) func() error {
+			fs.BoolVar(&yes, "yes", false, "confirm: the account and everything it owns are deleted for good")
+			return func() error {
+				if !yes {
+					return errors.New("account delete deletes the account and everything it owns for good: add --yes to confirm")
+				}
+				return nil
+			}
+		},
+		run: func(ctx context.Context, r *adminRun) error {
+			id, err := uuid.Parse(r.args[0])
+			if err != nil {
+				return fmt.Errorf("%q is not an account ID (a UUID)", r.args[0])
+			}
+			name, err := r.store.DeleteAccount(ctx, id)
+			if errors.Is(err, account.ErrNotFound) {
+				return fmt.Errorf("account %s does not exist", id)
+			}
+			if err != nil {
+				return err
+			}
+			return r.print(map[string]any{"account_id": id, "name": name, "deleted": true}, func(w io.Writer) {
+				fmt.Fprintf(w, "Deleted account %s (%s) and everything it owned.\n", id, name)
 			})
 		},
 	}

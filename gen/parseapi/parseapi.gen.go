@@ -64,6 +64,7 @@ const (
 	ErrorCodeFileInvalid          ErrorCode = "FILE_INVALID"
 	ErrorCodeFileTooLarge         ErrorCode = "FILE_TOO_LARGE"
 	ErrorCodeForbidden            ErrorCode = "FORBIDDEN"
+	ErrorCodeGone                 ErrorCode = "GONE"
 	ErrorCodeIdempotencyConflict  ErrorCode = "IDEMPOTENCY_CONFLICT"
 	ErrorCodeIdempotencyKeyReused ErrorCode = "IDEMPOTENCY_KEY_REUSED"
 	ErrorCodeInvalidRequest       ErrorCode = "INVALID_REQUEST"
@@ -88,6 +89,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeFileTooLarge:
 		return true
 	case ErrorCodeForbidden:
+		return true
+	case ErrorCodeGone:
 		return true
 	case ErrorCodeIdempotencyConflict:
 		return true
@@ -585,7 +588,10 @@ type DeletedWebhookEnvelope struct {
 //   - `INVALID_REQUEST` (400): the request breaks this specification (parameters, body,
 //     unknown fields, malformed ids or cursors, unacceptable webhook URL).
 //   - `FILE_INVALID` (400): the uploaded file is empty, unsupported, encrypted or corrupt.
-//   - `JOB_NOT_READY` (409): the job's results are not readable (not `completed` or `review`).
+//   - `JOB_NOT_READY` (409): the job's results are not readable (not `completed` or `review`),
+//     or a job still `queued` or `processing` cannot be deleted yet.
+//   - `GONE` (410): the job's data was deleted, on request (`DELETE /api/v1/jobs/{id}`) or
+//     after the retention period.
 //   - `IDEMPOTENCY_CONFLICT` (409): a request with the same `Idempotency-Key` is still in progress.
 //   - `IDEMPOTENCY_KEY_REUSED` (422): the same `Idempotency-Key` was used with a different request.
 //   - `FILE_TOO_LARGE` (413): the upload exceeds the size or row limit.
@@ -616,7 +622,10 @@ type ErrorEnvelope struct {
 	// - `INVALID_REQUEST` (400): the request breaks this specification (parameters, body,
 	//   unknown fields, malformed ids or cursors, unacceptable webhook URL).
 	// - `FILE_INVALID` (400): the uploaded file is empty, unsupported, encrypted or corrupt.
-	// - `JOB_NOT_READY` (409): the job's results are not readable (not `completed` or `review`).
+	// - `JOB_NOT_READY` (409): the job's results are not readable (not `completed` or `review`),
+	//   or a job still `queued` or `processing` cannot be deleted yet.
+	// - `GONE` (410): the job's data was deleted, on request (`DELETE /api/v1/jobs/{id}`) or
+	//   after the retention period.
 	// - `IDEMPOTENCY_CONFLICT` (409): a request with the same `Idempotency-Key` is still in progress.
 	// - `IDEMPOTENCY_KEY_REUSED` (422): the same `Idempotency-Key` was used with a different request.
 	// - `FILE_TOO_LARGE` (413): the upload exceeds the size or row limit.
@@ -922,7 +931,10 @@ type ReadinessEnvelope struct {
 	// - `INVALID_REQUEST` (400): the request breaks this specification (parameters, body,
 	//   unknown fields, malformed ids or cursors, unacceptable webhook URL).
 	// - `FILE_INVALID` (400): the uploaded file is empty, unsupported, encrypted or corrupt.
-	// - `JOB_NOT_READY` (409): the job's results are not readable (not `completed` or `review`).
+	// - `JOB_NOT_READY` (409): the job's results are not readable (not `completed` or `review`),
+	//   or a job still `queued` or `processing` cannot be deleted yet.
+	// - `GONE` (410): the job's data was deleted, on request (`DELETE /api/v1/jobs/{id}`) or
+	//   after the retention period.
 	// - `IDEMPOTENCY_CONFLICT` (409): a request with the same `Idempotency-Key` is still in progress.
 	// - `IDEMPOTENCY_KEY_REUSED` (422): the same `Idempotency-Key` was used with a different request.
 	// - `FILE_TOO_LARGE` (413): the upload exceeds the size or row limit.
@@ -1662,6 +1674,9 @@ type BodyTooLarge = ErrorEnvelope
 // Forbidden Envelope of every error answer.
 type Forbidden = ErrorEnvelope
 
+// Gone Envelope of every error answer.
+type Gone = ErrorEnvelope
+
 // HeadersTooLarge Envelope of every error answer.
 type HeadersTooLarge = ErrorEnvelope
 
@@ -1682,6 +1697,9 @@ type InvalidWebhookRequest = ErrorEnvelope
 
 // JobNotReady Envelope of every error answer.
 type JobNotReady = ErrorEnvelope
+
+// JobStillProcessing Envelope of every error answer.
+type JobStillProcessing = ErrorEnvelope
 
 // NotFound Envelope of every error answer.
 type NotFound = ErrorEnvelope
@@ -1878,6 +1896,9 @@ type ServerInterface interface {
 	// CreateJob Upload a bank statement for parsing
 	// (POST /api/v1/jobs)
 	CreateJob(ctx echo.Context, params CreateJobParams) error
+	// DeleteJob Delete a job's data
+	// (DELETE /api/v1/jobs/{id})
+	DeleteJob(ctx echo.Context, id JobId) error
 	// GetJob Get a job's status and details
 	// (GET /api/v1/jobs/{id})
 	GetJob(ctx echo.Context, id JobId) error
@@ -1999,6 +2020,22 @@ func (w *ServerInterfaceWrapper) CreateJob(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateJob(ctx, params)
+	return err
+}
+
+// DeleteJob converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteJob(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id JobId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteJob(ctx, id)
 	return err
 }
 
@@ -2273,6 +2310,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 	router.GET(options.BaseURL+"/api/v1/jobs", wrapper.ListJobs, options.OperationMiddlewares["listJobs"]...)
 	router.POST(options.BaseURL+"/api/v1/jobs", wrapper.CreateJob, options.OperationMiddlewares["createJob"]...)
+	router.DELETE(options.BaseURL+"/api/v1/jobs/:id", wrapper.DeleteJob, options.OperationMiddlewares["deleteJob"]...)
 	router.GET(options.BaseURL+"/api/v1/jobs/:id", wrapper.GetJob, options.OperationMiddlewares["getJob"]...)
 	router.GET(options.BaseURL+"/api/v1/jobs/:id/results", wrapper.GetJobResults, options.OperationMiddlewares["getJobResults"]...)
 	router.GET(options.BaseURL+"/api/v1/jobs/:id/export", wrapper.ExportJob, options.OperationMiddlewares["exportJob"]...)
@@ -2467,6 +2505,18 @@ type ForbiddenJSONResponse struct {
 	Headers ForbiddenResponseHeaders
 }
 
+type GoneResponseHeaders struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int64
+	XRequestId          string
+}
+type GoneJSONResponse struct {
+	Body ErrorEnvelope
+
+	Headers GoneResponseHeaders
+}
+
 type HeadersTooLargeResponseHeaders struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
@@ -2549,6 +2599,18 @@ type JobNotReadyJSONResponse struct {
 	Body ErrorEnvelope
 
 	Headers JobNotReadyResponseHeaders
+}
+
+type JobStillProcessingResponseHeaders struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int64
+	XRequestId          string
+}
+type JobStillProcessingJSONResponse struct {
+	Body ErrorEnvelope
+
+	Headers JobStillProcessingResponseHeaders
 }
 
 type NotFoundResponseHeaders struct {
@@ -3129,6 +3191,248 @@ func (response CreateJob503JSONResponse) VisitCreateJobResponse(w http.ResponseW
 	return err
 }
 
+type DeleteJobRequestObject struct {
+	Id JobId `json:"id"`
+}
+
+type DeleteJobResponseObject interface {
+	VisitDeleteJobResponse(w http.ResponseWriter) error
+}
+
+type DeleteJob204ResponseHeaders struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int64
+	XRequestId          string
+}
+
+type DeleteJob204Response struct {
+	Headers DeleteJob204ResponseHeaders
+}
+
+func (response DeleteJob204Response) VisitDeleteJobResponse(w http.ResponseWriter) error {
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteJob400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteJob400JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteJob401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteJob401JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteJob403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteJob403JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteJob404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteJob404JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteJob409JSONResponse struct{ JobStillProcessingJSONResponse }
+
+func (response DeleteJob409JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteJob429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteJob429JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteJob431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response DeleteJob431JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteJob500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteJob500JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteJob503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteJob503JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetJobRequestObject struct {
 	Id JobId `json:"id"`
 }
@@ -3259,6 +3563,30 @@ func (response GetJob404JSONResponse) VisitGetJobResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJob410JSONResponse struct{ GoneJSONResponse }
+
+func (response GetJob410JSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(410)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3542,6 +3870,30 @@ func (response ExportJob409JSONResponse) VisitExportJobResponse(w http.ResponseW
 	return err
 }
 
+type ExportJob410JSONResponse struct{ GoneJSONResponse }
+
+func (response ExportJob410JSONResponse) VisitExportJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ExportJob429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ExportJob429JSONResponse) VisitExportJobResponse(w http.ResponseWriter) error {
@@ -3789,6 +4141,30 @@ func (response GetJobResults409JSONResponse) VisitGetJobResultsResponse(w http.R
 	}
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJobResults410JSONResponse struct{ GoneJSONResponse }
+
+func (response GetJobResults410JSONResponse) VisitGetJobResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(410)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5798,6 +6174,9 @@ type StrictServerInterface interface {
 	// CreateJob Upload a bank statement for parsing
 	// (POST /api/v1/jobs)
 	CreateJob(ctx context.Context, request CreateJobRequestObject) (CreateJobResponseObject, error)
+	// DeleteJob Delete a job's data
+	// (DELETE /api/v1/jobs/{id})
+	DeleteJob(ctx context.Context, request DeleteJobRequestObject) (DeleteJobResponseObject, error)
 	// GetJob Get a job's status and details
 	// (GET /api/v1/jobs/{id})
 	GetJob(ctx context.Context, request GetJobRequestObject) (GetJobResponseObject, error)
@@ -5904,6 +6283,31 @@ func (sh *strictHandler) CreateJob(ctx echo.Context, params CreateJobParams) err
 		return err
 	} else if validResponse, ok := response.(CreateJobResponseObject); ok {
 		return validResponse.VisitCreateJobResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteJob operation middleware
+func (sh *strictHandler) DeleteJob(ctx echo.Context, id JobId) error {
+	var request DeleteJobRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteJob(ctx.Request().Context(), request.(DeleteJobRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteJob")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteJobResponseObject); ok {
+		return validResponse.VisitDeleteJobResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -6298,448 +6702,457 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Jd+M2si/+VfDXnXsi9VBqanPb8sk5z+0lccdbvGQb5ZoQCVlsU4BCULaVpL/7/6AKAEGKsmWnk/TM",
-	"9H1v0hYXEEuhUOuvfquFYjoTnPFM1ga/1SaMRiyFP3cFzxjP9mI5EzLOYsHV1YjJMI1n+LO2J+55ImhE",
-	"xnHCCKdTNiABzTIaTqaMZ9twXV3+clgbzn2/G74Xo+s4gr9ZK5R3w1pARPqcl95LwYe1oFXzauyBTmcJ",
-	"qw1qK17vjjfCDt1izc1RO2r2wje0ucU642af9kbdsBO1mT/GXtS8Wsp+mccpi2qDLJ0zrybDCZtSNehs",
-	"MVMfkVka85vahw9e7TBi05lQ83POZgldqLfKkxOoZgJyP2GcZJNYEsrlPUuJ+ouk8BoRY0I5YTRNYpYS",
-	"1QMmM3IfZxOSTRiRdMpIYD8WLprfsEWwTehIMp4RkU1Yeh9LVpiMFb0fCZEwyqH778ToSIS0elGvzo/I",
-	"jGYT1TnViTBlNGMReS9GpB68prP49V379Xsxkq9/w5X5EDSKy1F4aJ1FeOb0n7MsXeyMM5Yud/+ChYJH",
-	"kmSC3NM4IyM2FikjqXol5jeFjnb9x747jXk8nU9rg7Zn+hDzjN2wtNSJU/g2TZ7dGc9QByPqOdhlij4y",
-	"teApTRdLvV27d99///3OPJswnsUhzdhy184PdsnGm75PwglNEsZv1N59y2gKhEiT6ZfDmsxoxtSuitQ+",
-	"tX01dDqhknBB8KUhD1MWqe/RRJI6FyRQHRBp/CsQWkCQuXhqvwvOkPaBhAmMijW2h/yxHniEpalIvxzW",
-	"Yn5Hkzi6zsQt4/bGtTPAL4e1Vqulej0WKaFkSpOxSKcs8oZ8zm+5uOeqHym7E7csIrdssU3W/bacj8dx",
-	"GDOeXctQzNiw5g35yh54BB76clhTu2Fwn8YZU/2qq5kUM5bC7Hwh8THZMB2OpYz5DV5tDXlhf328STrE",
-	"h8jO2aGahNazOeH3bDQR4vb57OQeXySMRzMR88zhLfqWfP3bI7zFPrTJ3kQbYX/U7NHuVrPX2Ww3t8Y+",
-	"a7ajTtgd9Wh/a2PzmYP64Zxm7Ciexhn8p2Lz4A6QhCaJuGcRmbGUbPhNCfud3Mc8EvewkmrINAzFnGdf",
-	"SDJLKC8MZ2M9DuRX7vFSN1ezobW6u01mKYNzRW10dscKnVdsCbbNUvdf0N1zNqUxV7O9uqsJG2ck1sxx",
-	"nqbQMehooQf9Nx9lAm2P1pjE1T17yRSqAbyow5JVEOYVjx8Im4lwQqQ+e6jqTRxOKvqrNp8s9Kb9ptft",
-	"bfW7j9OlYqU0w75t9GrrdHX1vL6gyy+ZZ3dkzx0JrvxhhZB3GCFfi6U5FQfY6USdD19IEvzQ1K83DyN9",
-	"hsbQxXaz3dlUp29Kw4ylkojxkAf/2mn+RJu/+s2t1vWg+XPg5VIeoYSze3J1dbjXIudshnw05iSYsoy2",
-	"9Pev4yhQfWL8jiXqRCkfHv2RzzbDNmt2xr2o2aMbo+ZWuBk137CNsZHJHuWXU/pwxPhNNqkN2p1NT9Gs",
-	"/e0tcdMPXm1GUzplmVEs8ABYIb6d8mShRE1pDwqaqZOaqsdxorN4ykhdyS/dbnerdDx0/E6/6XebfvvS",
-	"9wfw/3+qebVYtf3LnKWLmldT2kFtUNMfuIama5VUEdGMNdX3al7FMaFH8haEunWGot4Ns2Rh5MB1h9N7",
-	"znCw7ReNZ55KUbUmM/rLHDaiFCkZp2IKND5L2V0s5pLM6A1TpM7ZQ3aNTwUtcjpVdJ7ZU3AcpzKDZ1vk",
-	"SjISZ0Ne1HTGcQIbgUpsn96op0gI91IxLVMyW7x7f/hexMfvdxYnF/79ya5/f/zdt/ene+Lh5FL8enwg",
-	"4qPddzN4pvNj58fFu61Vk4dDX0Hm/XbnKTL3avsPM5FmBzDVZ4rilyfyQKnJuBhGHGLwlkeCUN4FpB6x",
-	"MZ0nWQOUYqXqlhTdUN6tGIFeY3cE/0jZuDao/c/rXMl/jXfla7e3RZU2XHzDFst9P6a3DDXXLI1ZRIKz",
-	"04vLgEg6Zi1yxlLDfT1Y8E6PTMQ8lUgtuPRzyQb5Yt+yBSi6Q24vGb0ClWPpUI2chyGTcjxPjBZdR23C",
-	"0Y6zptHFBwRUb2/IlX6hpGi9NzylrvwyFxkFvnvDosb2co8IJVE8HjM4dUyfblgmhzzodTrkcG//+Oz0",
-	"cv9k98frb/Z/vD7fv7rY3wvKLU3UYudDMA3FksgsThLFuGepuEmZlEOumidBz98qtL57enJwdLh7GbTI",
-	"vhLe9eAloSkjXGREZiJlEe4nSsYpkxOSUh6JKbmjyZwNeZ21blqEwqnRALkvETdxSJNc9yhvK3/UDjtR",
-	"lzV74z5t9kYbYXMzesOUVE3bo07YjXrMECGuQk6FJVvFqg3V6ffLG2pGs4ylqs3/+9dw+NBpN4fDhzf7",
-	"P//zH5W86p0YVZ3HlxOmWO4XksQRqQdonyirEGtaJGCASnXJhxc/fjJaPjufw5OV3b7IaDaXB8DrHjs0",
-	"Ym02kvB8iQ0I9UfGohXMAN9ZmxnYXkEfV+g8x/RBiaaEz6cjlir+FWdsKongObeut5tt3/eIZmOk4xen",
-	"vuNX9zeBT7rd1S3gK1P8dG2gGn/aLiPnSSbXHkWWUi5pqO5XDcYZTdsvDQe688zx4BCcAT09Iq1jr6L3",
-	"siYNxF+klzV15I9P8R/Uy3ImuGQg/L2lkRaH1a8QbczqTzqbJTHaEF6rc09d0/2HF7U1IxdR5Hw6pemi",
-	"NqjtGMkkm1Dgr9bYo07REUsEvwETHBqbtJRR82rAInFOMxonejp1Y7EEDovmEZRhYkmSWGbbakumGaE3",
-	"NOZwYoh5Rqh+ESZeMWvFDU++2zk63Ls+3//2av/isubVlKSuvpgL6+tK5B+8mritDcY0kUxNq56QMyNb",
-	"l+fECt1klDJ6K42VMVPqRuXgv1U07Lw3RDIe1sh0LjMyYmTEsnvGOGkTyiO1Hf6awX5YW6hRXdnXig9S",
-	"X8kmX+pkMCgYNO1MxdJOFamPaJTPikeM+XAcsyTyHGKLI4+oZ5EOgFM4/pQfmlYhblreVDUY/c7rVdYd",
-	"pZE6bRVsKeu1t2zsWGpTGxfWbc9V8LEtq/M+3YzVrmHB3opocSnEkRLP1ucRS7vYLqmIFmovJ6o9YBHm",
-	"WGXpHUqtbJZJUm+T4/itNr7CS4abKC5AOZnPEkGjhkvxmoiuL09Pr492zr/aX0Xzb6J22Bn3WLOvyL2n",
-	"yH2L+eNmm3ZG3bAX9dnGuEjzH4/ilzpZpnk1VvYQMhZJApPgwX3Y+2BIuFNsYXlKhhy8fjgvLaIm3cyp",
-	"llKtt4NGSghXrapmUN78vDWevTUORDqKo4jxF++LWBpLP0loqA8FcDGQon/CJfOD0/O3h3t7+ycfj6V/",
-	"PPK2ndNkvWp4sOetykO0RCNLTPr7779vlt1mj61Q2ctWIpbPxLyamL/G6x+R1esvgXL8JLvf6JFv4rdK",
-	"yaJJ8p/H1ZOYMxDSzKRk4oaB+IusnuD4XbY95IZvG5G2zLihwTARkllpkjNQnFqkfkZlhucH+Up8IcnX",
-	"l5dntuWUjefmLWsIySRLxp4xucwSGvNmxh4y0uu2W43Ph8TL9pVjgdkVfJzEYfbCvbVTDkiJJSnZdyqt",
-	"WQWloMKa9SkeI5VWtwGYO9eKyamciG0M9CByItIsWXxWCP4oQX/DFudsLjHa6qUCUJmE76kkNFG8bkFU",
-	"2yttwKvoOrcBf+qU7Vir8bhYpmM1GzAL2sGdKLZurfmPTc1n0n4+afOMpZwm+0hVL+PSnMw5e5ixMGMR",
-	"xvgQEYLTPNoms4RRqQPOiEjBqkHDjMj5bCZSh63ZUzlyyfxi//y7/fPr/fPz0/NPkbjd/il2XZiLMY2T",
-	"ecpQxtFuIwwWkBNxL0msZ19ug0+IleaBZMJM02fyfiF5g4nyCiwEz7T3juOE6feLls0TkRFKRpTfEhv3",
-	"VmnOPIhZEpEhtDSsDaz9k/HchmEWmEWlFo2Xth6xDKhpQH46PCM0DSfxHSvoCweHR/vX2q74US28OgTw",
-	"IMYd704BBlzPaJqtNGNP50kWqyfQUGknguhQlThl0b+d+dada32EwUzEkrDpLFt4RIwJF86y4jp6hPEw",
-	"Xcwy9AmEIk3nswxiMIc8wHkLIIBdhx6kYpSwaWMb/PDVRuN8gosajerMfSr4zZBDFKzqYABr5RGp2A9N",
-	"oNOyZEqWjc+GsT/GaLSf7GUOJi6yr7NsJotb7UxppWSSZTNydX70KJ+Zp4liM8Ybd3V+JNFxMpcMWpB/",
-	"lWtolsZ3NGM7UaS0kDLv4M3ZfJTEIaH6/hqDUvQ+ERDFIEVyx8CdRon+kGmJ1Nt+S/2/fsPTAXyG0WLc",
-	"6V81AXpf7d/ptc+Hf6V3HFO3YMM/Onx4TP7L/1lNAlhIWxEDxzsyUjxE3CazxYz9h3jFwORT4TxE/8DV",
-	"+ZGZgQCoO/BQuoy5LOYCiJSAXxriOinhSxToQRKMXRHVrF5BSBZwQjuH3GhqEypJx7c+b/mZd76Qd74T",
-	"oxORnatJfaEG8k6MyDohNWpdZ6kIGYg124qXzJMM7bX0jsYJHSWMCB4yHSFro1wUFcScpOwuZvfu7np3",
-	"+vb65PTy+nx/Z+/HT1FBKXRQ76v3YqRGF/wyZ3MWBR4J8lnBbDilucAdKdRU6DwbRfgwRXriPmslLyL4",
-	"E5EdiDmP/mxqv6fIHcfqYy7RKno4OL06+STNRbZzwQAF6XACh/48VduSk4WY21DPzwT4IgI8owulEH8E",
-	"zxfoPsZ3r1gLOuNz331no9Pu9XyfjBYZk0ta65Murr/Vs1vooeadeoDumGX8q4lWqHf64IAaLYgbSA12",
-	"HXFvHmp7vu+r/7nPlWgZkjubNkfhseWtyAP97AZeezNcsPQuDtmfbQn97zNqLjPnP7pGV9xKaX+AZ0ls",
-	"zE1zjpMFmeeNl6zWjvfMXcHD3f3rq5Od73YOj3beHu1/qgtZ6qZmY2YSQsohjJ+ld0XzcxrfTDLCxT3B",
-	"AP44kySiGR2peQH9KGU0nKjpahg3I6ZIBQ7rCkxG3cfgbp+52vo75lKIY8oXJmX0hdtF9S0/yzd8Qx0S",
-	"8jimMZ9n5vhnkaGCmJN2x113G9eyc7l/fXR4fHj5aToq3f6pbSIEmVK+yAddSrldzl8GiIVPmv4/Jt1/",
-	"DHr/yHR+mkLT+5okn2mBTcrv5ma7Y8GzCSbG6A0BPur5bLX7Q79ht09bCXyQWKMz7yCIn6WQkw8sFVvc",
-	"Vhp3qiYH7FWYgNkvJGC6uwoI9nr/h939/b39j+v/Sc1SlWfjcmlr5PygckL+HRjJx7RnFhdFn7lqnb+Q",
-	"ljByUnLXvsg9YtQwbK7QkJsM9TnP4gRvsodMTWMsIiQp2SKn6hh+Hjsb8jI/W7JofuZaH4lrXXGqkWme",
-	"zaN01o3OkF32KxQxZVZyJxOlHCsywBQjkYKdb8QYN024m27n6vLrP9PLvDSiE0EK+D3EpnouD+lYg9VU",
-	"vbBNJOMRGdYKNwcaNYggwpeeD4T4KkafX52ooZ+eH/70qXIbt4fBI8hHmNTtLmRA6jkwEanAJdLz0vgc",
-	"pv73SPKWSmDad6ZizitySvcfaJiRiIXxlCaEwlOESkLJu4vTE3N82FAr5Pjh4gtp3pFaywvanb7f6vuB",
-	"N+RBc3OrteUHjRY5Af0+FXMesYhkk1TMbyZknAiaqV2H8EmjhatZbpMZTQFkwcbs4aeGHDyUxZRv/Kzn",
-	"4ETgw3lCJ46h5tUemjeiqS/qp1p79ml7txkr1R7mCvJJB7WbOJvMR61QTF/LiZjJWRrzm9fmQzmcxpnq",
-	"9zsxcrz4NEJoNJqcpWLG0ixWzBg2cnkzHudRLyKdanw9naJU82oz532MMapOqS0HA8UJI3WakamQGVk2",
-	"MqI1Rn32C5ljIZI6aOvqT2/I87f7DuhLg4xYKEzYCWauQ8TItXotyBsmU7ogIU2Vns8XQx5ofMbm5WLG",
-	"AlIP3JNLhBnLmjJLGZ0GCDh4I0Rk+6sjZzDEKVZkiEFOQ27BPfSZCC4oLnQXWBRT8HCjKw+mbcQiMmGp",
-	"JilLQaOYU8iILmUEe7UZlfJepCuSmc1dzDUTM8ZV783V5iwV2FVytncAuAcQp6ees9FA4J/mQz4W6Y3I",
-	"MsYHxkIGaAkeScTNDToVUwdFh3JtT2uRHY7hRAiiYMRAiPymcsi54EuQbH7bb7e3NvvuHNiRekXsg40q",
-	"ZIA8x/pfSJg/26fE6D0LQerBLbIc5/KMHbKzjLyWCZKym1hmLF3eJIW3yyv2o5inRJ1ZXGSM0JGYZ4hq",
-	"opsuZqGfpSKaQ74I2T8/I5pFFCan7/sVJINhGBWM14ZcSBxEyOI7tk2EEuvzC4QmiROeUcRS+BdEdbiA",
-	"Cuo3emD1D/Q7qwUBxIOnJAa9PNA5tTvVCKb04RDfReAL/SPP96dpStV2mfP4lznTt7N0zj54tXlaAZul",
-	"gy4gDkNwtUdKMRUmi2cuWUoK2IyYBifSpoGDmwilkCgOM5cMwznKmBnwtcHr14C511LsgLO0lTGZvbZ8",
-	"ckqzcOJugHkal2jf720+jaTjbgU19qqdsKeNoRq3Ynl6xK2DWGlNpzrFySOBY0ENSkiqfD5Vnxa3sB72",
-	"MdWPfELg7hKl7mF0kCaB5W7tCj6O1eyoTaBOJ6LjiZZ2ZdVORApdanQnuacLSRBw1hmB+v3zEjJsGQ/W",
-	"q8WPAJsx28HqPb0mssTTyCjuosMjZriVq1+YZiudLzMIfUcdZ2relbikpzwWvGKKafakQlBa4g+5TvLY",
-	"W8fqGa2CPP7k6e1lOmdLcwL0Bv3TH6yaF1BWdkXEqoBPwknMWdNGkaCDLBQRGwz5kDdJWZHp+e0GBAFU",
-	"qzMteKekzuA7WVHFfVTHwWbyNF7VRrfxVDKvA51KOGORxGby6AXVTK9RHcMA8g1NEpZ+IXPYKpHah5XI",
-	"ig0e719+fboHITw7R0en3+uJ6esOArBpJBhGepikCogOZtlE6MGVw+tUC35jNfSEnLEwHmthjtRz+DwP",
-	"YvK8ISel0OEiDAWE3CEKBQQZY9IrLLoTndrQM++GVLs9Q6mZReUI6zm30dXVYdXYbjHySTW81Rg4Uq4b",
-	"/aUmz9JlHUIK7YGMEVF4BAe6z5XZeuYTfyxnb/kDTtIUqfc6ncbgsTZt/tTKVKl81vPgBlLvtbuNx0Mc",
-	"1JYxQQzYyHISMLTjkV63XZiI1XgWReQHRVjQExt3qVv4QtpE4kL+MKmrT2FvSkZXNVdmxdcwveoRuUZT",
-	"28Ij5m58reAxJ/U+0PCy03x7hafctlF21qqmYFmKjmpFpZlAr61HQHO3AoYjL2gVQUsTJTtWyZ7nYiy4",
-	"8WHL/KfmVcQUl3JQymGRK7JwVyYxLgUHVeXEL3k+Sn6BUphFlc++IFC5wy6KB17toammsXlHU8jRgPl0",
-	"jbgeWBdNvpCLlOHE+3m1Y2DKJyLbQcG3ZlMHjC7lAUZj3pAbHVudW70iQRUbsjFenoEPdq4UfWVe7dzx",
-	"92DQBUsxHqYyBONnc96vIf5YGBfmwAhWSZho0C238/V8SrkjOTyoDQ2n0zZEJiglV4lWYKOYUH7DwG4Q",
-	"CWA2xhJVFBxfHke5rB6aoKEn7bggGv0JEtuB0rRXiGw4p6aXjwlvLiSnCxmnUT/LRkeQNcY5pKiru+Ab",
-	"4MH4eRk/dGkGv2Y0UepYeeGP4jvGmbQ+Ux2ovEw5coUaZlQTcRuUVKsnlanSZOovVE0c9n6NbTARiQW0",
-	"SPTQXqYE6An7pIT/d2JUsQCw/dSg1alLeUTulRygNlXCaMpZ5JhtrCa/PClaTK74gAbdzr3q2mhaP3y7",
-	"cwLQzfoJtCE3DLxv/uRNfMckibNtEvB5kmi9HYucFJnG3v7mVveN3/P9Xs/vdzt+u+v7fs2rqfcwMK2g",
-	"5OYUPqL89hoxDcsjeEv5rZGO5Bws7E7vvBzwGLfZF5LkgjeMTycAJXQh5qVBZMaYnOe0kDpKITdzJiWL",
-	"SnaWPTbPFDEQ1at1BhYmQi3v9YgmlIcwPJokp+Pa4F+Pk9qJbll7NT78XOYwu9gy0S2XFg3+ksXRxuYy",
-	"ARPp6u5rd4LqvpHzr2kFcX1v5lARLwhWLHJ1A89qBm7ehO0UApCtRtTeHLT7g27vJ9dA4UJkPz35BkL8",
-	"qb4DyASoYSx6qj/+yv4sf1+7kirsNxenpNdpv7HeJrNB9W4sLpw6X5ch82v7V+cVs+Ai9e40f/r5t+6H",
-	"f7z4WH4nRijjfPBq1u+xPJwTpW3pERQVUyoJVALQ/i8E3ndcL0TwZOGRFe6X4ngtdTc1jHzrYZpUDW1s",
-	"D+nHxnZhmjMw22BOvo6fwC1+EVjxEwY2ryZmjP85fOIUW/5z+QRG2FwzXjF5R1RmJKKL0pdDccdSuRah",
-	"m6oB3XZ5663DBXTfIPqnCvQ9/Vjd81/UPeSQ1ymjUnBZxagWlk+BLU0n2m1rJ9icJ0oEDFACA7OJ4boe",
-	"mANmGR6f1LDpaMhHC3K6e04oyn9JrNT2QIRp4BGaSOEWwnD4OarMa3lZzqEH5zAoNcqCH+WD50ikayJf",
-	"ezUXCfp6hbhzYnGjQa2JivDRdd+JDNN5ftVZjEXO0+t4T5V+ccVBzUW8HOc7Z51eXgkgl3k8K785Z0aJ",
-	"cAt7bJlfLEsalRO2RG654uMclqVzf4U0+wyJXnCY75cJ80pw/tQkeZsIs7xXcZuhrGPZh96kThSBu121",
-	"YFTFaYvTFWrfwTpHdq5MS0lv2HPMBkX2pg6/s70Dk+cKGIAJXUDsWEg5h8opmm1KkzMxQmDZ1pOKIwwp",
-	"7+Vj813tOSnP+WDIA8cIfo37DSO/cuCRJSgZsF80vCHH+A5tLNeF4IyNPaJTqmMTsnTOQ7Vh8nestT0g",
-	"9dzyHnNCyT3VFt58etQO1m+bSIRrMzH6s2rWMStbR1WMFk60BaiL6oQG8VVJWcXGYq4GwUIzCPseCGTW",
-	"LWKDM872DqABLq7VGl/DGgekTmGZsfvq0AjFPImsU2AA14zh2skTt/FOLLXNOgxJd8o9cBGdoJBL7b4B",
-	"rWRCXE8pX1yn4l61MQUIY3EvDZiok0sILxjP0jVcctcTD1NoYMqmIl14hDOZQeFHQ9gzesNAi1SDhFJA",
-	"8BntmdfWZYjeEtNZyqSMBScjMR1hZ+MpE3P1UaPlZ0LckkRwi36qW4LHjcn7GliymnleaSZfiRIGR1rU",
-	"KFq2l/eCOZA0jZuflmRreRSQpUj3miUsxa9cYtG/nTVT299dMTiA3AVRD+AsQYEDdwKKNqjyh5bkqHdi",
-	"dBTLrKpmh64YIcaQYaCW+Z7JDCu/LJ9J6hkIJl5HztGHU1m8cWotVUQZYAkDrS9hhDq9YfawEA62HxRk",
-	"+hhllZ6QQ5dFGLVW7jBWcGY158+QBGhhKV4sEMBKf2pCwapgl3dipMvEDCysBKkbe4MHiVExv2mUoCbq",
-	"IwbxoyDIqpu5ID7kdbzsGbUOKiLIWGZwDOR2F/sccjtKJurUJ4kQt9tEMgYc0pUIgxz5w3Bh1Z4WUdD9",
-	"q9rEVFDJGAmQXZXYDo4T11cPyZUrrSSquA9Gc/28qoTO0lY/1qteCqFgGVWr5LhTNPUtk5kbn746tkY/",
-	"5RH2y5wmJBOIylmsGWgKqGgXLKlDkQJOYlv5SlfMQmCe2LYu0vgm5jQxnylZO9YsBPj4PnbGWUW0JeNB",
-	"hYPhlpEA7+J5xArB1OsGUHvatauDpIe8Okq64ZHRPFuy0OYyghVabmKdkQshoOV4ab/T9yvDpR+3Y/yp",
-	"4dPGC7XSBwPhoMD81TSXHIF6V8Ez7j7RMaTLQWOalT0ejIaRiUvV214QowZh4WcJrQhCPdOiDyTyFa2c",
-	"AxKMU8bAkQ/nwWuIQfBIO8+Be42RBIoH6ZRAxf0AJGKbbPiaaQak3vbxWseHi6O5jDmTEu7oW/BWiU+p",
-	"DqCqnmKdyVkqlHKuXy9ypfypJZ5k3cOHfCyqLYh5oWGbR24z/5ZZVPKM2sYVlXc7T1Wu8mr41rVOmqvQ",
-	"rLCkawLBoEqPMel19Y1Spa2Np6tkuVzJSH6lDlRxqHMAudc4eeWZ0LeedH+a8I8nYweLUatrm6lsT5wy",
-	"bRXOUS/vyKNDfaarNDXvtcCRCxYF3N7AQRGQra62xXZuxtRX+363MeT2Nc2DlGIZGCWkMvSmgc8YaE6a",
-	"Mlvzl0oM11/oquv5KQz77vniXk4CH7wXxUC41YhJaazLpo4VOA5/W2hDKXC6vLKeXTWztoUhVTPslwi4",
-	"ZSJf7hr0xzm39X4kIeUaQ8MwdQjwtsaCFQHeqQ7rmbtRNe5qmQeWebFrfK7UB1HYJffWdsQgeSvmVnJe",
-	"5iLrGN/cL5slT2LOqkQrzkgdAm1DkUYNI0bpAFgdDjs2VUp1h1M2xnIhnp3mFChVO2oKdcsf5/5/2C5Y",
-	"diy1+77f8n0yS+ayaHfvdPxWpw9Vtd/AnyjnoUOw6MWGZ7rqmY9iOlxaj0fMh65zZTDkge7S9TSWkDoR",
-	"QGpGYcj/LI7z//uyPB40Qc25a6u/hmBiMKwp0lDiAD5gm7Vi7lioQ76iprPg2DQwKFgnYxCTYqoNYiI1",
-	"URC5xU6bZbd1EDRMnHb/KEYHXF3ShRzy+wkWpImVIijuIVBc5xHb7hhFUaTgxiVUg1lD8VEdxDLOiJij",
-	"KY5OR/HNXMzldUQzdi3SCOyLEV2g3EfgSrG3SoQGZ7KN8ogTVm4NxezrKU1voUgzKiehmE4puZM6A3PN",
-	"ZgFGVSTXmchUk/nam6d0gEnEwoSmkN+WgYYDoelUkrc7hx1yk4r5DGYTYL15liodN4Wp2t05viTB5YO8",
-	"mE+n6SLwTCQefAkmfMnsKcJ0yWCq5lctJtHOPBhLwXBZXGaM48ErlA852IIh8yJiiurM2hOz9Bgdk5sX",
-	"xnE61Zo1ZtFuE5oIzjzQI4bctJVhJSJ8gUXQJ09RRMLoXZ5L6Ro0lFB+wu4h3wFTnUaAWwwJCM6ZUN6T",
-	"Na9WubtMalC+NWperYr+ipcdQgJjRRUp1LyaCEvGyYpuLR1KOkZ0VSyfkksgrjuI2E1KIxY5J+nO2WFe",
-	"tm+eIVCKnqWIQVXtpdQo08w6eVG6b6tOdn2bTKDvsLombtzI3rdskWdrLJ+dOrb8+r0YXa9QbN6pMSll",
-	"JqQJ4xFNMSCd1K8udxv590DtkeU6vwVlx6867mZaOX3s9M61WI3vkvf10UO/oPqtrTUUCeKDV7tjqazM",
-	"4/wOb1izlD4u0LlSPJTbLb/lrxutmX9Sz09h1F7FqlWdsQXieabuYpDW8iraz9cPisT7SRmFyyFGyzur",
-	"5Ib0bLJ38Wj6QtriGE5ohg21qlOUFKG8wpCX6ytgUYn32C7Y6YKe75NCbhGEhCNzV7x5QlHIGJAglHdg",
-	"+1sMecQSjIAHL3DDI8FDIh8C/BegkqOx+meabfV880dH/RHSaeb3nT+7gKKAf/fUZTF+CEj99OAH4C/f",
-	"HvwAVhwawzu/xNDuJJsmaIf8+vL4iEDSVH7yQrmIYW3/IWSJEltFmg1rRNI7FqnbQUt10ibapIwmILPc",
-	"sxEcl2BimqlDQ04Ywy9hWx3f7w75D8dH5CK/D5YnfqO69X7G4N8sHo8DUp/FYTZPGdgl8uMaTmQPT2xY",
-	"g9Pdc3XsXRorpjl8aVYqhuKBdGBv5AgGYULjqSyekBhCrpYF/1FbKhorIlVrov/tqNMNV8T+1bV/9dQR",
-	"N36AEJVYPfBLrBpQk1/zaoUpUq2DYV9NAfjyxuOSId82vnTqXOZSziqvHcTw5HOo5OWK4GdrvV4vZG5l",
-	"qNxFfAMR1wgRopRBY8sOBpCjrWSz+lRwtiAxb5CZkHEW3zG1a0fOPSXwDjlnN1TdbZEd8itLhWkXhfpS",
-	"lLWVKkdx9ho/RZQYohYX4qM/dljgeUnnQHhKXUVdyXQV5ncTCb5m6PCcZyyd0TRbXK8bn4414OGdPEJd",
-	"R6brLqlO8HLcud9pd/yur/+v43f8fnutCGG3k0/HtjrdW92bnd3jffLVdPT1Wh14QYjwdDlCeIWbRNKF",
-	"Oht2L74rFsLH9kKRzKfcU081PmZkcaQxj0px/ELcKoJTd1fET3Yr4ieXW38M8cJ8BIKUXpOUTeMsQ8MC",
-	"x5aVHLUyxYHUtVANoZWlSbnYP9shu+f7e4eX5PJ85+TiYP+cHJ58p6OR/V6H4NIfv/26quOrAosdZa8i",
-	"wHiD9ke9sBs1O6w9bvaoX+0GfDLAOKX31Z/XliYoSWvNUcgInJ7l2qaSS4pdRJCwkyw1CGEIGjbNyG64",
-	"+HKoqGmIDzGNoIRPvN6ZZu4bu1G2N8oOeYQXd8/3LvWDpTutVkvfyD9aOWYGyb0hq/JKLabomtWPkDrj",
-	"UTMTTcYjEkceifmdUKIpch+PhHOZiSlL81caVXtPC07FGSpQyTpsAS88zuKd49PgmIAccV29/74DGUPd",
-	"e4S3L/X80b35vJgShI2gOQjmtf6hz+9C7Kvbd3chq1j2irMmPzV1z3ATVMnpzlRi4l6FenpxeqKFSkQG",
-	"UVKykbsjcc+VKO6Z9G3j82hUhhetG1TkBlJVeHKTovVRHw/vxcgDZ51dWjB0tNaN3HalsqXIpuUwoVKc",
-	"8VPTe1ZpcnZDtKiOkHVbXTWgpZl9LHsDZqcwYyOWCAjK+3NyOv7cILC7w/fi4Xjv7dZa/KRESn8GJWDM",
-	"eyn676kIshJpvCiSzP3ky0wIZQL9pIwIZT6/bDpEfSHIVRPPqiZaWmxoy+LIeUzMM48YJcU8V8hShmaB",
-	"GY/Q9uOodebeEqldVXuV4LIhdwMSroF560WTn0euLnerOae81mkKK+yHJqjOuNHMB5aCsSRYGaxRBC0p",
-	"AJ+RzKNy2mev03/KvAh9W2HZXIbHNgELCeVLlsy1vpS6OJ4V82BizTWCyogRPW/liQnyjpMmcWc4MEFb",
-	"ikvek1LER//Nk1MyY2nIeHZtKoKXiNb9FnlNnH68Im3fD7wcUlNAAonx6yAYZ6/T6pdXqQiSKeaKI1b2",
-	"cr3ENUwNi7nMKM+sgpzP3dimjrlcXJOwhSNvOOIWCCYS8cur5KwikPnaeabrZLiZYRjSWzWGpe6vzod9",
-	"fj+fa4MvZDChNajieHePdG0y0ummOMovJDpMpCBjWrSX99ubXTdUMObZRq/2rGyvx7K0tFG9wLgKvGJp",
-	"O1ePubSZqk4J4K/PtL7PpRYsnn9iIpf/pM5J6NLlJGVSjXGPVsUIB6qRQNF6gIPPzPMBQlDKFx071czV",
-	"bnv7EaNFh5NSnvnmmnz/LzlhXs4TP2FW9xHZmF3Oa70rV9h17KrrFffIpq/ksLbvk7p+tcB23RV0JbFN",
-	"32v7/s8FenmSLy338nFGtJqPVW02ja+4x5L4jqWL6hmI9F01SHWCa5BXPM4NYCVCoULYA80yNp1V7UFz",
-	"pxJkNl2YN8mURswjIokK+T3PwYU1I9rBFquSe0xnViUh61cl9Kbq1Gk/tQPXhN2w8wsh3CxSJIbJFIrM",
-	"FK8JKQ9Z4mai3k+gNj3j6hT4u7E3kCAmdAa5kDawwI5LDQETSV7e02q44pegBK+yLdjuxpFHTAxs8ENT",
-	"O6abhqQgXQTiZjXOYzOOQNFnLg2XRhq2I59tjZub9M2o2Qs3ouYW64+bPdodmXtr2yL0Fx5fExBizX6K",
-	"JYnmjNQDTTABBHo1ciuFG7j5MkJZL1iitDvLEdo6e2k1eoJdo6f2R2FELzBwInU5uf/FDi5xj+WleSwV",
-	"P399Ha5seFilvc0ssYE5hjdWct7lNtpkrFEoUYfQDyK8O+l4pOuRVmsl36uMSdVtPMU2TNdN3vNHZA7R",
-	"HGFrr6cVZ81lPGU6zA63QwEjVqeHMW4zvHQByLqZJ0zgbYA1cxonSeyWb7Jq7OZTpwNbDT7gzo6m9Loa",
-	"ahOMPaHgnKE7J2XjOeQFpiyKUxZmHlR+7zw86FichmuJ1ClCy8HyFqQeh8oi0ve7rfW3/XVYGZT79eXl",
-	"me5HAbDefqaMy2KmGuVrgJUvHhl9v7uyU87U6oE+Hndf2SOipk5JMjEnbZ9UreyKZK0SFzEbrrQb8r4V",
-	"5y4H8HBJdw3mUJ0svZPb4bkdJGTywVsxezJ9On9ybUNzWZj8KxKqnyRQfUav9Cj8hYDrTlc8d36fNq9X",
-	"rPmLTOz5R19mLqiivU/KeFAtXyyzASMHDayyQtB4Q+pB6SAPbDQ1b7RIYGV0LBpsuPSNyAgd8qDz8BC0",
-	"bJ71AANLyHxG6rrOrtIg5wkziMweCXptn3wlOAu8nB1FMWRmAwhEYKUbXWPPPqXYpCkcgCh8K/SJYmyZ",
-	"HrzhRRoY1xbjsJ8rJU06zy7tMlsjAHtWxZBM8ZO1qjCsp3a485A3/5gY8UwTwdNlWbjIWPkU01AuFTFF",
-	"q2qzPMnFDD08KSAXaUO/VdIaGYBrR2uxT/1sxRayic4ajK7yy6RuqFuJ6n0Sqa0kxkaGKkEDrkpLXqsy",
-	"jdsFLTv8HTVoyifeU+dORazQxzl8VlS0+R5SzXBGIeFTc4vyvvkDpWjWUK9U1+y6lsNEDM0tk31Bp3qE",
-	"/xs+tLvK3LujpJ9k8RhT8nIohDzjW8Y3OmY/TNlnvvXH+ZbuAYBtqDUpnAl/gDuhnF/d7Gd+8+fwG705",
-	"rnFzPAWeYPZbcUuRenA/kSy8Dsg/yYhKttFreHkpELWgBhQGxzPkZcjdvG6NSCG7KhWKYZE4a5FvGJsB",
-	"MCruX3LB8PDSMytJRm/UR4Z8Iu5JJoiSlscL6CTFbABt5i6XpsNeH4+/+XYr3fzqmx9/SS/v31+d7W0e",
-	"Hp39dCg6R/SIXtzXCuG3+M6/dpo/0eavfnPrn6+//Pmf//gvZOVLtLMGb3+WAvQkt/9D+lD5uPkUVSLT",
-	"xxX2giRZmhJZgnlZdsgUJ0y//2x7gVUangpOsx9Yc5jPdKMvjf+j0MQnqyPv31W6PN+KaIHGZDMfq43K",
-	"z5kO9TVw5v8R142Sd2RGp7MnnVEihOC0iNTPD3ZJt9vdgmi07fwosQ4bUMw/mu25tCLGj6AXJR/AUyuz",
-	"IvBBP/JOjPYgBEIdiIESJV6ZyAePBMshFPrBcrCEGrXgbI1EpOJ3ax+8NeJKikEcH34ujbA6CjKXsQY4",
-	"MBPHRupQW0NHBjY8fTevYFZ3Ae8WkG+fC1z6dfxhXrboesug3MvgeUO+HGtS3/TJ/5pYgP9dGQRgIgdK",
-	"mFXO6LQ8uI6w6NVK3SiaacrNrDLVmJV8LLamQFduWblbtjCgFDqbEUBV9fjh+RY5B4jy4Kv9S/KazuLX",
-	"d+3XAA72Wxx90KJ5kuhmqkCFXlxMpKjXOMUQucjIgmU2OfePFgX5m+tS/H1lDv4u2HfL7SxTAD+8s80/",
-	"MuK7C+5eicO+nj3ikslsdYzN6TwLBW4fpYMrwfyxQ1ffuV4jjgHDGGK+dhjDnxO18Pd7Y9ub3T/oji1H",
-	"Hnxkf+yn5mjt+L2/3dG6yjxTqQyXbBxX50d/lhK8vk/RkUdNjMNSltKf72lEBd1lGx/NCa342jO1LOBu",
-	"AjneH9Io1LfPQUr7JNUr7B7Wuxz8VqNRFKtpocmZM2AdSlDmOHE4UTrKLHFiLRVzVNsprZg1q0+tByqw",
-	"rFktwQrkUrgtOef0Z5voqollGbz11O7YtztDACVsE6HkYzO+TFjrHrqP/mTv/OOLB7RVnWztLo40UFkA",
-	"vWb22RfyESovxFYsx3QxnqULAFF6nJOY2kEOhiDW8cT03+cYYQoSSoVZ+YUq+yptOJ+A5S2kjhUWztM4",
-	"W1yohnGWdmbxN2yxM0fQrRGjKUsNHE9NTm+vVYvXmE/e7WjbcccmlZfMXbrkuYnypAQbBHQQxrOYJoNS",
-	"QfYBeYuPlL5FAQ9NZqTbMd/keekz/H7QIt+wBdpoTY6BTm2xhup6YI+hiNBoGnPoIT4eNDyop8yHXFiM",
-	"t0yoYxQR+wASnspJi+wrIoQ3aaomGIu5S6g+/zu5gMruv5OvUsozSX4np6bAuyS/D/nvzWbT/k89D+ld",
-	"A6UEB+R30OhAodGiBubeoaL8O1nS9AKPrND+Vt14rVsLiPP1+zTOmPo8mlfBneOU24RPn51elL6tWzA2",
-	"w8GUcnrjNOMBXqKn4ycwZhnKmS9ZQcvNmybLo3Cv7+0f7V/uL92yo69s8LXqgOk45qjbqdeFaG09dwlo",
-	"ICJF7PbfV80ntmLaBMNBcTXhEqxnLLM4XFpHuK/fr1O+IFCzWRFYg/xOvs6R5ADVLZyw8LbchCmR9Lsi",
-	"QSBPYYhOY1bGmSZTUFUemoZlNJF2gxbZAZI24CdxRm5YJoc86PldYqt6By1yIjR+/4AEPb9N3HrgwTah",
-	"eQV/zzUMpOxO3DIY1gBabRO3dLiumAZsDmRR4AT5iaJky9oHxbhijRqua7vA4TwFpOMancX/ryhptiJ2",
-	"p0R/MHE4GGLH6qaibgPYp9hVxuhUC3O5MLvc3msNGrbkBcb6T3rbQIPzlEssm+pUUYoTBkXbBQmVuO2B",
-	"DFBUxFvkCqva0/zFIa/vXnznEQDa8sjZ3oFHji+3ev5r9d+OB2iZLb/fed3y+131n55HTg9+eP3twQ8e",
-	"Ym2KlHx7eNDwyEwkeWk3kQ65VlByk7QOTgYckyU0AIh1Gy10zFtqQR3Uk9PSxtG4XYDLmEhBUqbmTpKF",
-	"mKfWjAdbwMNriF3IIyBZsO1JD34je9Fv6m4Oee5KULR/OYkliUQ4nyIgmMUHU4fFwCm0hJsMSjcaEzVq",
-	"w/SGxlzCBgCBQ90ccq3LhQKwcaSSosA/OeT/8z/kLZVMaUP4Ar+LU8GhxBf2qEgTEzhI1M+Ekbo65Rru",
-	"Ox72Dw4v57gCXVZNiObKQ55ABROlpQeDTX+zE6g3tMzYaJGdJIHPzWg2kQRSlfJgC41lSGYpG8cPJNBs",
-	"RO3eIU9oxlKl6ivpg2bxKMlfuAdk2BuWaZc/NtAiB2io1JBAr14BHumrV2qaTNGPIUfhQxqNNLhrI5Qe",
-	"VjqVZDpX037DRcqM5TObsIXBfFWcpEXOLS62DlWFLIQhn1AeeXD6m4VVx3cah1myGFg+BJzcWFVTVgX1",
-	"p/nR9fn+t1f7F5eBWWQlqSixJQSuCnwW6MZOnqUgXUmywKDFjHE6i1sLOk0CKzdQTrSYBLJDEARD/oRE",
-	"1GO73a2vfzlavP9+j6bvs8v2r9HsTRTutEed3W7U060MOUhDzroHtolA46rpKmmOcJVSHomplrGc6rLm",
-	"cIhlQURy8BW1yLVdgqoUgO2nxCdFuyukp1ev8Ax69WrI64405BWEE29Z0PCKR7hXOH0b23pj25NwyNUx",
-	"oAGt8CjMtEuifsd4JFLCHjLGgdIrjkjLlBym39BTM+Tm4MxbV+cnWTo+dyw4dFH4DUxVHHvsvuRotR8t",
-	"n67krcgmpOe3DS+TMP8LEnz//fdNh7iZpblWqxWgb2/jTd9v6MiOW6Ar4KFNGUdsW2MfzOYQnQtkwgkF",
-	"65DeOuem7o/B+sl3D2xIzVxj6eIBmR3xXqqV+21YE7fD2oCAwYoMwUSgfv821CZl9WNYa7Vaw9oH9cCU",
-	"2Qfy0j74kK0XhE9/sHsG6g8oOr1jJBC3A4IBmB7MvJIXWA72bqo+hCJC0VYXjHKe0DUfVowEDRNkiAYh",
-	"7Nm707fXJ6eX1+f7O3s/DmswUGhE3xYjtSqwDwGtIq8Y1cKnHxl1ebBvU8qVoIhs1DVvOkUtDLKF2hGm",
-	"hEVd7YF7kYK9SbH8cEL5DWu0iDrr1G7PaQzL6aYMOLhZWuS9FqDTSA+S1B8Xsb2Sq6vAVI2mEIlQAki2",
-	"EqdhVL/btfqdHDMKkVBVipji/r+ToHwAkN9hXIa7A2i2RNQ3I1iQ+ohG6mimUwaHp9mccNR4RN3F1AMv",
-	"38JQf5C4Xy6gzOrPFmuEm+KRednHonBp22ur9grsg/yuJPdqnlN8rcA4dDeMNh/Lx3mQbakLA7J8Tzej",
-	"mkhoeOsy4VxFV3wX+LFtpadaURvi4PTqxIwBQGxNbUTFbEAg1BE0SoNC7Em3hpB5VqIMOqxhyYA5j4a1",
-	"fBH66mvH+5dfn+7BLtw5Ojr9ft/OgRKlCHsAdWo0zxBqFkUqNS0sm4h8/FuqrcJ2Ns0YzGC3eKfRORcs",
-	"K7ZwuLd/fHZ6uX+y++P17unJwdHhLlDkjqVHK9RBxEVwaOB7wkXzG7YIcl4RK3lP3KRQ/ga/0e5asrs8",
-	"Pb0+2jn/ar9IeCDMsEivV/wrAh+asqGmnU6n3Ndv9n+8Pt+/ushnb7ln4LJNsLwOpGrAUCiJ4jFg2GVm",
-	"jPYzMCVHh8eHl9f7P+zu7+9h8z8ateELWREYEEuTCFJs53zncv8aGtOdFEKpGFYTkAajwkAwYXkt3Ugf",
-	"t+zF/vl3++fX++fnp+eqkauKIqSORw2Zqa3faqp4Stto1zRaLiOkZ9GIVro4LtaKcZ15aXwzUaR5r8F/",
-	"QF6prtODhK9PaHw7jmR+NhudR4tpxWJ+nlF2NEdP2YxR0JqUaK+OoVZ+AAUtcsF4BBt1CByjVBmw3m62",
-	"O5uOxAmxETvNnwht/kr85hZpkWsyIM2goXQKKKqaQEUwcSO3iVo1rQcgPjSAVs8SGppKwEpZubo63GuR",
-	"b+ciK05ZrPFHFmJeLhhrJRhbfQzmJ68slmr4Dl1dLGdCSYKSEqYHmutyYk6+0Ty6YVlDzdY4fgDi55G4",
-	"lxBru2GddR6WEUwWHqFhKiQUMzMqrD79reXxTGnOv1sVCXqEREt+J48XDag0TGLFud9JW5F639cWLlNb",
-	"jvyu+vk7lorT96C+3O+kA5sDy8zpO3mROfsG0dXmkApdETQiJRn1h6atHNA80tWJ09Xl3SCSyH3n3KAG",
-	"ue9BxRW9x/V7KPoU35RMfe2Kxw+EzUQ4GXJT3M16XvFtwngkUQpaAGVQrCBoimrl3mgsIBiRoNfZCsxY",
-	"PSU1RXnMnD7FcBNmAg59h+XT3EyYa8UOdrG9q5Sqnt8OGtAng0qvJkufijSK1KHgqeWkmmA8gzARp6W1",
-	"UONFqUER95CDhIfUvE1mFC0noLffsAxGSIqcNhOiRU7vNBoO8mi19W5YptSepedRez1nWbpo7oyB8up6",
-	"BRotYoOAHmP8ihwqzNdmYPDR8rFS8VnJbLCEIYE5z+JETYJJpkU8I9gjslVtpIWVrzAAo2UMpRnkNbkC",
-	"lSkWjKwnU7ShVGqgHo8Efd/Xjfb9rmLMGZkKpdDniZeKykVGE1tBlwSd/9N3AzOYIa93iPRIj0gAQYQK",
-	"roUJQObqqP0JTW+U+HgKtIoDhPj9JAHxCDUDovQeDAEl2H9YjSA/aZ8SYqRATUKJdqr3ucWBZPdxyFpD",
-	"vlO9jNbUUhoK2AwhcD0rAdJtG4OTmioIh4qzIY95EyD19Yo4PQTtrpK6olVeDR2ppk6G5bGa4rjtZqff",
-	"H/JZGnOo3kB2LnYPD50zcltp2VeHe+SuB5ItuREiIuFExCFrOO4wELPB8VsQlCmP1KpM2XQEwSJqpJ0e",
-	"mYh5Km1JjTjVmBVziRp5E5foli08/MswpTomjygtxdRjMEWdoASDZ0gKngO9fySiRUObA4ecwNcHDk7G",
-	"UrlVe64v1LbmSF2R/jRSn+6VahpsmMk8AnMpAUnIFhJeklAaOQ3qBchXRp0C+FG0PwTblhA5u4e2c3pU",
-	"g+aC/DIXGYXrE7VHou3i1C3JuANFvh2yQoYuvK1TTPN5soKMtCCWUEZWiwcROGq2SKUuoXqv86YpSeIs",
-	"SxgBC3ADvgmMxlmHeufhoWEZJ1AX+Ei3NcCZLchrVxotfRzrqSk2hlORn2bhPCNiPDbZ1YBupePPtPHe",
-	"RH4lQmaea8OXmZjNWNQgLEbpj+T4cplEfOd7CPVAeS8DOz+AmgI5mof1am4rrjYRSYTuMojAFanhp6p1",
-	"wZk9IKN5qma53L4xwK2Yb8NA9mhG1djulMwjuMS99erVseBs8eqVMYa5NaQ9x5e+bjlpWN5AY8mrw6LZ",
-	"67QAMjRo++rcUAN8d/Zjo0UOgYAK1adJdfFp7VhXbWt9ZBujSaGWnVbiNAQpxLegKhIs13tW/Xgb3+yZ",
-	"X6rJoFROOmiQlOoqa0qUJqOY03SBfWqpWXNgLTU4L5Lmq1cSypS8evXsmiQW7beFy3IZT5l89QqatdkO",
-	"MSdXl7ukHhjo9277st0b+P2Bv/VT0Ngmr16Bh0m/F/z4448/No+Pm3vg7VTNHu6Zm4qRyxbZxSWMtY0s",
-	"r2whIibhpaPYKB4zqniZ9V5QTsSM/jJnUItFijQYKHlMksCBvgiQswuDIp4JENP0aqoHt0vPx3IlNgjZ",
-	"w4NyNI8TwIlCIsA3rfBi8v7Uz0MuM0YhznQmkiTmN57NGCNQq+jy7MJJ3gUZbNUZCpER4LbUaQg5HG8p",
-	"ZsorxC+XMhPgnF4BcekNOZIQdsU9P5czlW2m46tXZsyvXplsRxu05NnX9AEMTGmeMGllbuvpgCgfJcMk",
-	"yYiGt6AU4yD1BwKLLIWcwhhMwJeexCHjWMpZ+7/PUjFLY5bRdLGOnztj6RQDy+MsecJ/3nSdnE65NFNn",
-	"7YNX0+ba2qDWbfmtLuZpTiDyyJWc1O8bVlliXxq/cb4G6o0izg6pjxZmmqJrmgXalR2gnyBooLoUpyZw",
-	"B6lHO52Aag/iRBGkccEaoX2kY4UUn4FkjHr+GZQqQeCQwFPsLTzXgiEHxGx1s9EiZ+DJBsjL+UztwiBB",
-	"tVb1ZLtq31Jp93VRXB7yMXRXOps5R/ZpkR29IW05L8eAyx5mcYoYb7kFTltSTKvmQKt0jdZgWdF2exjp",
-	"RXqnVlGtrraHy5Xhkvkjr0HdXpn05DyIEEbrPGmTI3A912ocFw2UhGc8/xbWGII8jb8b6Ljj+yZUxYSP",
-	"zmaJ9iG/fq/T9W3UZR6cixvhX7/VbDmo2t7+5lb3jd/z/V7P73c7frvr+34hgWI5wUYX2b22VbHanV57",
-	"s9Xtl5EzV+XjuQk4q1Jp8spMuhySjvNXx4ZXUxqA6Z5lMrrGS7f1AJXRbBhpXgPNZN6sm1CjCw47I/U7",
-	"fb8I0VvLD+oyjKtTv6UNZVTU4aATqdVK/Jxn5NQKuV8VOTe9jiKEAg5XjS3evT98L+Lj9zuLkwv//mTX",
-	"vz/+7tv70z3xcHIpfj0+EPHR7rsZPNP5sfPj4t2WG3Sdqyq1Qe7A7Ix7UbNHN6oqHekobKWwfNCBVXSN",
-	"dKJCVi8EXK0uQLLMfFs1r6atQ+pbS3a7VR3Q77z+wT5v+EGt0o63fjv5K0ttSZY9px31OLZhLddPv46P",
-	"HkY4lT3kB1WvWL7x+i2NTFQ7vNJ++pUrTrVfD1Pje3736ZcORDqKo4hBwkevs/X0G5dCHFO+MNZGeK+7",
-	"Rve+xum4FOJIKcPqvf46M3Go/SPgl8e31hiXFkmunGL4EPA8n06V4INnVCG8Ve1jeqO2OYCU1372akvh",
-	"Hzp5DcWE2s8fvNpMVKX5X+n6GErEroj8g3N8Ok+yeEbT7LVifE3MBq1jRfBAPRU0dPwxTZWwP+ROb8vi",
-	"SyFKpmVCznKDidJOyI5OjXRkh/diZGoFzSUJEDw40KEMwZEICy7iIXctZnG2bSdQHW4xnzPrL1Oi6g1o",
-	"kKQurUisJhbFYR0ooL6P0OdDboLuCkGB1pILg3r16qJUq1W2Xr2ClvLSrStLwr56pc/gV69MSIN6ZMiV",
-	"3gcVQlF9yUiwiw82LxczFgyMXr578Z3S1Hik7fLF+q4DcEGZayk898tcZGBUuLo8aG568E97A1Tc79HX",
-	"02x3+hCUeXhx2tzc7G81H7ZJsSY7agRiLimPJJFMiR6ZSOU2ieiiifKuAMMHzFrTFKnImHpEqbVYYRzL",
-	"ZMYcyFKrNFjUEMxy90L/ktvG/JWCM4oYuw6ZpYxOR4kSKE0VcFKuRw9qDnZ/StNbXBEsHw8BYzM17VDl",
-	"neAK0SQxZfOlWZcZBmfO2TbRNcNAcJUZlKKx32ZqQmJOAq3HaY0aomOVwg81bB+QnhN2Q8OFLmubq1lO",
-	"fVZdr6wYsKK6eS/S25FS5XQ9WprXnQUnz4AUSuwu1dCta+LEgrwexB+odmcJVZ1vYZ1eyyMkbvy8mC4p",
-	"1dLNGywW4G20yI5qd/fiO6DnyHQghmhcPTtnewdqA0AQhNIx7kUaNWep0LsGtisUsYG4trO9A3I/ERIP",
-	"fGNMxqr58VRdghkygW9K5YhlsWyv/u5FSDnGFc0mYHuYiExItUxnJ1955N3Z/ldw9/Lw4ED14o6lNNFf",
-	"1USrbjWIKRgMxrinagaT+iWTkqU0BEercd2o3Z7psAsgdSrVUKWeQcV2oJnRAhoxHgQ08SlaIygWkkCE",
-	"RhlTRDxllENcFDHl/UO2Dc4DgtTqVPFHw6pTAsK8oGZwEt/kpePdurdatkWrnhZ4cX+jmA9GTWqrnpuC",
-	"tdalmMScNfBj6dRgqYPBDNiSBfTONxXRK5cyMkKb4ID0fUMPPCIbPmYEC05m8QNLpIFCHS1Ukzog2ZDB",
-	"94cHlxi0Tl7Dv51Xr4wp7OJUEXynY+LYu3lEO3xJ/+jZN04PfiCvybcHP7x6ReoXXx0fkXbrAR5Ve6bT",
-	"emjoB9/uHObf+fbwAP7GYxJOaCDaUNzwWBaODthoutywDhquvz3chXJLcBKagpeqJweHe96Q49gk4xFL",
-	"wYmGbI5gnFRCF2KebSuWYUKnoANYUTKwityAgMXNcEQ65DdzJqU+B3cnLLyVxl6ujvfAnITGpg6h1DrM",
-	"xEQQwC5C6QJOOrXDLXsd8lhippuHpdFJuTK6RxgP0wWUDBMpEaO7WMxlsoBgjPlsuXI6xLCWSqejSd9G",
-	"EubxuLNUjBI2bbQIxp7kRzrku7DIA/4y1KVppXbtqOujBWxXk/yqD3x1ipE6zh+46Cci0UUTwWmJ7Eo9",
-	"3BioCVZ8E3g/2v+5sMfjGI9TFIy0dTmWlXXhMTYPCyiqOR3TOJHoTmmRMxyixLgzwwCgxISWpKb0llnR",
-	"zODbWuOuDmLURHC2zL2Bh716haE2zlQYRm/ks8BcCJCqtel/yMEElAmiOEsenqkZEVdrciOyjPGB9v7i",
-	"7KIDyCOJuLlB2sBYICzyQ7lNnqjbJmNJbtkMHBtIUS5xUUjBcgPbUJ5HTBQ85/JBQ3vgF8lDH8z4gB1q",
-	"f8R9KviN2gJe9eLp54bcEidKHYhLHIcTz4X/xU1HdvK5tV0oCC0YXc4FZ7DBMLkhaulwQrMsEiVPMUbR",
-	"otIrHEPO5DhmGiTG+NYw8JyYoEe3UXPNemiDXqejQ2NfvTrCCINXr8gBJCShGbLTJ8fxW1hziNKB+By3",
-	"uLGS1JxME1xUk2E55BAOrM6Xm3lqioBjLANIFKP45kbLgMau2O6ScgCi9QSiRxOmbMhtpEcq7lFxAL8i",
-	"7KMR0xwWkpJwN6HT6WzvoOGBbwQs0r/aSFr0RED+kESfmt1xgCejZhVdmRDhHWRCXE8pX1yrGTC78Nu5",
-	"yKiaw+91ANlacYieGxIYSx31skYAypfFuBNSCjtRmiEy4CE3ZRohZ6GipKMOydbeaRgO8I1K4jPhF9S4",
-	"cE10qI5nBBshpDVB90BLrbANo7H0HVTCfZ5x2OnRN2yh7axA1W9FtCiZWCu0a3V5PQsY9hFK670TI2uH",
-	"KWZZa5taydTbeZmp11p40VzqWHPxwpIJV18umG/1tWcZa/GdT8JWi193TbWFK9pEi9ceNc2iFWOFXdb/",
-	"O+ypj9lSLyvAq3DH5gaZlmuL0QmNiDx1dX7UIqfqiHV2+JDjFnfLzbixMyx3GD8S4IK71zHkVjz6lO0z",
-	"f8W+8cGrmbE89fY7MbKPlgy3nw3JaxqSDzkEgaJF8q+0Jftr2JIdlr4r+DiJER2k117ja2d0oYbk2pN7",
-	"nc6zvvkNW5wzKBH6QuP3aQqruf+gKzb8m9rCbZ552Vatwzl0pdW1reNghq79rD6ylMe10rN/zjBTXmmo",
-	"VvgCxAId05fbdbUuqnrr5ai5pqamMZB4Q+4KrfqpgvUGRSM4/VZY1PN4gB3Mkx+TUm6RViV6JE9RsgH7",
-	"JIlvmaMNkkgwzN6CFCJQY9xcsGf62b9i2UsEqXdipFjIH/JTIwq/9YEq0cqS0w6xN9TIa14NTLmV8s5n",
-	"j/a/k0f7Y4lOH2wZnBLhaNC/p6jmj0jJ+Yz0L/2tQdcf+O0VJOE+85jcrHZCBIXSxXXGHrJrJemkAF4m",
-	"sbw/ooLsHZikPzA8wVPb1pqe2/9NZtcIrdOA9lWgt5Dy1iwqYELiT0tefrTFNsdvaHNj1A+bvajLmpvj",
-	"Nm12Rt2wF/XZxvgN/VOFcAup+ywhvM06UTfsjZp9urHV7L3Z3GxuKXLqh2oInXGb+qMyJWm83hIlWZbr",
-	"4g1/FKJqv+n6rU5/NV11LttYJLmzmq7sM2VW89Xbs8dYDbqoWqG8K/AX+GkX/w1tjzphN2r2EEV0Y9Tc",
-	"DN9EzS3mj9sUSaCSt/T9atbSaXY2V7GWzgrWYjeFbv56GksD/Jjvi1PtwDBuCtWFlu+TWTKXRbyZTkfN",
-	"ujpt22/gTw8ScMFzgktkG4FnYJFaEL+lOwJpj5BrC/YbiI7krDbov3F7dC7uSf/NUnYuWn1bcGxaIrdU",
-	"VUXk7fbmKjJX3FExR+D2zZ5aqk3F/BV5m3tFMv/I2ubnEJ1/1xAdv/f0GyciOxBzHv23xfR8xbTr5Qvp",
-	"wligMf9FAT5VGoxGolipyFxkKaNTTNItcDBwPAG4vjQOAguaVbchJ3uxxKQEwaFqIg0nSigAm31ZRXGR",
-	"b1rkKL41Sc2AJOBh9ggkFMaS2FnLXc4Q/iOHvOCUTq3nd9v1Bvf8LVLEMmgRjZVCU0YACoRqNJcht0nh",
-	"Gg0ozx6yQ0YcC21ED/As+zKUd8GrV6SuXQseCZSo9DqUd9tgp5Ys+3KejZubQWMASRi99qaPcTWb1vsz",
-	"WmQMo1GUepXeemT3/OgAPN/ghPdAycxjXHRwuLqYinsIPnE1Rx0ghToxNNsa8l0MlfHQoRZLvDEgQQzJ",
-	"BRFFuCIQN67NLzxE1F/mxIdnc/IBeJOUQVpYCK9gZnk6o2m2ACFg6aIWYNR1fQCqP7PFDP5N6X3QIifz",
-	"JNF58bhcCGgasiSBMKJMX3bTU7ZtfzE9wjSOeScQuoJBRENuMo2M8ytoBcUgIBPIUJGdROpBc3OrteUH",
-	"DePr/mUu0MM85DTBmm3kUknM0F8U6xCFDLGtaCGKR1HSPKGkjpZPmytJgi/VhPwT5rip/vx/gUcyOoIs",
-	"MJqmMb2BBK55yjFPGpHNclAKDdgG3SPBF9YnMuTu9wFgQzEAnULKHlg4R7iB6bZ6BfI0MzMeHZKfSZaM",
-	"TbAfmma/UD01bpeUTcVdjO5Lkmhft+qDDi7I29MZ5xhPACkj4J4zWY/qwdKmU7o97LqgrPGrXQYhA056",
-	"1b7GujQIe0MeIADTsDYgrVbLI8OCPKQu/6vVav38ISB1yKlN6WzGrCvasIpGlYkDP/YHrBxPh+/jJxDj",
-	"9kxd/ggh/EqB/Wzm+Pc1c7g3MAVjqoV6yKL0anlHQWOBFVnmybDwfqfd8dVqw/91/I7fV51cYuxKbd09",
-	"3idfTUdfV62L4tLuSLtLcMsX+2c7ZPd8f+/wklye75xcHOyfk8OT7/R6+b0OwS8cv1VfgAXaoP0RKCAd",
-	"1la6ol9lu/FqKb2vDWoIxXySpQsEXMbfO9OM7IaLL4eqo0N8iOl0U3zi9c40c9/YjbK9UXbII7y4e753",
-	"qR8s3Wm1WvpG/lFYYH1C1ga1wvhyrFiMdjUK//Xy5EGdpPV0qiXmh6DmWjApbP1aHHnqW17+WU9H15kF",
-	"9ZxF8+xIvCV68KooytOE56lheim9H6ZDvs4aevnQ3T/1Mnn7V+fec8jHK1z3LOF61fTu6W3ie7gu3vBJ",
-	"WjLU9Dg9VRHIsKYmBU0gPdbsjzdoszd6EzY3oy3WzE0gfZbPRM/zUAqBmfjiy/Y/O2R35+Jr8v3h5dd7",
-	"5zvf7xx5nue1272239rwPQirrn5OfbzmklbJz6GFVgJAvjouPJdF0V+7TUzQfI6K5jRjMz51wHarAnW/",
-	"UvXX2oDi6iUTQIX68ZTWrF9x3/jspf2PtiWs49N9J0YnIjtnNFr8t9kf9oxqa4wQBfW/CIm9rjXCUfFX",
-	"2SO0uv+kZxVibCsKfhm7hFeh6Xo5TADEfmXxlFUYIkq+0nMDn5+y3IJasjqQFUYHUqf53ziNeoBDjlBr",
-	"+JaazzGFwH0bUxqCUqjdJtsaJj/OpGnQiIRBo0UOBARVmxAbD4DLNJAqdsgNBcyK6VQVxhA17pUZ3cUC",
-	"ayZusu37OVIThFo2qtK+h9zN+zas38nuvhRkzLJwgtH8CEpDM0i38chcslXVAQ2m6mrfsl7IP0/50h94",
-	"duL3x0yyfpamspTRe3f4Xjwc773dqn1WG/4b1AYvX1WQGAuLCtLhqkU13uilBdQ3nlq53tLK7e6c75Gz",
-	"nR+P908uyenBweHuPrm4Ojs7Oty/MCu1jhz8kpUCaXmtddp7e/jidcKp0YsDQndpbdQDoMr9tUGdjkqo",
-	"mP66yfKF+h6ffXCf5ebPcjMIqI7MXCGh/kHPnQsRv4aQ7BaPqWOKMAvjsZYlTJ0+t5yLKcPSUMLojzvH",
-	"Ry1yIoZAZ3m1EA/CCSyG8AqZ63TG+M7Z4cWMhbVniThmcI6IY4ok/TnITR9Wmzh2ONHjIN2Wb2fTsVLY",
-	"GnSVVgrzsvtikVO+nKv8mdtDz2Zplzh19rQp2hI+VCoyoy2QmUPyutUiTeeVoVdQs8lkd1PnJnkZMVPM",
-	"xzjmoOCSqfyrA1vB7yTuteaIBWosxLglZFLXGNFt33OAoTd8T0NBd5SW42A/I/Jz6gBUDzniKWLe+zL0",
-	"Qx6am1dGM8UI6lxA5lwczhOaoj7agJJCMSY0UqUG0hm5pwuADQedkAJkMqC2GnAvpdaJ2wDyBYOI3aQ0",
-	"gsxLo7VC8SqNeTmaZ1gSTxc7ihjCkdbHIh1yvQVtDeB7kd6yFCKKZnF4C5lTcBGg63iWLFwM4xVA7Ygv",
-	"7Kigfb9LKkHidVbbCgZzYUpufxz1SS/WtVKjEpRa2kpf8WqKomqD2iwVIF1mzNz/rab/UIRRQ9jsa53T",
-	"Vhts+E7dc6wEW8GM/lphT+9AnLrHRD3DTielen2xTlmOBf8s9X0GR/rkBTJAF7B1Jhxqttmtzvm0o/Xb",
-	"FVJZ4diaY5DlGqeWKbihwdTrxYoFHrm63G2YYoFadFH98pAva8d3MQXEyJZeNVa8fjU12wG3L0sVi4as",
-	"3fwcGnJt93RqjcFpclxuVA5MCYV+4XjExGp9QmKRhOIhiWnXkCGyDExqi6feIaQUVlgLwUa76ZP/RYwi",
-	"faHtqyszRNWJRYQI/UOO1zm7JyZP2IL1l9OQMdM4yL3xq0yGV7C+HxMA8VovZW3Q6/Q9vOQcNPpKmrO9",
-	"/ps+RAeoZbuG5K5Br9PqV8YS9CEYwgnErowq6C09hUebXsxyHAESWW3Qb292//psU1iBx84oeMCIesVd",
-	"9vls+nw2/VsE+WKxLcVrv5BYN9Y5j5AHrbIR5By7qFAZTOknkIdpklSUrhbjAiSxR0QSWThMpwQBiWKJ",
-	"BfcFZ5LUNUSOuardU4EGxytCS5u6bwb0pgLBuFwbcxU2r0Gm/miMOp+8f/32WNCZ5aDFqT1LRTTHWNv9",
-	"8zMSTyHGxquV5sVmXXG4ioxRl8w39p+WG96V433rHzpf42dtGt9kb6KNsD9q9mh3q9nrbLabW2OfNdtR",
-	"J+yOerS/tbG5hJENA20plZOztJUxmZVgszHlZHkS2s12/7LdWTEJOLSlEWPUhsFCR/WPRaTX9slXggOs",
-	"l/EPdPxL/82g3Rn0+j8pTm6nCYtMludJH6ve2rPm1UpyiJ3HXtQNO6M2bfrjLdbsRZthc3P0hjY3xn1m",
-	"7i3No0ii4iyqia39DaZ8vRv29SQ/hX27s4oDOKaTzwfp54P03wMBd4mSnYPUHhOrztLSeVMAxDX1CqRz",
-	"PkApA/X7t3+YIgUjES3+5/U8TQAYoBpN1615iEWjECUAtR+N6Gh5JCCiQDVIewmQ8LTpjPLFkAedh4fA",
-	"1CBv20J723mp+5Te6/pBdyyNxwuI/r/hNJunLEe01QTe8IY8Ys1ojocllMUPfmjqFWju6aoPpmQi9OOX",
-	"eRzeJgtUMjHwZMipXPBwkgoOqHpYhgArSEpS54I3oeMeSVkUpyzMpCltA1BOiGiry3p7EKrTFHP1UF4/",
-	"Z8ghvFs2dGwOIjn1ifRIn0xj7pGuj/92yERdm3hqgtR/e+q/HZ+gJaDTU3+MM5aiZVLDzGA5MVLH8Je2",
-	"0jDfx1nGUoD+KiJZCU6oyfjGWRlyRQEzEI5sjItpU/FWqDecLFokMCdgYGQqWSQDHf+yPeRQT1pfVV9T",
-	"ItVYpKRPIrqQWKg6FfcAVGvEMzrPxJRmsaLihS5Xrvsx5Hk5sbE6CWGiZUanM8RrtmRi0TvplNnSHySu",
-	"tMzqIibfuxtlKeimJJCKe5aGVCoyfCBfH+/sNi++3un0N6BECPrVcyK8NJ3Unne8b8gcLwYeuWULk+8C",
-	"9WBWFTohGGdK6ph5NVpkTLqCbnA/kSy8DnRSRx4fvdFpd7qbrDvabG+yzrizSf0ejXpbjG2G/a034bgz",
-	"2mSjTpv1Q9buRqN+txdubDAll4X+OGrXvFqsRo9br+aZsib5SC/MAtTKcF2uRDBTy5mqlv7vX35zizbH",
-	"P/+20fvwj4pIWm8J3pvHD1j8I+YWjQ0kAAA71gut6WVbI2ISnX01RfxAynHDzTOmK62BBhEmIrxtuTPW",
-	"ftPr9rb63W7vyZHbNX505DZdI+bZRi8fb8wzdsPSFQP+Zc5IHBk5B1mvHSrw4FjafbatoQpDmuTAs7r4",
-	"3xWWiMoEcVlmYci1TtiOfLY1bm7SN6NmL9yImluYyt4dmXtPE4LDd9ebkPk8jtZZ/4uM8oimkS1rRHT6",
-	"OImjbcJ+mdMEgv+qj4CPN1R9rDbjx8f3gvFYluYRIHZ7QFYNzpJd8DzCNd3P/iyyXR6XZc512RgQOaMh",
-	"a2pAdRaR4K7tIV8cUck2ei5T1RwSICSHXLPXfAEKXHVpYM/huQS/3YxYKCIWAex/ZvZdiQkjLrvhtS2N",
-	"8I9uRHvejMFrCjEKEZaywuMJlFUoKFYgyLu2153tvv7n/ek8Gn1H5X7/x6303V760G5zufjh9fnRbvjD",
-	"ZW/rpn/53cXNl0/RplyLG5dJ9FFsx6dgid6L0W41MlFZ1V0CA3k0G2+NZLrnRpM+LyuNofy8NIx8A63I",
-	"BFSCPyjvl1Z3L8xLWbGvmJmiLX7TWt4LtviPZ2K3fbnWpnz1TWcKlntcNQntzct2d+B3Bu32T7VngGgU",
-	"xLB1cD9/+GFZbdE8n0UtssMXpPPwYEAJlhQPXQODUGky5TFtXrEJ4mAGIziev/wtJQmj0dCKugVxNtPe",
-	"oLxcHqCbjOepLWSh9Bwm4RM6Pr0qsMeUpNYjqecSX/fhYYVeIjKrlTQ8nUOgFJMhB6R6p7gnYu1CfrSu",
-	"nG+QMI2mousPqoWK5gkjdCTumDfkE6UzgURa0DEUc3ssAGe/KMfUAcEZK1taldPUzDUz26hUkT9UmIrO",
-	"dVVDLOPpKKiqTb0OusjgMvxchTF3yJskmKdJMCABmNECaEyMbRJBx/N7bgl9z2IizCWC9IJcRhPAQCCU",
-	"zOajJA6hxgdWACf1iZDaB2sgnbG6uo12maXxndJy1dLMJcO+YEm9AvQ7qUayy0ElAI0/wAkIBo5gqY4D",
-	"6UzSNhGAnpy5E0eTRB+LU1KHahYZ1KmgERybRJewxY+4GAsDXE9xzxVtMk/navR935m5chGdetCB+uka",
-	"UL+sbRrf+Cp9acjrgb5yjVcCzxzcrVYraKgeaFNDvhu3Nf611SL1uT/GNYFPAno12m4Uo7HRWyHlZELv",
-	"mAH19nMbzzYZsYUA7VRXvi7gUFehD5I9W7pSFwrWqq4aIlSuhL2O0zyyyf1DvlQHEzY0f7TEJVQfaZHV",
-	"WNSZGHIAyke2IImkY7YabVr34M9FnH7KVbKWx+NFvozn+yeehYOtZ+9ZMNjtl/mR/uNcR8Utr8Ri2PHH",
-	"42++3Uo3v/rmx1/Sy/v3V2d7m4dHZz8dis4RPaIX9y9yOv29bpOnQMfyer5U2nK/SjZyka1tfQMSZ8uw",
-	"1qSMam2rSvx7wVrrmfsMbf1xoK3L/Ok/B+JanTJ/K771v29CiSknvuTg+mP+rYqAkdeKG692Xl1gbREl",
-	"vs0SI9+m8c0kI/SeohxlwsqtCUjMs1BMIUqL0XBiFZSKCMRVaoK+fh1HAUBBcVe+vhEoXoP8Z2bGg5sk",
-	"HmuhM49VSS1uNZT7n49QyLOuN2izbrC6mYlUCSeU37Co0SJXutCVEluL6NlfSBJHA60ruBjaraVR0JHS",
-	"zqqGgfZlfbbnJ00pnaHOBWfwKaWNAf5ZkIvaAVjIGo5KEpj6NvCNUjV5VA+YzBxpHWvjYV3FAgB4ysAO",
-	"zqQHOGMLQwxK7NHVsHRdctDlhlzffy9GJcRwpT8rpRhdC6akYh2ASkESbuRENJdzmpC230Qjw5AbvRuL",
-	"H2p0Mp3qIe5pim6vJq57zG+gOBi653JrIpy0WBPMiPhBx/eDXE/SFowBgbgTQHUTGWAeGgXfILrHnIzZ",
-	"PZTLkwMSGBVDf3TI69rKcNJoOYkYy9EwSFHgU+k8PHgk2AUcABweGBfM+1xYmSFU+lQ9ZeM5hASn6thC",
-	"p2lEYJLCREiQGiaMZLDSZikyhG1jStlUMplHpBhyjePmgDebWlqzVIyYtohghDNALihFG7ETZ4w3sFDV",
-	"BMUbo4zfUznkuo9o37ErMYllJtKFagroC2VZcsvYTGoLcEbjBLHrc7VQ6fBSKVZtH0dlE3GodkeR+pwn",
-	"6uMFE4Bkmd27WPKusT3kMyoxT8gj69YvyqsW6c8pBlmlu6ndlWtuL1a8VhlNc9ayrjj/XNFYDeBZWtML",
-	"o+9yDqS9xEghOLI1/UvRHGf+eiprg/ZmtwQDhxvxGoGUO35PHbawy40m9Vx15WXzXx7c1hhfbPZHPdrs",
-	"dbc6zc32G78ceFYcHKYn6eHVlllFrTRcPQNmvDqabp1gttIg1wqT+/DzKjv/36XhKTJ+SrsrCyyZczIu",
-	"PkfD/dckur9Mq/nvUUzQpInbA2VYLu4/vkpiCu1ETLGOStcUw2J9ZfWoRc4Yx1B1R64FtxFaWjNIrAUg",
-	"JspDliQs2gaxyviStBwCsrCOzyuk8K7SW8gOL4juWtiwIUggHwnOCE1SRiMwkzMoG7pcgKdKnMAxv9QU",
-	"rN/7w3VzSuc2uqjxCH2WIPLXngQ4d5E1+T3D1KcH+fkM+Fxw4D8Q8I8hEt1fYGUCvDZX0n80TcmJAFJM",
-	"W4llyJYzgaHT1ubD2b2TqQTCG5a9dWMYh3xKI0akAMS9ulKSPfL15eWZVeUTChZHDzV8AHLwdGVrtCbN",
-	"8Fjxcj2eQy1vE90bSxLNmRseKBkDfbgcvytBUaa5gapFSoaYIa9DnDgpGumCho1HSFkoUkiiWgnZ53ph",
-	"Z1TKIS+A8pEnMPnWOe9y121FXTldx1/zT7dqdemkG/IdK2p/IUkB0ELPekDqep5NfnPDI2ioYYByUafc",
-	"xlnfiAyAETsPD4F6zMAg1sGMSOazgS4ykaWLPBAjpRzNJtUmmjxeG6I+3OWDEvmBlSZ0ffiqQwSptLFt",
-	"xmjy5aBC95ArYjErkYBh4l48kQK3l2+oPyARPA1b+PfhG5aMA4YM3B+1QdurWZPio4DyBU26t5mr0dVp",
-	"an2/u6RO9/1uWZsGTD3Tl84afdn66Qmt/tKY8XSIpBNqlZeINxO8lsavVsRMngnK67yoAjNM5Cqr1HNs",
-	"NsCOdJ+qPtb3B903P7lRhpod5ON1veNqhAV0SxzNi+xkf4uhwtiPn8zgy+H4HKr9QhbC4D6Lq5/F1f/I",
-	"jD9HnCqQvElXilNiD4k/LMVGInwal5py8vXl8RHuypTxiEEgJ2SUFLH3oCAxE7OEtciJICsA9ob8MYS9",
-	"PdWlJ09XKO4wyUqYehof9f+LRJgtZoyoB1zg06XfjEbub0DiwwsO3p6GQHVu6ivl1/OsgRw4Nb9mXrJ9",
-	"qD0WYV+pucMyGNQ9nHKQZv9T8fe+nk8pb1qEchdz8HEUPoRE+nUlae9ojz66RlEPApg9zPQEbDedLqja",
-	"5TegTbXIoeNlRKQ6FxJuyOsQb/saDGC//v/cnW1v28gRx7/KwG8isbKSJlcgkNAXbpLicJfERRwjKMDi",
-	"uLJWFmtqV+BSVYhTvnsxD/tAkVJ8OOOA9sUBF5vmw+7s7OzuzO9fjM+NgrOYyR/p/Z+M/5Dy2v7w2Z+/",
-	"5XubUp2W/7816Pe4RMPPJOM5ab5sP4+2Xlmw+ya8U4bMVsezY0r+SMmFgVvITMfiLy9eFbhC0yYekU+8",
-	"fhqQaIJgtGsHtSW9tFqtVuUd6Mrp/VrXp3x+br5r7p9ILw2D+SdbVsm3ekZhIgkrAN8/dhCELzw3Dggu",
-	"PO9RJkNf/W8PixAl/a7eTJCbabfu0qAK27VRZSWu5QSxcxq11C4GQJ0XT2Aisnp+Shv5SLtjg3aSfhvl",
-	"ovjyJN4OkpsHPT+pAinsg08FmhxdKcKsnI9UUFvNBpmmvZzdJKPke5ZJl/KVv2vVc8brhoY953a7f//r",
-	"xdW2/Fm3V7tmTZBEvCH61MFS/xQ2PQqZFEufoBYA1HNOkb7jtueKlKXeVrbF6585qi2F20/vx50M89nz",
-	"55W9U9Xaumb2+sXrl7T/JN9w6l3+bRduCrdbEbxZKPOQiMdw4g9vwiayI8U8LTcZFS9fvCzGIEAFBkmQ",
-	"OozxBWZenmUKX4ii61iqlRh7UDaz3OTmAExmhQN80IoqUg7gJWhCcHfIzeHy8jL8h3/n7w4HKZ3Vywns",
-	"Vdl4RoQSeO8UDhhX8R+lOjEHuPJ839IFEqUXpOn8WSJ3cyDctl7OwR7pn/+pKxXz1562Oc2EXBAUGttL",
-	"fdIVDh/aaidP9Uo6/pGsmu7sRrNODMvjK1hjKAyVtQ+MN+kp5szCA3zqoFouYbedQL0z6Tc4WNRaPUzo",
-	"IVDbvRNdHsmKwx6ZiHNpnxPFjbWGKNE0VY11DVGV1WZR3u/szsmWuMMAhEgtixau33wK+abWrMp6o+nn",
-	"GJAMt4jfzz6QD0t0g+T9BEDPrUBOCQNt35G5IekHkjtzs2hBl7zm6lpH+GGn75M+8S8zTS9hDWC+hDyj",
-	"f2NV4/saVU3hSlSJSJTprlZurZfeECu9wg9Zl1w6GZnT6l6Vhrj0EW4yRy8h7Bi0Ba6wu2QkqGynk/ws",
-	"mgGLHNmqgmFBIRJvWul92Gyl9Eja4O9lDVNCbRZYprmJhZDC4OmMBHYowzJGog9VwGir7kujGjlU8FLT",
-	"5Fg2VDHnK2HP3a6jiiTF4KQ70CcMeN7rzkM10yJA7CXB11JJaxdhi07u9vObKbyjkzbSBRcflBt+PfSO",
-	"vjSYxZz2a9VQV6F5S9KVB4xQHzPIlWrsjutmcNzmJuT8TqEPq2VKbKXMb6DW5mYQWwvfo9aWjvNDrHg1",
-	"qkbl1qIwA+eDLsvWrx7k1wK2lW1c+oC5bPdzRuoR2jY3Z9i28fSOSahp3zNQcgAv0ecjPw6lL+z6mafw",
-	"TwRdLHFguqA5RcS/dXq1q1hJnvn2+UXpYNMSFB8dQWnu8wsOSOaRm58b/P1GtVRtCX7F5IWkBOXc/9Yv",
-	"PeJdt37ZU+dlDMDWVpxC/oG2A7lKN2KFesehfEwqutRUD+qyjCd3rtE+wA3FFWgDB9JXV8XwnJ7QDXl+",
-	"xmbbY0vJ8PJxBzr1Qj7sJ7t4S7ccHQUeY0jumnpxvu+qNCX7Xvw2/7fxwrkXrwtaeO3gY+ND4vTET9Bm",
-	"eXz7MGmcvVGcZU7eKOj810OCfRgo0JSgKC4487jeUOe5lcfSM0eP54HAY3fJlGpbd8cwjRwRlaART+kI",
-	"kVzNPXbbAVmE16As93AEGSgHoVrECQIF/S5JAkrdOYzSQvJF64PqsRijP1WaZhlzwNJaCNq6/vyPG+HS",
-	"cV7/TzfXH0NLcW1zbkbFrzmf+uUXE8hpycn/FykxF9+4DrzPs4sn/CCn9i7syyRZBL6QCId7h3GXZfEE",
-	"NMtkzuEAUFe8ugvIhRlI4h1biXYnUHKc6iGrt0B+gFHxCh+MlpRlKfshy8aMM4/oNlkHnCW4iTTGESku",
-	"rhk61QWTPjZOgkNKYNGqrkpfKoLO1T24buLhvcZR0OSGcArN3obDkKh/ybgusk1esvmdMdrQUuAqu493",
-	"JG0QnL+rNjc0be9NcuwykdiLcz+Ce30m1veJ0y7R+P7eKcXx9UYejMFJO195DVuqipT/7WrFy5gFn3gv",
-	"VTtjk+ni+koH5Wajl6Vq9IRXWD7fk3vv8YTA3AwgAmGAEEgv3MMEzrtVJzRRYVh/v6t1bnyKjM86QYMK",
-	"96eUD3/7LgLJgc9dCSADab/cLHc1Gt8M4/sQmVTU+9SZ3MO1piAIXRZF2xGIgJdnmWqg0vgCaLJZht/v",
-	"I1r6CLTW/+CIwI6wK17wZNkMHsmNFCUqtdFAEMdIVKO7eRom77byagpvFnwLKZouWtl8ufc6rNPccPgZ",
-	"qXUYOpK1i9mPTqV44SpMlnNkbH6/h4LqU3lrhdj1Vaw002jc6RjcE8YjsXPCWKCXFhcwRG8cGZsbSdnA",
-	"ny50s9fajNNKxjkUUiRYwEJj7EyTaeW0LLSOQdyUWAT7dTulJCtfENmfZdAuS3M/l0wlkMDN17nTv3Hx",
-	"xYEsZ8Styq96Kc1xw5wAbIl/JisI0gzCzj3ifo1ScggROXa1QSeAIxfDL45/QJnO5JDgKFOCSAoG6Yw+",
-	"WmdbLulspt3ZL2Iw0UmWZqm3GGCYJjLW3NwTTXSJw5Y2a/48TU08sBqLGVRneJa5AfgtTEsvU3WOs7Zf",
-	"20oPYy3pcafQlkwuYeQabGu9Kr+Op8M8PL85GoCRfGOZiMeBGSmDbZqbl1PoU+tGRQTNETbmmC+X/jA0",
-	"f8EyWK6xdw/03P6NqXtKKj229UNsGjKRxMakdWbcDf0nUa7hGXgefqhX/H8CZp6XIC3ofc7i86BDzxum",
-	"5qWty4BDxx96CuHr7NH8Qgt8qfxtrOXdcdH0R+9P6aUOnbaq6NbH5MF0zKjTEL+I7MvNG7vZ0jHZWlNT",
-	"E5kwsotbqu8Iy7QljBZ6ZQmo1XKEKpuV4wlJamMsUZrc3FmM+3DJSkm+7MWIXxp65lEMUxjxrkNutrVt",
-	"OGKcpyRQOInR9ZH3uyQEdlnGGOeFDuwrWhqrlsK7EDIKnGqCS5YtTksTqErzcEkb3GDr3NewWnPJ8Ctf",
-	"bEuxGHo9Jjz1iFnYqyUdINOimrFq7OH5tBHjk2Xw8/KtMV4mu3n78Qaaurx7CLuo92iRtd3RvDuFa1O1",
-	"wAguW4PRDY5M2RoPjll/xYihbKrWo7lGPkrirI3i5vPV53cf3n38/PaXL+/+9uP19c+/XL1/f/2lGHuK",
-	"V2yASW4Eqxbll8KjjMJZcvT6BTX3Dz+8AqkOxl8Qz834bUK9wRVcaQQIxup7subuoanC1NjHU3W2JELi",
-	"0RCVNjkM1ksIx76q6pP5/RHJDCo5I5/Ek6gJueHcdLONfCi07maJhAwlGuZtzCkPmza6u3/kD4G+/evb",
-	"fwMAAP//",
+	"7L0Jd+M2si/+VfDXnXcieSg1tblt+eSc5/aSuOMtXrKN8kyIhCy2KUAhKNuapL/7/6AKAEGKsmWns8yd",
+	"vu9N2uICYikUav3Vr7VQTGeCM57J2uDX2oTRiKXw557gGePZfixnQsZZLLi6GjEZpvEMf9b2xQNPBI3I",
+	"OE4Y4XTKBiSgWUbDyZTxbAeuq8tfDmvDue93ww9idBNH8DdrhfJ+WAuISF/y0gcp+LAWtGpejT3S6Sxh",
+	"tUFtxevd8WbYodusuTVqR81e+JY2t1ln3OzT3qgbdqI288fYi5pXS9kv8zhlUW2QpXPm1WQ4YVOqBp0t",
+	"ZuojMktjflv7+NGrHUVsOhNqfi7YLKEL9VZ5cgLVTEAeJoyTbBJLQrl8YClRf5EUXiNiTCgnjKZJzFKi",
+	"esBkRh7ibEKyCSOSThkJ7MfCRfMbtgh2CB1JxjMisglLH2LJCpOxovcjIRJGOXT/vRgdi5BWL+r1xTGZ",
+	"0WyiOqc6EaaMZiwiH8SI1IM3dBa/uW+/+SBG8s2vuDIfg0ZxOQoPrbMIL5z+C5ali91xxtLl7l+yUPBI",
+	"kkyQBxpnZMTGImUkVa/E/LbQ0a7/1HenMY+n82lt0PZMH2KesVuWljpxBt+myYs74xnqYEQ9B7tM0Uem",
+	"Fjyl6WKpt2v37vvvv9+dZxPGszikGVvu2sXhHtl82/dJOKFJwvit2rvvGE2BEGky/XJYkxnNmNpVkdqn",
+	"tq+GTidUEi4IvjTkYcoi9T2aSFLnggSqAyKN/w2EFhBkLp7a74IzpH0gYQKjYo2dIX+qBx5haSrSL4e1",
+	"mN/TJI5uMnHHuL1x4wzwy2Gt1WqpXo9FSiiZ0mQs0imLvCGf8zsuHrjqR8ruxR2LyB1b7JB1vy3n43Ec",
+	"xoxnNzIUMzaseUO+sgcegYe+HNbUbhg8pHHGVL/qaibFjKUwO19IfEw2TIdjKWN+i1dbQ17YX59uko7w",
+	"IbJ7fqQmofViTvg9G02EuHs5O3nAFwnj0UzEPHN4i74l3/z6BG+xD22xt9Fm2B81e7S73ex1ttrN7bHP",
+	"mu2oE3ZHPdrf3tx64aB+uKAZO46ncQb/qdg8uAMkoUkiHlhEZiwlm35Twn4nDzGPxAOspBoyDUMx59kX",
+	"kswSygvD2VyPA/mVe7zUzdVsaK3u7pBZyuBcURud3bNC5xVbgm2z1P1XdPeCTWnM1Wyv7mrCxhmJNXOc",
+	"pyl0DDpa6EH/7SeZQNujNSZxdc9eM4VqAK/qsGQVhHnN40fCZiKcEKnPHqp6E4eTiv6qzScLvWm/7XV7",
+	"2/3u03SpWCnNsG+bvdo6XV09r6/o8mvm2R3ZS0eCK39UIeQdRcjXYmlOxQF2OlHnwxeSBD809evNo0if",
+	"oTF0sd1sd7bU6ZvSMGOpJGI85MG/dps/0ea//eZ262bQ/DnwcimPUMLZA7m+PtpvkQs2Qz4acxJMWUZb",
+	"+vs3cRSoPjF+zxJ1opQPj/7IZ1thmzU7417U7NHNUXM73Iqab9nm2MhkT/LLKX08Zvw2m9QG7c6Wp2jW",
+	"/vaWuOlHrzajKZ2yzCgWeACsEN/OeLJQoqa0BwXN1ElN1eM40Vk8ZaSu5Jdut7tdOh46fqff9LtNv33l",
+	"+wP4/z/VvFqs2v5lztJFzasp7aA2qOkP3EDTtUqqiGjGmup7Na/imNAjeQdC3TpDUe+GWbIwcuC6w+m9",
+	"ZDjY9qvGM0+lqFqTGf1lDhtRipSMUzEFGp+l7D4Wc0lm9JYpUufsMbvBp4IWOZsqOs/sKTiOU5nBsy1y",
+	"LRmJsyEvajrjOIGNQCW2T2/VUySEe6mYlimZLd5/OPog4pMPu4vTS//hdM9/OPnu24ezffF4eiX+fXIo",
+	"4uO99zN4pvNj58fF++1Vk4dDX0Hm/XbnOTL3agePM5FmhzDV54rilyfyUKnJuBhGHGLwlkeCUN4HpB6x",
+	"MZ0nWQOUYqXqlhTdUN6vGIFeY3cE/0jZuDao/c+bXMl/g3flG7e3RZU2XHzDFst9P6F3DDXXLI1ZRILz",
+	"s8urgEg6Zi1yzlLDfT1Y8E6PTMQ8lUgtuPRzyQb5Yt+xBSi6Q24vGb0ClWPpUI2chyGTcjxPjBZdR23C",
+	"0Y6zptHFBwRUb2/IlX6hpGi9NzylrvwyFxkFvnvLosbOco8IJVE8HjM4dUyfblkmhzzodTrkaP/g5Pzs",
+	"6uB078ebbw5+vLk4uL482A/KLU3UYudDMA3FksgsThLFuGepuE2ZlEOumidBz98utL53dnp4fLR3FbTI",
+	"gRLe9eAloSkjXGREZiJlEe4nSsYpkxOSUh6JKbmnyZwNeZ21bluEwqnRALkvEbdxSJNc9yhvK3/UDjtR",
+	"lzV74z5t9kabYXMresuUVE3bo07YjXrMECGuQk6FJVvFqg3V6ffLG2pGs4ylqs3/96/h8LHTbg6Hj28P",
+	"fv7nPyp51XsxqjqPryZMsdwvJIkjUg/QPlFWIda0SMAAleqSDy9++mS0fHY+hycru32Z0WwuD4HXPXVo",
+	"xNpsJOH5EhsQ6o+MRSuYAb6zNjOwvYI+rtB5TuijEk0Jn09HLFX8K87YVBLBc25dbzfbvu8RzcZIxy9O",
+	"fcev7m8Cn3S7q1vAV6b46dpANf68XUbOk0yuPYospVzSUN2vGowzmrZfGg5054XjwSE4A3p+RFrHXkXv",
+	"ZU0aiL9IL2vqyJ+e4j+ql+VMcMlA+HtHIy0Oq18h2pjVn3Q2S2K0IbxR5566pvsPL2prRi6iyPl0StNF",
+	"bVDbNZJJNqHAX62xR52iI5YIfgsmODQ2aSmj5tWAReKcZjRO9HTqxmIJHBbNIyjDxJIkscx21JZMM0Jv",
+	"aczhxBDzjFD9Iky8YtaKG55+t3t8tH9zcfDt9cHlVc2rKUldfTEX1teVyD96NXFXG4xpIpmaVj0h50a2",
+	"Ls+JFbrJKGX0ThorY6bUjcrBf6to2HlviGQ8rJHpXGZkxMiIZQ+McdImlEdqO/w5g/24tlCjunKgFR+k",
+	"vpJNvtTJYFAwaNqZiqWdKlIf0SifFY8Y8+E4ZknkOcQWRx5RzyIdAKdw/Ck/NK1C3LS8qWow+p03q6w7",
+	"SiN12irYUtZrb9nYsdSmNi6s256r4GNbVud9vhmrXcOCvRPR4kqIYyWerc8jlnaxXVIRLdReTlR7wCLM",
+	"scrSe5Ra2SyTpN4mJ/E7bXyFlww3UVyAcjKfJYJGDZfiNRHdXJ2d3RzvXnx1sIrm30btsDPusWZfkXtP",
+	"kfs288fNNu2MumEv6rPNcZHmPx3FL3WyTPNqrOwxZCySBCbBg/uw98GQcK/YwvKUDDl4/XBeWkRNuplT",
+	"LaVabweNlBCuWlXNoLz5eWu8eGscinQURxHjr94XsTSWfpLQUB8K4GIgRf+ES+aHZxfvjvb3D04/HUv/",
+	"dORtO6fJetXwYM9blYdoiUaWmPT333/fLLvNnlqhspetRCyfiXk1MX8l+Gv5+3sxIuvocOSBShIxUJSI",
+	"XnTF8gQnHb/TA7ta58rfHnTBrubS/Fdnpwd/R3JX/dKUjmpuRDPqjtMrDDS3m4LTWdGp4GTG0lhELbKr",
+	"2hjyihkyHBwNlEKfAXb77BAK4QAPEyFZUYGaUSlZpD445OUvasOHaTz46uCKFOMJ4uhj8Pl4eOWO+hqv",
+	"f0LhSX8JzE3PClCbPfJN/I7EnNAk+d8nJyUxZ6D2mEnJxC0DhRKFJ4LjdwWhITekbpTEsigEDYaJkMzq",
+	"Z5zBTmqR+jmVGUpk5CvxhSRfX12d25ZTNp6bt6xpMZMsGXvGiDlLaMybGXvMSK/bbjU+76vX7SvHprkn",
+	"+DiJw+yVe2u3HOIVS1KymFbahwtqdoV9+O94UlXasQfgQFgryq1yInYwdIrIiUizZPFZxf69BP0NW1yw",
+	"ucT4xdeqFGUSVuIITRSvWxDV9kqvyiq6zr0qf3fKdvw/eFws07GaDZgFHTKSKLZu/WNPTc1n0n45afOM",
+	"pZwmB0hVr+PSnMw5e5yxUEnFQJ9EhBCGEu2QWcKo1CGcSsBWH6BhRuR8NhOpw9bsqRy5ZH55cPHdwcXN",
+	"wcXF2cXfkbjd/il2XZiLMY2TecpQxtGOWAy/kRPxIEmsZ1/ugJeVleZBaRJ6mj6T9yvJG4z+12Bze6EH",
+	"ZRwnTL9f9BWcioxQMqL8jthI0koHwWHMkogMoaVhbWA9CoznVkGzwCwqtWjiHuoRy4CaBuSno3NC03AS",
+	"37OCvnB4dHxwoy31n9RnooNqD2Pc8e4UYArDjKbZSsfQdJ5ksXoCTf92IogO/opTFv3HOUTcudZHGMxE",
+	"LAmbzrKFR8SYcOEsK66jRxgP08UsQy9bKNJ0PssgqnnIA5y3AFJCdDBPKkYJmzZ2ILKl2g2TT3BRo1Gd",
+	"eUgFvx1yiCtXHQxgrTwiFfuhCXRalpwzsvHZlvD7GI32PL/OZctF9nWWzWRxq50rrZRMsmxGri+On+Qz",
+	"8zRRbMb4t68vjiW6IueSQQvyz3K2ztL4nmZsN4qUFlLmHbw5m4+SOCRU319jUIreJwLigqRI7hmY2SjR",
+	"HzItkXrbb6n/1294OiTWMFqM5P6zJkDvq4N7vfb58K/1jmPqFmz4J4cPj8l/+T+rSQCfQ0vbH5GR4iHi",
+	"NpktZux/iZ8ZTD4V7nj0uF1fHJsZCIC6Aw+ly5jLYnaNSAlEekCkNCV8iQI9SCuzK6Ka1SsI6TdOsPSQ",
+	"G01tQiXp+DaKRH7mna/kne/F6FRkF2pS/2gHRyzVwRoyEGt2FC+ZJxnaa+k9jRM6ShgRPGQ65tzGjSkq",
+	"iDlJ2X3MHtzd9f7s3c3p2dXNxcHu/o9/RwWl0MHcFaJGF/wyZ3MWBR4J8lnB/FKlucAdKdRU6Mw1Rfgw",
+	"RXriPmslryX4yyxOknM76X8y3eMJohbW0Lpa4HHMYzkpnpH/G8gbCNoh8B0MkudkxBxvZ/U8fKbuF1P3",
+	"qcgOxZxHf4azWp39Y/Uxl2YVORyeXZ/+LY2htnPBANXEcAIi7TxVBMjJQsxtasBnAnwVAZ7TRSJo9An8",
+	"uqDZm1gvxVkweCuP9epsdtq9nu+T0SJjcskm86wD9y+NBCr0ULNOPUB3zDL+t4luq3f64F4dLYibeANW",
+	"S/FgHmp7vu+r/7nPlWgZwACaNqftqeWtwA34HDa09ma4ZOl9HLI/2s7/32eyX2bOv3eNrrnVQX4Hz5LY",
+	"mAuLEScLMs8bL/lkHN+wu4JHewc316e73+0eHe++Oz74uy5kqZuajZlJCCmHtC+W3hedK2l8O8kIFw8E",
+	"E77iDEPDRmpeQPtPGQ0naroaxomOoWGBw7oCk4H9KbjbZ662/o65EuKE8oWBGHjldlF9y8/yTd9Qh4S8",
+	"v2nM55k5/llkqCDmpN1x191Gbe1eHdwcH50cXf093fBu/9Q2EYJMKV/kgy5BNCzjXQAkz9+a/j8l3X8K",
+	"ev/EdH6WQtMHmiRf6F9Iyu/mRukTwbMJJlLqDQERGPPZaueefsNun7YS+CARU2dqQ9IXSwHDBVgqtgja",
+	"d6omB6yxmLDfLyTsu7sKCPbm4Ie9g4P9g0/r3UzNUpVn42ppa+T8oHJC/hMYyae01hcXRZ+5ap2/kJYw",
+	"clJy177IPWLUMGxu6ZAbRJM5z+IEb7LHLI+HpmkmW+RMHcMvY2dDXuZnS/b6z1zrE3Gta041ktmLeZTO",
+	"0tSICstesyIG2UruZLJaYkUGmJIqUjDujRjjpgl30+1eX339R8ZQLI3oVJAC3hux0ADLQzrR4GZVL+wQ",
+	"yXhEhrXCzYFGmSOICKnnAyEhi9lK16dq6GcXRz/9XbmN28PgCaQ8BAFxFzIg9RzIjlTg2Ol5aXxOa/pr",
+	"JHlLJTDtu1Mx5xUYBAePNMxIxMJ4ShNC4SlCJaHk/eXZqTk+bCAhcvxw8YU070it5QXtTt9v9f3AG/Kg",
+	"ubXd2vaDRoucgn6fijmPIBUnFfPbCRkngmZq1yHc3mjhapY7ZEZTAOWxEan4qSEH/3sRIgQ/6zm4Qvhw",
+	"DgCAY6h5tcfmrWjqi/qp1r592t5txkq1h7kC/IFB7TbOJvNRKxTTN3IiZnKWxvz2jflQDr90rvr9Xoyc",
+	"GBUaIZQmTc5TMWNpFitmDBu5vBlP8pgukU41HqtOaa15tZnzPkbQVUMwlEPd4oSROs3IVMiMLBsZ0Rqj",
+	"PvuFzLFzSR20dfWnN+T5230HJKxBRiwUJqgKU8AgHupGvRbkDZMpXZCQpkrP54shDzSeb/NqMWMBqQfu",
+	"ySXCjGVNmaWMTgMEqL0VIrL91XFhGMAXKzLEEL4ht2BQ+kwEBysXugssiinEb6DDDqZtxCIyYakmKUtB",
+	"o5hTQNAoIUh4tRmV8kGkK8AvzF3MTRYzxlXvzdXmLBXYVXK+fwg4ORCFqp6zsW4QfcGHfCzSW5FljA+M",
+	"hQzQdTySiNtbdJmnDuoa5dqe1iK7HIPlEHTHiIGQ10DlkHPBlyA8/bbfbm9v9d05sCP1ilg5m1VIMjkm",
+	"x7+QMH+2T4nRBxaC1INbZDmK6wU7ZHcZqTMTJGW3scxYurxJCm+XV+xHMU+JOrO4yBihIzHPEAVLN11E",
+	"LTlPRTSHbChycHFONIsoTE7f9ytIBoOMKhivDSiSOIiQxfdshwgl1ucXCE0SJ/ioiL3zL4hZcgF41G+M",
+	"L9A/MKpCLQgg5DwnMejlgc6p3alGMKWPR/guAiXpHzk+DE1TqrbLnMe/zJm+naVz9tGrzdMKmEUdUgRR",
+	"RoKrPVKKGDI5anPJUlLA8sW8T5E2DXzoRCiFRHGYuWQYrFTGWIKvDd68AYzWlmIHnKWtjMnsjeWTU5qF",
+	"E3cDzNO4RPt+b+t55DV3K6ixV+2EfW0M1ThHy9Mj7hyEY2s61Ql8HgkcC2pQQt7m86n6tLiD9bCPqX7k",
+	"EwJ3lyh1H/31mgSWu7Un+DhWs6M2gTqdrIe/vCurdiJS6FKju8kDXUiCAOXOCNTvn5eQxMv44V4tfgII",
+	"Mw9BqN7TayIRPY+k5S46PGKGW7n6hWm20vkyg9B31HGm5l2JS3rKY8ErpphmzyoEpSX+mOskT711op7R",
+	"KsjTT57dXaVztjQnQG/QP/3BqnkBZWVPRKwKKCucxJw1bYwUOshCEbHBkA95k5QVmZ7fbkAQQLU604J3",
+	"SuoMvpMVVdwndRxsJod9UG10G8+BPzhQ24QzFklsJo9eUM30GtUxDCDf0CRh6RcyhzkUqX1YiazY4MnB",
+	"1ddn+xDBs3t8fPa9npi+7iAAYUeCYaSHSRmC2HeWTYQeXDl4VLXgN1ZDFckZC+OxFuZIPYdb9SDi1Bty",
+	"UgqML8IWQUApohZBCD2mdMOiO7HXDT3zbsKA2zOUmllUzh+Yc5s7UJ00gO0WA59Uw9sNF+jAjW1Uk2fp",
+	"sg4Bs/ZAxvAoPIKDBowdMH0+iJHOJ10VR2W8a04Y1YLp3gHuAqn32n5jbfSFerB/cHxwdVCBcaBUe9Wz",
+	"J9AZkBKqkmjN3Py+VNrlDzi5jKTe63Qag6fatGmNKzMYc3LJozLUFHYbT8dmqL1uoi+wkeXcfGjHI71u",
+	"uzARq4GbihBHau6hJzYcWrfwhbT5/YW0flJXn8LelKzFaq4Mqa5hM9Yjcq29toUn7PT4WsHVT+p92HzL",
+	"3v6dFS5+20bZy6yagmUpetjV9soEups9AiYHKxk5go7WbbQYVDLAlQyRLpiQG9i2zDhrXkWofyk1rBzO",
+	"qWFbVuTIr0wxXgpuqkKsWPLclPwapTCRqpiDgkDojr4o3ni1x6aazeY9TSGDCqbVNUJ7YB012XwuMpQT",
+	"r+jVTuBQORXZLgruNZvYY3RBDzCJ84bc2HWN0VMNgLAiixzbs6FqnkHNd64UXX5e7cJxW2HsCEsxrKcy",
+	"kuRnI7asIcVZ9DLmoOdWCcpoly638/V8SrkjAD2q7a0BcOJMEqWrKwkRTC0Tym8ZmD8iAazHGNSK8u/r",
+	"w0GXtVwT+/SsORokvD9A8DykiVwleeKcml4+JYO6SNQuUqoGuy7bTkFkGudI2q4Khm+AI+bnZdjspRn8",
+	"mtFEaZXlhT+O7xln0rp+tZCwTDlyhTZpNCxxF5Q0xGd1wtJk6i9UTRz2fo1tMBGJRZ1J9NBep8voCftb",
+	"6TDvxahiAWD7qUGrM5jyiDwoqUBtqoTRlLPIsT5Zg8TypGhpv+IDutZEHhygbb/1o3e7pyBy6ifQFN4w",
+	"qPb5k7fxPZMkznZIwOdJos0PWNuryDT2D7a2u2/9nu/3en6/2/HbXd/3a15NvYfxdQVdPafwEeV3Nwjl",
+	"Wx7BO8rvjKwk54jZlffOy3H+cZt9IUmuP6BIjRpFQhdiXhpEZmzieeIZqaNMcjtnUrKoZC7aZ/NMEQNR",
+	"vVpnYGEi1PLejGhCeQjDo0lyNq4N/vU0qZ3qlrVz5uPPZQ6zhy0T3XJp0eAvWRxtbC4TsPSu7r72iqju",
+	"G3XlhlYQ1/dmDhXxgpjFIlfF8ayC4yY32U4h7ubqQhJbg3Z/0O395NpZ3MoQz0++qZzxXN8BCQa0SRY9",
+	"1x9/ZX+Wv689YhVmqMsz0uu031qnmdmgejcWF06dr8uVYmoH1xcVs+AC1O82f/r51+7Hf7z6WH4vRijj",
+	"fPRq1n2zPJxTpXvpERT1ayoJFMDRbjysN+N4kIjgycIjK7xIxfFa6m7q6imtx2lSNbSxPaSfGtulac5U",
+	"lwCr+E38DFz/qzD6n7ETejUxY/yP4RNn2PIfyyfQGHDDeMXkHVOZkYguSl8OxT1L5VqEborldNvlrbcO",
+	"F9B9gyCmqlon6afqnv+q7iGHvEkZlYLLKka1sHwKTII6G3ZH+/LmPFEiYIASGBhRDNf1wDgwy/D4pIZN",
+	"R0M+WpCzvQtCUf5LYqXEByJMA4/QRAq3/pPDz1GBXstZdAE9uIBBqVEW3EEfPUciXbPgg1dz8TtvVog7",
+	"p7ZcAqg1URH0s+47AW46W7E61bjIeXod77mKZ644qLmIl5e3yFmnlxfAyWUez8pvzplRItzCHlvmF8uS",
+	"RuWELZFbrvg4h2Xp3F8hzb5Aohcc5vt1wrwSnP9ukrzN51neq7jNUNax7ENvUicYwt2uWjCq4rTF6Qq1",
+	"C2SdIztXpqWkt+wlZoMie1OH3/n+oUlGB6DOhC4gBC6knEPBMM02pWOcVi23nlUcYUh5L5+a72oHUHnO",
+	"B0MeOLb8G9xvGMCWowMt4T2B/aLhDTmGqWibv65/alwFEZ1SHWKRpXMeqg2Tv2OdBgGp5w6EmBNKHqi2",
+	"9+bTo3awftsEVNyYidGfVbOOKeQ6OGS0cIJGQF1UJzSIr0rKKjYWczUIFppB2PdAILPeHRtjcr5/CA1w",
+	"caPW+AbWOCB1CsuM3VeHRijmSWR9GwO4ZszYDpiDDdtiqW3WYUi6U+6BixAiBcAD9w1oJRPiZkr54iYV",
+	"D6qNKSD3iwdpEH+dlEh4wTjIbuCSu554mEIDUzYV6cIjnMkM6h0bwp7RWwZapBokVMCDz+gAA21rhiA0",
+	"MZ2lTMpYcDIS0xF2Np4yMVcfNVp+JsQdSQS3EMW6JXjcGMBvgCWrmeeVRvOVUH5wpEWNop17eS+YA0nT",
+	"uPlpSbaWBzNZinSvWcJS/MolFv3bWTO1/d0VgwPIXRD1AM4S1PVxJ6Bogyp/aEmOei9Gx7HMqkpV6UJJ",
+	"YgyJEmqZH5jMsODZ8pmknoGY6HXkHH04lcUbp8RgRbAEVu7R+hIG2tNbZg8L4QBwQh3CT1FN8Bk5dFmE",
+	"UWvlDmMFZ1Zz/gJJgBaW4tUCAaz0300oWBWz8x5cuureIHfq1o29wYP8rpjfNkp4MPURgzBYEGTVzVwQ",
+	"H/I6XvaMWgeFgGQsMzgGcruLfQ65HSUTdeqTRIi7HSIZAw7pSoRBDs9juLBqT4so6MVWbWJGq2SMBMiu",
+	"SmwHx4nra9BWvEJBOB1+5tV0UNrPqyrHLW31E73qpUgQllFwdOfuFE19y2TmhtmvDhHST3mE/TKnCckE",
+	"QucWS+WaumHaIUvqUJuHk9gWfNSFIhE9K7atizS+jTlNzGdK1o41698+vY+dcVYRbcl4UOFguGMkwLt4",
+	"HrFCTPi6ceCedvTqWO8hrw72bnhkNM+WLLS5jGCFlttYJxZDJGs57Nvv9P3KqO+n7Rh/aBS48UKt9MFA",
+	"VCswfzXNJUeg3lXwjLtPdCjscuybZmVPx9RhgOVS0dJXhNpBdPt5Qitiac+16AP5iEUr54AE45QxcOvD",
+	"efAGIhI80s5T+d5gXIHiQTqzUXE/wLrYIZu+ZpoBqbd9vNbx4eJoLmPOpIQ7+ha8VeJTqgOoqqdYXnmW",
+	"CqWc69eLXCl/aoknWffwER+LagtiXl/fpsPbBMZlFpW8oKR/RcH5znMFG70avnWjc/8qNCusZJ5ATKvS",
+	"Y0yWYH2zVGBy8/nikC5XMpJfqQNVHOoCKlFoMMvyTOhbz7o/TTDIsyGQxeDbtc1UtidOddIK56iXd+TJ",
+	"ob7QVZqa91rgyAWLAm5v4KCImlhX22InN2Pqq32/2xhy+5rmQUqxDIwSUhmI08BnDH4uTZktdU8lZh0s",
+	"hhy5mD2FYd+9XNzLSeCj96oYCLcIPymNddnUsQKO4i8LbSjFf5dX1rOrZta2MKRqhv0aAbdM5Mtdg/44",
+	"57bej4D5hlAghqlDnLo1FqyIU091dM/cjapxV8s8sMyLXeNzpT6Iwi55sLYjBjloMbeS8zIXWcf45n7Z",
+	"LHkSc1YlWnFG6hAvHIo0ahgxSsfx6qjesSnOrTucsjHW9PHsNKdAqdpRYyen//Y57v+77YJlx1K77/st",
+	"3yezZC6LdvdOx291+qqb7bfwJ8p56BAserHhma565pOYDpfW4wnzoetcGQx5oLt0M40lZIAEkGFSGPI/",
+	"i+P8/74sjwdNUHPu2upvICYaDGuKNJQ4gA/YZq2YOxbqkM9DHGaqd2IOyw1NA4OCdTIGMSmm2iAmUhMF",
+	"kVvstFl2R8dyw8Rp949idMDVJV3IIX+YYNWoWCmC4gHi3XU6tO2OURRFCm5cQjXiPNTc1kEs44yIOZri",
+	"6HQU387FXN5ENGM3Io3AvhjRBcp9BK4Ue6tEaHAm2yiPOGHl1lDMvpnSVE2rUU5CMZ1Sci91IumazQLW",
+	"sUhuMpGpJvO1N0/pAJOIhQlNIU0vAw0HIuypJO92jzrkNhXzGcwmYO/zLFU6bgpTtbd7ckWCq0d5OZ9O",
+	"00XgmUg8+BJM+JLZU4TpksFUza9aTKKdeTCWguGyuMwYx4NXKB9ysAVDAknEFNWZtSdm6TE6JjcvjON0",
+	"qjVrTAbeITQRnEE0OR1y01aG5cLwBRZBnzxFEQmj93lKqGvQUEL5KXuAtA3M2BoBuDjkUThnQnlP1rxa",
+	"5e4yGU751qh5tSr6K152CAmMFVWkUPNqIiwZJyu6tXQo6RjRVbF8Si6BKO8gYrcpjVjknKS750d5tdp5",
+	"hngvepYiltCFDltxM7xMM+ukd+m+rTrZ9W0ygb7D6poociN737FFnnSyfHbqSPObD2J0s0Kxea/GpJSZ",
+	"kCaMRzTF8HRSv77aa+TfA7VHlsvbF5Qdv+q4m2nl9KnTO9diNUxN3tcnD/2C6re21lAkiI9e7Z6lsjId",
+	"9Tu8Yc1S+rhA50rxUG63/Ja/brRm/kk9P4VRexWrVnXGFojnhbqLAYzDDr3OHFwk3r+VUbgcYrS8s0pu",
+	"SM/mrBePpi+krWDjhGbYUKs6RUkRaqAMebkIClZ++YDtgp0u6Pk+KaRIQUg4MnfFmycUhYwBCUJ5D7a/",
+	"BZRgxQh48AI3PBI8JvIxwH8Bzzwaq3+m2XbPN3901B8hnWZ+3/mzC2AQ+HdPXRbjx4DUzw5/AP7y7eEP",
+	"YMWhMbzzSwztTrJpgnbIr69OjgnkfuUnL9R0GdYOHkOWKLFVpNmwRiS9Z5G6HbRUJ23aTcpoAjLLAxvB",
+	"cQkmppk6NOSEMfwSttXx/e6Q/3ByTC7z+2B54reqWx9mDP7N4vE4IPVZHGbzlIFdIj+u4UT28MSGNTjb",
+	"u1DH3pWxYprDl2alikUeSAf2Rg7EECY0nsriCYkh5GpZ8B+1paKxIlK1JvrfjjrdcEXsX137V08dceNH",
+	"CFGJ1QO/xKoBNfk1r1aYItU6GPbVFIAvbzwuGfJt40unzlUu5azy2kEMTz6HSl6uCH621uv1QuZWhspd",
+	"xrcQcY1IJ0oZNLbsYACp5ko2q08FZwsS8waZCRln8T1Tu3bk3FMC75BzdkvV3RbZJf9mqTDtolBfirK2",
+	"UuUozt7gp4gSQ9TiQnz0pw4LvCjpHCbFL5Ywy16V+d1Egq8ZOjznGUtnNM0WN+vGp4MhAFA5FnmEuo5M",
+	"111SneDluHO/0+74XV//X8fv+P32WhHCbiefj211ure6N7t7Jwfkq+no67U68IoQ4elyhPAKN4mkC3U2",
+	"7F1+Z2ETaN5eKJL5lHvqqcanjCyONHRTKY5fiDtFcOruivjJbkX85HLrTwF3mI9AkNIbkrJpnGVoWODY",
+	"spKjVqY4kLoWqiG0sjQplwfnu2Tv4mD/6IpcXeyeXh4eXJCj0+90NLLf6xBc+pN3X1d1fFVgsaPsVQQY",
+	"b9L+qBd2o2aHtcfNHvWr3YDPBhin9KH689rSBHWjrTlKV1TPe5Zrm0ouKXYRsc5Os9QAnSH22TQje+Hi",
+	"y6GipiE+xDQQFD7xZneauW/sRdn+KDviEV7cu9i/0g+W7rRaLX0j/2jlmBmk+oasyiu1mKJrVj9C6oxH",
+	"zUw0GY9IHHkk5vdCiabIfTwSzmUmpizNX2lU7T0tOBVnqEAl67AFvPA0i3eOTwPHAnLETfX++w5kDHXv",
+	"Cd6+1PMn9+bLYkoQ/YLmWJ43+oc+vwuxr27f3YWsYtkrzpr81NQ9w01QJac7U4mJexXq6eXZqRYqEeBE",
+	"SclG7o7EA1eiuGeSuY3Po1EZXrRuUJEbSFXhyU2K1kd9PHwQIw+cdXZpwdDRWjdy25XKliKblsOESnHG",
+	"z03veaXJ2Q3RojpC1m111YCWZvap7A2YncKMjVgiICjvj8np+GODwO6PPojHk/1322vxkxIp/RGUgDHv",
+	"pei/5yLISqTxqkgy95OvMyGUCfRvZUQo8/ll0yHqC0GumnhWNdHSYkNbFkfOY2KeecQoKea5QpYyNAvM",
+	"eIS2H0etM/eWSO262qsElw25G6xzjS9cL5r8PHJ9tVfNOeWNTlNYYT80QXXGjWY+sBSMJcHKYI0iaEkB",
+	"MI1kHpXTPnud/nPmRejbCsvmMsq3CVhIKF+yZK71pdSFI62YBxNrrvFURozoeStPTJB3nDSJO8OBCdpS",
+	"XPKBlCI++m+fnZIZS0PGsxtTtr9EtO63yBvi9GODtH0/8HJkUAEJJMavg5iivU6rX16lItanmCuOWNnL",
+	"9RLXMDUs5jKjPHMwcMzcjW3qmMvFNQlbVPWGI26BYCIRhr1Kzirisa+dZ7pOhpsZhiG9VWNY6v7qfNiX",
+	"9/OlNvhCBhNagyqOd/dI1yYjnW6Ko/xCosNECjKmRXt5v73VdUMFY55t9movyvZ6KktLG9ULjKvAK5a2",
+	"c/WYS5up6pQA/vpC6/tcasHi5Scmcvm/1TkJXbqapEyqMe7TqhjhQDUSKFoPcPCZeT5AJE35qmOnmrna",
+	"bW8/YrTocFLKM99ak+//KSfM63ni35jVfUI2ZpfzRu/KFXYdu+p6xT2y5Ss5rO37pK5fLbBddwVdSWzL",
+	"99q+/3OBXp7lS8u9fJoRreZjVZtNw0TusyS+Z+miegYifVcNUp3gGqsWj3ODu4mIrhD2QLOMTWdVe9Dc",
+	"qcTKTRfmTTKlEfOISKJCfs9L4G3NiHaxxarkHtOZVUnI+lUJvak6ddrP7cA1YTfs/EIIN4sUiWEyhSIz",
+	"xWtCykOWuJmoD5M4UXuCq1Pgr8beQIKY0BnkQtrAAjsuNQRMJHl9T6tRl18DdrzKtmC7G0ceMTGwwQ9N",
+	"7ZhuGpKCdBGIm9Vwlc04AkWfuTRcGmnYjny2PW5u0bejZi/cjJrbrD9u9mh3ZO6tbYvQX3h6TUCINfsp",
+	"liSaM1IPNMEEEOjVyK0UbuDm6whlvWCJ0u4sR2jr7KXV6Al2jZ7bH4URvcLAidTl5P4XO7jEPZaX5qlU",
+	"/Pz1dbiy4WGV9jazxAatGd5YyXmX22iTscakRB1CP4go9aTjka5HWq2VfK8yJlW38RzbMF03ec+fkDlE",
+	"c0TfvZlWnDVX8ZTpMDvcDgWoW50exrjN8NJ1LOtmnjCBtwHWzGmcJLFbhcqqsVvPnQ5sNfiAOzua0utq",
+	"qE0w9oSCc4bunJSN55AXmLIoTlmYeYQL3uw8PupYnIZridQpQsvB8hZrH4fKItL3u631t/1NWBmU+/XV",
+	"1bnuRwF3336mjMtiphrla0DHLx4Zfb+7slPO1OqBPh13X9kjoqZOSTIxJ22fVK3simStEhcxG660G/K+",
+	"FecuB/BwSXcN5lCdLL2b2+G5HSRk8sFbMXs2fTp/cm1Dc1mY/DMSqp8lUH1Gr/Qo/Im48U5XPHd+nzev",
+	"V6z5q0zs+UdfZy6oor2/lfGgWr5YZgNGDhpYZYWg8YbUg9JBHthoat5okcDK6Fj72HDpW5EROuRB5/Ex",
+	"aNk86wEGlpD5jNR1uWClQc4TZvCZPRL02j75SnAWeDk7imLIzAYQiMBKN7pUoH3KgQLXKHwr9IlibJke",
+	"vOFFGhjX1hSxnyslTTrPLu0yW+oAe1bFkEwNl7WKSayndrjzkDf/lBjxQhPB89VluMhY+RTTUC4VMUWr",
+	"Ssw8y8UMPTwrIBdpQ79V0hoZQG1Ha7FP/WzFFrKJzhqMrvLLgGEP1K1E9T6J1FYSYyNDlaABV6Ulr1Vg",
+	"x+2Clh3+ilI65RPvuXOnIlbo0xw+KwrzfA+pZjijkPCpuUV53/yOijprqFeqa3Zdy2EihuaWyb6gUz3B",
+	"/w0f2ltl7t1V0k+yeIopeTkUQp7xLeNbHbMfpuwz3/r9fEv3AMA21JoUzoTfwZ1Qzq9u9jO/+WP4jd4c",
+	"N7g5ngNPMPutuKVIPXiYSBbeBOSfZEQl2+w1vLwwiFpQAwqD4xnyMuRuXn5HpJBdlQrFsEictcg3jM0A",
+	"GBX3L7lkeHjpmZUko7fqI0M+EQ8kE0RJy+MFdJJiNoA2c5cr7GGvT8bffLudbn31zY+/pFcPH67P97eO",
+	"js9/OhKdY3pMLx9qhfBbfOdfu82faPPffnP7n2++/Pmf//gvZOVLtLMGb3+RAvQst/9d+lD5uPk7qkSm",
+	"jyvsBUmyNCWyBPOy7JApTph+/8X2Aqs0PBecZj+w5jBf6EZfGv8noYm/rY58cF/p8nwnogUak818rDYq",
+	"v2Q61NfAmf97XDdK3pEZnc6edUaJEILTIlK/ONwj3W53G6LRdvKjxDpsQDH/ZLbn0ooYP4JelHwAz63M",
+	"isAH/ch7MdqHEAh1IAZKlNgwkQ8eCZZDKPSD5WAJNWrB2RqJSMXv1j56a8SVFIM4Pv5cGmF1FGQuYw1w",
+	"YCaOjdShtoaODGx4+m5eiK3uAt4tIN8+F7j06/jDvGzR9ZZBuZfB84Z8OdakvuWT/2NiAf7PyiAAEzlQ",
+	"wqxyRqflwXWERa9W6kbRTFNuZpWpxqzkU7E1BbpyC9HdsYUBpdDZjACqqscPz7fIBUCUB18dXFWUpEPR",
+	"PEl0M1WgQq8uJlLUa5yajlxkZMEym5z7e4uC/MV1Kf66Mgd/Fey75XaWKYAf3tnmnxjx3QV3r8RhX88e",
+	"ccVktjrG5myehQK3j9LBlWD+1KGr79ysEceAYQwxXzuM4Y+JWvjrvbHtre7vdMeWIw8+sT/27+Zo7fi9",
+	"v9zRuso8U6kMl2wc1xfHf5QSvL5P0ZFHTYzDUpbSH+9pRAXdZRufzAmt+NoLtSzgbgI53u/SKNS3L0BK",
+	"+1uqV9g9LHs5+LVGoyhW00KTc2fAOpSgzHHicKJ0lFnixFoq5qi2U1oxa1afWg9UYFmzWoIVyKVwW3LO",
+	"6c8O0VUTyzJ467ndcWB3hgBK2CFCycdmfJmw1j10H/3B3vmnFw9oqzrZ2l0caaCyAHrN7LMv5BNUXoit",
+	"WI7pYjxLFwCi9DQnMbWDHAxBrOOJ6b8vMcIUJJQKs/IrVfZV2nA+ActbSB0rLJyncba4VA3jLO3O4m/Y",
+	"YneOoFsjRlOWGjiempze3agWbzCfvNvRtuOOTSovmbt05XYT5UkJNgjoIIxnMU0GpbryA/IOHyl9iwIe",
+	"msxIt2O+yfPSZ/j9oEW+YQu00ZocA53aYg3V9cAeQxGh0TTm0EN8PGh4UF2ZD7mwGG+ZUMcoIvYBJDyV",
+	"kxY5UEQIb9JUTTDWpJdQRP83cgkF6n8jX6WUZ5L8Rs5MnXpJfhvy35rNpv2feh7SuwZKCQ7Ib6DR6crm",
+	"IGpg7h0qyr+RJU0v8MgK7W/VjTe6tYA4X39I44ypz6N5Fdw5TrlN+PT52WXp27oFYzMcTCmnt04zHuAl",
+	"ejp+AmOWobj5khW03LxpsjwK93qpFLu5ZUdf2eAb1QHTccxRt1OvC9HasvQS0EBEitjtv62aT2zFtAmG",
+	"g+JqwiVYz1hmcbi0jnBfv1+nfEGgdLMisAb5jXydI8kBqls4YeFduQlTIuk3RYJAnsIQncasjDNNpqCq",
+	"PDYNy2gi7QYtsgskbcBP4ozcskwOedDzu8TW+A5a5FRo/P4BCXp+m7jVwYMdQsmUJupYUCK6YxhI2b24",
+	"YzCsAbTaJm4hcV0xDdgcyKLACfITRcmWtY+KccUaNVzXdoHDeQpIxzU6i/9vUdJsRexeif5g4nAwxE7U",
+	"TUXdBrBPsauM0akW5nJhdrm9Nxo0bMkLjPWf9LaBBucpl1g21amiFCcMSrgLEipx2wMZoKiIt8g11rin",
+	"+YtDXt+7/M4jALTlkfP9Q4+cXG33/Dfqvx0P0DJbfr/zpuX3u+o/PY+cHf7w5tvDHzzE2hQp+fbosOGR",
+	"mUjy0m4iHXKtoOQmaR2cDDgmS2gAEOs2WuiYt9SCOqgnp6WNo3G7AJcxkYKkTM2dJAsxT60ZD7aAh9cQ",
+	"u5BHQLJg25Me/Eb2ot/U3Rzy3JWgaP9qEksSiXA+RUAwiw+mDouBU2gJNxmUbjQmatSG6S2NuYQNAAKH",
+	"ujnkWpcLBWDjSCVFgX9yyP/nf8g7KpnShvAFfh+ngkOJL+xRkSYmcJConwkjdXXKNdx3POwfHF7OcQW6",
+	"rJoQzZWHPIEKJkpLDwZb/lYnUG9ombHRIrtJAp+b0WwiCaQq5cEWGsuQzFI2jh9JoNmI2r1DntCMpUrV",
+	"V9IHzeJRkr/wAMiwtyzTLn9soEUO0VCpIYE2NgCPdGNDTZMp+jHkKHxIo5EG922E0sNKp5JM52rab7lI",
+	"mbF8ZhO2MJivipO0yIXFxdahqpCFMOQTyiMPTn+zsOr4TuMwSxYDy4eAkxurasqqoP40P7q5OPj2+uDy",
+	"KjCLrCQVJbaEwFWBzwLd2MmzFKQrSRYYtJgxTmdxa0GnSWDlBsqJFpNAdgiCYMifkYh6bK+7/fUvx4sP",
+	"3+/T9EN21f53NHsbhbvtUWevG/V0K0MO0pCz7oFtItC4arpKmiNcpZRHYqplLKe6rDkcYlkQkRx8RS1y",
+	"7ZSgKgVg+ynxSdHuCulpYwPPoI2NIa870pBXEE68ZUHDKx7hXuH0bezojW1PwiFXx4AGtMKjMNMuifo9",
+	"45FICXvMGAdKrzgiLVNymH5DT82Qm4Mzb12dn2Tp+Ny14NBF4TcwVXHssfuao9V+tHy6kncim5Ce3za8",
+	"TML8L0jw/fffNx3iZpbmWq1WgL69zbd9v6EjO+6AroCHNmUcsR2NfTCbQ3QukAknFKxDeutcmLo/Busn",
+	"3z2wITVzjaWLB2R2xAepVu7XYU3cDWsDAgYrMgQTgfr961CblNWPYa3Vag1rH9UDU2YfyEv74EO2XhA+",
+	"/dHuGag/oOj0npFA3A0IBmB6MPNKXmA52Lup+hCKCEVbXTDKeULXfFgxEjRMkCEahLBn78/e3ZyeXd1c",
+	"HOzu/ziswUChEX1bjNSqwD4EtIq8YlQLn35i1OXBvkspV4IislHXvOkUtTDIFmpHmBIWdbUHHkQK9ibF",
+	"8sMJ5bes0SLqrFO7PacxLKebMuDgZmmR91qATiM9SFJ/WsT2Sq6uAlM1mkIkQgkg2UqchlH9ZtfqN3LC",
+	"KERCVSliivv/RoLyAUB+g3EZ7g6g2RJR34xgQeojGqmjmU4ZHJ5mc8JR4xF1F1MPvHwLQ/1B4n65gDKr",
+	"P1usEW6KR+ZlH4vCpW2vrdorsA/ym5Lcq3lO8bUC49DdMNp8LJ/mQbalLgzI8j3djGoioeGdy4RzFV3x",
+	"XeDHtpWeakVtiMOz61MzBgCxNbURFbMBgVBH0CgNCrEn3RpC5lmJMuiwhiUD5jwa1vJF6KuvnRxcfX22",
+	"D7tw9/j47PsDOwdKlCLsEdSp0TxDqFkUqdS0sGwi8vFvq7YK29k0YzCD3eKdRudcsKzYwtH+wcn52dXB",
+	"6d6PN3tnp4fHR3tAkbuWHq1QBxEXwZGB7wkXzW/YIsh5RazkPXGbQvkb/Ea7a8nu6uzs5nj34quDIuGB",
+	"MMMivV7xvxH40JQNNe10OuW+fnPw483FwfVlPnvLPQOXbYLldSBVA4ZCSRSPAcMuM2O0n4EpOT46Obq6",
+	"Ofhh7+BgH5v/0agNX8iKwIBYmkSQYjsXu1cHN9CY7qQQSsWwmoA0GBUGggnLa+lG+rhlLw8uvju4uDm4",
+	"uDi7UI1cVxQhdTxqyExt/VZTxVPaRrum0XIZIT2LRrTSxXGxVozrzEvj24kizQcN/gPySnWdHiR8fULj",
+	"23Ek87PZ6DxaTCsW8/OMsqM5espmjILWpER7dQy18gMoaJFLxiPYqEPgGKXKgPV2s93ZciROiI3Ybf5E",
+	"aPPfxG9ukxa5IQPSDBpKp4CiqglUBBO3coeoVdN6AOJDA2j1LKGhqQSslJXr66P9Fvl2LrLilMUaf2Qh",
+	"5uWCsVaCsdXHYH7yymKphu/Q1cVyJpQkKClheqC5Lifm5BvNo1uWNdRsjeNHIH4eiQcJsbab1lnnYRnB",
+	"ZOERGqZCQjEzo8Lq099aHs+V5vybVZGgR0i05DfydNGASsMkVpz7jbQVqfd9beEyteXIb6qfv2GpOH0P",
+	"6sv9RjqwObDMnL6TF5mzbxBdbQ6p0BVBI1KSUX9o2soBzWNdnThdXd4NIoncdy4MapD7HlRc0Xtcv4ei",
+	"T/FNydTXrnn8SNhMhJMhN8XdrOcV3yaMRxKloAVQBsUKgqaoVu6NxgKCEQl6ne3AjNVTUlOUx8zpUww3",
+	"YSbg0HdYPs3NhLlW7GAX27tKqer57aABfTKo9Gqy9KlIo0gdCp5aTqoJxjMIE3FaWgs1XpQaFHEPOUh4",
+	"SM07ZEbRcgJ6+y3LYISkyGkzIVrk7F6j4SCPVlvvlmVK7Vl6HrXXC5ali+buGCivrleg0SI2COgpxq/I",
+	"ocJ8bQYGHy0fKxWflcwGSxgSmPMsTtQkmGRaxDOCPSJb1UZaWPkKAzBaxlCaQV6TK1CZYsHIejJFG0ql",
+	"BurxSND3fd1o3+8qxpyRqVAKfZ54qahcZDSxFXRJ0Pl/+m5gBjPk9Q6RHukRCSCIUMG1MAHIXB21P6Hp",
+	"rRIfz4BWcYAQv58kIB6hZkCU3oMhoAT7D6sR5Cftc0KMFKhJKNFO9T63OJDsIQ5Za8h3q5fRmlpKQwGb",
+	"IQSuZyVAuh1jcFJTBeFQcTbkMW8CpL5eEaeHoN1VUle0yquhI9XUybA8VlMct93s9PtDPktjDtUbyO7l",
+	"3tGRc0buKC37+mif3PdAsiW3QkQknIg4ZA3HHQZiNjh+C4Iy5ZFalSmbjiBYRI200yMTMU+lLakRpxqz",
+	"Yi5RI2/iEt2xhYd/GaZUx+QRpaWYegymqBOUYPAMScFzoPePRLRoaHPgkBP4+sDByVgqt2rP9YXa1hyp",
+	"K9KfRurTvVJNgw0zmUdgLiUgCdlCwksSSiOnQb0A+cqoUwA/ivaHYMcSImcP0HZOj2rQXJBf5iKjcH2i",
+	"9ki0U5y6JRl3oMi3Q1bI0IW3dYppPk9WkJEWxBLKyGrxIAJHzTap1CVU73XeNCVJnGUJI2ABbsA3gdE4",
+	"61DvPD42LOME6gIf6Y4GOLMFee1Ko6WPYz01xcZwKvLTLJxnRIzHJrsa0K10/Jk23pvIr0TIzHNt+DIT",
+	"sxmLGoTFKP2RHF8uk4jv/AChHijvZWDnB1BTIEfzsF7NHcXVJiKJ0F0GEbgiNfxUtS44swdkNE/VLJfb",
+	"Nwa4FfNtGMg+zaga272SeQSXuLc2Nk4EZ4uNDWMMc2tIe44vfd1y0rC8gcaSV4dFs9dpAWRo0PbVuaEG",
+	"+P78x0aLHAEBFapPk+ri09qxrtrW+sgORpNCLTutxGkIUohvQVUkWK73rPrxLr7dN79Uk0GpnHTQICnV",
+	"VdaUKE1GMafpAvvUUrPmwFpqcF4kzY0NCWVKNjZeXJPEov22cFmu4imTGxvQrM12iDm5vtoj9cBAv3fb",
+	"V+3ewO8P/O2fgsYO2dgAD5N+L/jxxx9/bJ6cNPfB26maPdo3NxUjly2yh0sYaxtZXtlCREzCS8exUTxm",
+	"VPEy672gnIgZ/WXOoBaLFGkwUPKYJIEDfREgZxcGRTwTIKbp1VQP7pSej+VKbBCyjwflaB4ngBOFRIBv",
+	"WuHF5P2pn0dcZoxCnOlMJEnMbz2bMUagVtHV+aWTvAsy2KozFCIjwG2p0xByON5SzJRXiF8uZSbAOb0C",
+	"4tIbciQh7Ip7fi5nKttMx40NM+aNDZPtaIOWPPuaPoCBKc0TJq3MbT0dEOWjZJgkGdHwDpRiHKT+QGCR",
+	"pZBTGIMJ+NKTOGQcSzlr//d5KmZpzDKaLtbxc2csnWJgeZwlz/jPm66T0ymXZuqsffRq2lxbG9S6Lb/V",
+	"xTzNCUQeuZKT+n3LKkvsS+M3ztdAvVHE2SH10cJMU3RDs0C7sgP0EwQNVJfi1ATuIPVopxNQ7WGcKII0",
+	"LlgjtI90rJDiM5CMUc8/g1IlCBwSeIq9hedaMOSAmK1uNlrkHDzZAHk5n6ldGCSo1qqe7FTtWyrtvi6K",
+	"y0M+hu5KZzPnyD4tsqs3pC3n5Rhw2eMsThHjLbfAaUuKadUcaJWu0RosK9pujyK9SO/VKqrV1fZwuTJc",
+	"Mn/kDajbK5OenAcRwmidJ21yBK7nWo3jooGS8ILn38EaQ5Cn8XcDHXd834SqmPDR2SzRPuQ3H3S6vo26",
+	"zINzcSP869eaLQdV2z/Y2u6+9Xu+3+v5/W7Hb3d93y8kUCwn2Ogiuze2Kla702tvtbr9MnLmqnw8NwFn",
+	"VSpNXplJl0PScf7q2PBqSgMw3bNMRtd46bYeoTKaDSPNa6CZzJt1E2p0wWFnpH6n7xchemv5QV2GcXXq",
+	"t7ShjIo6HHQitVqJn/OMnFoh96si56bXUYRQwOGqscX7D0cfRHzyYXdxeuk/nO75Dyfffftwti8eT6/E",
+	"v08ORXy8934Gz3R+7Py4eL/tBl3nqkptkDswO+Ne1OzRzapKRzoKWyksH3VgFV0jnaiQ1QsBV6sLkCwz",
+	"31bNq2nrkPrWkt1uVQf0O29+sM8bflCrtOOt307+ylJbkmUvaUc9jm1Yy/Xzr+OjRxFOZQ/5QdUrlm+8",
+	"eUcjE9UOr7Sff+WaU+3Xw9T4nt99/qVDkY7iKGKQ8NHrbD//xpUQJ5QvjLUR3uuu0b2vcTquhDhWyrB6",
+	"r7/OTBxp/wj45fGtNcalRZJrpxg+BDzPp1Ml+OAZVQhvVfuY3qptDiDltZ+92lL4h05eQzGh9vNHrzYT",
+	"VWn+17o+hhKxKyL/4ByfzpMsntE0e6MYXxOzQetYETxQTwUNHX9MUyXsD7nT27L4UoiSaZmQs9xgorQT",
+	"sqtTIx3Z4YMYmVpBc0kCBA8OdChDcCzCgot4yF2LWZzt2AlUh1vM58z6y5SoegsaJKlLKxKriUVxWAcK",
+	"qO8j9PmQm6C7QlCgteTCoDY2Lku1WmVrYwNayku3riwJu7Ghz+CNDRPSoB4ZcqX3QYVQVF8yEuzhg82r",
+	"xYwFA6OX711+pzQ1Hmm7fLG+6wBcUOZaCs/9MhcZGBWurw6bWx78094EFfd79PU0250+BGUeXZ41t7b6",
+	"283HHVKsyY4agZhLyiNJJFOiRyZSuUMiumiivCvA8AGz1jRFKjKmHlFqLVYYxzKZMQey1CoNFjUEs9yD",
+	"0L/kjjF/peCMIsauQ2Ypo9NRogRKUwWclOvRg5qD3Z/S9A5XBMvHQ8DYTE07VHknuEI0SUzZfGnWZYbB",
+	"mXO2Q3TNMBBcZQalaOy3mZqQmJNA63Fao4boWKXwQw3bR6TnhN3ScKHL2uZqllOfVdcrKwasqG4+iPRu",
+	"pFQ5XY+W5nVnwckzIIUSu0s1dOuaOLEgrwfxB6rdWUJV51tYp9fyCIkbPy+mS0q1dPMGiwV4Gy2yq9rd",
+	"u/wO6DkyHYghGlfPzvn+odoAEAShdIwHkUbNWSr0roHtCkVsIK7tfP+QPEyExAPfGJOxan48VZdghkzg",
+	"m1I5Ylks26u/exlSjnFFswnYHiYiE1It0/npVx55f37wFdy9Ojo8VL24ZylN9Fc10apbDWIKBoMx7rma",
+	"waR+xaRkKQ3B0WpcN2q3ZzrsAkidSjVUqWdQsR1oZrSARowHAU18itYIioUkEKFRxhQRTxnlEBdFTHn/",
+	"kO2A84AgtTpV/NGw6pSAMC+oGZzEt3npeLfurZZt0aqnBV7c3yjmg1GT2qrnpmCtdSkmMWcN/Fg6NVjq",
+	"YDADtmQBvfNNRfTKpYyM0CY4IH3f0AOPyKaPGcGCk1n8yBJpoFBHC9WkDkg2ZPD90eEVBq2TN/BvZ2PD",
+	"mMIuzxTBdzomjr2bR7TDl/SPnn3j7PAH8oZ8e/jDxgapX351ckzarUd4VO2ZTuuxoR98t3uUf+fbo0P4",
+	"G49JOKGBaENxy2NZODpgo+lywzpouP7uaA/KLcFJaApeqp4cHu17Q45jk4xHLAUnGrI5gnFSCV2Iebaj",
+	"WIYJnYIOYEXJwCpyAwIWN8MR6ZDfzpmU+hzcm7DwThp7uTreA3MSGps6hFLrMBMTQQC7CKULOOnUDrfs",
+	"dchjiZluHpZGJ+XK6B5hPEwXUDJMpESM7mMxl8kCgjHms+XK6RDDWiqdjiZ9G0mYx+POUjFK2LTRIhh7",
+	"kh/pkO/CIg/4y1CXppXataOujxawXU3yqz7w1SlG6jh/4KKfiEQXTQSnJbIr9XBjoCZY8U3g/Wj/58Ie",
+	"j2M8TlEw0tblWFbWhcfYPCygqOZ0TONEojulRc5xiBLjzgwDgBITWpKa0jtmRTODb2uNuzqIURPB+TL3",
+	"Bh62sYGhNs5UGEZv5LPAXAiQqrXpf8jBBJQJojhLHp6pGRFXa3Irsozxgfb+4uyiA8gjibi9RdrAWCAs",
+	"8kO5TZ6o2yZjSe7YDBwbSFEucVFIwXID21CeR0wUPOfyQUN74BfJQx/M+IAdan/EQyr4rdoCXvXi6eeG",
+	"3BInSh2ISxyHE8+F/8VNR3bzubVdKAgtGF3OBWewwTC5IWrpcEKzLBIlTzFG0aLSKxxDzuQ4ZhokxvjW",
+	"MPCcmKBHt1FzzXpog16no0NjNzaOMcJgY4McQkISmiE7fXISv4M1hygdiM9xixsrSc3JNMFFNRmWQw7h",
+	"wOp8uZ2npgg4xjKARDGKb2+1DGjsiu0uKQcgWk8gejRhyobcRnqk4gEVB/Arwj4aMc1hISkJdxM6nc73",
+	"Dxse+EbAIv1vG0mLngjIH5LoU7M7DvBk1KyiKxMivINMiJsp5YsbNQNmF347FxlVc/i9DiBbKw7Rc0MC",
+	"Y6mjXtYIQPmyGHdCSmEnSjNEBjzkpkwj5CxUlHTUIdnaOw3DAb5RSXwm/IIaF66JDtXxjGAjhLQm6B5o",
+	"qRW2YTSWvodKuC8zDjs9+oYttJ0VqPqdiBYlE2uFdq0ur2cBwz5Cab33YmTtMMUsa21TK5l6O68z9VoL",
+	"L5pLHWsuXlgy4erLBfOtvvYiYy2+87ew1eLXXVNt4Yo20eK1J02zaMVYYZf1/wp76lO21KsK8CrcsblB",
+	"puXaYnRCIyJPXV8ct8iZOmKdHT7kuMXdcjNu7AzLHcZPBLjg7nUMuRWPPmf7zF+xb3z0amYsz739Xozs",
+	"oyXD7WdD8pqG5CMOQaBokfwzbcn+GrZkh6XvCT5OYkQH6bXX+No5XaghufbkXqfzom9+wxYXDEqEvtL4",
+	"fZbCah486ooN/6G2cJtnXrZV63AOXWl1bes4mKFrP6uPLOVxaVwWllUAGe3DdZe9FTOfTO5lIQ+dZmBX",
+	"9KC3t0JEaNvT4WlDHnT8XrCevdyA+Wk7I0iTA2sL4E5Ytk1VgoxsJ4i47ZOvzk4P0MA45DBSCFbVSeX5",
+	"o6pbeC03hXNBEsGVdExnM0ZTNG4u430M+Wie6Tg/XTnUWM9tGDTGRZgcnV2NJ6LesGZ+kUK0vs4eDIZc",
+	"Z5SMmC13sgCo8J6/TYp5TI2BQfSIcf4hbI5KMo55LCdKv8FPirHS/QrZWM50+T2SZ3aZsAutZxdXGULp",
+	"pcjrsMDpNpUsuVfP28qqEZslYqFtZSnLMLRuyFGKkKTe9bE6hiIXgGHwSHezjzE0zhc9N5V+x2rkQAc5",
+	"bdn1Nqn5FjiER9qcXCUEI6G/Rgh+L0aK/S/HGPSewqfMdfjynJrprCstmcEkI6zrZyfuf6oTF0nh6TdO",
+	"RXYo5jxa+6SGMJo4Sc4tu/hvcxjvawAjvaUM0PSLD0WvOrDtgiFQjOAstz0AYI8Oac/dmtoUqw5rLweN",
+	"NyWljX/AG3LXZqOfKjgvNJtS87TigMzD4Qw3J2VmHi/xcZuvRpL4jjnGUBIJhsnLkEELVjw3FfqFYWZf",
+	"seyTstAXhGlhERobAjT41SGUXWJvqJHXvBp4MivV/c8BXf9JAV2fynLw0VaBKxGOxrx9jmp+j5Eon5H+",
+	"lb896PoDv72CJNxnnjIbqZ0QKULg4iZjj9mNUvRTwO6Ukt6a4qfn+4cm5x38LvDUjnUm5+5vkouhiv8A",
+	"2GWB3kLKW7OoAImMPy15+dE22xq/pc3NUT9s9qIua26N27TZGXXDXtRnm+O39A+1QVlE+RfZoNqsE3XD",
+	"3qjZp5vbzd7bra3mtiKnfqiG0Bm3qT8qU5KGqy9RkmW5Ltz+JyGq9tuu3+r0V9NV56rtQyGtzmq6ss+U",
+	"Wc1X786fYjVapA7lfYG/wE+7+G9pe9QJu1GzhyDam6PmVvg2am4zf9ymSAKVvKXvV7OWTrOztYq1dFaw",
+	"FrspdPM301ga3ON8X5xp/73x0qsutHyfzJJ5Sc3tdNSsq9O2/Rb+9AB/AgIHcIlsI/AMLFILwpd1RyDr",
+	"H6AmwH0ByQGc1Qb9t26PLsQD6b9dAqdAp2cLjk1L5Jaqqoi83d5aReaKOyrmCNy+2VNLtaWYvyJvc69I",
+	"5p/Y2PpZufmvUW7aawzlK8HZf5s68xXLrC7jQD6h4/tVwbBV1j6N2rQynecySxmdIqBFgd1BkAYUopHG",
+	"mW4BJus2PHM/lpjAJzhUGKbhREkQ4N8u6zMuSlyLHMd3BgAEDDYeZlpC8n0siZ21PDwLQmXlkBcCuFIb",
+	"JbXjRk4t28taROOK0ZQRgM2iGvlsyC2AikbOyzNt7ZAR80k7nAM8+L4M5X2wsUHq2krlkUDJVW9Ceb8D",
+	"Pl3Jsi/n2bi5FTQGkLDYa2/5GIO6ZSMlRouMYeSm0sXSO4/sXRwfQpQYBKx5oJHm8aCeMYWiD37GCmYz",
+	"E0yM9mNotjXkexhW6mHwSSzxxoAEMSTiRRSh/UA2uTG/8MRRfxnxAJ7NyQegwFIGKdQhvIIoLOmMptkC",
+	"JIali1raUdf1aan+zBYz+DelD0GLnM6TRGPI4HIh+HfIkgRCbjN92U3l3LH9xVRC0zjmaEKYJwbcDrnJ",
+	"yjWBIkErKAbMmqC/ikxeUg+aW9utbT9omLiwX+YCo7GGnCZY35RcKfEa+osyICJ2Ig4kLUS8KkqaJ5TU",
+	"0UtocQVI8KWakH/CHDfVn/838EhGR5AxTdM0preQ7DxPOWKKIApoDuCkwU2heyT4wsYPDLn7fQCjUgxA",
+	"wy2wRxbOEZpnuqNeAUyDzIxHp69lkiVjExiPbswvVE9NiELKpuI+xlAfkui4MNUHHYiXt6fRWTD2DtIr",
+	"IZTFIASoB0ub7oMUHHZdUDYPqF0G4XVOKvKBxoU2aLRDHiBY4bA2IK1WyyPDgvCkLv+r1Wr9/DEgdcCf",
+	"SOlsxmzYlmEVjSp7CH7sd5hEnk91w08gHvy5uvwJ0t2UtvvZJvKfaxNxb2C64lRrAIA44NXyjoJ6Ayuy",
+	"zJNh4f1Ou+Or1Yb/6/gdv686ucTYlY67d3JAvpqOvq5aF8Wl3ZF2l0oTXB6c75K9i4P9oytydbF7enl4",
+	"cEGOTr/T6+X3OgS/cPJOfQEWaJP2R6CtdFhbKZZ+laHHq6X0oTaoYdmC0yxdYHEC/L07zcheuPhyqDo6",
+	"xIeYhmbAJ97sTjP3jb0o2x9lRzzCi3sX+1f6wdKdVqulb+QfhQXWJ2RtUCuML8dVx8wQYx24WZ48qCm4",
+	"ngK2xPywAIgWTApbvxZHnvqWl3/W05HoZkE9Z9E8OxJviR68KoryNOF5apheSh+G6ZCvs4ZePnT3T71M",
+	"3sH1hfcS8vEK1z1LuF41vXt6m/geros3fJaWDDU9TU9VBDKsqUlBe0mPNfvjTdrsjd6Gza1omzVze0mf",
+	"5TPR8zyUQmAmvviy/c8O2du9/Jp8f3T19f7F7ve7x57nee12r+23Nn0PUpCqn1Mfr7mkVXKKaKGVAOi9",
+	"zqHKZVGMbdohJsEsd8s7zVh0BJ3c1KqoUFNpJ9DagOLqJXtBhfrxnIqtX3Hf+BzR9NmrKkanIrtgNFp8",
+	"NlY85Xs1erCxWBTjGAq1JtY1XTj2gFXGC20bWGm9MD5bSF6pqKRpjBhehVrs5fg7EFSdxVNWYbUoeWEv",
+	"THhJynLbbMlEQVZYKEid5n/jNOoBDjlimOJbaj7HFDLibLJGCBqkdsjs6PozcSZNg0Z+DBotciggW8lE",
+	"GXmFGCPokBtjnxXzlCssJ2rcK6FSipVLTUJC2/dzCETIYWhU4akMuQuoYs4JBzblSpAxy8IJhn0h2puN",
+	"N5tLtqrsrgErX+211gv5x2lq+gMvRlT5lOglL1JrlqAy7o8+iMeT/Xfbtc86xn+DjuHlqwriZWFRQZRc",
+	"tajGz720gPrGcyvXW1q5vd2LfXK+++PJwekVOTs8PNo7IJfX5+fHRweXZqXWEZpfs1IgWq+1Tvvvjl69",
+	"Tjg1enFAQi+tjXoA9L4/N1vC0R8V018XhaZQOOuzd++zkP1ZyH6pkA11Co2AXSHO/k6foFuoZQ2J2i3h",
+	"VkegDhbGYy14mGq5blE1UwytoSTXH3dPjlvkVAyBKPOaXR5ENVgk/xUC2tmM8d3zo8sZC2svkofM4Bx5",
+	"yJQq/GPwEz+uNp7scqLHQbot386mY/+wlWAr7R/mZffFIlt9PQv6I7eHns3SLnGq3WojtyV8qBdoRlsg",
+	"M4fkdatFmjaG8pXUbPBk3AT2SV7M05TUMy4/KHto6u/r+FrwaIkHrWZimThb6MMSMqnrSg1t33PKM2z6",
+	"ni7I0FEqkVOBAesvpE6ZiCFHVGNEn1kGYMojhPP6pKYkUJ0LyF+Pw3lCU1ReG1DYL0ZYAap0RjojD3QB",
+	"xTtAgaRQuACw0w3EptIBxV0AWftBxG5TGgH+gVFxoYSkTh8ZzTMsTKtLDkYMQcHrY5EOud6CthL/g0jv",
+	"WAqBTbM4vIP8ZbgIALI8SxZuJYEV5VIQ5d/RV/t+l1SWatG55SsYDEJS1j6VrqUX60bpXAmKOG2l3Hg1",
+	"RVG1QW2WChBFM2bu/1rTfyjCqGHxihudWV4bbPofHTcQ1GOvYEZ/rmSodyBO3VNyoWGnk1LV3FgDh8SC",
+	"fxYRP0MU/u0FMsD4sdWeHGq2GBPO+bSrleEVUlnh2JpjrOcap5Ype6VLmtSLdYM8cn211zAle7Xoovrl",
+	"IV/WLvViJoqRLb3qii361dRsB9y+LFUsGrAz8nNoyLWR1Kn4CafJSblROTCFjPqF4xHhTfQJiaWKiock",
+	"gp9AosoyPLgtYX6PwI5Y5zQEg+6WT/4PIgXqC21fXZkhtl0sIqyTM+R4nbMHYtA6bMmcMhgI4n0EuZ9/",
+	"lX3xGtb3U8IQ3+ilrA16nb6Hl5yDRl9Jc7bXf9uHuAO1bDeQYj3odVr9yiiFPoRZOPHglfEKvaWn8GjT",
+	"i1mOUEAiqw367a3un4/5ACvw1BkFDxhRr7jLPp9Nn8+m/4jwYSx5qXPN55rnmPMIedAqG0HOsYsKlans",
+	"8Az+P02SnPua2u9qN7mFATwiksiCUjuFgEgUSzUkxZyZJHUNVGeual9WoCFqiwUeTPVVAz1XUUegXKF6",
+	"FUK+qQ/xyRh1Pnn/+vWpcDbLQYtTe56KaI5RvAcX5ySeQvSOVyvNi03+4nAVGaNXw1oZ2v7TcgPH8qob",
+	"+odOG/lZ29G32NtoM+yPmj3a3W72Olvt5vbYZ8121Am7ox7tb29uLVWqgIG2lMrJWdrKmMxKxSsw82V5",
+	"EtrNdv+q3VkxCTi0pRFjPIipSILqH4sIZP8LDuCaxpnQ8a/8t4N2Z9Dr/6Q4uZ0mLPVcnid9rHprz5pX",
+	"K8khdh57UTfsjNq06Y+3WbMXbYXNrdFb2twc95m5tzSPIomKs6gmtvYX2P31bjjQk/wcAv3uKg7gmE4+",
+	"H6SfD9L/DBz6JUp2DlJ7TKw6S0vnTQGW3lQNks75AAWF1O9f/2FKBY1EtPifN/M0AXieakx7t/Iwlm5E",
+	"sALUfjSusuWRgEsGNZntJcCj1aYzyhdDHnQeHwNd+o+0bbnbHURehuQc+qCr+N2zNB4vIK/gltNsnrIc",
+	"V14TeMMb8og1ozkelgxK9/zQ1CvQ3Ne1l0zhYujHL/M4vEsWqGRilMqQU7ng4SQVHLBtEZUG6zhLUueC",
+	"N6HjHklZFKcszKQpMAeAiogrL7AerQdxPU0xVw/lVeyGHALHZUMH8iCeYp9Ij/TJNOYe6fr4b4dM1LWJ",
+	"pyZI/ben/tvxCVoCOj31xzhjKVomNdgbFvUkdYyVaSsN80OcZSwFAM4inqTghJrEc5yVIVcUMAPhyAbE",
+	"mDYVb4Wq/8mipfGOBGeBkalkkQx0sMzOkFOeX1VfUyLVWKSkj2g8sepFKh4ALt6IZ3SeiSnNYkXFixY5",
+	"oGqOsR9Dnhf1HKuTECZaZnQ6w6oJlkwshjadMluAi8SVllldSux7d6MsReiUBFLxwNKQSkWGj+Trk929",
+	"5uXXu53+JhTqQid8ToRXppPaTY/3DZnjxcAjd2xhMmmgKtuqcmMEI1hJHXO6RouMSVfQDR4mkoU3gU4X",
+	"ySOvNzvtTneLdUdb7S3WGXe2qN+jUW+bsa2wv/02HHdGW2zUabN+yNrdaNTv9sLNTabkstAfR+2aV4vV",
+	"6HHr1TxTXCwf6aVZgFoZNNOVCGZqOVPV0v/7l9/cps3xz79u9j7+oyJG11sqssHjRyzBFXOLiQoSAJQc",
+	"0Aut6WVH41ITndc1RRRfynHDzTOm652CBhEmIrxruTPWftvr9rb73W7v2ZHbNX5y5DYRJObZZi8fb8wz",
+	"dsvSFQP+Zc5IHBk5B1mvHSrw4FjafbajAYNDmuTQZboE7zUWaswEcVlmYci1TtiOfLY9bm7Rt6NmL9yM",
+	"mtuYUd8dmXvPE4LDd9ebkPk8jtZZ/8uM8oimkS0uSHQWO4mjHcJ+mdMEIgWrj4BPN1R9rDbjp8f3ivFY",
+	"luYRIHZ7QFYNzpJd8DLCNd3P/iiyXR6XZc512RgQOaMha+qyJiwiwX3bQ744opJt9lymqjkkADkPuWav",
+	"+QIUuOrSwF7Ccwl+uxmxUEQsguI7mdl3JSaM4HOG17Z0nR2NRmfOmzF4TSFGIcKCkng8gbIKZT0LBHnf",
+	"9rqzvTf/fDibR6PvqDzo/7idvt9PH9ttLhc/vLk43gt/uOpt3/avvru8/fI52pRrceMyiT6JsPwcOtIH",
+	"MdqrBkgqq7pLmCRP5vmtkab30tDTl+W7MZSfl4aRb6AVOYZK8Afl/crq7oV5KSv2FTNTtMVvWct7wRb/",
+	"6Uzsti832pSvvulMwXKPqyahvXXV7g78zqDd/qn2AiyPghi2Dvr2Dz9UYoqqHQiAlHxBOo+PBu5gSfGw",
+	"UJrS5OBjQr5iE8RB7neiyIrfUpIwGg2tqFsQZzVSplO0FkBWxvPUlpNSeg6T8AkdzF4V2LPQqPp6JPVc",
+	"4us+Pq7QS0RmtZKGpxMOlGIy5FAvximxjYj3kHk9Rr3H4FEbTUVXAVYLFc0TRuhI3DNvyCdKZwKJtKBj",
+	"KOb2VADOQVGOqUMdBQT4tCqnqVxvZrZRqSJ/rDAVXejawlhM21FQVZt6HXSp32UUvApj7pA3STBPk2BA",
+	"AjCjBdCYGNuMg47n97acIv2eRVuYS4TKB7mMJoCuQCiZzUdJHEKlrShKmZSkPhFS+2BNYQVC1erZaJdZ",
+	"Gt8rLVctzVwy7AsWti0UYCHVgHo5XAXUxAlwAoKBI1iq40A6k7RDBNQwyNyJo0mij8UpqQNCawbVomgE",
+	"xybRheTxIy56wwDXUzxwRZvM04kdfd93Zq5cyq4edPx20DBlbcrapvGNr9KXhrwe6Cs3eCXwzMHdarWC",
+	"huqBNjXku3FHV6GwWqQ+98e4JvBJqCGBthvFaGz0Vkg5mdB7Zkpr+LmNZ4eM2EKAdoq1xIrVIKpAEMm+",
+	"LSCty/VrVVcNEepHa1BXNc0jCxsw5EvVqGFD8ycLTUMNsBZZXREiE0MO5WqQLUgi6Zitrvmge/DH1n14",
+	"zlWylsfjVb6Ml/snXlSNQs/ei4pRtF/nR/pf5zoqbnklFsOOPxl/8+12uvXVNz/+kl49fLg+3986Oj7/",
+	"6Uh0jukxvXx4ldPpr3WbPId9llfVp9IW3VeykVtfwlYZInG2XFyClGtL2NpO/1nFJfTMfS4w8WkKTJT5",
+	"0/+eQhPqlPlLq0z85yaUIH8hdMnB9fv8WxUBI28UN17tvLrECl9KfJslRr5N49tJRugDXbgVI3ITkJhn",
+	"oZhClBaj4cQqKBURiKvUBH39Jo4CAJnirnx9K1C8BvnPzIwHN0k81kJnHquSWvhsJVbL+QiFPOt6gzbr",
+	"BjKcmUiVcEL5LYsaLXKty00qsbUI4g1VLwZaVyiVZCiNgo6UdlY1DLQv67M9P2lK6Qx1LjiDTyltDJDV",
+	"glzUDsBC1nBUksAUYYBvBAUJQVfuYDJzpHWsUIvVjQs45CkDOziTHiCYLQwxKLFH16REw1EAutyQ6/sf",
+	"xKgEXK70Z6UUo2vBFDauA14qSMKNnIjmck4T0vabaGQYcqN3Y5kSjXumUz3EA03R7dXEdY/5LZToRPdc",
+	"bk2EkxYrcxoRP+j4fpDrSdqCMSAQdwJ4cSIDNEWj4Btg+ZiTMXuAorVyQAKjYuiPDnldWxlOGy0nEWM5",
+	"GgYpCnwqncdHjwR7ABqAwwPjgnmfCyszhEqfqqdsPIeQ4FQdW+g0jQhMUpgICVLDhJEMVtosRYaAcEwp",
+	"m0om84gUQ64R4hwMaVPRcpaKEdMWEYxwBnwGpWgjKuOM8QaWi5ygeGOU8Qcqh1z3Ee07diUmscxEulBN",
+	"AX2hLEvuGJtJbQHOaJwghH6uFiodXirFqu3jqGwiDtXuKFKf80R9vGACkCyzexcLzzZ2hnxGJeYJeWTd",
+	"KoJ57UD9OcUgq3Q3tbtyze3Vitcqo2nOWtYV518qGqsBvEhremX0Xc6BtJcYKQRHtqZ/KZrjzN9MZW3Q",
+	"3uqWAOZwI94gnnPH76nDFna50aReqq68bv7Lg9se44vN/qhHm73udqe51X7rlwPPioPD9CQ9vNoyq6iV",
+	"hqtnwIxXR9OtE8xWGuRaYXIff15l5/+rNDxFxs9pd2WBJXNOxsXnaLj/HszrV2k1/z2KCZo0cXugDMvF",
+	"w6dXSdYtd7esHrXIOeMYqu7IteA2QktrBom1gNpEeciShEU7IFYZX5KWQ0AW1vF5hRTeVXoL2eUF0V0L",
+	"GzYECeQjwW2dMFNAzKuoA7S68tlrTcH6vd9dvqd0bqOLGo/QFwkif+5JgHMXWZPfC0x9epCfz4D/mjPg",
+	"v7Ey2x9vZQJwN1fSfzJNyYkAUkxbiWXIljOBodPW5sPZg5OpBMIbFp93YxiHfEojRqQAeL66UpI98vX/",
+	"z97Z9riNGw/8q/C/b2L773X2di9oaqMvtpcU6V2SPWQ3CHpQcaIt2lZXJg1Rrld3zncv5oEPsmR70wR3",
+	"aHAvAmRtWRLJITkznPnN3d2P3pQvJHoch2ThI8gBYwAKV0h/TdvKMNjxWj1UiXbRvbkV2UbF4YFWKbSH",
+	"9+N3LRrKMjioRmLPEZPoHsaJi6aTLu37eIRSzUyJSVQH+X7xKexaWpvoBsFPnAD4PWa/C0e3HeXtcL+T",
+	"vkym0erATpfoa69qP7GiAbTgXk9Fj/vZ5Tf3h4IcNQopFz2pfZz1wlRIUbx8eEjhMsdM7KEbUWzWYy5f",
+	"UZV1CMQopSa3SbeLJsRrY9RHPHx9JG54bSIlj1jXJkJS2p+4Nrp8OWFlbRMNwuJGokDHxNacSIF7ESbU",
+	"Z2gEpxmHvx8Mcc854MQg/uNs/M3wzLsUj6LqG5b0t8+DGd2dpvbs4qplTj+7uNq3phHA597l8hHv8uef",
+	"Tlj1d86NxyGSUaiVC4iRwnXwoyx+GBHXeS4o73Kf8M/Uv+OBgtiRh7xSn+KzweWI36nrYc8uxld/+imO",
+	"MuTlILQ3Ph2HFjZQmNSa/8pP9rs4Kpz/+GQGX2D3RVL7xDbC4P5QV/9QV7/KjL9InWqIvEtXykvhN4nP",
+	"1mIzMzsNsZZavLp785pmZal0pjCQEzNKmuw92N3XyqwLNRJvjTgA2Ev0McLeC3ilk7srlo1YVntMPYap",
+	"/l9mZlW9VgIuiCmprb+VzOK/kcRHH0S8PealRl/yJ/s/D1kDgbIaPnM/8u9wdizCvtNyx2Fw1D3qctRm",
+	"v1b+3qvNSupzjzOPmYPHKXyERPrloGhf84k+HY2SHYSYPcr0RLYbpwvCffUCramR+Ht0ykikuhgJl+ge",
+	"xts+RQfYL2n/2Cw4ipl8he//xfgPMa/tN9/9qS2nnFKNnv9qBfo1mGjQTBSeg+JL8vNo6WWD3XXhTGoU",
+	"WxXOjjH4IyYXem4hMR3TZxdXKVhoSocj8qGrzCawwgIzt0srSoOV2Eo5n+czoQqrtktVHlrzE31S3N9h",
+	"JTZQ5r+YWcVtdYzCqDIt035/20ngW3hsHiCJeNKiTPqx+t+eFl5L+qzRjJCb8bBuYqUK+rWSecFLywFi",
+	"5yhUaTvrAHWefQERYev5S8rIW/SOdcpJ3DaMRXHpSeQO4pv7SoGcBZKaexcKNNy7kku+UjxSin017mSa",
+	"tmJ2o4iSU5KJl9KVn2X1HFl1fcceW3abv//17Hqd/6Dq6021REgi3BDW1M5U/xg23fORFJkLUPMA6gmF",
+	"SM+o7ykjJVPrwtRw/ROLuaXi/bvX/UaE+fjp08LMZLE0tho/v3h+if4nbsOhd/mXmdqReL/m6jhTqe+j",
+	"SjMU+ENO2KhGSTqJ00166eXFZdoXDFQgkASWktEuwczVchmJD0jRtVQEFhl7Iq/GiU70ThCZVezEGyUx",
+	"I2UnXL0ar9ztEr07Pz/3/+B37u5ix6mzKhuKrcwrx4iQDO8diR3oVfSjuKjMTlw7vm9uPYnSVa9p/Cyq",
+	"jbND3LbKJsLslWH//2Zdmb+0SqzjTkgJQb6zXRFRvMLCQ2tl+amu7I57JBVvt2alqKgMVemXYgmqsCiM",
+	"uSe8Sau8ztg/wIUOyiwTm/VQlBsdt8GKaank/RAfIkqztVzEh6PiYESGvLjUT5HiRoWJMNA0rkdrK6Qq",
+	"y9U0X2zMxrJL3IICgqSWaS1uvnvn402NnuflSuHnoJB094jzZ+9wDYuKDPH7MYCeegEXJVC03UAmGutE",
+	"YCE1Ow4SdE42V1M6/IeNsY/GxL3MKL6EqgvTJbgyujeWJbyvlsVIXHMJI6zgNCulXarMCWKh5tCQZU6p",
+	"k4E5LRcy18ilD3CTCawSzI4BWaAMu3NCgrI7HQvbghhQRSRTFKK7+hBWepqrrXe2YngkOvhbUcMYUDvw",
+	"LNNEh0RIZvA0ZgItKN01j7iYVCp6a7nItaz4UMEVscaFZYUZcy4T9tjtGiWUOBkc6w60CQOO97pxUM04",
+	"CRBGifG1mNLaRNjCIvf+7ruReIknbVhxnNegRNPrweroUoOp8tN2KSscKhBvDrpygBEcYwK5Yo7dft4M",
+	"zNtE+5jfkWjDaokSW0j9CdTaRHdia8Upam1uKT7E8KqG2ajUW6hmwH7QZNk664G/ZrAtu3GxARN291NE",
+	"6h7aNtFH2Lbh9I5IqPHYE1CyAy/R5iM/DqXP7Pqxo/APGV3MemBs0Bwi4r+3ar4pqEY98e2Ts9yKVY1Q",
+	"fFgIcr1IzkghmQRufqLh+5WsMdtSOIvJVZ1ilHO7rR9axLtm/rKjzvMcEGtTUAj5G3QHUpZuwAq1jkPp",
+	"mJQrXmM+qB0MaHOnHO2duEW9AmRgh5XbZdq9p0d0Q9qfodu20FM8vZzeAYt6yg373kxf4C17e4pHX0R3",
+	"jVdxuu881zmtvdA299tw4cRVuvOF8+rOx4aHhO2JnqB0tn97v2kcvVHYZQ7eiC9pvyRqTKAo4JYgUS84",
+	"8rjWVKe9lebSE4uPp4lAczcjSrUpm3MYZw4XlcAZj+EIgVxNI/a+AbLwr4FR7v4I0lMOfLaIZQQKrLtY",
+	"P5DzzkUvTiSf1k6p7rMwulOl0WBAHLA4FwJd13c/3jKXjuL6v7+9eet7inKbE91Lf03o1C85G4oETU76",
+	"X6DEnH2kPPA2zy6c8As+tbfeLxNFEbhEIpjuDcbdYBBOQAcD3nNIAVQFWXceuTAWHHhHUqLsAZQchXqw",
+	"9ebJD6KXXsGDQZIGg5j9MBj0CWce0G1sBxwluHFpjD1SXLAZGtkFwzY2jpVDDGBRsixylyoCi6u9t83A",
+	"w4WCWVAlGnEK1db4w5BQLJNwXSibZLI5zxg6tKSwhdmGO2JtENi/izrRuG1vdXTsMmTdi2I//PL6hKXv",
+	"HYVdgvD9rZGK4/KNHBiDgnYeyIbNZSGmcnZv5nMyY6Z04p3Jekwi08T15Vbkq5XKclmpIVlYLt6TRu/x",
+	"hMBEdyACRQchEF+4hQmcNLNOcKMCtX6xKVWiXYiMizoBgfL3x5APd/smAskKF7viQQbcf4nONiUI3xj0",
+	"e6+ZFDj6OJg0wqVCJQiWLNS2AxABLh8MZCUKBS8AIjsYQPudRouNAGn9N8wIGAgzJ4NnMBiLR3IjuRKV",
+	"XCmBEMdAVMO7ORomeVvJmoKb+bUFy59Oa3a+LFzR1lGiSf0M1DpQHVHaWex7h0K8wApjcw6Fzfl7UKk+",
+	"FLeWslxfh0wzBcIdz8EtYjwiOUeMBazSvAR00Rt72iSaQzbg06mqtkrpfpzJOBEpJwmmYqpAd8bNtLCK",
+	"Da19EDcGFontsh5hkJVLiGzvMiCXuV5MOFJJsOLm8tzxbzC+SJGliLh5/qAy7o5b4gRAT/wjsiCwZhAM",
+	"7h73qxeTQ5DIsSk1LAIwc0H9Iv1HSN3YHCIcZUwQicEgjdmHdrahlM5q1Nz9AgYTFslcZ2oNCoauAmPN",
+	"ThzRROUwbdFZ880oFnHPakzHojjCs0y0EJ/CtHRlqo5x1rZLU6hurCU+7hDaksglhFwT61LN84f+qJuH",
+	"55yjHhhJN+aNuO+ZkTzZRom+HIk2ta6XBtAcYmP2+XLxh777UyqDZSszu8fntm+Mw5Nj6rEp70PXoIhE",
+	"Msa9M6ZhaD8JYw2PwPOgoVxk9Esw81y90hTf5yg+TzToed3UvLh3CXBoqaGHEL7W7O0vaOBz5m9lDHnH",
+	"yY2Mqz+Gl1pYtGWBt94nD8ZzRh6G+AVkX6K/M6s1HpMtFXY1kgkDu7jG/A5vpmWiN1Vzg0CtmjRUdlb2",
+	"h1h/G3SJXCd6ZkDvA5MVg3xpFUN+qR+ZRzFMRY+8Dolel6YijXESk0DFQYyu07xfRiqwHQwI4zxVnn2F",
+	"prGsUb3zKiPDqYZgsqxhWxqKItf35+jgFqZMXA6r0ecEv3LJtqiLwapHhKcWMQtGNccDZDSqCatGKzyd",
+	"NoJ+kvl1ntsa9GWUmxdvb0VV5rN770VdgESWZoP77kjc6KIWhOAypdCqgpnJrnG/MKsH0Bjyqqgdmqvn",
+	"tCSK2khv767vXr55+fbuxc8fXv711c3NDz9fv3598yHtO4pX6IBhohmrFsov+UdpCbtk7/kFdve3314J",
+	"zg6GL5Dnpp2bUK3Agss1A8Go+h7b3C00ld8a23iqhkvCBx51UWmjw2CVCX/sK4s2md8dkYxFwWfkw3AS",
+	"NcRlONHNaCOnCi2bUSI+QgmneR1iyr3TRjX9R+4Q6OM/P/4nAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

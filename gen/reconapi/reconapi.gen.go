@@ -67,6 +67,7 @@ const (
 	ErrorCodeFileInvalid          ErrorCode = "FILE_INVALID"
 	ErrorCodeFileTooLarge         ErrorCode = "FILE_TOO_LARGE"
 	ErrorCodeForbidden            ErrorCode = "FORBIDDEN"
+	ErrorCodeGone                 ErrorCode = "GONE"
 	ErrorCodeIdempotencyConflict  ErrorCode = "IDEMPOTENCY_CONFLICT"
 	ErrorCodeIdempotencyKeyReused ErrorCode = "IDEMPOTENCY_KEY_REUSED"
 	ErrorCodeInvalidRequest       ErrorCode = "INVALID_REQUEST"
@@ -91,6 +92,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeFileTooLarge:
 		return true
 	case ErrorCodeForbidden:
+		return true
+	case ErrorCodeGone:
 		return true
 	case ErrorCodeIdempotencyConflict:
 		return true
@@ -440,7 +443,10 @@ type Error struct {
 	//   malformed field, parameter or header, wrong environment).
 	// - `FILE_INVALID` (400): an uploaded file has an unsupported format or is corrupted,
 	//   encrypted or empty; the message names the field and the problem.
-	// - `JOB_NOT_READY` (409): the job's results are not available (still processing, or failed).
+	// - `JOB_NOT_READY` (409): the job's results are not available (still processing, or failed),
+	//   or a job still processing cannot be deleted yet.
+	// - `GONE` (410): the job's data was deleted, on request (`DELETE /api/v1/jobs/{job_id}`)
+	//   or after the retention period.
 	// - `IDEMPOTENCY_CONFLICT` (409): a request with the same `Idempotency-Key` is still in progress.
 	// - `IDEMPOTENCY_KEY_REUSED` (422): the `Idempotency-Key` was used with a different request.
 	// - `FILE_TOO_LARGE` (413): an upload exceeds the size limit.
@@ -472,7 +478,10 @@ type Error struct {
 //     malformed field, parameter or header, wrong environment).
 //   - `FILE_INVALID` (400): an uploaded file has an unsupported format or is corrupted,
 //     encrypted or empty; the message names the field and the problem.
-//   - `JOB_NOT_READY` (409): the job's results are not available (still processing, or failed).
+//   - `JOB_NOT_READY` (409): the job's results are not available (still processing, or failed),
+//     or a job still processing cannot be deleted yet.
+//   - `GONE` (410): the job's data was deleted, on request (`DELETE /api/v1/jobs/{job_id}`)
+//     or after the retention period.
 //   - `IDEMPOTENCY_CONFLICT` (409): a request with the same `Idempotency-Key` is still in progress.
 //   - `IDEMPOTENCY_KEY_REUSED` (422): the `Idempotency-Key` was used with a different request.
 //   - `FILE_TOO_LARGE` (413): an upload exceeds the size limit.
@@ -504,7 +513,10 @@ type ErrorDetail struct {
 	//   malformed field, parameter or header, wrong environment).
 	// - `FILE_INVALID` (400): an uploaded file has an unsupported format or is corrupted,
 	//   encrypted or empty; the message names the field and the problem.
-	// - `JOB_NOT_READY` (409): the job's results are not available (still processing, or failed).
+	// - `JOB_NOT_READY` (409): the job's results are not available (still processing, or failed),
+	//   or a job still processing cannot be deleted yet.
+	// - `GONE` (410): the job's data was deleted, on request (`DELETE /api/v1/jobs/{job_id}`)
+	//   or after the retention period.
 	// - `IDEMPOTENCY_CONFLICT` (409): a request with the same `Idempotency-Key` is still in progress.
 	// - `IDEMPOTENCY_KEY_REUSED` (422): the `Idempotency-Key` was used with a different request.
 	// - `FILE_TOO_LARGE` (413): an upload exceeds the size limit.
@@ -974,6 +986,9 @@ type FileInvalid = Error
 // Forbidden The body of every error answer.
 type Forbidden = Error
 
+// Gone The body of every error answer.
+type Gone = Error
+
 // HeadersTooLarge The body of every error answer.
 type HeadersTooLarge = Error
 
@@ -988,6 +1003,9 @@ type InternalError = Error
 
 // JobNotReady The body of every error answer.
 type JobNotReady = Error
+
+// JobStillProcessing The body of every error answer.
+type JobStillProcessing = Error
 
 // NotFound The body of every error answer.
 type NotFound = Error
@@ -1054,6 +1072,9 @@ type ServerInterface interface {
 	// CreateJob Create a reconciliation job
 	// (POST /api/v1/jobs)
 	CreateJob(ctx echo.Context, params CreateJobParams) error
+	// DeleteJob Delete a job's data
+	// (DELETE /api/v1/jobs/{job_id})
+	DeleteJob(ctx echo.Context, jobId JobId) error
 	// GetJob Get a job
 	// (GET /api/v1/jobs/{job_id})
 	GetJob(ctx echo.Context, jobId JobId) error
@@ -1111,6 +1132,22 @@ func (w *ServerInterfaceWrapper) CreateJob(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateJob(ctx, params)
+	return err
+}
+
+// DeleteJob converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteJob(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id" -------------
+	var jobId JobId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id", ctx.Param("job_id"), &jobId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteJob(ctx, jobId)
 	return err
 }
 
@@ -1258,6 +1295,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 	router.POST(options.BaseURL+"/api/v1/token", wrapper.CreateToken, options.OperationMiddlewares["createToken"]...)
 	router.POST(options.BaseURL+"/api/v1/jobs", wrapper.CreateJob, options.OperationMiddlewares["createJob"]...)
+	router.DELETE(options.BaseURL+"/api/v1/jobs/:job_id", wrapper.DeleteJob, options.OperationMiddlewares["deleteJob"]...)
 	router.GET(options.BaseURL+"/api/v1/jobs/:job_id", wrapper.GetJob, options.OperationMiddlewares["getJob"]...)
 	router.GET(options.BaseURL+"/api/v1/jobs/:job_id/results", wrapper.GetJobResults, options.OperationMiddlewares["getJobResults"]...)
 	router.GET(options.BaseURL+"/api/v1/limits", wrapper.GetLimits, options.OperationMiddlewares["getLimits"]...)
@@ -1315,6 +1353,18 @@ type ForbiddenJSONResponse struct {
 	Body Error
 
 	Headers ForbiddenResponseHeaders
+}
+
+type GoneResponseHeaders struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestId          string
+}
+type GoneJSONResponse struct {
+	Body Error
+
+	Headers GoneResponseHeaders
 }
 
 type HeadersTooLargeResponseHeaders struct {
@@ -1375,6 +1425,18 @@ type JobNotReadyJSONResponse struct {
 	Body Error
 
 	Headers JobNotReadyResponseHeaders
+}
+
+type JobStillProcessingResponseHeaders struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestId          string
+}
+type JobStillProcessingJSONResponse struct {
+	Body Error
+
+	Headers JobStillProcessingResponseHeaders
 }
 
 type NotFoundResponseHeaders struct {
@@ -1799,6 +1861,248 @@ func (response CreateJob503JSONResponse) VisitCreateJobResponse(w http.ResponseW
 	return err
 }
 
+type DeleteJobRequestObject struct {
+	JobId JobId `json:"job_id"`
+}
+
+type DeleteJobResponseObject interface {
+	VisitDeleteJobResponse(w http.ResponseWriter) error
+}
+
+type DeleteJob204ResponseHeaders struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+type DeleteJob204Response struct {
+	Headers DeleteJob204ResponseHeaders
+}
+
+func (response DeleteJob204Response) VisitDeleteJobResponse(w http.ResponseWriter) error {
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteJob400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteJob400JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteJob401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteJob401JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteJob403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteJob403JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteJob404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteJob404JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteJob409JSONResponse struct{ JobStillProcessingJSONResponse }
+
+func (response DeleteJob409JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteJob429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteJob429JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteJob431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response DeleteJob431JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteJob500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteJob500JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteJob503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteJob503JSONResponse) VisitDeleteJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetJobRequestObject struct {
 	JobId JobId `json:"job_id"`
 }
@@ -1929,6 +2233,30 @@ func (response GetJob404JSONResponse) VisitGetJobResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJob410JSONResponse struct{ GoneJSONResponse }
+
+func (response GetJob410JSONResponse) VisitGetJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(410)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2240,6 +2568,30 @@ func (response GetJobResults409JSONResponse) VisitGetJobResultsResponse(w http.R
 	}
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJobResults410JSONResponse struct{ GoneJSONResponse }
+
+func (response GetJobResults410JSONResponse) VisitGetJobResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(410)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3032,6 +3384,9 @@ type StrictServerInterface interface {
 	// CreateJob Create a reconciliation job
 	// (POST /api/v1/jobs)
 	CreateJob(ctx context.Context, request CreateJobRequestObject) (CreateJobResponseObject, error)
+	// DeleteJob Delete a job's data
+	// (DELETE /api/v1/jobs/{job_id})
+	DeleteJob(ctx context.Context, request DeleteJobRequestObject) (DeleteJobResponseObject, error)
 	// GetJob Get a job
 	// (GET /api/v1/jobs/{job_id})
 	GetJob(ctx context.Context, request GetJobRequestObject) (GetJobResponseObject, error)
@@ -3095,6 +3450,31 @@ func (sh *strictHandler) CreateJob(ctx echo.Context, params CreateJobParams) err
 		return err
 	} else if validResponse, ok := response.(CreateJobResponseObject); ok {
 		return validResponse.VisitCreateJobResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteJob operation middleware
+func (sh *strictHandler) DeleteJob(ctx echo.Context, jobId JobId) error {
+	var request DeleteJobRequestObject
+
+	request.JobId = jobId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteJob(ctx.Request().Context(), request.(DeleteJobRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteJob")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteJobResponseObject); ok {
+		return validResponse.VisitDeleteJobResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -3332,342 +3712,352 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Nc9s40if+VfDXc1WR/FCKJNtJLNdUnZM4M84msdd2ZjKzmjMhErI4pgAtQVnRbvLd/4XuBgi+yJaT",
-	"7NzePrl6bjYWSbw2Gv3663+2IjVfKClkrlujf7Zmgscig3++4NFMvFAyz1T6Tl3kKhPm51joKEsWeaJk",
-	"a9Q6Sld8rVkoVVebN8JDls8Ey9WNkGy+1DmTKmcTwSLTWsza569esCdP9w6YFpFpg+33Bp1eK2iJj3y+",
-	"SEVr1LJttYJWJv6+TDIRt0Z5thRBS0czMedmGEIu563R34qXfw9a+Xphvtd5lsjr1ufPQeskFvOFyoXM",
-	"z8Ui5WvTUnUKoWk6ZKuZkCyfJZpxqVciY4mGqWTwIVNTxiUTPEsTkTEzLqFztkryGbyl+VyMZej6i9bd",
-	"v4h1eMikYn+oCVtxzaJM8FzEjMvY/Pz3pco5PFhqEffY0UQLmTOVz0S2SrTojaW/LNUFoMlOlEoFlzDb",
-	"NyriOKnqHC9nwgzjkWY8jjOhNeNmnoxPtEqXuWALns8CFj7mi+Tx7eDxH2qiH//zDzW5SuLP4SHLhFbp",
-	"rWBJzvg1T6TOYdYTrgV7f/6mvH+lRnanT6IhPxDdZ5NB3N2L9p92D/hQdPfjp5O+2JsOome7d270nH98",
-	"I+R1PmuNhv29Z027fJbx6zl/p4BiGzZYqi6QXxiwqcrYT5eXZ48HvT7SpK4RH/zc2kBs+LCR2M5Fnq2P",
-	"prnI6mO4EJGSsWa5YiuemBMxVZlgebZO5DWuaY+9UhkL35y8Pbm8Ov7w4vj45fHLMEDyos+XMk9S+GWu",
-	"ZD5L12OJZJQJLXJdIZnd/p0Lm8hkbuY1cJNJZC6uRVaZzSlMgqdfNKsAD5Z5bH6LuGQzkS5Ki/6k/4Bx",
-	"/fLLL0fLfCZknkQ8F820zos3DI+JZjxNhbwWlv/s9zs99kuSz9QyZ88Fz0RmjmdsvuGpZm2pWGi6UVny",
-	"D2gjHEvkjQFTGVNSIEeA08pg8KJjjkeiWUgNZoKn8x/GLZ3zXMyFzONxKzwEEuRswmPTkPi4MLszlsgx",
-	"zfmKY81CkWUq+2HcSuQtT5P4Ch6PWyEwDy7phStv5q7leaK1WeqFyOCfSo5lO9zr74bbDDBgRdd6OZ0m",
-	"USJkfqUjtRDjVjCWtY5/GLd6vZ75El76YdwaL/v93ajoHxmpWogMt0MKEWt4SYxbYYVoW1sOrrQu9KAy",
-	"LKCEKDLsDpfXrnbrTo5TP9kfznku3iTzJIf/1GnuHO8DzXiaqpWIWSJhztEyy4CpS9GdJ9Jw2lUiY7Uq",
-	"0f+gv91B7TceiMrgNp/Whw/S3kl0Nwp7NUZ8Ltxhn4mx5FGkluZFrtmNVCtZ2VSY4RfM6FzMeSLNNmye",
-	"TSqmeXUqDYv87Ok3WWM3oi3W+Y6RbbmyzFvYsWxaWTOtL5qGFg10/F4mH1mezAVr2ytHJzLCsYiFimYB",
-	"e3/5olOMuzwvJmRcvlAHT/sHT/aePnnW/0bLr8UdJP5txl/dnLG8f3eayd6b/AMmi/RzEjffbSR7PtIs",
-	"iUcwjPBDl77pnsQhW6slg/EnU8PwzeAG5ooeDJ+ZmzDjUS4yzaaZmo9leNT9jfHuP1i/e8B67IqNWDcM",
-	"CimUcSbFir1/f/Kyx/66VDkIgbAypp9IyZxHOdPLxUJleZWXP4sG4sl0f9jd5Qdxd2/Sf9qdDMVe9+kg",
-	"3p/2+UG0K55sK/0Nhs8Cs3bu76C14HkuMrMw/+dvR93fePcf/e5B72rU/f2fg2AwfPb5f7Xqgtpn813G",
-	"5yInRccT2v8i1g06DrsRa5ztTCktWJvDerDbPXObcnatVGyeJZHosHzGczbnN0KzTORZIjTTfCp67C9i",
-	"rdlEpEpem91Yq2VWME5zrQt5m2RKmrsO/k6TW8GGe2ymlpnusUtSM2A0JcXDqSOoq2ik2WmS6ZyFw/4w",
-	"tNyljSIMK/SUvGsVoxEDPagDTRuxCNQVkONAg1EZWxq5giTOQxwCZ3EynQo4QnYURoiB/jQL94ZDdvLy",
-	"+O3Z6eXxuxe/Xv3l+Ner8+P3F8cvw0O2miUpHiQY61i6FjTTeZKmhnkuMnUNGkup2f5BqdkXp+9evTl5",
-	"cRn22KlM13DrL4yuRS3qsZypNGbcLN6IcSPWgj5npAbY2jlfw35Vl/ZGrKtEvR/3J8/4nugOp0+i7t7k",
-	"YNDlu/HT7jMxmPajJ5MDPtxrBa3E0A4ueCtoST4331YUxNYmTWd/v0rrdanktZps4hGo6yVxgHqeWTUR",
-	"s8mahWenF5fM19DCsv6zpb4GkzNKYzE11BbvPM1Tlc153hq1lkt4s+FoZkIvlNQCTuZzHhNjM38ZXiMk",
-	"/JMvFikJ94//0KjxujmYBcl5kuI3MSz7u5+P3py8vDo//uv744vLVtCaC635dTHuEVorJobhmcPd+hy0",
-	"gDoavv7sz+l/ZWLaGrX+63FhSHmMT/XjY2gA5rWRj7NYCQ1WkjnPoxmaIPRCRMnUqi/tsDKCECwmnq3m",
-	"Q9fdkF0nojaNjL55vEloNPeP11ZJ/tquvbqAVGuTRI9t2/NvfGzLXXb3N+PuUtiF5ypeXyr1hmfX4itJ",
-	"irbi6vL09OrN0fmPxyWi8jd4ouK1YWmp6TUzFwQZmrTIbg0fAmalWXvA3ibPrX5oPoK7JEHq4JItF6ni",
-	"cafn02Z9GF9PnWGt0XBEtjBvRuJjZPQ4BqNGM0VqNswoxuJWZOuGOZhbKRU0EbrSaBGItZN0lQkem7sH",
-	"rEwqJh78neIfTPGvklScoLK8PcFrFFPBjvBCpcs5PNTL+Zxna6Ju8XEholzE3UzA/R8JzWBzUx7dGKnI",
-	"XgMswhaC1i1Pl82H6dXJm+MrYnKlc2R7GTGpGJ+DrITtsXaq1I2I8bzAk4Dp5Txgucp5GrgBXuHDjn9q",
-	"Sv2ZZaLJnvEsL0/1qJjHgmdAyfTunRO668Ip5uSahoXzmr7r8vkctJaS5G0RP+fy5hVdq9UtmnB5w5z9",
-	"5JFmeP/a0+ja+LKtMa2P8FgXTVX6ZO2zl68C9uLi54Adf4xEGrC3lwd7/YC9OHp72evv7wbs9NWHgD0/",
-	"Ohl2RmwpMxGpa5looBuk1c379vWs7shyVbsJMzSMeytsV02BSyBSWbY0omXAhIyyNUiZKmNivsjXY9kO",
-	"/SGS9ZbWjBlBSZO8K1J0BJi/FpmapGLeAdNi3iAajOUDZIORbwPkWR7gfEA/tT+wVaaMKB8KeRt2vjPX",
-	"L2WuKpskcSzkV8oSr07Pn5+8fHn8rnTAYLePzk5YlCbmLCFjzVG816NVluTCs/KWzolr8NvIqo2jKLpG",
-	"wqwYeFk7dMOoCay//PJLt2rGv2vlq1b/ChF8J9LNRPoT/v6ni700HsYzcb/o+2SP/SV5bvR9nqb/BhJu",
-	"mkgB/NnOIlfXAnw9KPYyHLAvwloroXYWlKoQCw1GqdJ0C0RKSvSC91j7jOscZWn2o3qkwUvpWs7EdGm/",
-	"KswsWqTTwNphFilPZDcXH3O2tzvodb7z9C87Lp6F5oWS0zSJvtr40GCoKp0aXo0nSDSrGIoaTWIlMbGp",
-	"k28gHzWHOrBapEMxwIkAySNTkdBaxEYmajTVdXrsF57kIL8nOcsVmyYy0TOIIJGbjZtJbk1a3+WWr6fx",
-	"v4j1uVhqEX9DIi+MvHV5pkrXNv5lozl5E5F7nXwbGadO0mZsPDVcfH33GOFBIp2xvkrzntW702PvnVfl",
-	"RqzJ3GP+osa+U/WXUrXMRSZ5irv8deR8cXz+8/H51fH5+el5iYgT6sRKMECahxDM5V3NMdvG84VuNHKh",
-	"GaZJOqdP8qWBfBt9V1oDBLk/2qHfiaHQS19pFWaaeqZWmtnJ60P0lQQg0cDcx7LihUTn40JkOtE2Muk7",
-	"UT+YqF+ryTuVnxse9ED73ZQnKbL1slXoDzVh9Owuu8/r0+dX704vr86Pj17+WnWYsIPJMN4TTwbdfrTL",
-	"u3vTp6L7LB7sd4f8yeQg6oun071n1AuK0VwzqVgm9DLN9SHTQlhN9pFGOvSpvtw5uGxRnqCNrc/IiR/e",
-	"i18+vW28YI1d3jGHb3NLmdGVF5O1w1JXYWdEcV44urAYXsjaC5WmduXRAJWtxxJC9ZAdUYiYGVcqchGH",
-	"aJZKchbifoasXd49jEX7bkb64jP+TuWv1FJ+rQhmKODV6ft3L7+MnKUysrgZhkfERZtfT77vFNPLaIYM",
-	"CCydiXYhNAkZBvwgiHbouje30hHGIRRhl/TtWKrM/AxBhqijlyIpUCm3+sR3Kv1yKn3gNQRUynM+4dpQ",
-	"4lJmgkczPkkhujrn+VLDz/yWJyn8vDWRnYNpBXTgZj5JTI9FXIKvw0hrLhrkEJRIOzTD77yxVSyVEAfd",
-	"dWHdd62YFwD+lWt9xtep4vE3stmBS6LZYIdOHPB8WH9uyZE7fDIc7O31+2yyzoWuuWK+pU3OuWJKI9HJ",
-	"P+xwyLdSmOw6IzbcB4vZQmQ4icmaxWLKl2k+lu1IyWlyvczMrponRRSyysjZohSbc7lmmVrVZdQv2vpN",
-	"R/c7a9lM7n9dqpwfw66Lh7qp/179tpAN32KOBFwbmCYBWvxycadkWE7AKJ2Wea1BNWWDfr8PHhnbuuEu",
-	"lJDBeM6G/eFet7/X7Q8u+/0R/N9v/kGq9AdBUHaVa/K7o1cbYwyXJkZtf+msTG/FiR/0+0Xr5lxRSLig",
-	"JSbVz1zYg2c2MeXO+Xwbwbe+9olbcdaups0cstA7vaFN5pLL+UQYYWEsyyk1bseqfMGuRCWMmxalzVOt",
-	"xrKetAOWovIQNuTx0OrKWHe+DQP6FoznWzKcb8FovpbBXIjsNonEdwvRt7EQgZ8O5pdEXmLPRsPRWDrL",
-	"UZP4/bXb+t6TIL9+U09eHF+9f3f089HJm6Pnb44rJmzhpm1YipgvVMazJF0zT4y1LDLldBz9rao2/224",
-	"ox1Uo7jLsuR6ljOpVgHL14sk4mm6ZhMR8aWRfsui8Fh6sjDtfGXMRhkDfkOB1GU+Rzzu34eZ/U+Roi7V",
-	"jZBfEjIN2+NFPP2YcVkJJ3vvxUNdm8cMYre/NAQOmrgyTRRx1xhfcuWlYd4XBgdBTMeFrl8espC3XsRV",
-	"zTDw5eF78naEYhcJFYtMxUtMZvfaP3S8XnMZT9RHzEHEvBuyRuDvNov67ul+Gz6BeZBensWcp1OVzUXc",
-	"FGXuh5KpzA+KG8uw2MMwcG95uxeUMmonKp9ZIcrFQiQSwxyec51EAeNyLCtZtxR/UYoiXok07dKgy5+7",
-	"MDcY7EykMQshKTUMwEgEibPyNiw1B1tp9+BRyQL13Vb0NazoUqm3XK5tOuRXXs13KDBOWrcOh3L2N8/N",
-	"PZ1rT3PZG26juXz9ibtzYLqutnRGbNC33mQlzX2eChlzp4VZu+lYhsQvkzi0LCXRTKtlFgmL8hCANrf5",
-	"qcrYIDDq6x3NQij/aiYyQfEajbc9a29QaYxIiL5BR5g7oYuqwuWaoDdhsoyvRe7Opl40ncDvKtE3Uong",
-	"iL6XnNjtVweAHL2//KkxTpxS9W386Ib7vfT5t7nr6h1CLCJIDawd+j1ap3cZ+gXCj6Z4b9DNUjogLpDa",
-	"nIJMYNYmZ5m4hcQEfLFGwU2hr5XoRLjQmvEjMEyxALQww6OJlrlLOa1vc4sPhUL4fgNuebz+pMvvX2y9",
-	"+3Z34H2mtIa78CLn5vKL2SLl0swtYGeZgr/GEm+uReEHvOt++n6P/KvukS+7QjT+G+BY4CYq627H+ATV",
-	"lTs1tcvTvxy/uzr+cHZyXgs3rKC/zLi2CDCFcoahd0oK/xCUGzWzpEusYajv8WIICk0qcDeAylDv7PoO",
-	"6fvndO9V6k9r8yVapLVhCkB53O8UK6lazKWqbx7Y+3emh9Pzk9+qjhFS/5paPGRayLjyiEB+MKBSbpxQ",
-	"qcNvoQO/q+E6WQ2zHfqdhR1fn9ywuWO5YXdr0gWI2twBELm3SoTWEEHzPU3mT7qwHWXBsh8BObrDXjOQ",
-	"l9jKBkhDI09mAo0MLBPTTOgZfmEks0WmFiLLE2SE2B6CWTUDOtQwyuhUJTnjukLSI/s24nD5jSPoVthj",
-	"pwv+96UYjWWswAiy4BmYgnvsZ+AwSqZre1GXyBuVM70Upu8qMkaubq7+/uy3bPizvNz/+Mtg/Zenize7",
-	"8+cH0cu96Y9PZq/7+mgozveXJ8/U2aAOABHQlaCvEnkH2pyzY+mcrzVDngjKqlSrQ7b7pN9nS5nCFnku",
-	"f2bjASAmEQ2CaTIVeTIXJWnZNBDciUNnqEUtGkT3iwWPRFeLBc8A67EKgobjjniWJVXkQUjqywSP/fQ+",
-	"EOzw56blguau8Oe7OSJaZMyLiLJhJf6/lYmv1GRpO+yUC+hDNflDRCA/HEGGdfNRwZxtNWVzJcWacCfF",
-	"Rx7lLBZRMufpiHH2+uL0nfXOukwTlBCj9SNtX4XI+sFwv9/b7xuuij6mTC1lbLjqLFPL6xmbJJJnazZN",
-	"FQLYLFRipMMzonEYg22xitgEbQcFUgm9Viw+DrIVtD52r1WXfrSNvXRvu6fdZA4eu9E/ES9l1LpO8tly",
-	"0ovU/LGeqYVemN18bDsCmAoub45lnjWAEZ1Kgclp7TzjUnPgOB0b/lbOvm5gNG6jeJqeTlujv91NNbSx",
-	"n39v9Dkl19IcJXjnEHhTkmvWxo1OZAfU7YXSSZ7cioDFYmKeS3HNzQ+Q5Ge3uJnrCbMGjzQ7uThle8PB",
-	"U0cRzAgkh0wu07SA8iqyztHsL5Usn+vW8fvzVtAyX6GvENXdCorU7//cbcKNClrxRrjJiVI3htDMG+Ue",
-	"Mfhjt9vfa/lExSFao9aD2dh6D4PuhGvDS2AllbSbDavjbOqlnQ/sz372PxrGY5GNZbv6DMGiPJIyF9eg",
-	"UwUUvY8r5uJjfvdWQoIi15Ab6blCCsAAu5bmRSNszZM85zISLJG4fgBoyWXMHPAEptNr9odKJMIcGWE0",
-	"FUwbbqw7h8zDqDA0qQXPAI44kQ232MXx2RF7cX788uSSHb14e8x+fPv8J3by7mcI5WH9fsPNVeGpsJGB",
-	"3Wc6dR6100o18dIXgBL8Wk08Nx6P4wSlnDPvOE95qkWjk2elIBpOQ7Asy8y9GSVpgqL3H2pSZwyGfDbQ",
-	"domwRqwC6MDaYe9jqj+GAYN/hCA3/3T59g3LwYOsMvbh7ZuxvFiYLdczIXKm+a1hHJo+6RAqxGPz32GB",
-	"DcHavf7+MGC9/v5eB4AiHv/VgkUEY/nXk1coVzMdccna3IzNTNn8KQGw41rogJ29+zFgr8+OfzQvX568",
-	"etUJkPzgojl9cU5G6gIdA8KgC+oklbbHjnI2Vzq3UYdFsCGSkDvfeAE1yjfy9l7dxfNRokQEoRgbjpUN",
-	"1CgofGR2x0yVADeUFCxTK7CUuNcXfI18AsFU7JQnawtzCzy0iPR3MR6PrNEeRtH5Fmuy4FqvVLZhhvYp",
-	"ip5qIaS5ve2v3UWmcpxSA/IIJtsZdQs+tLh4qQgwx3SqsmuV50KObLRKrjKj46Xq+hr190wsELU7kaCo",
-	"YuIpO5KI+MFAWS4ZjLkeS7h6KmylP+gPBgfP9v1FcVMPyuhvT+5jMHBePeJo5CQb79YjueFKbbouvYHt",
-	"lkDpdre/Ol9SfMkFBX3XLN7qJiwucheNQrH7AQu9mJTQg0g3wyVsbmXWww8x/92fCjytDasSO9B0a7kX",
-	"RpBIQ47+0JBGSA78sMeOeTRzPmSMvtFw8EoBAbxAOJR8bpEBUBExLyfmWpwWmabhXr/Pqk55IiuadTEk",
-	"I6DjeMozL71RXwEbCdck1MTrAssLA8GI/GvXR2Eputcq8xJfLYw8W3zzQsV1vQU/D2zfTSeg+Lg2w7c8",
-	"miVSdM1FAPcUThDlSneW8XTzxULwDAzXlOsEnp4Qe+6Zb8y2vBMr+F4DmOQE/Kwi7o3lWHZZ2brE2nv9",
-	"QQdArZrNUT34pmREst+gx6nu3LI2pvtsVqzBJukbNLDrsmXK9v1Amyo2VaDAmGZ2qZn7IWVqkOHYXJET",
-	"ZJrbw1V8UGIRrJT9yChl2PDb48ufTl9CIt3Rmzenv9C892nA5kUmPiY612yyxMIWBV7DXOQzFWND1SNr",
-	"Wul3Ro3QTnegPhaRN2bTikAdkHYD5kBszWwsNj0ShzfXDu2Bj0plx8O/HPzKjKiOf3X4ELgrHFg5ddGM",
-	"7IBWCpMLbZKjEdsBa8wGWbJ2NfkSthUjLWjWjbgTtg/+cGgLD3uj3oGX5M/ae8MhTaMZVuBOOAFvy4pk",
-	"F9beG+z6m7YhTQY/ruPbwPcB29sdlOa+GWeyDPBoNhxGUAUpe6RdNEcJGoe1TVc4mopnzywP7gD6LeHe",
-	"g/owI7+2RRHqH/gdgl8TTgQ6DkkbXqRcehRQjbUpk6bma81WsySaQQq7aa3sNkRZRDEIcoXqHDCRUhg0",
-	"a++7Y1SJmK7nx7P70uOp9WqorenEsswtg3xZ2wpQZl6eSNSx3t+GsN2yWFFx9FQcUlWfmw9f5ieh1hlq",
-	"K2gIrawgDFYzszfA52wEHKlluzVBVtUc6pVw/qZI7ZJY5c+zLFUFrY9ds47dW54BC4QF9b2kQcvc+RaV",
-	"k0JxyOXZ8lHlvNTgoPUWbph3Kj/C8g1mDbAJaykoo32WsQOagY02QMFgQy77MLAlDbxfwAHj0q4wFF9k",
-	"xySTNQTm/27lsZdOVmyQt80LjzSIURRNM1vOuSzENDrBdRE0IjFvS2HS817W8d4rfYqPhrkAH8EiKwuh",
-	"FkaJxJTpDC8FPjdqYxLVrPoPTb++T/eDmRbjbxJ8IYL7cr3YYK88NfTHhr2+F8t9iD6fsB6GjReglQh8",
-	"nashZLt0SBqeN+ggPwmeGn2yOtI3ya2QRtS0HB5v+vrWa6dV3rX52A1poNU1pSaa1rL03cYCaOomrGij",
-	"W+ifr9Wkify2NdhdGaGt3oA5u2i+oYVzQl7VSMw1FYqQJOFm5joPTbPm+5C14yQTUa6y9Viap+ainqtb",
-	"EXcOyf4BF6U02uuKWqvaPVx/XTKG9yJ927QaDnLiijeo479Y6wBI+YAUBkHrBVAF6OSEUdFxzgGzGD4E",
-	"xgb7/P7lYG/Ufzoa7P9WtdR382QuGvwG9Qlggbf7h+9XgwP38e7u7gFWJrlveMONw/sWtsZtNPLXanLs",
-	"8FosxvJDKXETevT9NDmWBVGyL6VJtRCym8hblURCg/26aQGposGdFRa+qHrCPXUQgi052ms12cDOXC0G",
-	"aqhEm5WTFni8pLqjSESWMJq442s1OaJiG02szFA7aBeApWarcmAFxBXLllIXDqzo5ho8uQ13+7/XwfoP",
-	"pYsN27vBRPjLbE2VYZDl9tiJZJyFr9UkJBAh4MAUiBFijyBLWCaNp7Lmjn2wWGcH+VWSnW+SBWMIlzEU",
-	"L8wEI4MaKKFqZe6ZNKn6lj1Ud7Vig72RDX0YtwbDYL8f9PvjllOybfgBc+EEXy3zlVZhi+1qNlcestxQ",
-	"hJ9MBcJ4mtyIiv5rLZsl25LR6mH5FlyD68VxfRbNRHQDprNILdPYVoZFVxzc08U1DeaGKRRIhAVm3DOA",
-	"ZWoVeJlp6MKieD23tYT6X9L7Tau+VQp32ZoPItFoeHEzmnHN5lCcQq20xTJ24CQQjgwhyYULrEMlHrmM",
-	"tel7ItaqMILRVCnGp8HAUNH63aKh9GOZ3mFRqcnhegGcl9lWvYyMilbW7isKd01hLunCJTG28uUWim9Z",
-	"I62olb7S+DuS8Dna+5qZq1rmkUJpgjN3iZkpj6ybouYPNfcLhBula1u2MwSbq4jDYCxDI0IkPCWT/lLa",
-	"Z6xNFxOETLiYC9u+oYhOUIReGIag8apb8CQeS6nyGRglUY2lwNseuxCChT8el4swuVq7j8neGZIhW6B9",
-	"2GxutkwFxbGXWeT/veuI1qqpBKKT6sxq2A0wo0hyMb/3BnuLDbtmILYEe+dZxtfoNoaNu7NzsLCSr5t2",
-	"xwU8Ah7Q/MFDO8Nu7xyai7K+D8QK9vqC3obCHtssKfrqEyPjFsS39QTe2z7unIIbyRVIh0JCKbv6sJ4X",
-	"xM/zPEsmyxwd7hj1ih1AOFLhmocTtfV4i2C42jA3STd2EQsi8Zd24+SKjdtwv24yAhQnDSbZKymcI3fZ",
-	"oBcD8bHh1jOsgUbS8yEXRxip4Ps+AIW450Qn5yIp36VWLz50jkqydK97Y+mrysDsLJ6jaX+aSBcMWfiW",
-	"CyRN963hC4geWjb1eM9rfAKO8/ky3WCOKrE4OqUiSoyeyH0i0gofcrCbK8lWM8VitZzkWG/IrBZUmNZC",
-	"jOVqtrblL6+TW/BrwhULBz4cwWXgTo8v/RVXx8Isnr08klwX7J9ku7aRcph1c0RqPkmkiK+I4zR1IrQt",
-	"Mh+T57/QgPGu8Ds1QgPIAMs53UBJVh2EdqM4ZIJHM3pxztJEW6YHDALGmEid8xT4oSGilTIiCkg13jXW",
-	"uBiuAoJhnd6igCuwcV2GtC7449U80bDTRLx3dGV6AK3Bjg2ELdsJLTbFrTygWUPnHN14Nv7btoJtxktM",
-	"WBLeDsLhNYoMTc3QE9xpk7U3NkVhueUTBKuEh6dEGFBA0e2DixB0U/FCBf3fasMrH0HbW/Px8/l9U0BQ",
-	"g+TkX90jM98SNQf2FyBtRx1w5cLiQtkKe2e1QWCDVbAXMroSJ2vmrUWTfPNNg5YrlBqgF7Aqx/kk3lZZ",
-	"QCjt1RkEY1miMHMBzAyVkbRoGoMY2s9kZNl4jWKkG5TNL4bRdG0eMm0kXZ5i3QRv5diRG99Y0gAfadwd",
-	"gu/OtU/Kdu4LLBm7gSnhjjz8pp4n8gQ/GtSlC7cYGwK/IUqYFrENscmd2vL0vjpotxx+ftfMXCgdSBwb",
-	"j9GlTwxgylxlSZ4L6VJpNpg9y3M5efcz2cqbR53RTbrdcSgu3+YTUVy6JIqUuWZgb8yg4YIDk7t/pfRq",
-	"QlmxXF4gNMygRAaVA9IkgDnJm1MuaZOFwwsKBynZCf+TpQtxsCIXCQR3XU/NN1FeZyTbXEq4yELmNr7p",
-	"X3U1+fdSVLmTvslVU2+kRqQ1PWnLS8cpN1W12lPcktxX2xocY3fy2ckmlaVC999KZ7mTE34JB6pUtvxG",
-	"NyMRUWHhcHE+tCI9T+X/dl3/Yva2eotWrmInXLRLgjCfaJUuczt0jXXDMscftlLj4eU/m63v/pls3epS",
-	"VfIGz5mZ/iMNb9/Nu6tEVyMFt/J19r6JowPu7wadsAlql8JPN8V11pnBw12gf6iJvkptnnR5XK/VRBsu",
-	"rVawmonGUW4aSpFU2C/lk/abMqeg38zPqa5EyBcDCyHyTTP8aalFHNpMyIlI1Yr1S70/e7K7Vee2CFTT",
-	"nK3j7iGT3n16X7eLlMv7bWSRkmfmRSwOL/Kr5jw85wdEakE030OyvWQ6R1lZOrFSGhGzgNeCObU3OQor",
-	"6M3bOQorhwlmWyIwf+FrFFCaLfphm45QAYTfYDGkR5UAGhTzp2wFUZ+GPyyEjDVTDZnpBXz/3dtUSfDY",
-	"2lXpxnh3XE5QDOTORdiYXwLmMwrrdBGTEZdsQuUbY0gyceFqG5JMMoql82sWlAQj+0KNuRd03MjuiKs9",
-	"0uy8HPxzdHYCoa3+KDTB4uBulQfgPWsYA9gTi3LR5KZqjVp/IOOuD8wQOvpbSvHYAQvNJyGDTFLr7jIq",
-	"gr5FrQCSAv1RUxcY/AMhF6WBbwrCqBjJa6v3Am1g4MdTOU8dtdNIe+wSf+ZxYTErrvDAVevkcu1k7rGM",
-	"lLwVmU6UbDJJuMswak58PzfqdsVlVCuU3rb61n8zMlOz/2bONF3mQ3v38VI3IliEbyCXXThJq25wNPSQ",
-	"plg0wRcKN6wG2Z98o4I/t+F9c7PN/0lTc163ypALn9OmiZJQuWmig/sm2uyX2NTb8wa/Y8nt8qWdb+jP",
-	"OY6+cH7V/K3yGapSUXWx6wO8Z71qZ6JKSE03CYRiGwbpZV83IB9YXLIikLYMrFvHhNnr7fWGnR7z8TUh",
-	"88D+gBCCITl7cJkYRJ8UUCZryl6XlLNSoN/22CmaXF1WELqNkmuJGa1cs9qYdntD2xWliuMshIwBMsN5",
-	"XMZS5yq6oemmySTjZqHJGxPHpI+plWQrld2wpYxmXF7buINKRI9dgOa1LfLCwHHN2otMTJOPsHBXYSew",
-	"y9G4Cq1K9PHV05/+Pnwz/3CwON/Lf362+q2czzoYPitltA6aTIT+9mwxZHzxAcPcvTk70H8d3n54On+3",
-	"Nzl/lv/6ZPXbIHq1P3vdv34zjI8OxPunyenu4mKvIU34ntE/XAEqYJ3v+7AIMv9aPBw9AydmxLNszdqh",
-	"Q8IJA1RyEAwHwjU8QJywcwjXEAGIp0peWysOQW+ylyiYjOC94sEj7Q+kGhzaBMRTWXnS5zavfIXXeYu6",
-	"ket8Gd7DiwaQUw1wOr1vfPL+fQ7Xv/H5qYbtuRWvznUjGWzO2sCzgrkanNIOEOmrJGfjT2Xhmn5rmGBD",
-	"NMhDDbV+FAprq8yBh6FsUnUoQe5jJxhLl3a5lJAOWTX4ziGhDe29f7ZfsPf/hHdorzFGeHl9LTQkPX6B",
-	"zEjVWm+F8382iMmsDXIFxGnq5Fp2AguPcZ0JCG+xSzcqHDAuamPO12wFaUeqMMAj50605zRmkzWbQRRu",
-	"UbSEI0bRVGRsNVManKbm35nKRVn2dcAku+SlleYMgB0IcJqcwV+tHmkWxksBppaQrEUOjKIU8QcxoEqK",
-	"sWznIABhG4JnaSIycosvZQx3HS5zyjV4uq05ocmtwI7ni3w9lrbTTFC+s2kO4gfxuGN6AyFSF8hq/xCZ",
-	"6rEjVuw8mgPHJIYRDB4GT44qnifE0HOSNPbn3PoUGkwtixhQcpwL+ht4iflH8o3s3hPc1ehH9Gm9zlHN",
-	"YRDRMkvy9YXpHNkG3pggiNXPRyGkVasIICKHL70DJyOgHIinqkry2sHU9MbSZkkgd5ysWXh2elFEgQJz",
-	"DwPCx+MplEvKk1ugUy1kbMNZ/Js+kTZQrEjmxp2AxcYCj2aebmlmeb4AbBgY6gsvMa+ONOd0mzrWRI/9",
-	"KHKnL/C8cTKwKAVKZbW2xzYwlaBsGckStZm8Kg94UhwGP41lgRlh458EgqvkCCJhA3Jx6Nb4k+TsWuSa",
-	"hXv9XVYAVphThSOSRrHRG3Ex214RGHNAEIml04iXOU3VypPHKpuA06W4XkJ+RFsuFhmkgPUkcwYush2T",
-	"oDoiBDF42zzzISSpIRs7CKbyngOSfJ+lrVGrtIlwiOyxMidiiKi6iZwqi/bMI7iExRzSelt8kfxvx+CA",
-	"q/RicdsKWuagGJXAMb+3Nu6P0oVhb3PB50a1h7EYctWjx4/r7T32KqHVr9kGIyryN3MNVYCiIFhe55Rt",
-	"RpfVWi2J8/fG8le1tDkM9a8NMcnNRj68L9jOzh9qsrNz6Ef0jyFZAUvjBG58G+PY/XH60H3kyQZAPLMi",
-	"mg6C96X2Qt5ZEfGuMj/gPWCLdKk3RrQzCmiHqIn/+i/2i8puDCWbPwe9ZgYAPHOtllkDCxnBGl9D1YQy",
-	"pgzhuSLsCQsLDFKv2ghgvHqJFr2xHFYHYQ5AWIB7FKh47XC+TPPErMPjqcrm3ZjnPOyMWDjsD5ll1MWn",
-	"OA6MLiamBA09InQUZE6Q3mLEWDFVxKuG/eFhNYi/MeNtLHd77Eyl6R2pASFVjSxlUjVnv8KA25xBsXck",
-	"qIG5R/bdAiaaLVIh8/UhCknAWiivhMrP0Ktmafd6D0pZIEkDKKX0HbKi0BEqkEbN02spzFOstPnpcqV8",
-	"nqvNYjKdxAIRH2MRUPyrBN+2WskCkguA7EKsyKjDzmgsd3YKlr2zA+dnZ4f49s4O7PKaovlgmNbvbF4s",
-	"7iAdWCwg2F6RajEaS3e73HlnlO8G1jYfY76ZxUT5A3mA2ZCxDPf6A1aFFYd9U9Mq1pgNlgG4Its3KmLt",
-	"cK+/x7zC6gGiacLS+U0YUdeuY7E3jMwUtWpmbqnRgj6WflvmqFuRf6kFniFFyN1UkwtBgsj+ToKFhEuv",
-	"8NjNlzoPSE7WkMIO0ld1ZR0aLg0J11MjPvuhJ4vnfs0XWOIGwDX2nt60BdswWc3MCWzbGc/FyPQxEUZx",
-	"KiLG0+RGjGVBZoFF/NFznqYiK5P7UUneND/eJYE1m5g7PfarIVYHeX2dmAGZofJybaeKcYeEoooIa68r",
-	"KG5jVnAGGLISUqkoIh8gE1mSj6XmU5FiYbdMmQsKq+peL1OepWvWRkZ00Gex0TgSza6Vitki41GeRKLT",
-	"Y8cfUV/B8HWej2WzjCySItLYDBDAoy1cHQQlFHef8t6rm+0R9BO/bXsV7X5oQMEIGkRv6jUrV7Lr2IWJ",
-	"bho2sTCfV2zl7EJQciBSv5LEuykekKfpl4vRzVD0I9RzneEfr9qxbAOzqVQnCBoA3hggxrgGICY510Y3",
-	"T4UDV2cZhxnkMy6dsgLIZhIg32BqcAwAR9FDhpupNC5J+TZmGeMlNarfxRKTrqCmMApkUaOx9CzKrJ1t",
-	"FqU7ZXsza0eFKI1HpGR/HktszEWddCAI2+yT1SsqoHZWCbHIljV9YyyPKvWjCOKWSGJaqy8VQEKvxgRd",
-	"W4+qoFRY1k/sIsmXKAt/YhgkwT65HKFPY/mp2+26/28+2Fwo4xMztPGpimgIX31ZMZSiyTLgITRZKgVT",
-	"vFnBJ4RXwX7qoQn6oLXeJpg2dk0bHjDhJ7NMpmm7MeiL4CysluBw68CL8nVgBkV+vN934otZXBBcjgsE",
-	"zYAlMkqXpM0rbc5GAsZPqsbLt0cIDMbS3NEOuM7wohHIXCEEZ4zlP8eI3DBujdi4lLw7bgVsTNCZ5uk/",
-	"x5BivulFmz8Nj412MKI09gIosAF+18eJJojnAtwZ8JwRy7kzgsTtSF1LWAvCWx63Pn+GycCcNgFvWtsY",
-	"bphbDEhad/DFocuMDxnaoaywOpZpovPOIZtkXKLwiJDPMeE70Q+0Apb/AEh0hnACmvL41gw5uWEC4X6/",
-	"H44l1ScQtwLvDCqCPSJMOMOkKrhwwI/NfU2atV1hS1XnroC4R1qZ0AsltbCFJSqN9tjJFNoEYwyX1T7V",
-	"FNWDwfCZmYK5kIWhXJDtwqPub4x3/8H63QPWY1dsxLphQCLVjVjkVXnK5qtzrZNrAGs2l8X79ycve+yN",
-	"uoacPBBoQawmaj+084SgrGkC41wXKIXkA8AlcBXPtMPX4+aZLbYGtwO8gB7HkuxeFEUbsZ0dW2FsZ8fV",
-	"GGuqnxYYfeEsU+41SPRveBElW4pQpWwgSBWrFAoG0xiKkyVJGWeUkAzJeJQprZ33kpYWHGGgyWB3q0TG",
-	"amW+4myafDQniOIax9IOq0Io5iKRvonTMGhnOSMyGlGCRK2EUDgq5m7jYStV3XBMh7XvXQ0gv41UTHPE",
-	"4m/6QAvT4XuZfGQgTbStZloY6WkFBFZ6G8szToYSBGcoifks3BsesCokJZp3SxiQrh+n9Gh0WkG0GKuX",
-	"4gLdahB2avRXrrsKkaiCxwF70gcYC6KwQhwpX0Jm9BZiEwRcnlOt1EO2MBPFGa7BmNI0ud5YgiG1Mgq8",
-	"OuyfpDNFSkpB2gpyL2CVK57BnUV3HyDngiz6ofsKn4rY/Cs8NHR1cnb7xDUcYWAVLHAhGz5+ssekyI0I",
-	"3Gw8wssN5+kkOqN+TAuMz8bClzrw7mVwpgBJYCCzFRv93WkKAq7wBjzvaCNANjBErA+QIxNZ1vIGxYOK",
-	"3shzWFKLV2puCqPfLiy5YuxyBQfc6KX1TQ3IAVamWdpUqqSjps7gU5Tn9eOje/cYaNz7mC4AAgrY8zU2",
-	"AAfS8mUPShJu7AZjHAaSg4ujjotrC7HBXTTc3/fuokPG4QZht3vA5sYSdMdoplBz/ItYay8EpGawKWFd",
-	"y5ilya1gwz02U8ussGEkGTr/xnIJZhzDi5xAcSPWFaBgF+yFdWKTVOiAIISFvA07ZhVTzK20MejhsD8M",
-	"6XgDhrJrkSZfrIrhfOZzAMXNlgL1T56DUIgoLzI2OwJ/wyYdNg+4AWHY0z+GQ7YBxbihOTB8FNPx6sgj",
-	"QDJiG1CcOQB9QTeAr7vXP2CNgMxAP6cSTAdFqkEb1qrj8W0jbPjQxcAIiROQnzITeZZYZGV/6EaxQjkR",
-	"ZSCYToEn4MPiciDqrmHyoHkRl7IA8Yi9S4ohp/MFGI2ou+HYIvP1dGqNwSiqwETaZS7LUqXzwN3uWINi",
-	"sRBxx5o5CKFrLE0jf6iJn7KM4yY6A03Rop+RRfLQXA6oRZvPzazBfUy+caOAu/snXmZm96qte6rqXRsI",
-	"sinEX6IoZj4lSxFcSmGAQjFK8Pv93fCwZN5AqzabCy7J61A7aCtDYtciR38+FtugehxvudF+rcfflXwH",
-	"Dqxynh7anaAnlkPuyB3232zAVjzJ2fD/7MidsXROhiGVCdlztnAHfl1nsIlshJAuJA8SqsYATIhc1FC1",
-	"4VlmBpC/UmPm+BRzOcGKlxkxUiw4qsQ47jYfyxrGdsqNZOVVZYfLDYqyA4lZKcSacO7APzczAXGdKKKB",
-	"s4POU7cZFXhn8OWoYkEi16rzE8PRADMXQW4DWb3kObeeFmTKOztvlRTrnR24DCrl5AI09EKRt+3LyjHm",
-	"FZbbUCuujEgW1ou3hYYKflQBC58n11QLDpwxiWSv+S0PjOpaqhQHX5yt85mSrpydLWPHq4XsuhCVCxFg",
-	"PdMqBPO4lIbMVmQbPbwUGy4qxTElQu/swAdFkRjAiWuHx+/Pww69fZnM3YsWahFYp875fAEH4v3lC+Tj",
-	"NazFsHPIdnZic51hE2Y+rhVIaoaHpc9d1yex7dgIBQiddk6qDcLZAQCaITEsDXZIgdC2UpihZXKR3Ei1",
-	"spT2M2Z8QFwTysyUAwL+Mp45zwLUgmiHdAQMwfyCTrPbAbMxNyBrQiDnrQBOODID8gIUdIBmVOsGsWcD",
-	"x4gPncJGAwfkTLHyqpVQ6E2aREJinhb52c8ytcgSkWPVpXv96bnI5pC4lSd5eo+fvtvgYG8FLVqs1qg1",
-	"6PV7fdOYWgjJF0lr1Nrt9Xu7ENWfzyC8wecfUB1RNYXbvwe/e4Pbvh2aH6zn4g4PfDu0j+hlnfPMcJLG",
-	"ymig6kFAPNiNfGtwYUIEenlOFwpwd0B6K6H1zQSaIY2ypvIZuZ4hss43m1F9DTMuTEcDApEiPrTG3MAr",
-	"u9FQc8PCGLpLus/KxT5QBhxLryxHgXMp0tiuJDiQK0vll+tAE0Lh50RLOpwVvMcx+s26ujsbfN2jqjbe",
-	"7HPHdDM03V8lcRi48YRvVFS2SANb1IxEBtjFVypN1aqwNd3hVu+xM5yhBVYDqaUKSMns/QSSt/Zc7baG",
-	"tYe4hWLUGshkZ+d5M+Hu7GxXTC+2YYikkRlqMfwS6s+o7Gai1I0e1avucUmNDvv9Xfbh7Rt2Zwm+sdxQ",
-	"gw/05V5/fwhjaazFx6AUH5ytiEszGCrFN5alWnxmWEU1PvP+5cmrV2yRRPnSHLn2YgYuoZnKlWa5Ul9Y",
-	"qc/epO73aQFEnXmw0mMZvsAvupfrhQitmaxovzmow0GCqinWESqf5mAs0WcjPub4HqrqhlxJGJeKYEtN",
-	"E3jTAR/DyzxAM1X1KBM9ndVr3529fKUNPTkpqswsHxWRiPZAhvYHcrz3xvIEZrysFMwrwaSWSuYRyO89",
-	"hfPG0q+ch+oPNEkanRGukKX53I0b5bJUmseZPm/EutNjR2Byyb3QXJdpg+Y5O7/AuYCtcwyiapONvNJc",
-	"DJZXwmnzi8WU6cBIvW5hi0wfIg74GN19EmKGE23zsdBuW+xJIV1AUnajeSQBj940EXpUUm0dB1KEzlY0",
-	"an9zlgqj7oMUZejouF47snRZGoLyS0kSEhMDBtJpLizpkKdsmJT5QCrZxbsqQzO1Z/DI1OrQFaEEIEIq",
-	"RMm8OpTBWEZqjkpPxLXoJlILicJsavX2PEvmcLNh1VcKtkikNOQJP2Fs+3oxE5IK0IIJ8ypkba1YeIJ4",
-	"8Owd6AsYX0UY8VeoQxhB7wUdW0CF9X10YDuwAFpmwMWc3K7/goErGD3tSm8mOa0lFaYEezhosnQeyYl7",
-	"rlLBPlkJJWaf3L3pL5Zu9OcWERGf2FqA99f9ZK6bTEzN/9B8vX/aqUPgIGztVfEh+l0pEt01jH+bL/Ry",
-	"bv4HVPAwKMQLwgyh710Jyk+GL34qYJRC1i6pIB1838bqu/eL4H14DozePqNCFpgnYP449CsJ87SDvt8j",
-	"T42yWiFrW8UPFS+VOU0wUvM5lKVSS82N+k8pbipzHpFgLC3yigI0PXMhJVCFCW2NRltjPk84osvC8bBS",
-	"GIsL+be0RZEB5kzh/eJhHttcgbbKIJBLKpaKnIrFxcl1gtjU+B3tX6LHsgDQBhaZIHIza1cKyPnwimpl",
-	"GQo4bOAegmAymAwZ5pYLNOpCjdj28EkwHOwFexDDmQuC6XBBS+BKtbX6x7Ko1T83wzZnrADbztQKrMOT",
-	"5PpaZC5M14nDg11WwfOmwQL2jBmrb3Q0wh2YVM15NH/YdHCKUSRbuDPkg08Cox0PIeIWbs/CNyZjw7bJ",
-	"oOvswUuNuR09dlYy/I8avTfE38umoR/uN+ybSXqXiBMPGi+Xqil0s5lzLJ1XPZG583pQqXCn3J7ELhL9",
-	"tZpgNjclJm9M1CpeeVwuSwU5W7Sqz1W8tpHnVLe1IZoXwX8iFROYjq1vTV9dUqbJAlHOEiUfL+JpABLb",
-	"40jfBsx/dCvj3lx3BcYxVJ8YQenjPCUDVVdNp0kkYhUt4RrUhcw9T3vwv+UmPs5T6rf41yLliay81lXT",
-	"j+WfVJSLvKvzTPB5wHYe71TLRZcn+yfNbdMEGkb7mfJU+L0JdtWa6J/L2UF5thQID4QmINPesD+skIk/",
-	"mj8IIsyl1ZWLjGyqD2Kh1rdFULcgOD6W8taz9kurwIRryEyOcYGZf0NsOTsF+bvGhzCiKPHcU4bVgpAO",
-	"5lcSoO7wSOGRJ9e0mU3Dq5smSV8VBz13X3wOWlbFv+9r997noFWLUrjv4w/ufXy90sa5D8a1XTvFJ7W2",
-	"tMgf0o55HdtwcTr3f46vnhC17PX7mz5xB+WxX54Bvhnc/02pliF8tLtFR66oIXxxcP8XTfUKzbeDLXo7",
-	"42sjB7hSE+a74fBBfRbVEOHjLQYMEoUriWi+2t1iNX/C7fOHur/Nzp1QMJmrxbW/zTY0FGb00yTham7I",
-	"Dfybn2H2u7mNXYkDm27WZE1tBa2cX8P3r9VEt343fTVa4czIr5sgAM5FvswILKKA2F+ibIVxgLrRaIvR",
-	"vhWbLYZboAEYjF8eTj8FCsT4wEusaddw+DvlZJt2FWy/cwg2AKpRZ7pEK4lzDYB7y+vkiudYZVF4mccg",
-	"bFEr2gW987WNGoEYLhSNKdYBNAISWfFBqeq188ZXUkBKCQtUJYggV0m9hTySJgnvR5GjeFe5e/vb371U",
-	"5smWDxj906Oto3KVl1bQgorslQKIG0sMlisKbir2t83FDzgQ5Vr6VCxPLtO0VgivucDcF0sPxeqYA0Tl",
-	"FyoLRYEQ26xSb54f7PXvXZ+D0d7gvvU5GO31i/WhQKeWV0kQ63dVCwe5Cl1fWTarXoLQ/U0k4Nb8YDKM",
-	"98STQbcf7fLu3vSp6D6LB/vdIX8yOYj64ul075m/5rTKZsE94a2y6MhNkjQ1whfBNn4FhSIt/fvToy/N",
-	"fn6IPNskx1LxlF5ZlPwuzX2BNPecu1rQf6Ywt3f/F66O9bbC1KVSb7lc28Db/0hxClLyK9IU4io0yk4P",
-	"taG8VhNDPb9vkrls4u5Wslep9JovHW1ymtfkL1ZUAwVXCPJNXwKj6CqeO9kqKEeflUrDhxiOw72bDxM6",
-	"rPOm5hZ+pK2TtvMAGaoUn18akC9DuSxOzTjzDCMQCYv2kx8cNir9Da5eFquVxBgHL+CNBE5NviQjY1pP",
-	"5ctEYyCPkiPG85xHMzOyQ2ZL5P4wblEDXcwJxP3GbEBz74xbYSdgaIpBJ3CCW0J4RD3KXQKBV2UxRiFB",
-	"LBXN/pCWfZkJ632ZCTcTFLBFPJZ84sKI/cByrRhn0TLv6pnKyEWKEnKq1I12Ql+PnTb6mApDd9vB1oB3",
-	"kqAN6C8P1AYM0ncV9DOStq3oJ0uuLdeKX/pmKaEN6fuxrG8I67YgmBH0NUL3DTl8fV8MVJL81NQFPWrw",
-	"5Lj8/0/boDqYtxpgMtfkKgl9Xw5QQhPq0SfyJuAnhXfmU/ldgFIKWDKF3J1PrvKF/yO0UHcDNaJMlbst",
-	"w82bb+iXUdPHh5YWRrUvD4v1HtkeSj0hjr3pwbVRgOVX312mwhsLVfCirxAbOUpiV9ys/DFsB+Bs2CUo",
-	"wkQIPA3zHoAsCN6UtcPdgO2HHW+F/fbIEYadG82cKB19sbY4mL87+JrXRHlbyjUXbIQCxhoym4Doxo0Z",
-	"5/U+7J4WveTio+0jycBurAP2h4ICS5M1C9l4/ImF5VYgpIKOgcWkKlbQ29ei6gotYehhRYWsHT4N2AGs",
-	"oduQsdzZeXHx884Oa4fWWH4ISQha5D8s82n3WdgZQZTi3uBZP2DvL191nzl33WSdW94y59lNwF6cv3kF",
-	"YzA3SKx7zPcxgoXcLqJzOFL4QNgLnaZj2nJRQEXoKjoX0UsZdveGvYODsHNoQ0kywcJff/311+7bt92X",
-	"L8MeuwS0e5GmFEG0AsBN4NPV+8pcTsuUW2+/S8Jg4Q+Gz/y3+U/X/Od/hwHL+QSiznmWJebOzUBk6Ng4",
-	"ZcxGs1EV5pJPBeU+ho8oukkrzFzL7RAJGCPXIp1aWw2aos0nWmG9d8ofH8sUo9DMUwz48Zui5FAkygmP",
-	"bugGSK4TyVN4kVxlH95cfDBbfwo+Dna6EBKCpmyIFcY7YPCUhHszJGhyQxR+FC7qpnosES7BhrAkWVPk",
-	"MWuXoNyKyj2DfaAOyPaVOfpsNWBfQP67v2c2wpmcdjOVurJtQWVtO4FHInDsgSjsWLlm4Xq9Xnfn827s",
-	"B90Vt5xpcGJ64Bh49Q8jLxjyGkukLwDqEh+LICykJ3RJUhqiWt2Ljs4XC8Ez7dXupZo8TZceBFx5t55N",
-	"LSiu001oh9RLYsS0ZjhpQvzJZ5nwXeyILnYjxOKeKsGHY+lXHMrwU8yYrAIBkhD5k1r5QTnmGxqZecGF",
-	"4yaGjHIjYctE50mEwVVFNpJP/TXhsmOB/rq56iqJsDXFekFROD9NxEOuFB8jscib6uEVwIFYrW0sfRTJ",
-	"OmwgACJAzIqrpIkxMonEwp5BKQoCMFo2wlchuTny6BEy1c7OqwTh83i5KrQ33d7ODgPsCfeLvWvaocMr",
-	"7MGF1YFRMMa04Blc+Q0RSbXaSYD2CYmPCEqBR8bCdtnlgHYBS2qZs0TmyqLs8JwIuuDGhB5EdrEiuIMj",
-	"qzAKTnnhGKPYqpWVcG1Ns8gos9GS0AahQwvDA+e4gG8G/oogS6AzKYk1SgGBicKu8HJ4DDGsuElXhm0v",
-	"BCUx+3WeqDe69G2Zpx67UIi55VfCC4t4T8MF/NJ+FK702Pz9GF6FJKOTdz+bX/CFyTIv2hy4zJRSg91B",
-	"n3ie/av+2gd6gohjOzsvuIwT4KmGiCD72/1i8Tr8Km9lfDXEGFiLHOMuJ7iaRdye03O0wHhBttuxmZ/I",
-	"1JXMeSLNSSoLGC5gjutyfoyGxENmEVwxDKkddjH7JcST7+fCHBUzYjs7APEKeoK9zXZ2nM8CWvb1AXeB",
-	"FJwFouERNLOI/CryoSyfwrhN0y56PqBp5BUQOwOQaRgMi0t/XmaYRRIiqDQZrZ/QhxbgDGNEg6paCB3V",
-	"uDiShcfIm2BcPXTdJfWMndgMF9jtCn3INUt57u82JPewLoPJsUFA+2fBCXdGRpvya9oXsLtuoywySLXe",
-	"KTTNKswp8QACrbxiqwazk2mpTHC9Lws4CA1DgoMrTFirtlrv17Fz6Bd1LGqroeihhcNNCT2luFRBxq/c",
-	"26VwywxrsngLUIX2Ld+SPiCyhT3mLhIsg+tO83WHjAuZWlHTE8L9SSG4i98IgoDz82bJsoyrRJM7LL4C",
-	"d5ktFW0URztqRVWbEDOhRihgvKjeynonuJtwR+YCgfrUyIuoM4wEhyBmrFvtUUHmF/hfk74HwEdwYv0y",
-	"1NbUZ1u1UZGBJ3zZTFHRJBoWEehJufa9cnyBFRM8dMyoqVQ2wirnAJmMOxvHbLkowK6VY2OsrLkewuvO",
-	"ORu5XDnSBgjjA9aRS/obojIN3VF9T4/4DJX1UOjwVgo2cNNZZITIF3pmHGqxHZ4d/fr2+N0lg+sJ/jtE",
-	"RMbdfr/X7xNbp8tPTdkAf3aX3RB+HcKvnR41e1pCdoExEOlZ6Gu6qJaQ/A7pkQQ04s44kc+IcW9ZWb/X",
-	"HzAw/wWW+iDRhCJLea0MtQVHRCPxSiE1U5NePGr59Nodrx2KHrtYmlNbvAjn39Ihtet4HOidXqFbTNiq",
-	"HjQSQefJx/LJHAb+t8i/7+OpyCOorlVReZ0Gdgc4e3AvczfnlGiuPM5d+63OcZCbB3YvK6eBktGsVmSX",
-	"tcGE2gVr+63IumaXO4672yPBq0z90C5AqoUZYX3FMI41TVmcaBi/L6tY4KI7r516Fd/quA6pf2yrUEKM",
-	"sOQKbksH2Wspf1GtD+WqKIKQgFDs3LvFS7EcDWqTvc7BoI4sHE9CWGIDpPyuDYGCMGXEzgwlMUtcAZvD",
-	"VWV+tAthF+nQ5voom5BeGSQJMF7Vs/IxRAzZnR0roCK+iIiN3FYz7ILQ3LBUumKNRFG5UgPWmfsqosBR",
-	"vaTXozInpQ5Q/KP641AxHa5sqj6ON0y5cTIFIOPz3gsKzBtzzeNwSZDYUE++YLOwZQ28FHYROjRMet8s",
-	"6mXVygzaLHzaYJX2mqNr3S8WC4O0aQsJgDKRibsduoqzAJWMRcGt3o6avy/NdJA2G2qGlz7xjAUN9oFO",
-	"UC4vjsDG8P2wg7IgrmQDudTK247lE7NcF4Ud2CzUkecnqpl3zPRLdmPMY0B1opCpSGXYWE9jwdeOYwMU",
-	"yNyWsG2qmRHYUhXYrIJP4iXZ64AcCZ7Y3G0zcHLSKmCBDbibEEnVSEkOjXlD9BaZMesx+tUKtPWCj84b",
-	"Cn7foq2Q2SDxQyoJCXJG2eFpaxd4vk7fqAkq77hVc6i2OtWCTRTOkphR/n0pIN+dkuCpTuu2ISrlCpmf",
-	"Me3gSwPbCMP/QSE2RIiw/La+DarilXLKTS8U9Wpax+/PsWiq8GOI9gAoQAqstiE+5q1R6+L47Ii9OD9+",
-	"eXLJjl68PWY/vn3+E/OtK5B94ZXq3+qbhtF4pXH8IjYDWzB61IIz0vocFFM76PfvmPjefn+LWT9xs95v",
-	"nPXz48sj9ubyJfMGNWSDx8PSSLbqa9h3fR08oK+h6euuRd48xO3XeViss8dSS3PcvXO19/vbrMDQrcBg",
-	"0LgEL4/fXB6x5z/7c9n3/3hy91ps8f32i7JfLEr1oiqtzPB/3Mo8uWtlfnfVOWEdvu6ADoqFeerW5fL8",
-	"6N3Fq+Nz9uPR27dH7OLo/A1z9txdGEGt3WqJetyXSpl6HBOVqh+1KnrJ5vXYLdaj+k0pgqteHPhJvTrv",
-	"7nC4bzh2peLqXq3W7fAJsvZK4dnBfbVihw31XAd+kdfSNj3d354u9ipll+5tp3oMBsUx6Dceg+Ozi5M3",
-	"p+/Yxfkbdn784qd379/9yN4eHZ//1voM0XLNUy+NBD3iW1wO3mjcYF4cnb9k1p5y+urVyYtjdvH+7OzN",
-	"yfFFiSv8GfN9QHStFeQ+fw5aX53Jh7WIbM+1goAf3lx8cL7xQ7ZJVuv5tfIRzqqxUL6NtyiJTxRwHBSu",
-	"RyciV456UD7kAR7vwJzXoAiyCVx8TOCFuQQuGCWohJSMs7GLIPMFluD4/XlADhL3vwEIL8FuUEhb7tn9",
-	"8lJg+mqK0wqgM/P/BkXLg4Do+y5KhSZLkm8lupPiWBB/BmJZAt/PD4rG3Ttb3cfG2O6i9g1J+g5p1svs",
-	"qER/N8Q61ifwSmV15QKBtsIvjYuEhHkC4anpGfc0uo2IDy2PW6VtqZ+G78Hv/7nB79ukPr5Wk3cqPxc8",
-	"Xn8PmN82YP6RrrGaf0kMPWIkbxU0TyHlj3RRQMmFhlig9Cb0aWcW9iLPe4hvX0TZ+5VIqnmOn9hZyiX7",
-	"xM4KyHlApAakeujoE7sgWOrag/M6rn0tEtmPRgaU7JB9IpjsTwCATf+FdxaZMo8JM9s9x7+KsLASDEdE",
-	"caaNWBtsW6iNWAFQGoZw+QAZULQS/okBs4HnngX1uCgjJcXH3N+dDZY0RD9pfa3FqCGzy2zQVYr3wKBv",
-	"dBr4JSu4+rMnu/QjZCyPBrtPg9Yi5RKFKNggHBnN1wmoe93+4LLfH8H//bY9OAEkO2+68qmu5PeErjvv",
-	"tD/ngvp+d5QqoDbcHqVqqN6VQQe6lLROeKa9NZ+nW1wBiYZA4qOzE2cQD5wngNMbEA4qRYYVJciVadka",
-	"eRCh+glSQ1GwA8BgVc4yVxAFoMKamBON4mIhoodxKDtRj0PZ2q//UqDYz8Fd2qdd1N1e3y2sp5C4AtCN",
-	"3KnpY1c57ujsBIow/3r09k2dg335af9XHida7cqpKh+NEtVf1mpJeWRPrZXpHosBb0TptZX7dFOlQvRN",
-	"UZW6cr2UuyocjiXU4wtYc6FDWxHUoSarbE5xNiRG2PI11Qs3rNXyDuq1u2XsgJnTNRZ0OKy19rG7Wq26",
-	"ADq1zFLAm3JBFvdWEyRfs79ShPHg1xZs3zXMDpUe5H71QSi20Fy6zWtsVG6JgtgqUyF5iGuLzl3ahmFv",
-	"tzcAzAtyxfoLBpX4SDM3iwf75fFlAnmbizsrKWJ4LMQptBuLc3Z67EhWSyK6+fox0iuRpl2sSed14HBA",
-	"qw2zXKmeRQFHak0029mZQPyZrftfiOc7O01VR1fc8XKKnqZQirEsVXdl9eKuRcRTD1cwYF7Z0/lS57b2",
-	"Kc/9gWDxxoYJuSpdHUpowGp5kBnTVGR5xKDI8lKmcGBnwkKXA/A4ofPFrEDnw2KPh1hzp6naJKKkq2Xu",
-	"yMMVuxxLW7rM1rpqrvGOi0VfJ7kreFaus0gxeS5bBlaLQ30SWyKm6ILdv14IHYPosXhgDMGzJVY79DkJ",
-	"1VEtl2iEwkw2KKapkK+tCIM5ZIZfmn/02CvMbK7UN6Iw8kzleWpzW8cSKyWh2lQrbIQlPrYqR+boF3Qq",
-	"SuC4txAZpbg+x0F82jhyKhbmK5bslEJb8E6iHMGqnmm+qK5zpaCV0Sshu5Zkp6nLJve+I0honhef2ebL",
-	"zXmap/e9xkpbhDCKeqyN0qF7aHMHJVaOqWppal8zRGzj/NocctV0rhYdT62udNQ0vU9YS8dMg2pnuWW1",
-	"EXu0OubwKLN1Fpl5Y1m0sSxjT3o1RXALhYx1wHZ2xK2gdLdIZZmIStf5DkYU0pOx9O+9a5XbqhcB4+x6",
-	"adYjoyTFVPBM2jq18AjZanI9y4sENZzsWOI3huHrVK3gEXwDQaXABHrsgsAupYJLZzVTbC4yka6hGIT2",
-	"6iCbJY24HMtURTe2ApnImFrmQYkfUBEpCManbaf6EmipwLU3Q7bllM37Dtv0EANPOZumSlGazZzLtUcc",
-	"PEcY2cwcd6Edyp8hEq8k0FjaCgSputY9QAjWLtGGp4BfZauOQ/baSmU3ibzGS6GxRtxYfk2ROLa5RlzR",
-	"8BZF4orqjkCvIoaLO2RtqXw6CyiCcUUJbJg3aA5U7C4OqHQAJboA352VWqDQXigdRtqXVLbg3lhSBCVi",
-	"Y3EzSbPA02XKMCvFHD9UJYp6imCv8w0OO6Gr6Gdr1aH9Cdhmt8w2HW0D0c64ZlOxgiI6tsoRBGRDYJZH",
-	"uI8I+iLRRY0/KPWciM7I4ow7yEdNNbmxFKOuphlsgHaFirutu7BZ7wPdtMNtjcy/r57+9Pfhm/mHg8X5",
-	"Xv7zsxXAT/mCqtEPb84O9F+Htx+ezt/tTc6f5b8+Wf02iF7tz173r98M46MD8f5pcrq7uNhrAkra2sIF",
-	"cysAR8su1UbJ/8+eW6FhYA8VHQOcTAoeOus583D8HrYSr1Q2fxD86gPtnn7h8taolaubq78/+y0b/iwv",
-	"9z/+Mlj/5enize78+UH0cm/645PZ674+Gorz/eXJM3U2wOAPkmBbIyO43j155tuEghb0alcSNdXtlwdZ",
-	"LB6FDSYHX+tFRkvHDuV4o+MIFnGIQW2HL8w/ui+UzDOVjphUXSivYB2Svp/Uf/M+mwS8TO++UxemSTPJ",
-	"s4xfb56k/Rjfeqegke9wq1/oowQi+QJHJXxXMwZvg4RqWHIZBvVgy+7+Y4zCnwNrFwaVvzX6W8UIfO6K",
-	"YpYOqmcTOypdyGQai1V0vxvQluVZIDqGjKFWVEM1d5DnF0ItIEcccEa/zuT70gzvXq4MgTezvGLkbWGA",
-	"xP8Xq8gwRWZewDiJscRH5heWcnn9w7gl5LhFT/GZ4LH/NxiK8Ye6ORhfeey9Q794rVCfRlov9TPAvx5o",
-	"gLbtD0rdVRt/7M/5zniNRo5vDcvYq9n9/1hr8k/LOZddWzeC+c6Ou23LM8HTfPaPjWfoyEKtDY2cXxSf",
-	"pdRuqI6yCBwAT66WuPmEfMQnXIsee6UyBukGE55yGQEyC1grM6NH5Vi0o8e+4qT9BPP4as+vg9dUN9sL",
-	"H9T3BiosrdR/LAG+SW6FBC3SaHMbyQ1U3+2pjRJ97RJGXKKxqzChtCExhwgNq3bzaGYOQaeocjuW0BTY",
-	"KjEU4Vwtc8HyjE+nSUSp4cjw1xR6EIl7CHIs76bIc8BEEvrrwxHs9JAsPQzYzEYnbZtZY0fUQKoQ6WQW",
-	"obzA/28T7JYCTBHodQeFu9W7i8S38YWj5IM224YcLy9cqO1AAmKb7uU81YcYXxNhrSIstx6LRarWVG3O",
-	"2pA7pcqjo8ePUxXxdKZ0PnrWf9aHYOryCGxQ0ld1XzVl3z0MTHCiBd3k2dzo2JQPcGky0Ng7vSI/rSJY",
-	"1tfjvAaqr0euylG1Juo9pVADNsWymGDTg1LioBbnDVG6yFholBA8Vx/bZSnEzSJjFKFuTVFsRaMUXlFv",
-	"tsr4ioK5sOLWCaUpN16libwegSNLgt0+s4fFWocTPZYlWZvSJyOeZWvwUvFcdIGjWrNcafr2jH3+/fP/",
-	"HwAA//8=",
+	"7L0Ld9s4sif+VfDX3XMi+VKKJNtJLJ8+Z53E6XZPHh7b6deo14RIyGKbAjQEZUUzyXf/H1QVQPAhWU4y",
+	"vbN3smdvTyySeBbqhapf/bMVqflCSSFz3Rr9szUTPBYZ/PMFj2bihZJ5ptK36jJXmTA/x0JHWbLIEyVb",
+	"o9ZJuuJrzUKputq8ER6zfCZYrm6FZPOlzplUOZsIFpnWYta+ePWCPXl6cMS0iEwb7LA36PRaQUt84PNF",
+	"Klqjlm2rFbQy8fdlkom4NcqzpQhaOpqJOTfDEHI5b43+Vrz8e9DK1wvzvc6zRN60Pn0KWmexmC9ULmR+",
+	"IRYpX5uWqlMITdMhW82EZPks0YxLvRIZSzRMJYMPmZoyLpngWZqIjJlxCZ2zVZLP4C3N52IsQ9dftO7+",
+	"RazDYyYV+0NN2IprFmWC5yJmXMbm578vVc7hwVKLuMdOJlrInKl8JrJVokVvLP1lqS4ATXaiVCq4hNm+",
+	"VhHHSVXneDUTZhiPNONxnAmtGTfzZHyiVbrMBVvwfBaw8DFfJI/vBo//UBP9+J9/qMl1En8Kj1kmtErv",
+	"BEtyxm94InUOs55wLdj7i9fl/Ss1sj99Eg35keg+mwzi7kF0+LR7xIeiexg/nfTFwXQQPdvfutFz/uG1",
+	"kDf5rDUa9g+eNe3yecZv5vytAopt2GCpukB+YcCmKmM/XF2dPx70+kiTukZ88HNrA7Hhw0ZiuxB5tj6Z",
+	"5iKrj+FSRErGmuWKrXhiTsRUZYLl2TqRN7imPfZKZSx8ffbm7Or69JcXp6cvT1+GAZIXfb6UeZLCL3Ml",
+	"81m6Hksko0xokesKyez3ty5sIpO5mdfATSaRubgRWWU272ASPP2sWQV4sMxj81vEJZuJdFFa9Cf9B4zr",
+	"559/PlnmMyHzJOK5aKZ1XrxheEw042kq5I2w/Oew3+mxn5N8ppY5ey54JjJzPGPzDU81a0vFQtONypJ/",
+	"QBvhWCJvDJjKmJICOQKcVgaDFx1zPBLNQmowEzydfzdu6ZznYi5kHo9b4TGQIGcTHpuGxIeF2Z2xRI5p",
+	"zlccaxaKLFPZd+NWIu94msTX8HjcCoF5cEkvXHszdy3PE63NUi9EBv9Ucizb4UF/P9xlgAErutbL6TSJ",
+	"EiHzax2phRi3grGsdfzduNXr9cyX8NJ349Z42e/vR0X/yEjVQmS4HVKIWMNLYtwKK0Tb2nFwpXWhB5Vh",
+	"ASVEkWF3uLx2tVtbOU79ZP9ywXPxOpknOfynTnMXKA8042mqViJmiYQ5R8ssA6YuRXeeSMNpV4mM1apE",
+	"/4P+bge133ggKoPbfFofPkgrk0g2CisaIz4X7rDPxFjyKFJL8yLX7FaqlaxsKszwM2Z0IeY8kWYbNs8m",
+	"FdO8OpWGRX729KussRvRDuu8ZWQ7rizzFnYsm1bWTOuzpqFFAx2/l8kHlidzwdpW5OhERjgWsVDRLGDv",
+	"r150inGX58WEjMsCdfC0f/Tk4OmTZ/2vtPxabCHxrzP+6uaM5f2700z23uQfMFmkn7O4WbaR7vlIsyQe",
+	"wTDCX7r0TfcsDtlaLRmMP5kahm8GNzAiejB8ZiRhxqNcZJpNMzUfy/Ck+xvj3X+wfveI9dg1G7FuGBRa",
+	"KONMihV7//7sZY/9dalyUAJhZUw/kZI5j3Kml4uFyvIqL38WDcST6eGwu8+P4u7BpP+0OxmKg+7TQXw4",
+	"7fOjaF882VX7GwyfBWbt3N9Ba8HzXGRmYf7P3066v/HuP/rdo971qPv7PwfBYPjs0/9q1RW1T+a7jM9F",
+	"ToaOp7T/RawbbBx2K9Y425lSWrA2h/VgdwdGmnJ2o1RsniWR6LB8xnM257dCs0zkWSI003wqeuwvYq3Z",
+	"RKRK3pjdWKtlVjBOI9aFvEsyJY2sg7/T5E6w4QGbqWWme+yKzAwYTcnwcOYI2ioaaXaaZDpn4bA/DC13",
+	"aaMKwwo7Je9aw2jEwA7qQNNGLQJzBfQ4sGBUxpZGryCN8xiHwFmcTKcCjpAdhVFioD/NwoPhkJ29PH1z",
+	"/u7q9O2LX6//cvrr9cXp+8vTl+ExW82SFA8SjHUsXQua6TxJU8M8F5m6AYul1Gz/qNTsi3dvX70+e3EV",
+	"9tg7ma5B6i+MrUUt6rGcqTRm3CzeiHGj1oI9Z7QG2No5X8N+VZf2VqyrRH0Y9yfP+IHoDqdPou7B5GjQ",
+	"5fvx0+4zMZj2oyeTIz48aAWtxNAOLngraEk+N99WDMTWJkvn8LBK63Wt5Ec12cQj0NZL4gDtPLNqImaT",
+	"NQvP311eMd9CC8v2z472GkzOGI3F1NBa3Hqapyqb87w1ai2X8GbD0cyEXiipBZzM5zwmxmb+MrxGSPgn",
+	"XyxSUu4f/6HR4nVzMAuS8yTFb2JY9rc/nbw+e3l9cfrX96eXV62gNRda85ti3CP0VkwMwzOHu/UpaAF1",
+	"NHz9yZ/T/8rEtDVq/dfjwpHyGJ/qx6fQAMxrIx9nsRIavCRznkczdEHohYiSqTVf2mFlBCF4TDxfzS9d",
+	"JyG7TkVtGhl983iT0mjkj9dWSf/arb26glRrk1SPXdvzJT625YTd/c04WQq78FzF6yulXvPsRnwhSdFW",
+	"XF+9e3f9+uTi+9MSUfkbPFHx2rC01PSaGQFBjiYtsjvDh4BZadYesDfJc2sfmo9AliRIHVyy5SJVPO70",
+	"fNqsD+PLqTOsNRqOyBfmzUh8iIwdx2DU6KZIzYYZw1jciWzdMAcjlVJBEyGRRotArJ20q0zw2Mge8DKp",
+	"mHjwN4p/MMW/SlJxhsby7gSvUU0FP8ILlS7n8FAv53OerYm6xYeFiHIRdzMB8j8SmsHmpjy6NVqRFQMs",
+	"whaC1h1Pl82H6dXZ69NrYnKlc2R7GTGpGJ+DroTtsXaq1K2I8bzAk4Dp5Txgucp5GrgBXuPDjn9qSv2Z",
+	"ZaLJnvMsL0/1pJjHgmdAyfTu1gltEzjFnFzTsHBe09uEz6egtZSkb4v4OZe3r0isVrdowuUtc/6TR5qh",
+	"/LWn0bXxeVtjWh/hsS6aqvTJ2ucvXwXsxeVPATv9EIk0YG+ujg76AXtx8uaq1z/cD9i7V78E7PnJ2bAz",
+	"YkuZiUjdyEQD3SCtbt63L2d1J5ar2k2YoWPcW2G7agquBCKVZUujWgZMyChbg5apMibmi3w9lu3QHyJ5",
+	"b2nNmFGUNOm7IsWLAPPXIlOTVMw74FrMG1SDsXyAbjDyfYA8ywOcD9in9ge2ypRR5UMh78LON+b6ucxV",
+	"ZZMkjoX8Ql3i1buL52cvX56+LR0w2O2T8zMWpYk5S8hYc1Tv9WiVJbnwvLylc+Ia/Dq6auMoiq6RMCsO",
+	"XtYO3TBqCuvPP//crbrxt6181etfIYJvRLqZSL9XUjxQ9MciFTnelRYS5SX+yJS0/Gmr3Pj+3dvTqp3F",
+	"drEuwWEV1zoz/xz2hwfd/kG3P7zqH432+6N+/zef7KFPM2dy9JcncM7p2jITZiEMoS5Elqj4YfPAFvQy",
+	"zbVRdXeflsiEmxd6IJoGY9rcf3LIYr7WDXP7OucZ/QMxpwtoO6p2aHoJOyNv3UEobR5uj52Y1sayYces",
+	"Tg/cIVdkFTg2cUyepdVM6WJJF1wb4Q8urNraoFfIuYG+Py37Moor628i7TO5xQ/4+59uJNN4GM/E/Yby",
+	"kwP2l+Q5SyTjafpvYA+niRSgzdlZ5OpGwM0wGskMB+wbvPZOQTt/a9XkhQajVGnSGSMlJcbM9FgbeBn6",
+	"C75XjzTENLiWMzFd2q8Kp6wW6TSwXttFyhPZzcWHnB3sD3qdb8fl846L5899oeQ0TaIvdlU2uLVLp4ZX",
+	"o48SzSpu5UYHesmobOrkK1hTzYFRrBYXVQxwIsBOyVQkDN83FlSjY7/TYz/zJAdrP8mNNJkmMtEziDeT",
+	"m69Cktw6wL+JhC+n8b+I9YVYahF/RSIvroTq1k+Vrm203MbLp01E7nXydTSoOkmbsfHUcPH19jHCg0S6",
+	"q70qzXt3ZJ0ee+/uYG/FmpzD5i9q7BtVfy5Vy1xkkqe4y19GzpenFz+dXlyfXly8uygRcUKdWA0GSPMY",
+	"Qj890RyzXe7J8dKdLtwN0yQPlU/ypYF8He+YtO5Kuixth34nhkKvfBeX0fGZnqmVZnby+hhvVgPQaGDu",
+	"Y1mJWcBQhYXIdKJtHOM3on4wUf+oJm9VfmF40ANN/ilP0qrBTJYio2fbrOQf3z2/fvvu6vri9OTlrzWz",
+	"/2gyjA/Ek0G3H+3z7sH0qeg+iweH3SF/MjmK+uLp9OAZ9YJqNNdMKmsSHjMthPV7PdJIhz7VlzuHAA/U",
+	"J2hj6zNy6of34udPbyfzv6nLLXP4anZ+ZTFZOyx1ZYz9xIu4CIvhhay9UGlqVx7d1dl6LCGwF9kRBZSa",
+	"cYH5H6ITO8lZiPsZsnZ59zBy9ZvT+UvO+KXZqvMSjX+B9PrXEPcxeZUMLSgZwf8aUkS1XcRbiP+rkf4G",
+	"qm48ARGXbCI8x2N9yN9I9jNJ9q3KX6ml/FKrwWzZq3fv3778PCKVypiPZhge6RVtfjnZvVVML6MZyky4",
+	"yku0ixFNyJflR/m1Q9e9UaROMNCuyCugb8dSZeZniKJHt1IpVNB6WdEE/kaln0+lD9ScgEp5zidcG0pc",
+	"ykzwaMYnKaQP5TxfaviZ3/EkhZ93JrIL8AaC26aZvxFHM3wLLvONgeHCHY/B72GHZvigN7bKVRwk+nRd",
+	"3tK2FfMynL5wrc/5OlU8/kpuZrhzb/YxY5QCXO3bgKVSpNLwyXBwcNDvs8k6F7oWa/A13cgu1qA0Ep38",
+	"ww6HggcKL3NnxIaH4ORdiAwnMVmzWEz5Ms3Hsh0pOU1ulpnZVfOkSLNRGUUTKMXmXK5ZplZ1s+qztn7T",
+	"0f3GWjaT+1+XKuensOvioXFYf69+W5gzbzAJEMQG5gGC42m52GrMlDMMS6dlXmtQTdmg3+9DyIFt3XAX",
+	"yjhkPC9uZQdX/f6oX7uVrfQHUb52lWsmp6NXm0QDQhPTkj53Vqa34sQP+v2idXOuKOdJ0BKTt8II7MEz",
+	"m3m5dT5fR2Gtr33iVpy1q3mhxyz0Tm9os5Xlcj4RRlkYy3LOqNuxKl+wK1HJU6JFafNUq7GsZ6WCc7M8",
+	"hA2JqrS6Mtadr8OAvgbj+ZoM52swmi9lMJciu0si8c2p+XWcmnC1DPNLIi9zdaOvcyyds7NJ/f7SbX3v",
+	"aZBfvqlnL06v3789+enk7PXJ89f14BY7bcNSxHyhMp4l6Zp5aqxlkSmn4+hvVbX5r8Md7aAa1V2WJTez",
+	"nEm1Cli+XiQRT9M1m4iIL432W1aFx9LThWnnK2M2xhjwGwp8KfM54nH/PszsP0WLulK3Qn5OThBsjxfS",
+	"+33GZSVe+r0X8HtjHjNITvrcGG9o4to0USQWYQDltYczcF+cN0Tpnha2fnnIQt55IcU1x8Dnx6fLuxGq",
+	"XaRULDIVLxGtxWv/2PF6zWU8UR8wyR4TS8kbgb9bmJDt0/06fAIT/b1EwjlPpyqbQ3RbLY3Kj5VWmR/1",
+	"PZZhsYdh4N7ydi8oQUZMVD6zSpQL30kkRuY85zqJAsblWFZgJShkqJQmsxJp2qVBlz93cdww2JlIYxYC",
+	"6kIYgJMIkCHkXVhqDrbS7sGjkgfqm6/oS1jRlVJvuFzbfP8vFM1bDBinrds7sjK8Cc+NnM61Z7kcDHex",
+	"XL78xG0dmK6bLZ0RG/RtAISSRp6nQsbcWWHWbzqWIfHLJA4tS0k002qZRcLCGAVgzW1+qjI2CIz5uqVZ",
+	"iEpdzUQmKMSoUdqz9gaTxqiEeJ3tCHMvdIGAuFwTvACbLOMbkbuzqRdNJ/CbSfSVTCI4ou8lJ3b7xTFL",
+	"J++vfmhMhCIsGpsgsUG+lz7/OrKu3iGEz4LWwNqh36ON0yhjm0HE3BTlBkmW0gFxmULmFGQCYQk4y8Qd",
+	"ZN7hizUKbsrtqATUgkBrBkjCyNoCsckMjyZa5i7lvPXNLT4U6+ebBNzxeP1Jwu9f7L37ejLwPldagyy8",
+	"zLkRfjFbpFyauQXsPFPw11ii5FoU94Db5NM3OfKvkiOfJ0I0/hvSkEASlW23U3yC5spWS+3q3V9O316f",
+	"/nJ+dlGLkK3Am824thBnhXGG0aJKCv8QlBs1syQh1jDU9ygYgsKSCpwEUBnanV3/Qvr+Od0rSv1pbRai",
+	"Rd42Zq2Ux/1WsZKpxRwWy+aBvX9renh3cfZb9WKEzL+mFo+ZFjKuPCIUO4wBlhsnVOrwa9jAb2vAhdbC",
+	"bId+Z2HHtyc3bO5YbtjdmnaBWWIOYc+9VSK0hqCvb3mgf5LAdpQFy34C5OgOe81BXmIrGzB7jT6ZCXQy",
+	"sExMM6Fn+IXRzBaZWogsT5ARYnuI1tiMWFQD4aRTleSM6wpJj+zbCDTpN46okmGPvVvwvy/FaCxjBU6Q",
+	"Bc/AFdxjPwGHUTJdW0FdIm80zvRSmL6r0E+5ur3++7PfsuFP8urww8+D9V+eLl7vz58fRS8Ppt8/mf3Y",
+	"1ydDcXG4PHumzgd1hCObmaqvE7kFTtX5sXTO15ohTwRjVarVMdt/0u+zpUxhi7wrf2bjASCMFh2CaTIV",
+	"eTIXJW3ZNBBsBVo11KIWDar75YJHoqvFgmcAZlxF+cRxRzzLkiq0LmStZ4LHfv46KHb4c9NyQXPX+PN2",
+	"jogeGfMiwkhZjf9vZeIrNVnaDjvlAttXTf4QEegPJwAh0nxUEJRETdlcSbEmYGXxgUc5i0WUzHk6Ypz9",
+	"ePnurb2ddclRqCFG60favgrJIIPhYb932DdcFe+YMrWUMSTFZmp5M2OTRPJszaapQoS2hUqMdnhONA5j",
+	"sC1WIQmh7aCA4qLXisXHQbaC1ofujerSj7axl+5t97SbzOHGbvRPBAQbtW6SfLac9CI1f6xnaqEXZjcf",
+	"244Ah4nL21OZZw1oe++kwHzKdp5xqTlwnI4NfyvDizQwGrdRPE3fTVujv22nGtrYT7833jklN9IcJXjn",
+	"GHhTkmvWxo1OZAfM7YXSSZ7ciYDFYmKeS3HDzQ+Ql2q3uJnrCbMGjzQ7u3zHDoaDp44imFFIjplcpmmB",
+	"VVnAqqDbXypZPtet0/cXraBlvsK7QjR3KzCJv/9zvwkYMWjFG/GUJ0rdGkIzb5R7xOCP/W7/oOUTFYdo",
+	"jVoPZmPrPQy6E64NL4GVVNJuNqyO86mXdj6wP/vwNugYj0U2lu3qM0RD9EjKCK5Bp4qYfR9XzMWHfPtW",
+	"Qk4t15DO612FFIg4di3Ni0bZmid5ziHaWOL6AWIzlzFzyEqIF6PZHyqRiONnlNFUMG24se4cMw+EydCk",
+	"FjwDvP1ENkixy9PzE/bi4vTl2RU7efHmlH3/5vkP7OztTxDKw/r9BslV4amwkYHdZzp1HrXTSjXx0hcA",
+	"g/+jmnjXeDyOE9Ryzr3jPOWpFo2XPCsF0XAAwMBZZuRmlKQJqt5/qEmdMRjy2UDbJcIasQpiEWuHvQ+p",
+	"/hAGDP4Rgt78w9Wb1yyHG2SVsV/evB7Ly4XZcj0TImea3xnGoemTDsEePTb/HRbgR6zd6x8OA9brHx50",
+	"AAnp8V8tGlIwln89e4V6NdMRl6zNzdjMlM2fEhCpboQO2Pnb7wP24/np9+blq7NXrzoBkh8ImncvLshJ",
+	"XcA/QRh0QZ1k0vbYSc7mSuc26rAINkQScucbBVCjfiPv7rVdvDtK1IggFGPDsbKBGgWFj8zumKkSopSS",
+	"gmVqBZ4S9/qCr5FPIFqYnfJkbXHcgYcWySkuxuORddrDKDpfY00WXOuVyjbM0D5F1VMthDTS2/7aXWQq",
+	"xyk1QGthfqgxt+BDC/yaigDToqcqu1F5LuTIRqvkKjM2XqpubtB+z8QCy1IkEgxVzJVmJxIhrRgYyyWH",
+	"MddjCaKnwlb6g/5gcPTs0F8UN/WgDG/65D4GA+fVI45GTrJRtp7IDSK1SVx6A9svoa7u7y46X1J8ySUF",
+	"fdc83uo2LAS5i0ah2P2AhV5MSujVADHDpeITyqyHH2L+uz8VeFobViV2oElquRdGkCVDF/2hIY2QLvDD",
+	"Hjvl0czdIWP0jYaDVwoI4AWEr+RzC2aBhoh5OTFicVokR4cH/T6rXsoTWdGsiyEZBR3HU5556Y36CthI",
+	"uCalJl4XYJUYCEbkXxMfhafoXq/MS3y1cPLs8M0LFdftFvw8sH03nYDi49oM3/BolkjRNYIA5BROEPVK",
+	"d5bxdPPFQvAMHNeUngc3PSH23DPfmG15K1bwvQa05Ancs0JW1Fh2Wdm7xNoH/UEHUBub3VE9+KbkRLLf",
+	"4I1T/XLL+pju81mxBp+k79DArsueKdv3A32q2FQBc2aa2adm7sdMq9XEwOaKnCDT3AGu4oMSi2Cl7EfG",
+	"KMOG35xe/fDuJWS+nbx+/e5nmvchDdi8yMSHROeaTZZYuamAGJmLfKZibKh6ZE0r/c6oEbtwC6xxEXlj",
+	"Nq0I1AFtN2AOpd3MxhZfQeLw5tqhPfBhF+14+OejO5oR1QEejx+C54gDK+campEd0UphPqzNyzVqO4Bp",
+	"2iBL1q6mVMK2YqRFBwYIuqEhiuqbNkzSS2hcixwHBBBfrH0w6JfGUQUDC3wkr3b48vT16dXpBrStjh3M",
+	"ZpgwpJsmZBe7JPzh4DEeuk29Aw9Gg7UPhkOabTNwx1bADo/Citwcs4L7Po1tyOrBj+sIUvB9wA72B6W5",
+	"b8Z9LgMumxWHEVRBQx9pF3xSAp9ibdMVjqZyEWmWB3cAr1lBTEO9tpFfa6rITAj8DuEaFg4w3nOS8b5I",
+	"ufQIthoaVD5Jmq81W82SaAYgEaa18i0nqk6KQUwuVMuCiZSitln70J36SoB3HYGC3QdAQa1XI4NNJ5bD",
+	"7xiTzNpW3zPz8jS4jr2sbogyLmtBlXupyv1Z9YrQhxP1c2br/L8VNESCVhB/q+nhBIi4AadqI7JPLUev",
+	"CRuuFgZQSUJoii8vKYP+dMu6YND60DXL2b3jGTBuWFf/bjdoGU3FgmVTABFd1LZ8sFcvoTlovQG5+Fbl",
+	"J1hVyawBNnHhUDJ9EO4ySAfBczYDiW2AXsL2XOpkYAsOeb/A7ZHLGcM8ApGdkkLZkFXwu1UmXzpFt8FY",
+	"MC880qADUijQbDnnstAx6TzX9eeIdNQdNWHv6rVejaXSp/hgWA0hShrtaCHUwljAmO+doYjgc2PzJlHt",
+	"SuKhueP3Ga4w02L8TVo7hJ9frRcbnK3vDBmyYa/vBaIf44VVWI8hR3Fo1RnfYGyINy+dlYbnDQbUD4Kn",
+	"xhiujvR1ciek0ZMtv0flo7712pnE2zYfuyHzubqm1ETTWpa+21ieVN2GFVN6B+P5RzVpIr9dvY3XRuOs",
+	"N2DOLvqeaOGchlr1cHNNZZwkqeeZEe6hadZ8H7J2nGQiylW2Hkvz1IjtuboTceeYnDcgNqUxvVfUWtVp",
+	"4/rrkie/F+m7ptVwEC/XvMGX8LN1bYCJQngZrO0Bw4BDgTBhOu5mwyyGD86x4XLh8GpwMOo/HQ0Of6te",
+	"M3TzZC4aLj3qE8Dyq/cP36/VCnff+/v7R1g37L7hDTcO72s4SndxJ/yoJqcOH8lWQHgoJW6q7XA/TY5l",
+	"QZTsc2lSLYTsJvJOJZHQ4HxvWkCqN7S1/tFn1Ta6p0pRsCNHA5yeRnbmKiVRQyXarJy0wOMl1R1FIrKE",
+	"0cQdf1STEyqF1cTKDLWDrQHYhbZmFtYnXrFsKXVx+xbd3sA1dINs//c6WP9D6WLD9m7wb/48W5NrAFlu",
+	"j51Jxln4o5qEBNoFHJiiSELsEXQJy6TxVNbukh+s1tlBfpFm5/uTwZPDZQylhTPByBsIJqlaGTmTJtWL",
+	"ca/milqxwcHIxm2MW4NhcNgP+v1xy5ncNnaCuViIL9b5Squww3Y1+1qPWW4ows8EA2U8TW5FxRq2btmS",
+	"Y8zY+LB8Bcq69S5EMxHdgt8vUss0tnXb8R4R5HQhpsH5MIXyxbDAjHveu0ytAi+tDu/fKNjQbS3V5Cl5",
+	"AUyrvksNd9k6EyLR6IZxM5pxzeZQOkqttMUOd8gqEEsN8dTF/V2HCjBzGWvT90SsVeHBs540DFBqcDdU",
+	"fABu0VD7sUzvuKij6HD0AD7PbKteRsZEK9v6FfO7ZjeXTOKSGlv5cgf7t2yYVsxK32j8HUn4Ap2VzcxV",
+	"LfNIoTbBmRNiZsoje8dSu8w18gVipdK1LaodgsNYxGEwlqFRIRKe0n3EUtpnrE2CCeI9XMCIbd9QRCco",
+	"4kYMQ9Ao6hY8icdSqnwGHlU0YylquMcuhdhSVuAxOWtD8sILdG6bzc2WqaAg/DKL/L8njmitmgoUO63O",
+	"rIbdADOKJBfzeyXYG2zYNQOBMdg7zzK+xjtv2LitnYO/lS7qaXdctCaAGc0fPLRz7Hbr0FyI+H0IXLDX",
+	"l/Q2lN3aZUkx0CAxOm5BfDtP4L3tY+sU3EiuQTsUEgrN1of1vCB+nudZMlnmGC2AIbvYAcRSFXEFcKJ2",
+	"Hm8RyVcb5ibtxi5iQST+0m6cXLFxG+TrJidAcdJgkr2SwTlywgavYBCPHqSeYQ00kp4PcTqyxUmKixtA",
+	"/e451cndq5RlqbWLj90tK/m9172x9E1lYHYWP9W0P02ki+QsLsYL5Fr3reELiNZbdvV4z2t8Ao7zxTLd",
+	"4I4qsTg6pSJKjJ3IfSLSCh9y8KIryVYzxWK1nORYDdCsFqBsaiHGcjVb2+LUN8kdXMqCiIUDH45AGLjT",
+	"42t/hehYmMWzwiPJdcH+SbdrGy2H2UuPSM0niRTxNXGcpk4E4U2ZDcCwhcICRlnhd2qUBtABlnOSQElW",
+	"HYR2ozhmgkczenHO0kRbpgcMAsaYSJ3zFPihIaKVMioKaDWeGGtcDFdxxLBOb1HgHrNxXYa0Lvjj9TzR",
+	"sNNEvFu6Mj2A1WDHBsqW7YQWm4JuHtCsoXOOl3o2eN22gm3GS8y2Et4OwuE1hgxNzdATyLTJ2hubopji",
+	"8gmCVcLDUyIMKG/s9sGFN7qpeHGO/m+14ZWPoO2t+fj5/L4pmqlBc/JF98jMt0TNgf0FSNtRB4hcWFwo",
+	"E2NlVhsUNlgFK5DxYnGyZt5aNOk3XzXiukKpAd4JVvU4n8TbKguoKkJ1BsFYlijMCICZoTLSFk1jEAD8",
+	"iZwsG8UohumtDc0Ww2gSm8dMG02Xp1inxFs5duLGN5Y0wEcad4fg8nPtk7Kd+wILum9gSrgjD5fU80Se",
+	"4UeDunbhFmND1DqEONMitiGwulNbnt4XRxyXY+e3zczFAYLGsfEYXfnEAK7MVZbkuZAuD2iD27M8l7O3",
+	"P5GvvHnUGUnS3Y5DIXybT0QhdEkVKXPNwErMoEHAgcvdFym9mlJWLJcXxQ0zKJFB5YA0KWBO8+aUCNvk",
+	"4fAi2kFLdsr/ZOkCHqzKRQrBNvHULInyOiPZRSjhIlPUyr9SNPlyKarIpK8iauqN1Ii0ZiftKHSccVM1",
+	"qz3DLcl9s63hYmwrn51sMlkqdP+1bJatnPBzOFCl7vRXkoxERIWHw0X90Ir0PJP/63X9s9nbqhStiGKn",
+	"XLRLijCfaJUuczt0jXX6MscfdjLj4eU/m63v/5ls3dpSVfKGmzMz/Uca3t7Ou6tEVyMFt/J19r6JowNo",
+	"8QabsAknmGJnNwWl1pnBw69A/1ATfZ3aJO/yuH5UE224tFrBaiYaR7lpKEVGZL+UDNtvSvuCfjM/IbwS",
+	"3l8MLIQ4OM3wp6UWcWjTOCciVSvWL/X+7Mn+Tp3bomtNc7YXdw+Z9P7T+7pdpFze7yOLlDw3LwJtapFf",
+	"NycRuntApBaEIj4m30umc9SVpVMrpVExC2wwmFN700VhBXp6t4vCymGC2ZYIzF/4GgWUZov3sE1HqEDx",
+	"b/AY0qNKAA2q+VO2ghhQwx8WQsaaqYa0+qL2wPZtqmSn7HxV6ca4PS4nKAaydRE2JseA+4yCPF38JBVk",
+	"gajKGDJkXLjahgyZjELq/IILJcXIvlBj7gUdN7I74mqPNLsoB/+cnJ9BoKs/Ck2YPrhb5QF4zxrGAP7E",
+	"V0S7ZhxwTdUatf5Axl0fmCF0vG8pBZMHLDSfhAzSYO11lzER9B1aBZDR6I+ausDgHwi5KA18UxBGxUle",
+	"W70X6AODezyV89RRO420x67wZx4XHrNChAeuOi6Xa6dzj2Wk5J3IdKJkk0vCCcOoOWv/wpjblSujqnLA",
+	"2tbe+m9Gbmr238y5pst86OA+XupGBIvwFfSyS6dp1R2Ohh7SFCs++ErhhtUg/5PvVPDnNrxvbrb5P2lq",
+	"7tatMuTizmnTREmp3DTRwX0Tbb6X2NTb84Z7x9K1y+d2vqE/d3H0mfOrJp+Vz1CViqqLXR/gPetVOxNV",
+	"QmqSJBCRbRiklzreANtgQdWKQNoyKnAd0Oagd9AbdnrMBweFPAT7A+IfhnTZg8vEIPqkwGFZU+q9pAyW",
+	"Arq3x96hy9WlNOG1UXIjMR2Xa1Yb035vaLuiPHechZAx4H24G5ex1LmKbmm6aTLJuFlouo2JY7LH1Eqy",
+	"lcpu2VJGMy5vbNxBJaLHLkDz2hZJbXBxzdqLTEyTD7Bw12EnsMvRuAqtSvTx9dMf/j58Pf/laHFxkP/0",
+	"bPVbORl3MHxWSscdNLkI/e3ZYcj44gOGuX97fqT/Orz75en87cHk4ln+65PVb4Po1eHsx/7N62F8ciTe",
+	"P03e7S8uDxpynO8Z/cMNoAKT+r4PiyDzLwXz0TO4xIx4lq1ZO3QwPmGARg4i+UC4hofmE3aOQQwR+nmq",
+	"5I314hBuKHuJiskI3isePNL+QKrBoU0oQpWVJ3tu88pXeJ23qBu5zueBVbxoQGjVgAXU+8on79/ncP0b",
+	"n59q2J5b8epcN5LB5qwNPCuYq8Ep7QBhykp6Nv5UVq7pt4YJNkSDPNRR60ehsLbKHPIZ6ibVCyXIhOwE",
+	"Y+mSMJcSkiOrDt85pLehv/fPvhfs/T9xO3TQGCO8vLkRGlIgP0NnpOrId8LdfzaoyawNegXEaerkRnYC",
+	"i+1xkwkIb7FLNyouYFzUxpyv2QrSjlThgEfOnWjv0phN1mwGUbhFxRWOAEtTkbHVTGm4NDX/zlQuyrqv",
+	"Q1XZp1taac4A+IEAZMo5/NXqkWZhvBTgagnJW+SQNEoRfxADqqQYy3YOChC2IXiWJiKja/GljEHW4TKn",
+	"XMNNt3UnNF0rsNP5Il+Ppe00E5SsbZqD+EE87pjeQHDaBSzcP0SmeuyEFTuP7sAxqWGE4YfBk6PKzRMC",
+	"ADpNGvtz1/oUGkwtixggftwV9Fe4JeYf6G5k/57grsZ7RJ/W6xzVHAYRLbMkX1+azpFtoMQERax+Pgol",
+	"rVoCAeFEfO0dOBmh/EA8VVWT1w5jpzeWNksCueNkzcLzd5dFFCgw9zAgcD+eQq2nPLkDOtVCxjacxZf0",
+	"ibSBYkVqN+4ELDZWpzTzdEszy/MFANvAUF94iXl1mDxn29SBMnrse5E7e4HnjZOBRSkgNquFSXbB2ARj",
+	"y2iWaM3kVX3A0+Iw+GksC8ALG/8kEBkmRwQMG5CLQ7fOnyRnNyLXLDzo77MCbcOcKhyRNIaN3gjq2fYq",
+	"2JgDgjAynUawz2mqVp4+VtkEnC7F9RJsJfpysUIiBawnmXNwke+YFNURwZ/B2+aZj39JDdnYQXCV9xwK",
+	"5vssbY1apU2EQ2SPlTkRQ4QETuRUWahqHoEQFnNI623xRfK/HYMDrtKLxV0raJmDYkwCx/ze2Lg/SheG",
+	"vc0FnxvTHsZiyFWPHj+ut/fYK+NWF7MNTlTkb0YMVVCuIFhe55RtRsJqrZbE+Xtj+ata2hyG+teGmORm",
+	"Jx/KC7a394ea7O0d+xH9Y0hWwLo+gRvfxjh2f5w+7iDdZAOan1kRTQfB+1J7Ie+siHhXmR/wHrBFutQb",
+	"I9oZBbRD1MR//Rf7WWW3hpLNn4NeMwMAnrlWy6yBhYxgjW+g5EMZEIfAaBGzhYUFgKpXKgUAar1Ei95Y",
+	"DquDMAcgLKA+Cki/djhfpnli1uHxVGXzbsxzHnZGLBz2h8wy6uJTHAdGFxNTgoYeEbQLMidIbzFqrJgq",
+	"4lXD/vC4GsTfmPE2lvs9dq7SdEtqQEglL0uZVM3ZrzDgNmcL0yIS1MDIkUO3gIlmi1TIfH2MShKwFsor",
+	"odo59KpZ2oPeg1IWSNMASil9h6wodIQKpFG76bUU5hlW2vx0tVI+z9VmMZlOYoFwlbEIKP5Vwt22WskC",
+	"TwxQ+EIsJ6nDzmgs9/YKlr23B+dnb4/49t4e7PKaovlgmPbe2bxYyCAdWCAj2F6RajEaSyddtsqMsmxg",
+	"bfMx5ptZhJQ/kAeYDRnL8KA/YFVMdNg3Na0CpdlgGcBasn2jIdYOD/oHzKsKHyAUKCyd34RRde06FnvD",
+	"yE1RK8Xmlho96GPpt2WOulX5l1rgGVIEO04FxRDhiPzvpFhIEHrFjd18qfOA9GQNKeygfVVX1kH50pBw",
+	"PTWCyx97unjuF6yBJW5Ai2Pv6U1bbQ6T1cycwLed8VyMTB8TYQynImI8TW7FWBZkFlj8Hz3naSqyMrmf",
+	"lPRN8+M2DazZxdzpsV8NsTq87pvEDMgMlZcLU1WcO6QUVVRYK66gMo9ZwRkA4EpIpaKIfMB7ZEk+lppP",
+	"RYpV6TJlBBSWBL5ZpjxL16yNjOioz2JjcSSa3SgVs0XGozyJRKfHTj+gvYLh6zwfy2YdWSRFpLEZICBf",
+	"W6w9CEooZJ/y3qu77RGxFL9te+X4vmtAwQgaVG/qNSuX4evYhYluGzaxcJ9XfOXsUlByIFK/ksS7KR6Q",
+	"p+nnq9HNOPojtHOd4x9F7Vi2gdlUSisEDeh0DBBjXAMQk5xrY5unwiHDs4zDDPIZl85YAVg2CXh1MDU4",
+	"BgAC6cHazVQal7R8G7OM8ZIaze9iiclWUFMYBbKo0Vh6HmXWzjar0p2yv5m1o0KVxiNS8j+PJTbmok46",
+	"EIRt9snaFRVEPmuEWFjOmr0xlieV4leEz0skMa0VxwogoVdjgq4tplVQKizrR3aZ5EvUhT8yDJJgH12O",
+	"0Mex/Njtdt3/mQ82V/n4yAxtfKzCMcJXn1fJpWiyjNYITZbq2BRvVsAV4VXwn3pQiD7irrcJpo1904aH",
+	"qvjRLJNp2m4M3kVwFlbrh7h14EXtPXCDIj8+7Dv1xSwuKC6nBfxnwBIZpUuy5pU2ZyMB5yeVEua7wxsG",
+	"Y2lktIOxM7xoBDpXCMEZY/nPMSI3jFsjNi4l745bARsT7qd5+s8xpJhvetHmT8NjYx2MKI29QDlswA72",
+	"Qa4Jn7pApgYwagSi7owgcTtSNxLWgsCix61Pn2AyMKdNqKHWN4Yb5hYDktYd9nLoMuNDhn4oq6yOZZro",
+	"vHPMJhmXqDwiXnVM+E70A62A5T+AcJ0hnICmPL41Q05umEB42O+HY0nFFcSdQJlBFbxHhBBnmFQFJQ74",
+	"sZHXZFnbFbZUdeGqn3uklQm9UFILWxWj0miPnU2hTXDGcFntU03RPBgMn5kpGIEsDOWCbheedH9jvPsP",
+	"1u8esR67ZiPWDQNSqW7FIq/qUzZfnWud3ADStBEW79+fveyx1+oGcvJAoQW1mqj92M4TgrKmCYxzXWAW",
+	"0h0ALoEr16Yd2h43z2ylOJAO8ALeOJZ096Ki24jt7dnyaHt7rkBaU/G3wNgL55lyr0Gif8OLqNlShCpl",
+	"A0GqWKXKMbjGUJ0saco4o4R0SMajTGntbi9paeEiDCwZ7G6VyFitzFecTZMP5gRRXONY2mFVCMUIEum7",
+	"OA2Ddp4zIqMRJUjU6h+Fo2LuNh62UpIOx3Rc+94VMPLbSMU0x0ICTR9oYTp8L5MPDLSJtrVMCyc9rYDA",
+	"MnVjec7JUYLgDCU1n4UHwyNWBahE924JEdL144wejZdWEC3G6nXEwLYahJ0a/ZWLxkIkquBxwJ70AcaC",
+	"KKxQR8pCyIzeAm6CgstzKvR6zBZmojjDNThTmibXG0twpFZGgaLD/kk2U6SkFGStIPcCVrniGcgskn0A",
+	"+wu66C/dV/hUxOZf4bGhq7Pzuyeu4QgDq2CBC93w8ZMDJkVuVOBm5xEKN5yn0+iM+TEtED8bq3bqwJPL",
+	"cJkCJIGBzFZt9HenKQi4whvwvKOPANnAELE+QI9MZNnKGxQPKnYjz2FJLXqpkRTGvl1YcsXY5QqIubFL",
+	"65sa0AVYmWZpU6kMkJo6h09RW9iPj+7d46Bx72O6ACgo4M/X2AAcSMuXPShJkNgNzjgMJIcrjjpKrq0i",
+	"B7JoeHjoyaJjxkGCsLsDYHNjCbZjNFNoOf5FrLUXAlJz2JSAumXM0uROsOEBm6llVvgwkgwv/8ZyCW4c",
+	"w4ucQnEr1hXYYBfshUVuk1TogACFhbwLO2YVU8yttDHo4bA/DOl4A76ya5EmX6yK4Xzmc4DIzZYC7U+e",
+	"g1KIKC8yNjsCf8MmHTcPuAFv2LM/hkO2AdO4oTlwfBTT8YrgI1wyYhtQnDkAfUE3gLZ70D9ijfDMQD/v",
+	"JLgOilSDNqxVx+PbRtnwgYyBERInoHvKTORZYnGW/aEbwwr1RNSBYDoFnoAPksuBqLuGyYPlRVzKotsj",
+	"Ei8ZhpzOF2A0ou2GY4vM19OpdQajqgITaZe5LEuVzgMn3bGAxmIh4o51cxBC11iaRv5QEz9lGcdNdAaW",
+	"okU/I4/ksREOaEWbz82s4fqY7saNAe7kT7zMzO5VW/dM1W0bCLopxF+iKmY+JU8RCKUwQKUYNfjD/n54",
+	"XHJvoFebzQWXdOtQO2grQ2I3Isf7fKwUQsVE3nBj/dobf1evHjiwynl6bHeCnlgOuSf32H+zAVvxJGfD",
+	"/7Mn98bSXTIMqcbJgfOFOyjsOoNNZCOgdKF5kFI1BmBC5KKGqg3PMjOA/JUaM8enmMsJXrzMqJFiwdEk",
+	"xnG3+VjWELdTbjQrr6Q8CDeoKA8kZrUQ68LZgoZuZgLqOlFEA2cHm6fuMyrwzuDLUcWDRFer7p4Yjga4",
+	"uQiAG8jqJc+5vWlBpry390ZJsd7bA2FQqYUXoKMXKtTtXhOPMa8q3oZCd2VEsrBeeS40VPC9Clj4PLmh",
+	"QnZwGZNI9iO/44ExXUtl7uCL83U+U9LV4rM1+Hi1Cl8XonIhAqxnWoVgHpfSkNlycqOH15HDRaU4pkTo",
+	"vT34oKhwAzhx7fD0/UXYobevkrl70UItAuvUOZ8v4EC8v3qBfLyGtRh2jtneXmzEGTZh5uNagaRmeFj6",
+	"3HV9FtuOjVKA0GkXZNognB0AoBkSw7pmxxQIbcucGVqmK5JbqVaW0n7CjA+Ia0KdmXJA4L6MZ+5mAQpZ",
+	"tEM6AoZgfsZLs7sBszE3oGtCIOedAE44MgPyAhR0gG5Uew1izwaOER86g40GDsiZYuWVWqHQmzSJhMQ8",
+	"LbpnP8/UIktEjiWj7r1Pz0U2h8StPMnTe+7puw0X7K2gRYvVGrUGvX6vbxpTCyH5ImmNWvu9fm8fovrz",
+	"GYQ3+PwDSjuqpnD793Dv3nBt3w7ND/bmYssNfDu0j+hlnfPMcJLGsm5g6kFAPPiNfG9w4UIEenlOAgW4",
+	"OyC9ldD6ZgLdkMZYU/mMrp4hss53m1FxEDMuTEcDApEiPrbO3MCrGdJQMMTCGDoh3WflSiWoA46lV1Ok",
+	"wLkUaWxXEi6QK0vl1xpBF0Jxz4medDgrKMcx+s1edXc23HWPqtZ48507ppuh6/46icPAjSd8raKyRxrY",
+	"omakMsAuvlJpqlaFr2nLtXqPneMMLbAaaC1VQEpm5RNo3tq7arcFuD3ELVSj1kAme3vPmwl3b2+3SoCx",
+	"DUMki8xQi+GXUDxHZbcTpW71qF4ykEtqdNjv77Nf3rxmW+sHjuWGAoJgL/f6h0MYS2MhQQZ1BOFsRVya",
+	"wVAdwbEsFRI0wypKCZr3r85evWKLJMqX5si1FzO4EpqpXGmWK/WZZQatJHW/Twsg6syDlR7L8AV+0b1a",
+	"L0Ro3WRF+81BHQ4SVE2xCFL5NAdjiXc24kOO76GpbsiVlHGpCLbUNIGSDvgYCvMA3VTVo0z0dF4v3Hf+",
+	"8pU29OS0qDKzfFREItoDGdof6OK9N5ZnMONlpdpfCSa1VO+PQH7vqfo3ln7ZPzR/oEmy6IxyhSzN527c",
+	"GJelQj3O9Xkr1p0eOwGXS+6F5rpMG3TP2fkF7grYXo5BVG2ykVcawWB5JZw2v3RMmQ6M1usWtsj0IeKA",
+	"j/G6T0LMcKJtPhb6bYs9KbQLSMpudI8kcKM3TYQelUxbx4EUobMVjdrfiiJLB8MhaFGGjk7rhS9LwtIQ",
+	"lF8Hk5CYGDCQTnNVTIc8ZcOkzAdSyS7Kqgzd1J7DI1OrY1dBE4AIqYom84poBmMZqTkaPRHXoptILSQq",
+	"s6m12/MsmYNkw5K1FGyRSGnIE37C2Pb1YiYkVc8FF+Z1yNpasfAM8eDZW7AXML6KMOKv0YYwit4LOraA",
+	"Cuvf0YHvwAJomQEXc3K7/jMGrmD0tKsbmuS0llRVE/zhYMnSeaRL3AuVCvbRaigx++jkpr9YuvE+t4iI",
+	"+MjWAm5/3U9G3GRiav6H5uv9004dAgdha6+LD/HelSLRXcP4t/lCL+fmf8AED4NCvSDMEPre1c/8aPji",
+	"xwJGKWTtkgnSwfdtrL57vwjeh+fA6O0zKmSBeQLmj2O/DDJPO3j3e+KZUdYqZG1r+KHhpTJnCUZqPoci",
+	"VWqpuTH/KcVNZe5GJBhLi7yiAE3PCKQEajKhr9FYa8znCSckLBwPK4WxuJB/S1sUGWDOFMoXD/PY5gq0",
+	"VQaBXFKxVORU6S5ObhLEpsbvaP8SPZYFgDawyASRm1m7Uv3Oh1dUK8tQ4MIG5BAEk8FkyDG3XKBTFwrc",
+	"todPguHgIDiAGM5cEEyHC1qCq1Qlp8nN0ig6louBcxr10gJsO1Mr8A5PkpsbkbkwXacOD/ZZBc+bBgvY",
+	"M2asvtPRKHfgUjXn0fxh08EpRpF84c6RD3cSGO14DBG3ID2LuzEZG7ZNDl3nD15qzO3osfOS43/UeHtD",
+	"/L3sGvrufse+maQnRJx60Chcqq7QzW7OsXS36onM3a0H1Tl3xu1Z7CLRf1QTzOamxOSNiVrFK4/LZakg",
+	"Z4tW9bmK1zbynIrONkTzIvhPpGIC07HFuemrK8o0WSDKWaLk40U8DUBjexzpu4D5j+5k3JvrrsA4huoT",
+	"oyh9mKfkoOqq6TSJRKyiJYhBXejc87QH/1tu4sM8pX6Lfy1SnsjKa101/VD+SUW5yLs6zwSfB2zv8V61",
+	"1nV5sn/S3DZNoGG0nyhPhd+bYFct6P6pnB2UZ0uB8EDoAjLtDfvDCpn4o/mDIMJcWl25yMim+iAWan1X",
+	"BHULguNjKe88a7+0Cky4hszkGBe4+TfElrN3oH/X+BBGFCXe9ZRhtaCkg/uVFKgtN1J45Olq2sym4dVN",
+	"k6SvioOeuy8+BS1r4t/3tXvvU9CqRSnc9/Ev7n18vdLGhQ/GtVs7xSe1trTIH9KOeR3bcHE693+Or54R",
+	"tRz0+5s+cQflsV+eAb4Z3P9NqaQhfLS/Q0eutiF8cXT/F031Cs23gx16O+drowe4UhPmu+HwQX0W1RDh",
+	"4x0GDBqFK4lovtrfYTV/wO3zh3q4y86dUTCZq8V1uMs2NBRm9NMkQTQ35Ab+zc8w+91IY1fiwKabNXlT",
+	"W0Er5zfw/Y9qolu/m74avXDo+E1FE7LbS/hde5WESyWXtR+SgHj5OYWnT1UGQeaU82eVwmH/wPCunT29",
+	"fiENypeFMNeRczD5wdouigrjfT1VtM+gMjIVoIXpGi06oRy08gDpDoxR56DB42UgBdTAB+SPTRMNDpTJ",
+	"ErBakjS1b/lZY6DFPtI2k+PEK+zsFyxoLu2MQeFHrFxtujOid1iCiw73zVy7SgS2Gwg4Qz2eAjPAfFFT",
+	"vMzFJ6UC455L289XgR155fbdr5EAnko7ZIy5m2uR3plXXd3oWCxSZcGxXRHpscQq0pq19ylBAeKMMKhj",
+	"/8kh/OnAz7zMs2PnFQY68Ld7LLESNiUk2XzNBkUZSRwV5YoWc7Ct3MS0cR3sEhjjbwXJ5Cng0gGEhyeu",
+	"v0nMz5CYz7kru/tnCsyD+79wJYN3lbBQ0SRJ0/OScrqTrLtS6g2XaxsX+Z8j7fCkOjhEsDVrUi5o3TTB",
+	"2VyIfJlJX5BR0Is5wBjTrhsvIDFzpSKVLPuGEphcl1k4Br3F+MBLEm3Xasp0yomj7WrhmM4x+LOp3ipI",
+	"InB9uGtuFFOhX1MSKwYLD0UDHAfUinYJXHx9r3hg26UD5Oz54qGUfEcV7wg+nFy1kBPZxIS/F3kjB+7v",
+	"bkdSyUJbCmf0T49yTsoVy1pB646nS1Ep5ruxXG65Ou6mwrW7GLGAadQqAlZdfc+RXKZprahrc7HUz7aE",
+	"i9UxR5FKCVUWioL6dlml3jw/Oujfuz5Ho4PBfetzNDroF+tDQbstryou1qKsFsFz1Sa/sARkvZyu+5tI",
+	"wK350WQYH4gng24/2ufdg+lT0X0WDw67Q/5kchT1xdPpwTN/zWmVzYJ7jojKohfKYLaUBEH8BRSKtPTv",
+	"T4++Z+bTQ3wzTT4Z0sy+6Vn/MXrWYIepfK+k+KZZeZoVYNFUFCsEFGp0Gjz08uBHNTGk9vsmZ4NFrDDT",
+	"vFdRK9Uc9VWpTdFiNWWNFWWwIQagbnFTWDHPnSIWlMOuy0Y3xqFyT0xiJqONWqjFQz3SNjqp8wCFq5SY",
+	"tt0e/6//YieacebdCEAKCF4cfOdAwelviHFisVpJDO7zIr1JO9UURGEUUhui8zLRGMGq5IjxPOfRzIzs",
+	"mNna8N+NW9RAF5Phcb8xDd4IqXEr7AQM7yAw+inBLSEgvh4l7YJ2rLIYw28hiJhmf0zLvjRWdeFToJmg",
+	"Ni7iseQTlz/jZ1RpxTiLlnlXz1RGsUGoTqdK3WqnIfbYu8bgiuKGt+3w2sDtQJg+9JeH5gY3sdsq2Rq1",
+	"3JaylaWYDteKX/NtKaEN6Qdw2KAILFiGKH7Q1wjjFijSyQ9CgBLKH5u6oEcNIQwO+ObjLnBG5q0GfOg1",
+	"xQiEfhADUEIT3N9HukbHT4qwhI/ldwFDMGDJFJJWP7qST/6P0EI9/qERXrHcbbnOivmGfhk1fXxsaWFU",
+	"+/K4WO+R7aHUExZwMT24NooqMdV3l6nwxkKlK+krdLRFSeyqepY/hu0AgCm7BEV8JKGGYsIfkAXherN2",
+	"uB+ww7DjrbDfHkWAYOc8d1X4MAjJVsX0dwdf85oob0u52JANzcMge2Yz7924EWql3ofd06KXXHywfSQZ",
+	"XJjqgP2hoLLgZM1CNh5/ZGG5FYglpGNgwRiLFfT2tSg3RksYeiCJIWuHTwN2BGvoNmQs9/ZeXP60t8fa",
+	"ob0lPobsOy3y75b5tPss7IwgPP9g8KwfsPdXr7rPXJzKZJ1b3jLn2W3AXly8fgVjMBIk1j3mB9fA1bBd",
+	"RBdpQ3FzYS90ZpFpy4W/FjkbGFWD4Tlh92DYOzoKO8c2hjITLPz1119/7b550335MuyxKyjzItKUQmdX",
+	"gDQNfLoqr4xwWqbchrm57EMWfmf4zH+b/3TNf/53GLCcTyDdimdZYmRuBipDxyboYBq2DSc0Qj4VlPQf",
+	"PqKwXq0wZTu3QyREqFyLdGodO3gHaz7RimViru4IOGUsUwy/Nk/xIsJvilARkCgnPLolCZDcJJKn8CLF",
+	"iPzy+vIXs/Xv4HKfvVsICdHCNrYYA/0waliC3AypJochCj/9BA1ZPZaIE2RjN5OsKeWGtUsYpkXJusEh",
+	"UAfAXMgcg5U0gD4B8Iu/Zza1hy4sZip19UqDytp2Ao9E4NgDUdixcs3C9Xq97s7n3diPNi+knGlwYnrg",
+	"GHH8D6MvGPIaS6QvQKgUH4roY6QnjMWh/Hu1urcsCF8sBM+0V7SeitE1CT2INPakns2pK8TpJphf6iUx",
+	"alpzHQWCustnmfBjyxBW81aIxT3l8Y/H0i+1lwm6pmpCwCUl8ge18qNRzTc0MvOCy0NJDBnlRsOWic6T",
+	"CKOKizRcn/prymXHItx2c9VVEvHaivWCaqh+fqQH2Sw+RGKRNxWCLRBzsUzpWPrwyXW8XEACgmBNV0Ia",
+	"g0MTiRWtg1L4H4CTbcRtRHJz5NEjSMa9vVcJ4saWmpLMm25vb48B6JL7xcqaduiAensgsDowCsaYFjwD",
+	"kd8QilsrGggw15Dxj2hMeGTsnZVdDmgXQBSXOUtkriy8HM+JoAtuTLB55EQroho5sgpj4JQXjjEKKl5Z",
+	"DdcW84yMMRstCWYXOrT4c3COi7oFwF8RXRBsJiWxODdAD1K8MQqHx5C8gZt0bdj2QhB6h1/gkHojoW/r",
+	"G/bYpUKwSb8EbFgkOhgu4Ne0pTjdx+bvx/AqZNeevf3J/IIvwJ2wbXPgUjJLDXYHfeJ59q/6a7/QE4Ta",
+	"3Nt7wWWcAE81RASwJ+4XC1TllzctA4siuM5a5JhwMMHVLALWnZ2jBQbKs/2OhTxApq5kzhNpTlJZwXCR",
+	"4lyXE0M1ZNwzC12O8bftsItpnyGefD8J9KSYEdvbA2xzsBOsNNvbcxcc0LJvDzgBUnAWSANDtOgi5LlI",
+	"BLZ8ChMWTLt4TQJNI6+AoFHACsUsEFz6izLDLLLvwaTJaP2EPrbInpgcEVTNQuioxsWRLDxG3oRf7sHK",
+	"L6ln7MSmdsJuV+hDrlnKc3+3IauVdRlMjg0C2j+Lyrs3MtZUIReFhzfvNspCYlULfUPTrMKcEg8Z1+or",
+	"tlw+O5uW6uPX+7JIu9AwZPa5iry1MuP1fh07h37RxqK2Gqr9Whz4lGDDCqEKOn5FbpfyDDIsRuYtQBXT",
+	"viwl/UoAFu+fuxDoDMSd5usOORcytaKmJwR4l0JUM78VhH3qA0aQGxpXiSZ3XHwFd2uCypEbw9GOWlG5",
+	"QgQLqhEKOC+qUlnvBdsJd2QEiDmaxIuoM0yBguwdOHY+FXginOqmizlsC55YkBBkaVpXn23VpgMEnvJl",
+	"IRJEk2pYpF75AkAq657DRbcTPHbMKMnqdc2wnkAOtQJwZ+OYLRdFlQfl2BgrW67H8Lq7yY1ckjhZAwRu",
+	"BevIJf0N6QiG7qiwtUd8hsp6qHR4KwUbuOksMoKiDT03DrXYDs9Pfn1z+vaKgXiC/w4Rini/3+/1+8TW",
+	"SfipKRvgz07YDeHXIfza6VGz70qQZjAGIj1b84EE1RIChAAXgBC23Bkn8hkx7i0r6/f6Awbuv8BSH8Qt",
+	"UUqFLzVBa3eowOgkXimkZmrSS8Qon16747VD0WOXS3Nqixfh/Fs6pHYdjwO706vwjpnK1YNGKug8+VA+",
+	"mcPA/xb59308FXkEFXSkus8LvqaBbalKEtzL3M05JZorj3PffqtzHOTmgd3Lymmg5DSrVZdnbXChdsHb",
+	"fieyrtnljuPu9kjwKlM/tguQamFGWF8xTOBIUxYnGsbv6yoWsW+r2KmXr6+O65j6x7YKI8QoS0DLZE5T",
+	"1KGl/EW1MKIrHwxKAsZUck+KlwI/GswmK87BoY4sHE9CWGIDZPyuDYGCMmXUzgw1MUtcAZuDqDI/2oWw",
+	"i3Rsk1xd8GVlkKTAeOU+y8cQwdP39qyCisBaIjZ6W82xC0pzw1LpijcSVeVK8XPn7quoAif1WpaPypyU",
+	"OkD1z6jW1BKKbLRnScKUGydXADI+772gAHszYh6HS4oE3lzV7WfHZmHLGngp7CJ0aJj0oVnUq6qXGaxZ",
+	"+LTBK+01R2Ldr5IOg7T5egmgEZKLux26UutQIwA4UGjtdrT8fW2mg7QZ2jk6Fa78iecsaPAPdMCwc5yT",
+	"EP3h+2EHdUFcyQZyqdV1H8snZrkuCz+wWagT756o5t4x0y/5jTGBD82JQqcik2FjIakFXzuODRhYc1u7",
+	"valYVGBrNGGzCj6Jl+SvA3IkXH4j22ZwyUmrgJWlQDYhhLjRklwZgg2hXuTGrCenVUuv1ysdu9tQuPct",
+	"2gqZzY46plrIoGeULzxt0R7vrtN3aoLJO27VLlRbnWqlQop9Scwo/74UAPRC6C9UoHzXeJZyaehPmG/3",
+	"uVFwVLzmQfE4RIiw/LawG5riQctnOo0vFIXaWqfvL7BauPADjg4AIUcKLDMlPuStUevy9PyEvbg4fXl2",
+	"xU5evDll3795/gPzvSuQdlgwyt2+aRiNVxPOr95m3jXnEwK9OGS3FFM76ve3TPzgsL/DrJ+4WR82zvr5",
+	"6dUJe331knmDGrLB42FpJDv1Ney7vo4e0NfQ9LVtkTcPcfd1Hhbr7LHU0hz3t672YX+XFRi6FRgMGpfg",
+	"5enrqxP2/Cd/Lof+H0+2r8UO3+++KIfFolQFVWllhv9xK/Nk28r87spSwzp82QEdFAvz1K3L1cXJ28tX",
+	"pxfs+5M3b07Y5cnFa+b8ufswglq7lbAC2peyekljQs2gNWpV7JLN67FfrEf1m1IEV70q/pN6Wfr94fDQ",
+	"cOxKqfGDWpH34RNk7ZWK64P7iqQPGwqZD/zq5qVtenq4O10cVOoN3ttO9RgMimPQbzwGp+eXZ6/fvWWX",
+	"F6/ZxemLH96+f/s9e3NyevFb6xNEyzVPvTQSvBHfQTh4o3GDeXFy8ZJZf8q7V6/OXpyyy/fn56/PTi9L",
+	"XOHPmO8DQnGtIvfpU9D64hR2LMJne65Vwv3l9eUv7m78mG3S1XqtwOpgoxbiOLaaqkTbeIuS+kTRyUFx",
+	"9ehU5MpRD8qHPMDjHZjzGhRBNoGLjwm8MJfABaMElZCScTZ2EWS+whKcvr8I6ILE/W8AykuwHxTalnt2",
+	"v74UmL6a4rQC6Mz8v0HR8iAg+t5GqdBkSfOtRHdSHAsCr0EsS+Df84OhsX1nq/vYGAheFH0jTd9BrHtp",
+	"IJVQ8YZYx/oEXqmsblwgwmT4uXGRkCxI6HM1O+OeRndR8aHlcau0LfXT8C1S/j8+I/Gtyi8Ej9ffouv/",
+	"JdH1j3SNL/1LAu6xksBOEfYUf/5IF2UGXRyJLSfSVKPB+ZC9MPVaWr9fr6uaQfmRnadcso/svCjMAnUb",
+	"oJ4LdPSRXVLxhtqDi3r1l1rYsh+6DLUkQvaRikl8hDIR9F94Z5Ep85gqS7jn+FcRQ1YCq4ooKLURkYrt",
+	"CkgVK4ATxXgvH0YKSjvDPzG6NvDucsGWLootSvEh93dng9sNMcJaX+peasgZMxt0naLQGPSNAQS/ZIUI",
+	"ePZkn34EXI/RYP9p0FqkXKLGBRuEI6P5Om32oNsfXPX7I/j/v+0O4QOQIJv0A6q+/C1VbKsA/HOk2TfZ",
+	"UaoT3iA9SjXDPZFBB7oE7UKo3701n6c7iIBEQ9TxyfmZ854H7tqA0xsQOypFhnWX6N7TsjW6boQaYUgN",
+	"RVkrgExXOctc2TAA1GxiTjSKy4WIHsah7EQ9DmUrpP9L4dQ/BdtMVbuo+72+W1jPelGTP0SUb+JOTR+7",
+	"+qon52eB2ZlfT968rnOwzz/t/8rjRKtdOVXlo1Gi+qtaxUWP7Km1Mt1jyfyNWPa2vq1uqueLF1lUy7Vc",
+	"VWxbHeCxhKq1AWsuB2zrZrvaAiqbU1AOqRG2yFtV4NqSaEXN4KBaHhgDqal8QbrGskfHtdY+dFerVReg",
+	"GZdZCqiMLiLj3pq7dDHtrxShR/gVeNvbhtmhAr3cr9ELJYmaC5x6jY3KLVHEW2UqpA9xbWtYlLZh2Nvv",
+	"DQBNg+5t/QWDerVkxpvFg/3y+DJBoc7F1nrDGEsLQQ3txhLWnR47kdXCwW6+fkD1SqRpFyu3eh04tOxq",
+	"wyxXykFkIbUmmu3tTSBYjSKlPPV8b6+pNveKO15OodYUdzGWpRrorF4CvQiP6uEKBswrDj5f6txWCOe5",
+	"PxBEs2qYkKtl2aHsB6wpC2k0IdVHvk5kaPFXR2z/Sb/PljKFAzsTtsAHlOcgDNuYFRi2WBL5GCvTNdVk",
+	"xloiapk78nAlocfSFvi0FSGRPkv1bSnO132d5K4saLkaMQXwudQaWC0OVbxsIbWiC3b/eiEoDWKs44Ex",
+	"BM+WWBPY5yRUbbxcyBjKF9oImqZy97ZuGiacGX5p/tFjrzANulIFkGLOM5XnqU2EHUusJ4hmU638HxbC",
+	"2qlop6NfjWBuu5XrpHzY5ziIjxtHTiU1fcOSvaM4GJRJlFBYtTPNF9V1rpR9NHYlpOKS7jR1qefed4Rr",
+	"x/PiM9t8uTnP8vS+11iPknC40Y61IT0khzZ3UGLlmNeWpvY1Q8Q2KLDNIbFN52rR8czqSkdN0/uIFefM",
+	"NKjCpFtWG95Hq2MOjzJbZ+sXbCweOpZlhGav8hZuoZCxDtjenrgTlBsXqSwTUUmc72H4IT0ZS1/u3ajc",
+	"1oYKGGc3S7MeGWU0poJn0lZzh0fIVpObWV5ks+FkxxK/MQxfp2oFj+AbiEAFJtBjlwQJLRUIndVMsbnI",
+	"RLoG8EMNaAjFkkZcjmWqoltbp1NkTC3zoMQPqNQiRO7TtlMVJvRU4NqbIdMH8L5DAD/GKFXOpqlSlJMz",
+	"53LtEQdBP7LMHHfieJZIvMJ5Y2nr9KTqRvcAR1+7rByCy2OJ1ksRY6rbSmW3ibxBodBYSXUsv6SUKttc",
+	"SbVoeIdSqkUNZKBXEYPgDllbKp/OAgp3XFG2GyYZmgMVO8EB9YCgkCVUQWGlFigOGApskvUllS1LO5YU",
+	"bomoW9xM0izwdJkyTGExxw9NiQIvE/x1vsNhL3R1b21FV/Q/Advsltmmo20gWoCgFCsoNWdrAUL0NkRx",
+	"eYT7iHAyEl1UwpVQA1J0RrYahwNGBlA0Gwie6GpOwgYAdKhL39qGYH4fNLUdbmtk/n399Ie/D1/Pfzla",
+	"XBzkPz1bAbCVr6ga+/D2/Ej/dXj3y9P524PJxbP81yer3wbRq8PZj/2b18P45Ei8f5q8219cHjRBMO3s",
+	"4YK5FbDc5fvXRs3/z55bYWFgDxUbA26kFDx03nPm4f89bCVeqWz+IJDyB/o90TC8JkOzlavb678/+y0b",
+	"/iSvDj/8PFj/5eni9f78+VH08mD6/ZPZj319MhQXh8uzZ+p8gJEipMG2RkZx3T555vuEghb0alcSLdXd",
+	"lwdZLB6FDS4H3+pFRkvHDvV4hKSNOASstsMX5h/dF0rmmUpHTKouFCGyt5f+par/5n0+CXiZ3n2rLk2T",
+	"ZpLnGb/ZPEn7Mb71VkEj30DJP/NCE4jkM2414buaM3gXvHDDkstg4Uc7dvc/xin8KbB+YTD5W6O/VZzA",
+	"F650dOmgej6xk5JAJtdYrKL7rwFt8boFQmnIGCoqolgueeBAn18ItYCEckAw/TKX70szvHu5MkTpzPKK",
+	"k7eF0RT/X6wiwxSZeQGDKsYSH5lfWMrlzXfjlpDjFj3FZ4LH/t/gKMYf6u5gfOWx9w794rVCfRptvdTP",
+	"AP96oAPatj8odVdt/LE/563BHY0c3zqWsVez+/9jvck/LOdcdm11JeZfdmz3Lc8ET/PZPzaeoZMCNb4f",
+	"eiXaKQ8caogtAofWk6slbj7BJPEJ16LHXqmMQW7ChKdcRgDjAt7KzNhROZa26rEvOGk/wDy++ObXAXeq",
+	"292VD+p7AxWWVup/LAG+Tu6EBCvSWHMbyQ1M392pjbKC7RJGXKKzq3ChtCGLhwjNrDHY5uYQdIpa8GMJ",
+	"TYGvEkMRLtQyFyzP+HSaRJRHjgx/TaEHkbiHIMdyO0VeAICS0F8ejmCnh2TpoctmNpRp1zQcO6IGUoWw",
+	"KLMI5QX+f5tgd1RgiqiwLRTuVm8bie9yF46aD/psGxLCvHChtkMUiG1umLupPsb4mggr+rG1Wmbl6hPW",
+	"h9wp1ecePX6cqoinM6Xz0bP+sz5EXpdHYIOSvqj7qit7+zAwG4oWdNPN5saLTfmAK00GFjsUq6Bktopi",
+	"WV+Pi1rpGT1ytQCrlcPvKRgesCkWjwaf3h9qQjWI84aQXmQsNEoInquP7aoU4mZhNIpQt6YotqJRCq+o",
+	"N1tlfEVZeVhxewmlKZFepYm8GcFFlgS/fWYPi/UOJ3osS7o25VpGPMvWcEvFc9EFjmrdcqXp2zP26fdP",
+	"/38AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

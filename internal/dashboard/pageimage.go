@@ -104,7 +104,7 @@ func (s *Server) pageImage(w http.ResponseWriter, r *http.Request, req signedInR
 	}
 	data, err := s.cfg.Parse.File(r.Context(), req.user.AccountID, id)
 	switch {
-	case errors.Is(err, parsejob.ErrNotFound):
+	case errors.Is(err, parsejob.ErrNotFound), errors.Is(err, parsejob.ErrGone):
 		http.Error(w, "no such page", http.StatusNotFound)
 		return
 	case err != nil:

@@ -2,6 +2,7 @@ package httpkit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 	oapimw "github.com/oapi-codegen/echo-middleware"
 
+	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/ratelimit"
 )
 
@@ -68,6 +70,11 @@ func ApplyRateLimit(authCtx context.Context, l RateLimiter, accountID uuid.UUID,
 		return nil
 	}
 	d, err := l.Take(RequestContext(authCtx), accountID, api)
+	if errors.Is(err, account.ErrNotFound) {
+		// The account was deleted after its credential was authenticated (and cached, for up
+		// to the authentication cache's lifetime): the credential went with it.
+		return InvalidToken(CodeAuthInvalid, "The credential's account no longer exists.")
+	}
 	if err != nil {
 		return Unavailable(err)
 	}

@@ -31,6 +31,7 @@ func TestRequiredScopesFollowTheProductMapping(t *testing.T) {
 		"ListWebhooks":          {account.ScopeWebhooksManage},
 		"ListWebhookDeliveries": {account.ScopeWebhooksManage},
 		"DeleteWebhook":         {account.ScopeWebhooksManage},
+		"DeleteJob":             {account.ScopeJobsWrite},
 		"TestWebhook":           {account.ScopeWebhooksManage},
 	}
 	require.Equal(t, want, got)

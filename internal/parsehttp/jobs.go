@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,6 +26,7 @@ import (
 type Jobs interface {
 	Create(ctx context.Context, req parsejob.NewJob) (parsejob.Accepted, error)
 	Get(ctx context.Context, accountID, id uuid.UUID) (parsejob.Job, error)
+	Delete(ctx context.Context, accountID, id uuid.UUID) error
 	List(ctx context.Context, accountID uuid.UUID, req parsejob.ListRequest) ([]parsejob.Job, string, error)
 	Results(ctx context.Context, accountID, id uuid.UUID, cursor string, limit int) (parsejob.Job, []parsejob.Transaction, string, error)
 	Export(ctx context.Context, accountID, id uuid.UUID) (parsejob.Job, error)
@@ -145,10 +147,33 @@ func (s *Server) GetJob(ctx context.Context, req parseapi.GetJobRequestObject) (
 	switch {
 	case errors.Is(err, parsejob.ErrNotFound):
 		return parseapi.GetJob404JSONResponse{NotFoundJSONResponse: jobNotFound(ctx, req.Id)}, nil
+	case errors.Is(err, parsejob.ErrGone):
+		return parseapi.GetJob410JSONResponse{GoneJSONResponse: jobGone(ctx, err)}, nil
 	case err != nil:
 		return nil, err
 	}
 	return parseapi.GetJob200JSONResponse{Body: parseapi.JobEnvelope{Ok: true, Data: apiJob(j), Meta: meta(ctx)}}, nil
+}
+
+// DeleteJob deletes a finished job's file and transactions at once; the id then answers 410.
+func (s *Server) DeleteJob(ctx context.Context, req parseapi.DeleteJobRequestObject) (parseapi.DeleteJobResponseObject, error) {
+	caller, ok := CallerFrom(ctx)
+	if !ok {
+		return nil, errors.New("delete job: no authenticated caller")
+	}
+	err := s.jobs.Delete(ctx, caller.AccountID, req.Id)
+	switch {
+	case errors.Is(err, parsejob.ErrNotFound):
+		return parseapi.DeleteJob404JSONResponse{NotFoundJSONResponse: jobNotFound(ctx, req.Id)}, nil
+	case errors.Is(err, parsejob.ErrNotReady):
+		return parseapi.DeleteJob409JSONResponse{JobStillProcessingJSONResponse: parseapi.JobStillProcessingJSONResponse{
+			Body: errorBody(ctx, string(parseapi.ErrorCodeJobNotReady),
+				fmt.Sprintf("Job %s has not finished; delete it once it has (poll GET /api/v1/jobs/%s).", req.Id, req.Id))}}, nil
+	case err != nil:
+		return nil, err
+	}
+	s.logger.InfoContext(ctx, "parse job deleted on request", slog.String("job_id", req.Id.String()))
+	return parseapi.DeleteJob204Response{Headers: parseapi.DeleteJob204ResponseHeaders{XRequestId: httpkit.RequestID(ctx)}}, nil
 }
 
 // GetJobResults returns a page of a readable job's transactions, in statement order.
@@ -172,6 +197,8 @@ func (s *Server) GetJobResults(ctx context.Context, req parseapi.GetJobResultsRe
 		return parseapi.GetJobResults404JSONResponse{NotFoundJSONResponse: jobNotFound(ctx, req.Id)}, nil
 	case errors.Is(err, parsejob.ErrNotReady):
 		return parseapi.GetJobResults409JSONResponse{JobNotReadyJSONResponse: jobNotReady(ctx, j)}, nil
+	case errors.Is(err, parsejob.ErrGone):
+		return parseapi.GetJobResults410JSONResponse{GoneJSONResponse: jobGone(ctx, err)}, nil
 	case err != nil:
 		return nil, err
 	}
@@ -196,6 +223,8 @@ func (s *Server) ExportJob(ctx context.Context, req parseapi.ExportJobRequestObj
 		return parseapi.ExportJob404JSONResponse{NotFoundJSONResponse: jobNotFound(ctx, req.Id)}, nil
 	case errors.Is(err, parsejob.ErrNotReady):
 		return parseapi.ExportJob409JSONResponse{JobNotReadyJSONResponse: jobNotReady(ctx, j)}, nil
+	case errors.Is(err, parsejob.ErrGone):
+		return parseapi.ExportJob410JSONResponse{GoneJSONResponse: jobGone(ctx, err)}, nil
 	case err != nil:
 		return nil, err
 	}
@@ -242,6 +271,11 @@ func (s *Server) GetStatus(ctx context.Context, _ parseapi.GetStatusRequestObjec
 
 func jobNotFound(ctx context.Context, id uuid.UUID) parseapi.NotFoundJSONResponse {
 	return parseapi.NotFoundJSONResponse{Body: errorBody(ctx, httpkit.CodeNotFound, fmt.Sprintf("Job %s was not found.", id))}
+}
+
+// jobGone says when a job's data was deleted (parsejob.GoneError's message).
+func jobGone(ctx context.Context, err error) parseapi.GoneJSONResponse {
+	return parseapi.GoneJSONResponse{Body: errorBody(ctx, string(parseapi.ErrorCodeGone), err.Error())}
 }
 
 // jobNotReady says why a job has no results and what to do about it.

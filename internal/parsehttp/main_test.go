@@ -80,6 +80,10 @@ func (f *fakeJobs) Create(_ context.Context, req parsejob.NewJob) (parsejob.Acce
 	return f.create(req)
 }
 
+// Delete is not exercised by this package's tests: TestDeleteParseJob drives it through a real
+// server and database.
+func (f *fakeJobs) Delete(context.Context, uuid.UUID, uuid.UUID) error { return errUnexpected }
+
 func (f *fakeJobs) Get(_ context.Context, accountID, id uuid.UUID) (parsejob.Job, error) {
 	if f.get == nil {
 		return parsejob.Job{}, errUnexpected

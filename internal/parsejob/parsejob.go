@@ -40,6 +40,9 @@ var Statuses = []Status{StatusQueued, StatusProcessing, StatusCompleted, StatusR
 // HasResults reports whether a job in this status has readable transactions.
 func (s Status) HasResults() bool { return s == StatusCompleted || s == StatusReview }
 
+// Finished reports whether a job in this status will never change again.
+func (s Status) Finished() bool { return s.HasResults() || s == StatusFailed }
+
 // ErrorCode says why a job failed, as in the API's JobErrorCode.
 type ErrorCode string
 
@@ -88,6 +91,9 @@ type Job struct {
 	// RequestID is the request id of the upload that created the job: an idempotent replay
 	// repeats the first answer, request id included.
 	RequestID string
+	// DeletedAt is set when the job's data was deleted on request: the job is a tombstone, its
+	// file, transactions and statement details gone.
+	DeletedAt *time.Time
 }
 
 // Accepted returns the job as it was when it was accepted: what the upload answered.
@@ -108,8 +114,11 @@ type Transaction struct {
 var (
 	// ErrNotFound: no such job in the account.
 	ErrNotFound = errors.New("job not found")
-	// ErrNotReady: the job has no readable results (queued, processing or failed).
+	// ErrNotReady: the job has no readable results (queued, processing or failed); or, to
+	// Delete, it has not finished.
 	ErrNotReady = errors.New("job not ready")
+	// ErrGone: the job's data was deleted on request; see GoneError.
+	ErrGone = errors.New("job deleted")
 )
 
 // FileError refuses an uploaded file; its text may be shown to the client.
@@ -159,8 +168,12 @@ type Store interface {
 	// period's count has reached the limit), marks the key done when k.Key is set, and queues
 	// the job's work.
 	Create(ctx context.Context, j Job, f upload.File, q quota.Charge, k idempotency.Key) error
-	// Get returns the account's job; ErrNotFound otherwise.
+	// Get returns the account's job, a tombstone included; ErrNotFound otherwise.
 	Get(ctx context.Context, accountID, id uuid.UUID) (Job, error)
+	// Delete deletes the finished job's file and transactions and makes it a tombstone deleted
+	// at now, all at once: ErrNotFound for no such job, ErrNotReady while it is unfinished, nil
+	// when it is a tombstone already.
+	Delete(ctx context.Context, accountID, id uuid.UUID, now time.Time) error
 	// List returns up to q.Limit jobs of the account, newest first.
 	List(ctx context.Context, accountID uuid.UUID, q ListQuery) ([]Job, error)
 	// JobsPerDay counts the account's jobs created on each day from from (a UTC day's start)

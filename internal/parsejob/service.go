@@ -266,9 +266,34 @@ func countLines(f upload.File) (int, error) {
 	}
 }
 
-// Get returns a job of the account.
+// Get returns a job of the account: ErrNotFound for no such job, a *GoneError for one deleted
+// on request.
 func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (Job, error) {
-	return s.Store.Get(ctx, accountID, id)
+	j, err := s.Store.Get(ctx, accountID, id)
+	if err == nil && j.DeletedAt != nil {
+		return Job{}, &GoneError{ID: id, DeletedAt: *j.DeletedAt}
+	}
+	return j, err
+}
+
+// GoneError is ErrGone for a job deleted on request, with when.
+type GoneError struct {
+	ID        uuid.UUID
+	DeletedAt time.Time
+}
+
+func (e *GoneError) Error() string {
+	return fmt.Sprintf("Job %s was deleted on request on %s.", e.ID, e.DeletedAt.UTC().Format(time.RFC3339))
+}
+
+// Is makes a GoneError ErrGone.
+func (e *GoneError) Is(target error) bool { return target == ErrGone }
+
+// Delete deletes a finished job's file and transactions at once, for good, and leaves its id
+// known as deleted: ErrNotFound for no such job, ErrNotReady while it is queued or processing.
+// Deleting a job deleted already succeeds.
+func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
+	return s.Store.Delete(ctx, accountID, id, s.now())
 }
 
 // ListRequest asks for a page of jobs.
@@ -367,7 +392,7 @@ func (s *Service) Transaction(ctx context.Context, accountID, id uuid.UUID, seq 
 // File returns the statement file of the account's job (decrypted if it was protected), for a
 // person to see its pages: ErrNotFound for another account's job.
 func (s *Service) File(ctx context.Context, accountID, id uuid.UUID) ([]byte, error) {
-	if _, err := s.Store.Get(ctx, accountID, id); err != nil {
+	if _, err := s.Get(ctx, accountID, id); err != nil {
 		return nil, err
 	}
 	return s.Store.ReadFile(ctx, id)
@@ -375,7 +400,7 @@ func (s *Service) File(ctx context.Context, accountID, id uuid.UUID) ([]byte, er
 
 // readable returns the job when its results can be read.
 func (s *Service) readable(ctx context.Context, accountID, id uuid.UUID) (Job, error) {
-	j, err := s.Store.Get(ctx, accountID, id)
+	j, err := s.Get(ctx, accountID, id)
 	if err != nil {
 		return j, err
 	}

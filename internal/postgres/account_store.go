@@ -114,6 +114,42 @@ func (s *AccountStore) Account(ctx context.Context, id uuid.UUID) (account.Accou
 	return r.account(), nil
 }
 
+// DeleteAccount removes an account and everything it owns, in one transaction: its jobs with
+// their files, results and transactions, its credentials, webhooks with their events,
+// deliveries and attempts, its people and their sessions, its audit log, quotas, idempotency
+// records and rate-limit counts (every table's rows reach the account through a cascading
+// foreign key, or are deleted here), and the queued work of its jobs and deliveries. It returns
+// the account's name; account.ErrNotFound when there is no such account.
+func (s *AccountStore) DeleteAccount(ctx context.Context, id uuid.UUID) (string, error) {
+	var name string
+	err := inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		err := tx.GetContext(ctx, &name, `SELECT name FROM accounts WHERE id = $1 FOR UPDATE`, id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return account.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		// The queue's rows name the work by id, with no key to cascade on.
+		if _, err := tx.ExecContext(ctx, `
+DELETE FROM river_job
+ WHERE (kind IN ('reconcile', 'parse') AND (args ->> 'job_id')::uuid IN (
+          SELECT id FROM recon_jobs WHERE account_id = $1 UNION ALL SELECT id FROM parse_jobs WHERE account_id = $1))
+    OR (kind = 'webhook_delivery' AND (args ->> 'delivery_id')::uuid IN (
+          SELECT d.id FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE e.account_id = $1))`, id); err != nil {
+			return fmt.Errorf("delete queued work: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM rate_limit_windows WHERE account_id = $1`, id); err != nil {
+			return fmt.Errorf("delete rate-limit counts: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM accounts WHERE id = $1`, id); err != nil {
+			return fmt.Errorf("delete account: %w", err)
+		}
+		return nil
+	})
+	return name, err
+}
+
 // ListAccounts returns every account, oldest first.
 func (s *AccountStore) ListAccounts(ctx context.Context) ([]account.Account, error) {
 	var rows []accountRow

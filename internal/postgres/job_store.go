@@ -76,7 +76,7 @@ VALUES ($1, $2, $3, 'processing', $4, $5, $6, $7, $8, $9)`,
 	})
 }
 
-const jobColumns = `id, account_id, env, status, bank_file, expected_file, error_code, error_message, created_at, completed_at`
+const jobColumns = `id, account_id, env, status, bank_file, expected_file, error_code, error_message, created_at, completed_at, deleted_at`
 
 type jobRow struct {
 	ID           uuid.UUID      `db:"id"`
@@ -89,6 +89,7 @@ type jobRow struct {
 	ErrorMessage sql.NullString `db:"error_message"`
 	CreatedAt    time.Time      `db:"created_at"`
 	CompletedAt  sql.NullTime   `db:"completed_at"`
+	DeletedAt    sql.NullTime   `db:"deleted_at"`
 }
 
 func (r jobRow) job() reconjob.Job {
@@ -100,6 +101,10 @@ func (r jobRow) job() reconjob.Job {
 	}
 	if r.ErrorCode.Valid {
 		j.Error = &reconjob.Failure{Code: reconjob.ErrorCode(r.ErrorCode.String), Message: r.ErrorMessage.String}
+	}
+	if r.DeletedAt.Valid {
+		t := r.DeletedAt.Time.UTC()
+		j.DeletedAt = &t
 	}
 	return j
 }
@@ -128,7 +133,7 @@ func (s *JobStore) List(ctx context.Context, accountID uuid.UUID, q reconjob.Lis
 		return "$" + strconv.Itoa(len(args))
 	}
 	var b strings.Builder
-	b.WriteString(`SELECT ` + jobColumns + ` FROM recon_jobs WHERE account_id = $1 AND env = $2`)
+	b.WriteString(`SELECT ` + jobColumns + ` FROM recon_jobs WHERE account_id = $1 AND env = $2 AND deleted_at IS NULL`)
 	if q.Status != nil {
 		b.WriteString(` AND status = ` + arg(string(*q.Status)))
 	}
@@ -179,6 +184,46 @@ SELECT j.*, coalesce(r.body, ''::bytea) AS body
 		return reconjob.Job{}, nil, err
 	}
 	return r.job(), r.Body, nil
+}
+
+// Delete implements reconjob.Store: under the job row's lock, the results, the files (their
+// chunks with them) and the file names go in one transaction, and the row becomes a tombstone.
+func (s *JobStore) Delete(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID, now time.Time) error {
+	return inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		var r struct {
+			Status   string        `db:"status"`
+			Deleted  bool          `db:"deleted"`
+			Bank     uuid.NullUUID `db:"bank_upload"`
+			Expected uuid.NullUUID `db:"expected_upload"`
+		}
+		err := tx.GetContext(ctx, &r, `
+SELECT status, deleted_at IS NOT NULL AS deleted, bank_upload, expected_upload
+  FROM recon_jobs WHERE id = $1 AND account_id = $2 AND env = $3 FOR UPDATE`, id, accountID, string(env))
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return reconjob.ErrNotFound
+		case err != nil:
+			return fmt.Errorf("lock job: %w", err)
+		case r.Deleted:
+			return nil
+		case r.Status == string(reconjob.StatusProcessing):
+			return reconjob.ErrNotReady
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM recon_results WHERE job_id = $1`, id); err != nil {
+			return fmt.Errorf("delete results: %w", err)
+		}
+		// A failure's message may quote the file; its code stays.
+		if _, err := tx.ExecContext(ctx, `
+UPDATE recon_jobs SET bank_upload = NULL, expected_upload = NULL, bank_file = '', expected_file = '',
+       error_message = CASE WHEN error_message IS NULL THEN NULL ELSE '' END, deleted_at = $2
+ WHERE id = $1`, id, now); err != nil {
+			return fmt.Errorf("mark job deleted: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM uploads WHERE id IN ($1, $2)`, r.Bank, r.Expected); err != nil {
+			return fmt.Errorf("delete files: %w", err)
+		}
+		return nil
+	})
 }
 
 // ResultsPart implements reconjob.Store. substring of a compressed bytea decompresses only the

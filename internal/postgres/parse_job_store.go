@@ -108,7 +108,7 @@ func announce(ctx context.Context, tx *sqlx.Tx, q Enqueuer, j parsejob.Job) erro
 
 const parseJobColumns = `id, account_id, status, file_name, format, bank_name, account, currency, period_start, period_end,
        opening_balance, closing_balance, transactions_count, review_reasons, error_code, error_message, request_id,
-       created_at, completed_at`
+       created_at, completed_at, deleted_at`
 
 type parseJobRow struct {
 	ID                uuid.UUID           `db:"id"`
@@ -130,6 +130,7 @@ type parseJobRow struct {
 	RequestID         string              `db:"request_id"`
 	CreatedAt         time.Time           `db:"created_at"`
 	CompletedAt       sql.NullTime        `db:"completed_at"`
+	DeletedAt         sql.NullTime        `db:"deleted_at"`
 }
 
 func (r parseJobRow) job() (parsejob.Job, error) {
@@ -151,7 +152,58 @@ func (r parseJobRow) job() (parsejob.Job, error) {
 		t := r.CompletedAt.Time.UTC()
 		j.CompletedAt = &t
 	}
+	if r.DeletedAt.Valid {
+		t := r.DeletedAt.Time.UTC()
+		j.DeletedAt = &t
+	}
 	return j, nil
+}
+
+// Delete implements parsejob.Store: under the job row's lock, the transactions, the file (its
+// chunks with it), the events that announced the job (their bodies name its file and bank, and
+// their deliveries and attempts go with them) and the statement's details go in one
+// transaction, and the row becomes a tombstone.
+func (s *ParseJobStore) Delete(ctx context.Context, accountID, id uuid.UUID, now time.Time) error {
+	return inTx(ctx, s.DB, func(tx *sqlx.Tx) error {
+		var r struct {
+			Status  string        `db:"status"`
+			Deleted bool          `db:"deleted"`
+			Upload  uuid.NullUUID `db:"upload_id"`
+		}
+		err := tx.GetContext(ctx, &r, `
+SELECT status, deleted_at IS NOT NULL AS deleted, upload_id FROM parse_jobs WHERE id = $1 AND account_id = $2 FOR UPDATE`, id, accountID)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return parsejob.ErrNotFound
+		case err != nil:
+			return fmt.Errorf("lock job: %w", err)
+		case r.Deleted:
+			return nil
+		case !parsejob.Status(r.Status).Finished():
+			return parsejob.ErrNotReady
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM parse_transactions WHERE job_id = $1`, id); err != nil {
+			return fmt.Errorf("delete transactions: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `
+DELETE FROM webhook_events
+ WHERE account_id = $1 AND type LIKE 'job.%' AND convert_from(body, 'UTF8')::jsonb -> 'data' ->> 'job_id' = $2`,
+			accountID, id.String()); err != nil {
+			return fmt.Errorf("delete the job's events: %w", err)
+		}
+		// A failure's message may quote the file; its code stays.
+		if _, err := tx.ExecContext(ctx, `
+UPDATE parse_jobs SET upload_id = NULL, file_name = '', bank_name = NULL, account = NULL, currency = NULL,
+       period_start = NULL, period_end = NULL, opening_balance = NULL, closing_balance = NULL, review_reasons = '[]',
+       error_message = CASE WHEN error_message IS NULL THEN NULL ELSE '' END, deleted_at = $2
+ WHERE id = $1`, id, now); err != nil {
+			return fmt.Errorf("mark job deleted: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM uploads WHERE id = $1`, r.Upload); err != nil {
+			return fmt.Errorf("delete file: %w", err)
+		}
+		return nil
+	})
 }
 
 // Get implements parsejob.Store.
@@ -180,7 +232,7 @@ func (s *ParseJobStore) List(ctx context.Context, accountID uuid.UUID, q parsejo
 		return "$" + strconv.Itoa(len(args))
 	}
 	var b strings.Builder
-	b.WriteString(`SELECT ` + parseJobColumns + ` FROM parse_jobs WHERE account_id = $1`)
+	b.WriteString(`SELECT ` + parseJobColumns + ` FROM parse_jobs WHERE account_id = $1 AND deleted_at IS NULL`)
 	if q.Status != nil {
 		b.WriteString(` AND status = ` + arg(string(*q.Status)))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
@@ -24,6 +25,7 @@ import (
 type Jobs interface {
 	Create(ctx context.Context, req reconjob.NewJob) (reconjob.Accepted, error)
 	Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (reconjob.Job, error)
+	Delete(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) error
 	Results(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (reconjob.Job, reconjob.Results, error)
 	OpenResults(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (reconjob.Job, io.Reader, error)
 	Quota(ctx context.Context, accountID uuid.UUID, env account.Environment) (reconjob.Quota, error)
@@ -117,13 +119,40 @@ func (s *Server) GetJob(ctx context.Context, req reconapi.GetJobRequestObject) (
 		return nil, errors.New("get job: no authenticated caller")
 	}
 	j, err := s.jobs.Get(ctx, caller.AccountID, s.env, req.JobId)
-	if errors.Is(err, reconjob.ErrNotFound) {
+	switch {
+	case errors.Is(err, reconjob.ErrNotFound):
 		return reconapi.GetJob404JSONResponse{NotFoundJSONResponse: jobNotFound(req.JobId)}, nil
-	}
-	if err != nil {
+	case errors.Is(err, reconjob.ErrGone):
+		return reconapi.GetJob410JSONResponse{GoneJSONResponse: jobGone(err)}, nil
+	case err != nil:
 		return nil, err
 	}
 	return reconapi.GetJob200JSONResponse{Body: apiJob(j)}, nil
+}
+
+// DeleteJob deletes a finished job's files and results at once; the id then answers 410.
+func (s *Server) DeleteJob(ctx context.Context, req reconapi.DeleteJobRequestObject) (reconapi.DeleteJobResponseObject, error) {
+	caller, ok := CallerFrom(ctx)
+	if !ok {
+		return nil, errors.New("delete job: no authenticated caller")
+	}
+	err := s.jobs.Delete(ctx, caller.AccountID, s.env, req.JobId)
+	switch {
+	case errors.Is(err, reconjob.ErrNotFound):
+		return reconapi.DeleteJob404JSONResponse{NotFoundJSONResponse: jobNotFound(req.JobId)}, nil
+	case errors.Is(err, reconjob.ErrNotReady):
+		return reconapi.DeleteJob409JSONResponse{JobStillProcessingJSONResponse: reconapi.JobStillProcessingJSONResponse{
+			Body: errorBody(codeJobNotReady, fmt.Sprintf("job %s is still processing; delete it once it has finished", req.JobId))}}, nil
+	case err != nil:
+		return nil, err
+	}
+	s.logger.InfoContext(ctx, "reconciliation job deleted on request", slog.String("job_id", req.JobId.String()))
+	return reconapi.DeleteJob204Response{Headers: reconapi.DeleteJob204ResponseHeaders{XRequestId: httpkit.RequestID(ctx)}}, nil
+}
+
+// jobGone says when a job's data was deleted (reconjob.GoneError's message).
+func jobGone(err error) reconapi.GoneJSONResponse {
+	return reconapi.GoneJSONResponse{Body: errorBody(string(reconapi.ErrorCodeGone), err.Error())}
 }
 
 func jobNotFound(id uuid.UUID) reconapi.NotFoundJSONResponse {
@@ -163,11 +192,13 @@ func (s *Server) GetJobResults(ctx context.Context, req reconapi.GetJobResultsRe
 	return reconapi.GetJobResults200JSONResponse{Body: apiResults(j.ID, res)}, nil
 }
 
-// resultsError answers a failure to get a job's results: 404, 409 or the error itself.
+// resultsError answers a failure to get a job's results: 404, 409, 410 or the error itself.
 func resultsError(j reconjob.Job, id uuid.UUID, err error) (reconapi.GetJobResultsResponseObject, error) {
 	switch {
 	case errors.Is(err, reconjob.ErrNotFound):
 		return reconapi.GetJobResults404JSONResponse{NotFoundJSONResponse: jobNotFound(id)}, nil
+	case errors.Is(err, reconjob.ErrGone):
+		return reconapi.GetJobResults410JSONResponse{GoneJSONResponse: jobGone(err)}, nil
 	case errors.Is(err, reconjob.ErrNotReady):
 		msg := fmt.Sprintf("job %s is still processing; poll GET /api/v1/jobs/%s until it is completed", j.ID, j.ID)
 		if j.Status == reconjob.StatusFailed {

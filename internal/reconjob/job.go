@@ -58,6 +58,9 @@ type Job struct {
 	CompletedAt *time.Time
 	// Error is set when Status is StatusFailed.
 	Error *Failure
+	// DeletedAt is set when the job's data was deleted on request: the job is a tombstone, its
+	// files, results and file names gone.
+	DeletedAt *time.Time
 }
 
 // ListQuery selects a page of an account's jobs in one environment, newest first (created_at,
@@ -79,8 +82,11 @@ type ListQuery struct {
 var (
 	// ErrNotFound: no such job for this account in this environment.
 	ErrNotFound = errors.New("job not found")
-	// ErrNotReady: the job has no results (still processing, or failed).
+	// ErrNotReady: the job has no results (still processing, or failed); or, to Delete, it is
+	// still processing.
 	ErrNotReady = errors.New("job not ready")
+	// ErrGone: the job's data was deleted on request; see GoneError.
+	ErrGone = errors.New("job deleted")
 	// ErrFileInvalid: an uploaded file is of an unsupported format or cannot be opened; see
 	// FileError.
 	ErrFileInvalid = errors.New("invalid file")
@@ -113,8 +119,12 @@ type Store interface {
 	// the period's count has reached limit), marks the key done when k.Key is set, and queues
 	// the job's work.
 	Create(ctx context.Context, j Job, bank, expected upload.File, q quota.Charge, k idempotency.Key) error
-	// Get returns the job of the account in env; ErrNotFound otherwise.
+	// Get returns the job of the account in env, a tombstone included; ErrNotFound otherwise.
 	Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (Job, error)
+	// Delete deletes the finished job's files and results and makes it a tombstone deleted at
+	// now, all at once: ErrNotFound for no such job, ErrNotReady while it is processing, nil
+	// when it is a tombstone already.
+	Delete(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID, now time.Time) error
 	// List returns up to q.Limit jobs of the account in q.Env, newest first.
 	List(ctx context.Context, accountID uuid.UUID, q ListQuery) ([]Job, error)
 	// JobsPerDay counts the account's jobs in env created on each day from from (a UTC day's

@@ -199,9 +199,34 @@ func (s *Service) checkExpected(f upload.File) error {
 	return nil
 }
 
-// Get returns a job of the account in env.
+// Get returns a job of the account in env: ErrNotFound for no such job, a *GoneError for one
+// deleted on request.
 func (s *Service) Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (Job, error) {
-	return s.Store.Get(ctx, accountID, env, id)
+	j, err := s.Store.Get(ctx, accountID, env, id)
+	if err == nil && j.DeletedAt != nil {
+		return Job{}, &GoneError{ID: id, DeletedAt: *j.DeletedAt}
+	}
+	return j, err
+}
+
+// GoneError is ErrGone for a job deleted on request, with when.
+type GoneError struct {
+	ID        uuid.UUID
+	DeletedAt time.Time
+}
+
+func (e *GoneError) Error() string {
+	return fmt.Sprintf("job %s was deleted on request on %s", e.ID, e.DeletedAt.UTC().Format(time.RFC3339))
+}
+
+// Is makes a GoneError ErrGone.
+func (e *GoneError) Is(target error) bool { return target == ErrGone }
+
+// Delete deletes a finished job's files and results at once, for good, and leaves its id
+// known as deleted: ErrNotFound for no such job, ErrNotReady while it is processing. Deleting
+// a job deleted already succeeds.
+func (s *Service) Delete(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) error {
+	return s.Store.Delete(ctx, accountID, env, id, s.now())
 }
 
 // MaxListLimit is the largest page List returns.
@@ -234,6 +259,9 @@ func (s *Service) Results(ctx context.Context, accountID uuid.UUID, env account.
 	j, body, err := s.Store.Results(ctx, accountID, env, id)
 	if err != nil {
 		return j, Results{}, err
+	}
+	if j.DeletedAt != nil {
+		return Job{}, Results{}, &GoneError{ID: id, DeletedAt: *j.DeletedAt}
 	}
 	if j.Status != StatusCompleted {
 		return j, Results{}, ErrNotReady

@@ -23,7 +23,7 @@ var resultsPartBytes int64 = 4 << 20
 // while it is processing or when it failed. Reads fail with ErrNotFound should the results be
 // deleted meanwhile.
 func (s *Service) OpenResults(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (Job, io.Reader, error) {
-	j, err := s.Store.Get(ctx, accountID, env, id)
+	j, err := s.Get(ctx, accountID, env, id)
 	if err != nil {
 		return j, nil, err
 	}
