@@ -9,7 +9,7 @@ FUZZTIME    ?= 30s
 BENCHTIME   ?= 1s
 TEST_FLAGS  ?=
 
-.PHONY: help gen verify build run test test-chaos test-race lint bench load fuzz contract-test corpus corpus-scans corpus-report
+.PHONY: help gen verify build run test test-chaos test-race lint bench bench-retention load fuzz contract-test corpus corpus-scans corpus-report
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -55,6 +55,9 @@ bench: ## Run the Go benchmarks.
 
 load: ## Load-test GET job status and results (1,000 req/s, then the maximum) against pgbench -S on the same cluster.
 	$(GO) test ./contract-tests/ -run '^$$' -bench BenchmarkAPILoad -benchtime 1x -timeout 30m
+
+bench-retention: ## Measure the retention purge of 1,000,000 transactions against the API's reads beside it.
+	$(GO) test ./contract-tests/ -run '^$$' -bench BenchmarkRetentionPurge -benchtime 1x -timeout 30m
 
 fuzz: ## Run every fuzz target for FUZZTIME each (seed corpora also run in `make test`).
 	@set -e; for pkg in $$($(GO) list ./...); do \

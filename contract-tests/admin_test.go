@@ -257,7 +257,12 @@ func TestAdminCommands(t *testing.T) {
 		c.failsWith(t, `"gold"`, "account", "create", "--name", "X", "--recon-plan", "gold")
 		c.failsWith(t, "--name", "account", "create")
 		c.failsWith(t, "not-a-uuid", "client", "create", "--account", "not-a-uuid")
-		last, _ := c.fails(t, "account", "delete")
+		last, _ := c.fails(t, "account", "delete", "--yes")
+		require.Contains(t, last, "missing ACCOUNT_ID", "after the usage")
+		c.failsWith(t, "add --yes to confirm", "account", "delete", acme)
+		c.failsWith(t, `"not-a-uuid" is not an account ID`, "account", "delete", "not-a-uuid", "--yes")
+		c.failsWith(t, "account "+unknown+" does not exist", "account", "delete", unknown, "--yes")
+		last, _ = c.fails(t, "account", "rename")
 		require.Contains(t, last, "unknown admin command")
 	})
 

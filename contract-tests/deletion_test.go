@@ -288,3 +288,60 @@ func TestDeleteAccount(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, string(out), "does not exist")
 }
+
+// TestRetention (O5): data past its retention is deleted by the worker's periodic purge (which
+// also runs when a worker starts): a parsing and a reconciliation job created 400 days ago keep
+// their rows (GET /jobs/{id} 200) but answer 410 GONE on their results and export, with no file,
+// result or transaction left in the database; a job created today keeps everything.
+func TestRetention(t *testing.T) {
+	t.Parallel()
+	c := newJobCluster(t)
+	w := c.worker(t)
+	acct := c.api.newAccount(t, "Retention")
+	pc := c.api.parseCaller(t, acct)
+	old := pc.wait(t, pc.create(t, "old.csv", simpleCSV(4)).JobId)
+	fresh := pc.wait(t, pc.create(t, "fresh.csv", simpleCSV(2)).JobId)
+	clientID, secret := c.api.newClient(t, acct)
+	rc := c.api.reconCaller(t, c.api.ReconURL, clientID, secret)
+	ct, body := jobUpload(t, "bank.csv", bankCSV(reconBankLines), "expected.csv", []byte(reconExpectedCSV))
+	created := rc.create(t, "", ct, body)
+	require.Equal(t, http.StatusAccepted, created.StatusCode(), string(created.Body))
+	recon := created.JSON202.JobId
+	require.Equal(t, reconclient.JobStatusCompleted, rc.wait(t, recon).Status)
+	require.NoError(t, w.stop(t))
+
+	// A year and a month go by for two of the jobs.
+	for _, q := range []string{`UPDATE parse_jobs SET created_at = created_at - interval '400 days' WHERE id = $1`,
+		`UPDATE recon_jobs SET created_at = created_at - interval '400 days' WHERE id = $1`} {
+		for _, id := range []uuid.UUID{old.JobId, recon} {
+			_, err := c.db.Exec(q, id)
+			require.NoError(t, err)
+		}
+	}
+	c.worker(t)
+	require.Eventually(t, func() bool {
+		return c.count(t, `SELECT count(*) FROM parse_transactions WHERE job_id = $1`, old.JobId) == 0 &&
+			c.count(t, `SELECT count(*) FROM recon_results WHERE job_id = $1`, recon) == 0
+	}, 30*time.Second, 100*time.Millisecond, "the starting worker's purge deletes the old data")
+
+	j := pc.job(t, old.JobId)
+	require.Equal(t, parseclient.JobStatusCompleted, j.Status, "the job itself stays")
+	require.Equal(t, 4, j.TransactionsCount)
+	res := pc.results(t, old.JobId, nil)
+	gone := requireParseError(t, res.HTTPResponse, res.Body, http.StatusGone, parseclient.ErrorCodeGone)
+	require.Contains(t, gone.Detail, "after the retention period")
+	exp := pc.export(t, old.JobId, parseclient.ExportFormatJson)
+	requireParseError(t, exp.HTTPResponse, exp.Body, http.StatusGone, parseclient.ErrorCodeGone)
+	require.Len(t, pc.allResults(t, fresh.JobId, 100), 2, "a job of today keeps its transactions")
+
+	got, err := rc.rc.GetJobWithResponse(t.Context(), recon, bearer(rc.token))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, got.StatusCode(), string(got.Body))
+	results, err := rc.rc.GetJobResultsWithResponse(t.Context(), recon, nil, bearer(rc.token))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusGone, results.StatusCode(), string(results.Body))
+	require.Contains(t, results.JSON410.Detail.Message, "after the retention period")
+
+	require.Equal(t, 1, c.count(t, `SELECT count(*) FROM uploads WHERE account_id = $1`, acct), "only the fresh job's file")
+	require.Zero(t, c.count(t, `SELECT count(*) FROM parse_transactions_purge`))
+}

@@ -130,8 +130,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if cfg.Role != config.RoleAPI {
 		sweeper := &postgres.Sweeper{DB: db, Queue: enqueuer, Recon: reconjob.Abandoned, Parse: parsejob.Abandoned,
 			DeliveryKind: queue.KindDelivery}
+		retention := &postgres.Retention{DB: db, FileRetention: cfg.FileRetention, ResultRetention: cfg.ResultRetention}
+		purge := func(ctx context.Context) error {
+			p, err := retention.Purge(ctx)
+			if p != (postgres.Purged{}) {
+				logger.Info("data past its retention deleted", slog.Int64("files", p.Files), slog.Int64("results", p.Results),
+					slog.Int64("transactions", p.Transactions), slog.Int64("webhook_events", p.Events),
+					slog.Int64("idempotency_records", p.IdempotencyKeys))
+			}
+			return err
+		}
 		workers, err = queue.NewWorkers(db.DB, queue.Config{Workers: cfg.Workers, Reconcile: jobs.Process, Parse: parses.Process,
-			Deliver: webhooks.Deliver, Sweep: sweeper.Sweep, PollInterval: cfg.JobPollInterval, JobTimeout: cfg.JobTimeout,
+			Deliver: webhooks.Deliver, Sweep: sweeper.Sweep, Purge: purge, PollInterval: cfg.JobPollInterval, JobTimeout: cfg.JobTimeout,
 			RescueAfter: cfg.JobRescueAfter, Logger: logger, Waited: m.Waited})
 		if err != nil {
 			return err

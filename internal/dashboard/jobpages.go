@@ -34,7 +34,7 @@ func (s *Server) jobRefusal(w http.ResponseWriter, r *http.Request, err error, w
 	case errors.Is(err, reconjob.ErrNotFound), errors.Is(err, parsejob.ErrNotFound):
 		s.message(w, r, http.StatusNotFound, "Not found", "This account has no such "+what+".")
 	case errors.Is(err, reconjob.ErrGone), errors.Is(err, parsejob.ErrGone):
-		s.message(w, r, http.StatusGone, "Deleted", "The job's files and results were deleted on request; only its id is kept.")
+		s.message(w, r, http.StatusGone, "Deleted", "This job's data is no longer kept. "+sentence(err.Error()))
 	case errors.Is(err, reconjob.ErrNotReady), errors.Is(err, parsejob.ErrNotReady):
 		if results == "" {
 			return false

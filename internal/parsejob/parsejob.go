@@ -94,6 +94,10 @@ type Job struct {
 	// DeletedAt is set when the job's data was deleted on request: the job is a tombstone, its
 	// file, transactions and statement details gone.
 	DeletedAt *time.Time
+	// FilesDeletedAt and ResultsDeletedAt are set when the job's files, and its results, were
+	// deleted after their retention periods; the job itself stays.
+	FilesDeletedAt   *time.Time
+	ResultsDeletedAt *time.Time
 }
 
 // Accepted returns the job as it was when it was accepted: what the upload answered.
@@ -117,7 +121,8 @@ var (
 	// ErrNotReady: the job has no readable results (queued, processing or failed); or, to
 	// Delete, it has not finished.
 	ErrNotReady = errors.New("job not ready")
-	// ErrGone: the job's data was deleted on request; see GoneError.
+	// ErrGone: the job's data was deleted, on request or after its retention period; see
+	// GoneError.
 	ErrGone = errors.New("job deleted")
 )
 

@@ -276,13 +276,18 @@ func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (Job, error)
 	return j, err
 }
 
-// GoneError is ErrGone for a job deleted on request, with when.
+// GoneError is ErrGone for a job deleted on request, or whose transactions or file were
+// deleted after their retention period (Expired: what went), with when.
 type GoneError struct {
 	ID        uuid.UUID
 	DeletedAt time.Time
+	Expired   string
 }
 
 func (e *GoneError) Error() string {
+	if e.Expired != "" {
+		return fmt.Sprintf("The %s of job %s was deleted on %s, after the retention period.", e.Expired, e.ID, e.DeletedAt.UTC().Format(time.RFC3339))
+	}
 	return fmt.Sprintf("Job %s was deleted on request on %s.", e.ID, e.DeletedAt.UTC().Format(time.RFC3339))
 }
 
@@ -392,8 +397,12 @@ func (s *Service) Transaction(ctx context.Context, accountID, id uuid.UUID, seq 
 // File returns the statement file of the account's job (decrypted if it was protected), for a
 // person to see its pages: ErrNotFound for another account's job.
 func (s *Service) File(ctx context.Context, accountID, id uuid.UUID) ([]byte, error) {
-	if _, err := s.Get(ctx, accountID, id); err != nil {
+	j, err := s.Get(ctx, accountID, id)
+	if err != nil {
 		return nil, err
+	}
+	if j.FilesDeletedAt != nil {
+		return nil, &GoneError{ID: id, DeletedAt: *j.FilesDeletedAt, Expired: "file"}
 	}
 	return s.Store.ReadFile(ctx, id)
 }
@@ -406,6 +415,9 @@ func (s *Service) readable(ctx context.Context, accountID, id uuid.UUID) (Job, e
 	}
 	if !j.Status.HasResults() {
 		return j, ErrNotReady
+	}
+	if j.ResultsDeletedAt != nil {
+		return j, &GoneError{ID: id, DeletedAt: *j.ResultsDeletedAt, Expired: "transactions list"}
 	}
 	return j, nil
 }

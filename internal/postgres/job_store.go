@@ -76,7 +76,7 @@ VALUES ($1, $2, $3, 'processing', $4, $5, $6, $7, $8, $9)`,
 	})
 }
 
-const jobColumns = `id, account_id, env, status, bank_file, expected_file, error_code, error_message, created_at, completed_at, deleted_at`
+const jobColumns = `id, account_id, env, status, bank_file, expected_file, error_code, error_message, created_at, completed_at, deleted_at, files_deleted_at, results_deleted_at`
 
 type jobRow struct {
 	ID           uuid.UUID      `db:"id"`
@@ -90,6 +90,8 @@ type jobRow struct {
 	CreatedAt    time.Time      `db:"created_at"`
 	CompletedAt  sql.NullTime   `db:"completed_at"`
 	DeletedAt    sql.NullTime   `db:"deleted_at"`
+	FilesGone    sql.NullTime   `db:"files_deleted_at"`
+	ResultsGone  sql.NullTime   `db:"results_deleted_at"`
 }
 
 func (r jobRow) job() reconjob.Job {
@@ -102,10 +104,7 @@ func (r jobRow) job() reconjob.Job {
 	if r.ErrorCode.Valid {
 		j.Error = &reconjob.Failure{Code: reconjob.ErrorCode(r.ErrorCode.String), Message: r.ErrorMessage.String}
 	}
-	if r.DeletedAt.Valid {
-		t := r.DeletedAt.Time.UTC()
-		j.DeletedAt = &t
-	}
+	j.DeletedAt, j.FilesDeletedAt, j.ResultsDeletedAt = whenSet(r.DeletedAt), whenSet(r.FilesGone), whenSet(r.ResultsGone)
 	return j
 }
 

@@ -108,7 +108,7 @@ func announce(ctx context.Context, tx *sqlx.Tx, q Enqueuer, j parsejob.Job) erro
 
 const parseJobColumns = `id, account_id, status, file_name, format, bank_name, account, currency, period_start, period_end,
        opening_balance, closing_balance, transactions_count, review_reasons, error_code, error_message, request_id,
-       created_at, completed_at, deleted_at`
+       created_at, completed_at, deleted_at, files_deleted_at, results_deleted_at`
 
 type parseJobRow struct {
 	ID                uuid.UUID           `db:"id"`
@@ -131,6 +131,8 @@ type parseJobRow struct {
 	CreatedAt         time.Time           `db:"created_at"`
 	CompletedAt       sql.NullTime        `db:"completed_at"`
 	DeletedAt         sql.NullTime        `db:"deleted_at"`
+	FilesGone         sql.NullTime        `db:"files_deleted_at"`
+	ResultsGone       sql.NullTime        `db:"results_deleted_at"`
 }
 
 func (r parseJobRow) job() (parsejob.Job, error) {
@@ -152,10 +154,7 @@ func (r parseJobRow) job() (parsejob.Job, error) {
 		t := r.CompletedAt.Time.UTC()
 		j.CompletedAt = &t
 	}
-	if r.DeletedAt.Valid {
-		t := r.DeletedAt.Time.UTC()
-		j.DeletedAt = &t
-	}
+	j.DeletedAt, j.FilesDeletedAt, j.ResultsDeletedAt = whenSet(r.DeletedAt), whenSet(r.FilesGone), whenSet(r.ResultsGone)
 	return j, nil
 }
 

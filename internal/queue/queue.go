@@ -36,6 +36,7 @@ const (
 	KindParse     = "parse"
 	KindDelivery  = "webhook_delivery"
 	KindSweep     = "sweep_abandoned_jobs"
+	KindPurge     = "purge_expired_data"
 )
 
 // Defaults of Config.
@@ -60,6 +61,8 @@ const (
 	MaxAttempts = 5
 	// sweepInterval is how often the leader looks for jobs the queue gave up on.
 	sweepInterval = 10 * time.Second
+	// purgeInterval is how often the leader has the data past its retention deleted.
+	purgeInterval = 10 * time.Minute
 	// DefaultDeliveryWorkers is how many webhook deliveries a process makes at once: they mostly
 	// wait on the network (up to 10 s each), so more than jobs.
 	DefaultDeliveryWorkers = 10
@@ -92,6 +95,9 @@ type Config struct {
 	Parse     Processor
 	Deliver   Deliverer
 	Sweep     Sweeper
+	// Purge deletes the data past its retention (postgres.Retention.Purge), every
+	// purgeInterval and at start, on one process; nil purges nothing.
+	Purge func(ctx context.Context) error
 	// DeliveryWorkers is how many deliveries this process makes at once;
 	// DefaultDeliveryWorkers when 0.
 	DeliveryWorkers int
@@ -205,6 +211,18 @@ func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
 	return w.sweep(ctx, w.rescueAfter)
 }
 
+// purgeArgs is the periodic job that deletes the data past its retention.
+type purgeArgs struct{}
+
+func (purgeArgs) Kind() string { return KindPurge }
+
+type purgeWorker struct {
+	river.WorkerDefaults[purgeArgs]
+	purge func(ctx context.Context) error
+}
+
+func (w *purgeWorker) Work(ctx context.Context, _ *river.Job[purgeArgs]) error { return w.purge(ctx) }
+
 // Workers works the queued jobs of one process.
 type Workers struct {
 	client *river.Client[*sql.Tx]
@@ -241,6 +259,13 @@ func NewWorkers(db *sql.DB, cfg Config) (*Workers, error) {
 	river.AddWorker(workers, &processWorker[parseArgs]{process: cfg.Parse, waited: cfg.Waited})
 	river.AddWorker(workers, &deliverWorker{deliver: cfg.Deliver, waited: cfg.Waited})
 	river.AddWorker(workers, &sweepWorker{sweep: cfg.Sweep, rescueAfter: cfg.RescueAfter})
+	periodic := []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(sweepInterval),
+		func() (river.JobArgs, *river.InsertOpts) { return sweepArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
+	if cfg.Purge != nil {
+		river.AddWorker(workers, &purgeWorker{purge: cfg.Purge})
+		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(purgeInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return purgeArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true}))
+	}
 	client, err := river.NewClient(riverdatabasesql.New(db), &river.Config{
 		// River reports job counts at INFO every few seconds; its warnings and errors are what an
 		// operator needs, and the job outcomes are logged by the job rules.
@@ -255,10 +280,9 @@ func NewWorkers(db *sql.DB, cfg Config) (*Workers, error) {
 			queueReconcile:     {MaxWorkers: cfg.Workers},
 			queueParse:         {MaxWorkers: cfg.Workers},
 			queueWebhooks:      {MaxWorkers: cmp.Or(cfg.DeliveryWorkers, DefaultDeliveryWorkers)},
-			river.QueueDefault: {MaxWorkers: 1},
+			river.QueueDefault: {MaxWorkers: 2}, // the sweep, and the purge that may run for minutes
 		},
-		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(sweepInterval),
-			func() (river.JobArgs, *river.InsertOpts) { return sweepArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})},
+		PeriodicJobs: periodic,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("queue: %w", err)

@@ -61,6 +61,10 @@ type Job struct {
 	// DeletedAt is set when the job's data was deleted on request: the job is a tombstone, its
 	// files, results and file names gone.
 	DeletedAt *time.Time
+	// FilesDeletedAt and ResultsDeletedAt are set when the job's files, and its results, were
+	// deleted after their retention periods; the job itself stays.
+	FilesDeletedAt   *time.Time
+	ResultsDeletedAt *time.Time
 }
 
 // ListQuery selects a page of an account's jobs in one environment, newest first (created_at,
@@ -85,7 +89,8 @@ var (
 	// ErrNotReady: the job has no results (still processing, or failed); or, to Delete, it is
 	// still processing.
 	ErrNotReady = errors.New("job not ready")
-	// ErrGone: the job's data was deleted on request; see GoneError.
+	// ErrGone: the job's data was deleted, on request or after its retention period; see
+	// GoneError.
 	ErrGone = errors.New("job deleted")
 	// ErrFileInvalid: an uploaded file is of an unsupported format or cannot be opened; see
 	// FileError.

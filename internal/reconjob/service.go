@@ -209,13 +209,18 @@ func (s *Service) Get(ctx context.Context, accountID uuid.UUID, env account.Envi
 	return j, err
 }
 
-// GoneError is ErrGone for a job deleted on request, with when.
+// GoneError is ErrGone for a job deleted on request, or whose results or files were deleted
+// after their retention period (Expired: what went), with when.
 type GoneError struct {
 	ID        uuid.UUID
 	DeletedAt time.Time
+	Expired   string
 }
 
 func (e *GoneError) Error() string {
+	if e.Expired != "" {
+		return fmt.Sprintf("the %s of job %s were deleted on %s, after the retention period", e.Expired, e.ID, e.DeletedAt.UTC().Format(time.RFC3339))
+	}
 	return fmt.Sprintf("job %s was deleted on request on %s", e.ID, e.DeletedAt.UTC().Format(time.RFC3339))
 }
 
@@ -262,6 +267,9 @@ func (s *Service) Results(ctx context.Context, accountID uuid.UUID, env account.
 	}
 	if j.DeletedAt != nil {
 		return Job{}, Results{}, &GoneError{ID: id, DeletedAt: *j.DeletedAt}
+	}
+	if j.ResultsDeletedAt != nil {
+		return j, Results{}, &GoneError{ID: id, DeletedAt: *j.ResultsDeletedAt, Expired: "results"}
 	}
 	if j.Status != StatusCompleted {
 		return j, Results{}, ErrNotReady

@@ -27,6 +27,9 @@ func (s *Service) OpenResults(ctx context.Context, accountID uuid.UUID, env acco
 	if err != nil {
 		return j, nil, err
 	}
+	if j.ResultsDeletedAt != nil {
+		return j, nil, &GoneError{ID: id, DeletedAt: *j.ResultsDeletedAt, Expired: "results"}
+	}
 	if j.Status != StatusCompleted {
 		return j, nil, ErrNotReady
 	}

@@ -81,6 +81,11 @@ type Serve struct {
 	// worker is run again, longer than JobTimeout.
 	JobTimeout     time.Duration
 	JobRescueAfter time.Duration
+	// FileRetention is how long uploaded files are kept after their job was created;
+	// ResultRetention how long results and transactions are (retention.go of internal/postgres
+	// deletes them, on the worker roles).
+	FileRetention   time.Duration
+	ResultRetention time.Duration
 	// WebhookAllow lists the hosts and CIDRs webhook deliveries may reach although they are not
 	// public (and then over plain http): "127.0.0.0/8,hooks.internal".
 	WebhookAllow string
@@ -341,6 +346,18 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 	duration(&c.JobPollInterval, "job-poll-interval", "STATEMENTD_JOB_POLL_INTERVAL", "50ms", "how often an idle worker looks for new jobs")
 	duration(&c.JobTimeout, "job-timeout", "STATEMENTD_JOB_TIMEOUT", "10m", "longest one attempt at a job may run (a scan of 50 pages is read with OCR in about 3 minutes)")
 	duration(&c.JobRescueAfter, "job-rescue-after", "STATEMENTD_JOB_RESCUE_AFTER", "12m", "when a job whose worker vanished is run again; longer than --job-timeout")
+	days := func(dst *time.Duration, name, env, def, usage string) {
+		s.value(func(v string) error {
+			d, err := ParseDays(v)
+			if err != nil {
+				return err
+			}
+			*dst = d
+			return nil
+		}, name, env, def, usage)
+	}
+	days(&c.FileRetention, "file-retention", "STATEMENTD_FILE_RETENTION", "30d", "how long uploaded files are kept after their job was created (days, 30d, or a duration such as 720h)")
+	days(&c.ResultRetention, "result-retention", "STATEMENTD_RESULT_RETENTION", "365d", "how long results and transactions are kept after their job was created (days, 365d, or a duration)")
 	duration(&c.OCR.PageTimeout, "ocr-page-timeout", "STATEMENTD_OCR_PAGE_TIMEOUT", "60s", "longest the OCR of one scanned page may take")
 	duration(&c.ReadHeaderTimeout, "read-header-timeout", "STATEMENTD_READ_HEADER_TIMEOUT", "10s", "longest a client may take to send a request's headers; then the connection is closed")
 	duration(&c.ReadTimeout, "read-timeout", "STATEMENTD_READ_TIMEOUT", "5m", "longest a client may take to send a whole request, upload included; then the connection is closed")
@@ -360,6 +377,9 @@ func ParseServe(args []string, getenv Getenv, output io.Writer) (Serve, error) {
 	if c.JobRescueAfter <= c.JobTimeout {
 		return c, fmt.Errorf("--job-rescue-after (%s) must be longer than --job-timeout (%s), or running jobs would be run twice", c.JobRescueAfter, c.JobTimeout)
 	}
+	if c.ResultRetention < c.FileRetention {
+		return c, fmt.Errorf("--result-retention (%s) must not be shorter than --file-retention (%s): results are read back from no file", c.ResultRetention, c.FileRetention)
+	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return c, errors.New("--tls-cert (STATEMENTD_TLS_CERT) and --tls-key (STATEMENTD_TLS_KEY) go together: set both or neither")
 	}
@@ -375,4 +395,20 @@ func ParseDatabase(name string, args []string, getenv Getenv, output io.Writer) 
 	s := newSetting(name, getenv, output)
 	s.database(&d)
 	return d, s.parse(args)
+}
+
+// ParseDays reads a retention period: whole days ("30d") or a Go duration ("720h"), positive.
+func ParseDays(v string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(v, "d"); ok {
+		d, err := strconv.Atoi(n)
+		if err != nil || d <= 0 {
+			return 0, errors.New("must be a positive number of days such as 30d, or a duration such as 720h")
+		}
+		return time.Duration(d) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, errors.New("must be a positive number of days such as 30d, or a duration such as 720h")
+	}
+	return d, nil
 }

@@ -36,7 +36,7 @@ func TestParseServe(t *testing.T) {
 					Role: RoleAll, MaxUploadBytes: 26214400, MaxRows: 1_000_000, Migrate: true,
 					ShutdownTimeout: 30 * time.Second, LogLevel: slog.LevelInfo, TokenTTL: time.Hour,
 					AuthCacheTTL: 5 * time.Second, Workers: runtime.NumCPU(), JobPollInterval: 50 * time.Millisecond,
-					JobTimeout: 10 * time.Minute, JobRescueAfter: 12 * time.Minute,
+					JobTimeout: 10 * time.Minute, JobRescueAfter: 12 * time.Minute, FileRetention: 30 * 24 * time.Hour, ResultRetention: 365 * 24 * time.Hour,
 					OCR:               statement.OCR{MaxPages: 50, PageTimeout: time.Minute, MaxPixels: 60_000_000},
 					ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 5 * time.Minute, IdleTimeout: 2 * time.Minute,
 					WebhookRetrySchedule: webhook.DefaultSchedule, WebhookTestsPerMinute: 10,
@@ -98,6 +98,15 @@ func TestParseServe(t *testing.T) {
 		{name: "a negative worker count is refused", args: []string{"--workers=-1"}, wantErr: "from 0 to 1000"},
 		{name: "a rescue delay not longer than the job timeout is refused", args: []string{"--job-timeout=5m", "--job-rescue-after=5m"},
 			wantErr: "must be longer than --job-timeout"},
+		{name: "retention periods are read in days or as durations",
+			env: map[string]string{"STATEMENTD_FILE_RETENTION": "7d", "STATEMENTD_RESULT_RETENTION": "2160h"},
+			check: func(t *testing.T, c Serve) {
+				require.Equal(t, 7*24*time.Hour, c.FileRetention)
+				require.Equal(t, 90*24*time.Hour, c.ResultRetention)
+			}},
+		{name: "a retention of no days is refused", args: []string{"--file-retention=0d"}, wantErr: "positive number of days"},
+		{name: "results kept shorter than files are refused", args: []string{"--file-retention=30d", "--result-retention=7d"},
+			wantErr: "must not be shorter than --file-retention"},
 		{name: "the HTTP timeouts are read from the environment",
 			env: map[string]string{"STATEMENTD_READ_HEADER_TIMEOUT": "1s", "STATEMENTD_READ_TIMEOUT": "2s", "STATEMENTD_IDLE_TIMEOUT": "30s"},
 			check: func(t *testing.T, c Serve) {
