@@ -2,6 +2,7 @@ package contracttests
 
 import (
 	"database/sql"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -341,6 +342,22 @@ func TestRetention(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusGone, results.StatusCode(), string(results.Body))
 	require.Contains(t, results.JSON410.Detail.Message, "after the retention period")
+
+	// The dashboard shows the jobs, saying when their results went.
+	web := dashboardSession(t, c.api, c.api.invite(t, acct, "keeper@retention.example", "viewer"), "keeper@retention.example",
+		"a passphrase long enough 42")
+	for path, want := range map[string]string{
+		"/jobs/parsing/" + old.JobId.String():               "The transactions were deleted on ",
+		"/jobs/reconciliation/production/" + recon.String(): "The results were deleted on ",
+	} {
+		resp, err := web.Get(c.api.DashboardURL + path)
+		require.NoError(t, err)
+		page, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode, path)
+		require.Contains(t, string(page), want, path)
+	}
 
 	require.Equal(t, 1, c.count(t, `SELECT count(*) FROM uploads WHERE account_id = $1`, acct), "only the fresh job's file")
 	require.Zero(t, c.count(t, `SELECT count(*) FROM parse_transactions_purge`))

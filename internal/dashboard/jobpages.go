@@ -89,7 +89,9 @@ type resultTab struct {
 }
 
 type reconJobPage struct {
-	Job     jobRow
+	Job jobRow
+	// Expired says when the results were deleted after the retention period; "" while kept.
+	Expired string
 	Summary *reconjob.Summary
 	// Totals are the summary's totals with the file's decimals.
 	ExpectedTotal, MatchedTotal string
@@ -110,12 +112,16 @@ func (s *Server) reconJobPage(w http.ResponseWriter, r *http.Request, req signed
 		return
 	}
 	j, res, err := s.cfg.Recon.Results(r.Context(), req.user.AccountID, env, id)
-	if s.jobRefusal(w, r, err, "job", "") {
+	// A job whose results went after the retention period is shown without them.
+	expired := errors.Is(err, reconjob.ErrGone) && j.ResultsDeletedAt != nil
+	if !expired && s.jobRefusal(w, r, err, "job", "") {
 		return
 	}
 	page := reconJobPage{Job: reconRow(j)}
 	page.Live = page.Job.Live()
-	if j.Status == reconjob.StatusCompleted {
+	if expired {
+		page.Expired = j.ResultsDeletedAt.UTC().Format("2006-01-02")
+	} else if j.Status == reconjob.StatusCompleted {
 		s.fillResults(&page, r, res)
 	}
 	s.render(w, r, http.StatusOK, "recon_job", signedInView(req, "Reconciliation job", "jobs", page))
@@ -366,6 +372,9 @@ type parseJobPage struct {
 	Job    jobRow
 	Detail parsejob.Job
 	Ready  bool
+	// Expired says when the transactions were deleted after the retention period; "" while
+	// kept.
+	Expired string
 	// Opening, Credits, Debits, Computed and Closing are the balance check, when the statement
 	// states both balances: Opening + Credits - Debits = Computed, which should be Closing.
 	Check                                       bool
@@ -392,7 +401,10 @@ func (s *Server) parseJobPage(w http.ResponseWriter, r *http.Request, req signed
 	if s.jobRefusal(w, r, err, "job", "") {
 		return
 	}
-	page := parseJobPage{Job: parseRow(j), Detail: j, Ready: j.Status.HasResults(), Reviews: j.ReviewReasons}
+	page := parseJobPage{Job: parseRow(j), Detail: j, Ready: j.Status.HasResults() && j.ResultsDeletedAt == nil, Reviews: j.ReviewReasons}
+	if j.ResultsDeletedAt != nil {
+		page.Expired = j.ResultsDeletedAt.UTC().Format("2006-01-02")
+	}
 	page.Live = page.Job.Live()
 	base := page.Job.Link
 	page.AllLink, page.ReviewLink = base, base+"?only=review"
