@@ -139,6 +139,10 @@ func (x *extractor) build(ev *evidence) error {
 				x.problem("", r.Pos, "%s %q is not a date; the transaction is kept without it",
 					x.columnName(lay.valueDate), cellText(cell(cells, lay.valueDate)))
 			}
+		} else if then := rs[slotDate].then; then.set {
+			if vd, ok := x.date(&cellScan{ok: true, date: then.date}); ok {
+				t.ValueDate = vd
+			}
 		}
 		if flag != 0 && amount.IsZero() {
 			t.Type = statement.Credit

@@ -126,6 +126,23 @@ func scanDate(s string) (rawDate, bool) {
 	return rawDate{}, false
 }
 
+// datePair reads a cell of two dates of one shape side by side ("03-04-2023 03-04-2023",
+// "12 Mar 13 Mar" is not one: each side must be a date alone): a statement's booking and value
+// dates, printed in two columns so close that a layout reader took them for one.
+func datePair(s string) (first, second rawDate, ok bool) {
+	a, b, found := strings.Cut(strings.TrimSpace(s), " ")
+	if !found {
+		return rawDate{}, rawDate{}, false
+	}
+	b = strings.TrimSpace(b)
+	first, ok1 := scanDate(a)
+	second, ok2 := scanDate(b)
+	if !ok1 || !ok2 || first.kind != second.kind || first.sep != second.sep || first.noYear != second.noYear {
+		return rawDate{}, rawDate{}, false
+	}
+	return first, second, true
+}
+
 func scanNumericDate(s string) (rawDate, bool) {
 	v1, n1, i := digits(s, 0, 14)
 	switch {

@@ -310,3 +310,37 @@ func rowsOf(src string) []Row {
 	}
 	return rows
 }
+
+// TestDatePairInOneCell: a booking and a value date printed so close that a layout reader took
+// their two columns for one ("Txn Date Value Date": "03-04-2023 05-04-2023") give the
+// transaction its date and its value date; two dates of different shapes, or a date and a
+// word, are no pair.
+func TestDatePairInOneCell(t *testing.T) {
+	t.Parallel()
+	rows := "Txn Date Value Date;Description;Debit;Credit;Balance\n" +
+		"03-04-2023 05-04-2023;UPI IRCTC;4,471.39;;16,437.36\n" +
+		"04-04-2023 04-04-2023;NEFT SALARY;;21,643.92;38,081.28"
+	st, err := Extract(Table{Format: statement.FormatPDF, Rows: rowsOf(rows)}, statement.Options{}.WithDefaults())
+	require.NoError(t, err)
+	require.Len(t, st.Transactions, 2)
+	require.Equal(t, "2023-04-03", st.Transactions[0].Date.String())
+	require.Equal(t, "2023-04-05", st.Transactions[0].ValueDate.String())
+	require.Equal(t, "-4471.39", st.Transactions[0].Amount.String())
+	require.Equal(t, "2023-04-04", st.Transactions[1].ValueDate.String())
+
+	for _, tc := range []struct {
+		in   string
+		pair bool
+	}{
+		{"03-04-2023 05-04-2023", true},
+		{"  03/04/2023   05/04/2023 ", true},
+		{"2023-04-03 2023-04-05", true},
+		{"03-04-2023 05/04/2023", false},
+		{"03-04-2023 UPI", false},
+		{"03-04-2023", false},
+		{"03-04-2023 05-04-2023 06-04-2023", false},
+	} {
+		_, _, ok := datePair(tc.in)
+		require.Equal(t, tc.pair, ok, tc.in)
+	}
+}

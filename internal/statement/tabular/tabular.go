@@ -324,6 +324,12 @@ type cellScan struct {
 	ok   bool
 	date rawDate
 	num  numScan
+	// then is the second of two dates in a date cell ("03-04-2023 03-04-2023"): a booking and
+	// a value date whose columns the layout reader took for one; set is false without one.
+	then struct {
+		date rawDate
+		set  bool
+	}
 }
 
 // rowScan holds a row's date and money cells taken apart once, for the evidence and for
@@ -343,6 +349,10 @@ func (x *extractor) scanRow(r *Row, rs *rowScan) {
 		if k <= slotValueDate {
 			if c.empty = c.text == ""; !c.empty {
 				c.date, c.ok = scanDate(c.text)
+				if !c.ok && k == slotDate {
+					c.date, c.then.date, c.ok = datePair(c.text)
+					c.then.set = c.ok
+				}
 			}
 			continue
 		}
