@@ -67,12 +67,13 @@ func AccessLog(logger *slog.Logger, api string, observe RequestObserver) echo.Mi
 				c.Error(err)
 			}
 			req, res := c.Request(), c.Response()
+			route := rs.of(c)
 			attrs := []slog.Attr{
 				slog.String("api", api),
 				slog.String("request_id", RequestID(req.Context())),
 				slog.String("method", req.Method),
 				slog.String("path", req.URL.Path),
-				slog.String("route", rs.of(c)),
+				slog.String("route", route),
 				slog.Int("status", res.Status),
 				slog.Int64("bytes_in", req.ContentLength),
 				slog.Int64("bytes_out", res.Size),
@@ -88,7 +89,7 @@ func AccessLog(logger *slog.Logger, api string, observe RequestObserver) echo.Mi
 			}
 			logger.LogAttrs(req.Context(), level, "request", attrs...)
 			if observe != nil {
-				observe(rs.of(c), req.Method, res.Status, time.Since(start))
+				observe(route, req.Method, res.Status, time.Since(start))
 			}
 			return nil
 		}

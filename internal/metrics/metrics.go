@@ -161,9 +161,9 @@ func New() *Metrics {
 	return m
 }
 
-// WatchDatabase adds the database's connection pool statistics (statementd_db_*), and the work
-// waiting in each queue, read from the database at each scrape (statementd_queue_waiting,
-// statementd_queue_oldest_waiting_seconds), to the metrics. depths reads the queues
+// WatchDatabase adds the database's connection pool statistics (go_sql_* with
+// db_name="statementd") and the work waiting in each queue, read from the database at each
+// scrape (statementd_queue_waiting, statementd_queue_oldest_waiting_seconds), to the metrics. depths reads the queues
 // (queue.Depths); a scrape that cannot read them within a second leaves them out and logs why.
 func (m *Metrics) WatchDatabase(db *sql.DB, depths func(context.Context) ([]QueueDepth, error), logger *slog.Logger) {
 	m.registry.MustRegister(collectors.NewDBStatsCollector(db, "statementd"), &queueCollector{depths: depths, logger: logger})
