@@ -202,6 +202,53 @@ func TestAdminCommands(t *testing.T) {
 		require.Equal(t, map[string]any{"key_id": id, "revoked": true}, c.json(t, "key", "revoke", id))
 	})
 
+	t.Run("client list and key list show an account's credentials, never a secret", func(t *testing.T) {
+		gamma := field(t, c.json(t, "account", "create", "--name", "Gamma"), "account_id")
+		first := c.json(t, "client", "create", "--account", gamma, "--permissions", "jobs:read")
+		second := field(t, c.json(t, "client", "create", "--account", gamma), "client_id")
+		c.json(t, "client", "revoke", second)
+		key := c.json(t, "key", "create", "--account", gamma, "--scopes", "jobs:read,usage:read")
+
+		out := c.json(t, "client", "list", "--account", gamma)
+		require.Equal(t, gamma, field(t, out, "account_id"))
+		clients, ok := out["clients"].([]any)
+		require.True(t, ok, "%v", out)
+		require.Len(t, clients, 2)
+		byID := map[string]map[string]any{}
+		for _, raw := range clients {
+			cl := raw.(map[string]any)
+			byID[field(t, cl, "id")] = cl
+		}
+		require.Equal(t, []string{"jobs:read"}, stringList(t, byID[field(t, first, "client_id")], "grants"))
+		require.NotContains(t, byID[field(t, first, "client_id")], "revoked_at")
+		require.NotEmpty(t, field(t, byID[second], "revoked_at"))
+		require.Equal(t, "statementd admin", field(t, byID[second], "created_by"))
+
+		out = c.json(t, "key", "list", "--account", gamma)
+		keys, ok := out["keys"].([]any)
+		require.True(t, ok, "%v", out)
+		require.Len(t, keys, 1)
+		k := keys[0].(map[string]any)
+		require.Equal(t, field(t, key, "key_id"), field(t, k, "id"))
+		require.True(t, strings.HasPrefix(field(t, key, "api_key"), field(t, k, "prefix")), "the prefix starts the key")
+		require.Less(t, len(field(t, k, "prefix")), len(field(t, key, "api_key")))
+		require.ElementsMatch(t, []string{"jobs:read", "usage:read"}, stringList(t, k, "grants"))
+
+		text, _, code := c.run(t, "client", "list", "--account", gamma)
+		require.Zero(t, code)
+		require.Contains(t, text, "CLIENT ID")
+		require.Contains(t, text, second)
+		for _, secret := range []string{field(t, first, "client_secret"), field(t, key, "api_key")} {
+			require.NotContains(t, text, secret)
+			listed, _, _ := c.run(t, "key", "list", "--account", gamma, "--json")
+			require.NotContains(t, listed, secret)
+		}
+		empty, _, code := c.run(t, "key", "list", "--account", beta)
+		require.Zero(t, code)
+		require.Contains(t, empty, "KEY ID", "beta has a key")
+		c.failsWith(t, "account 00000000-0000-0000-0000-000000000001 does not exist", "client", "list", "--account", "00000000-0000-0000-0000-000000000001")
+	})
+
 	t.Run("signing-secret show and rotate", func(t *testing.T) {
 		shown := c.json(t, "signing-secret", "show", "--account", acme)
 		require.Equal(t, acme, shown["account_id"])

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,11 +33,15 @@ Commands:
                         removes the account and everything it owns (jobs, files, results,
                         credentials, webhooks, people, audit log), for good
   client create --account ID [--permissions jobs:read,jobs:write,limits:read]
+  client list --account ID
+                        the account's Reconciliation API clients, revoked ones included
   client revoke CLIENT_ID
   client rotate CLIENT_ID [--overlap 24h]
                         a new secret; the current one keeps working for the overlap (0s: stops now)
   key create --account ID [--scopes jobs:read,jobs:write,webhooks:manage,export:read,usage:read]
   key revoke KEY_ID
+  key list --account ID
+                        the account's Parsing API keys (their prefixes), revoked ones included
   signing-secret show --account ID
   signing-secret rotate --account ID
   user invite --account ID --email E --role owner|developer|viewer [--dashboard-url URL]
@@ -231,10 +236,12 @@ func adminCommands(getenv func(string) string) map[string]adminCommand {
 		"account list":             {run: accountList},
 		"account delete":           accountDelete(),
 		"client create":            clientCreate(),
+		"client list":              clientList(),
 		"client revoke":            {positional: []string{"CLIENT_ID"}, run: clientRevoke},
 		"client rotate":            clientRotate(),
 		"key create":               keyCreate(),
 		"key revoke":               {positional: []string{"KEY_ID"}, run: keyRevoke},
+		"key list":                 keyList(),
 		"signing-secret show":      signingSecret(false),
 		"signing-secret rotate":    signingSecret(true),
 		"user invite":              userInvite(getenv),
@@ -423,6 +430,115 @@ func accountDelete() adminCommand {
 			})
 		},
 	}
+}
+
+// credentialJSON is one client or key of `client list --json` and `key list --json`.
+type credentialJSON struct {
+	ID string `json:"id"`
+	// Prefix is a key's recognisable start ("smk_live_4eC3"); clients have none.
+	Prefix      string   `json:"prefix,omitempty"`
+	Grants      []string `json:"grants"`
+	CreatedAt   string   `json:"created_at"`
+	CreatedBy   string   `json:"created_by"`
+	LastUsedAt  string   `json:"last_used_at,omitempty"`
+	RevokedAt   string   `json:"revoked_at,omitempty"`
+	SecretSince string   `json:"secret_since,omitempty"`
+}
+
+// clientList lists an account's Reconciliation API clients; secrets are never shown, they are
+// not kept.
+func clientList() adminCommand {
+	var id *uuid.UUID
+	return adminCommand{
+		flags: func(fs *flag.FlagSet) func() error {
+			var validate func() error
+			id, validate = accountFlag(fs)
+			return validate
+		},
+		run: func(ctx context.Context, r *adminRun) error {
+			if _, err := r.svc.Store.Account(ctx, *id); errors.Is(err, account.ErrNotFound) {
+				return fmt.Errorf("account %s does not exist", *id)
+			}
+			clients, err := r.svc.Clients(ctx, *id)
+			if err != nil {
+				return err
+			}
+			out := make([]credentialJSON, len(clients))
+			for i, c := range clients {
+				out[i] = credentialJSON{ID: c.ID, Grants: names(c.Permissions), CreatedAt: stamp(&c.CreatedAt), CreatedBy: c.CreatedBy,
+					LastUsedAt: stamp(c.LastUsedAt), RevokedAt: stamp(c.RevokedAt), SecretSince: stamp(&c.SecretSince)}
+			}
+			return r.print(map[string]any{"account_id": *id, "clients": out}, func(w io.Writer) {
+				printCredentials(w, out, "CLIENT ID", "PERMISSIONS", "No Reconciliation API clients: statementd admin client create --account "+id.String())
+			})
+		},
+	}
+}
+
+// keyList lists an account's Parsing API keys by their prefixes; the keys themselves are not
+// kept.
+func keyList() adminCommand {
+	var id *uuid.UUID
+	return adminCommand{
+		flags: func(fs *flag.FlagSet) func() error {
+			var validate func() error
+			id, validate = accountFlag(fs)
+			return validate
+		},
+		run: func(ctx context.Context, r *adminRun) error {
+			if _, err := r.svc.Store.Account(ctx, *id); errors.Is(err, account.ErrNotFound) {
+				return fmt.Errorf("account %s does not exist", *id)
+			}
+			keys, err := r.svc.APIKeys(ctx, *id)
+			if err != nil {
+				return err
+			}
+			out := make([]credentialJSON, len(keys))
+			for i, k := range keys {
+				out[i] = credentialJSON{ID: k.ID.String(), Prefix: k.Prefix, Grants: names(k.Scopes), CreatedAt: stamp(&k.CreatedAt), CreatedBy: k.CreatedBy,
+					LastUsedAt: stamp(k.LastUsedAt), RevokedAt: stamp(k.RevokedAt)}
+			}
+			return r.print(map[string]any{"account_id": *id, "keys": out}, func(w io.Writer) {
+				printCredentials(w, out, "KEY ID", "SCOPES", "No Parsing API keys: statementd admin key create --account "+id.String())
+			})
+		},
+	}
+}
+
+// printCredentials writes a list of clients or keys as a table, newest first.
+func printCredentials(w io.Writer, list []credentialJSON, idTitle, grantsTitle, none string) {
+	if len(list) == 0 {
+		fmt.Fprintln(w, none)
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s\t%s\tCREATED\tLAST USED\tREVOKED\n", idTitle, grantsTitle)
+	dash := func(s string) string { return cmp.Or(s, "-") }
+	for _, c := range list {
+		id := c.ID
+		if c.Prefix != "" {
+			id += " (" + c.Prefix + "...)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", id, strings.Join(c.Grants, ","), c.CreatedAt, dash(c.LastUsedAt), dash(c.RevokedAt))
+	}
+	_ = tw.Flush()
+}
+
+// names are permissions or scopes as strings.
+func names[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// stamp is a time in RFC 3339 UTC, "" for none.
+func stamp(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 func clientRevoke(ctx context.Context, r *adminRun) error {
