@@ -216,3 +216,31 @@ func TestWebhookTestSendsASignedSampleEvent(t *testing.T) {
 	missing := c.test(t, parseclient.TestWebhookJSONRequestBody{WebhookId: &unknown})
 	require.Equal(t, http.StatusNotFound, missing.StatusCode(), string(missing.Body))
 }
+
+// TestWebhookTestTakesAnEmptyBody (issue 27's spec fix): both fields of POST /webhooks/test are
+// optional, and so is its body: a POST without one, or with {}, sends a job.completed test
+// event to every enabled endpoint, answered as the spec says.
+func TestWebhookTestTakesAnEmptyBody(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*")
+	ten := s.newTenant(t, "Empty test")
+	c := webhookCaller{pc: parseClient(t, s.ParseURL), key: ten.APIKey}
+	rcv := newHookReceiver(t, answer(http.StatusNoContent))
+	created := c.create(t, "", parseclient.CreateWebhookJSONRequestBody{Url: rcv.URL + "/hook"})
+	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+
+	for _, tc := range []struct {
+		name, contentType, body string
+	}{
+		{"no body at all", "", ""},
+		{"an empty JSON object", "application/json", "{}"},
+	} {
+		resp, err := c.pc.TestWebhookWithBodyWithResponse(t.Context(), tc.contentType, strings.NewReader(tc.body), bearer(c.key))
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode(), "%s: %s", tc.name, resp.Body)
+		require.Len(t, resp.JSON200.Data.Deliveries, 1, tc.name)
+		require.True(t, resp.JSON200.Data.Deliveries[0].Success, tc.name)
+		require.Equal(t, parseclient.WebhookEventTypeJobCompleted, resp.JSON200.Data.Event, tc.name)
+	}
+	require.Len(t, rcv.waitFor(t, 2, 1, 10*time.Second), 2, "both tests were delivered")
+}

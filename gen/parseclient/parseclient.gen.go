@@ -2225,6 +2225,9 @@ type ClientInterface interface {
 	// An account may send 10 test requests a minute (unless the operator set another number);
 	// past that, `429 LIMIT_EXCEEDED` with `Retry-After` until the minute ends.
 	//
+	// Both fields are optional, and so is the body: an empty `POST` (no body, or `{}`) sends a
+	// `job.completed` test event to every enabled endpoint.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/v1/webhooks/test (the `TestWebhook` operationId).
@@ -2253,6 +2256,9 @@ type ClientInterface interface {
 	//
 	// An account may send 10 test requests a minute (unless the operator set another number);
 	// past that, `429 LIMIT_EXCEEDED` with `Retry-After` until the minute ends.
+	//
+	// Both fields are optional, and so is the body: an empty `POST` (no body, or `{}`) sends a
+	// `job.completed` test event to every enabled endpoint.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2698,6 +2704,9 @@ func (c *Client) CreateWebhook(ctx context.Context, params *CreateWebhookParams,
 // An account may send 10 test requests a minute (unless the operator set another number);
 // past that, `429 LIMIT_EXCEEDED` with `Retry-After` until the minute ends.
 //
+// Both fields are optional, and so is the body: an empty `POST` (no body, or `{}`) sends a
+// `job.completed` test event to every enabled endpoint.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/v1/webhooks/test (the `TestWebhook` operationId).
@@ -2736,6 +2745,9 @@ func (c *Client) TestWebhookWithBody(ctx context.Context, contentType string, bo
 //
 // An account may send 10 test requests a minute (unless the operator set another number);
 // past that, `429 LIMIT_EXCEEDED` with `Retry-After` until the minute ends.
+//
+// Both fields are optional, and so is the body: an empty `POST` (no body, or `{}`) sends a
+// `job.completed` test event to every enabled endpoint.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3921,6 +3933,9 @@ type ClientWithResponsesInterface interface {
 	// An account may send 10 test requests a minute (unless the operator set another number);
 	// past that, `429 LIMIT_EXCEEDED` with `Retry-After` until the minute ends.
 	//
+	// Both fields are optional, and so is the body: an empty `POST` (no body, or `{}`) sends a
+	// `job.completed` test event to every enabled endpoint.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/v1/webhooks/test (the `TestWebhook` operationId).
@@ -3949,6 +3964,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// An account may send 10 test requests a minute (unless the operator set another number);
 	// past that, `429 LIMIT_EXCEEDED` with `Retry-After` until the minute ends.
+	//
+	// Both fields are optional, and so is the body: an empty `POST` (no body, or `{}`) sends a
+	// `job.completed` test event to every enabled endpoint.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7299,6 +7317,9 @@ func (c *ClientWithResponses) CreateWebhookWithResponse(ctx context.Context, par
 // An account may send 10 test requests a minute (unless the operator set another number);
 // past that, `429 LIMIT_EXCEEDED` with `Retry-After` until the minute ends.
 //
+// Both fields are optional, and so is the body: an empty `POST` (no body, or `{}`) sends a
+// `job.completed` test event to every enabled endpoint.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/v1/webhooks/test (the `TestWebhook` operationId).
@@ -7333,6 +7354,9 @@ func (c *ClientWithResponses) TestWebhookWithBodyWithResponse(ctx context.Contex
 //
 // An account may send 10 test requests a minute (unless the operator set another number);
 // past that, `429 LIMIT_EXCEEDED` with `Retry-After` until the minute ends.
+//
+// Both fields are optional, and so is the body: an empty `POST` (no body, or `{}`) sends a
+// `job.completed` test event to every enabled endpoint.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
