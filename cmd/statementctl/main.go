@@ -12,6 +12,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -121,6 +123,36 @@ var commands = []struct {
 	{"", command{"webhooks test", "[ID]", "send a signed sample event now (to ID, or every enabled endpoint)", (*app).cmdWebhooksTest}},
 	{"", command{"webhooks deliveries", "ID", "the deliveries to an endpoint, newest first, with their attempts", (*app).cmdWebhooksDeliveries}},
 	{"Webhook receivers (no credentials)", command{"verify-webhook", "", "check a delivery's signature: body on stdin, headers as --header", (*app).cmdVerifyWebhook}},
+	{"This program", command{"version", "", "statementctl's version, the commit it was built from and the Go release", (*app).cmdVersion}},
+}
+
+// version is statementctl's release, set at build time (-ldflags "-X main.version=v1.2.3");
+// "dev" for a build from a work tree.
+var version = "dev"
+
+// cmdVersion prints the version, the commit and the Go release the binary was built with.
+func (a *app) cmdVersion(_ context.Context, cmd command, args []string) error {
+	fs := newFlags(cmd)
+	if _, err := a.parseArgs(fs, cmd, args, 0, 0); err != nil {
+		return err
+	}
+	commit, modified := "unknown", false
+	goVersion := runtime.Version()
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	if modified {
+		commit += " (modified)"
+	}
+	fmt.Fprintf(a.stdout, "statementctl %s\ncommit %s\n%s %s/%s\n", version, commit, goVersion, runtime.GOOS, runtime.GOARCH)
+	return nil
 }
 
 // find returns the command that args start with and the arguments after its name; a

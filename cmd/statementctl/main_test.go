@@ -27,6 +27,9 @@ func TestRunWithoutAService(t *testing.T) {
 	}{
 		{name: "help lists the commands, the environment and the exit codes", args: []string{"help"},
 			wantCode: exitOK, wantStdout: "  5    the webhook signature is invalid (verify-webhook)\n"},
+		{name: "version names the release, the commit and the Go release", args: []string{"version"},
+			wantCode: exitOK, wantStdout: "statementctl dev\ncommit "},
+		{name: "version takes no argument", args: []string{"version", "extra"}, wantCode: exitUsage},
 		{name: "no command shows the help as an error", args: nil,
 			wantCode: exitUsage, wantStderr: "Usage: statementctl COMMAND"},
 		{name: "help COMMAND shows the command's flags", args: []string{"help", "jobs", "list"},
