@@ -134,18 +134,21 @@ func addReconFlags(fs *flag.FlagSet) {
 	fs.String("client-id", "", "API client `id`; default $"+envClientID)
 	fs.String("client-secret", "", "API client `secret`; default $"+envClientSecret)
 	fs.Bool("sandbox", false, "the sandbox environment: "+defaultSandboxURL+" unless a base URL is set; reconcile marks its job env=sandbox, which a production base URL refuses")
+	fs.Bool("verbose", false, "trace each HTTP request and response on stderr (credentials masked)")
 }
 
 // reconSettings is how to reach the Reconciliation API.
 type reconSettings struct {
 	BaseURL, ClientID, ClientSecret string
 	Sandbox                         bool
+	// Verbose traces the HTTP exchanges on stderr (--verbose).
+	Verbose bool
 }
 
 // reconSettingsOf resolves the Reconciliation API settings from fs (after parsing) and the
 // environment.
 func reconSettingsOf(fs *flag.FlagSet, getenv func(string) string) (reconSettings, error) {
-	s := reconSettings{Sandbox: fs.Lookup("sandbox").Value.String() == "true"}
+	s := reconSettings{Sandbox: fs.Lookup("sandbox").Value.String() == "true", Verbose: fs.Lookup("verbose").Value.String() == "true"}
 	def := defaultReconURL
 	if s.Sandbox {
 		def = defaultSandboxURL
@@ -172,18 +175,21 @@ func reconSettingsOf(fs *flag.FlagSet, getenv func(string) string) (reconSetting
 func addParseFlags(fs *flag.FlagSet) {
 	fs.String("base-url", "", "Parsing API base `URL`; default $"+envParseBaseURL+", else "+defaultParseURL)
 	fs.String("api-key", "", "Parsing API `key` (smk_live_...); default $"+envAPIKey)
+	fs.Bool("verbose", false, "trace each HTTP request and response on stderr (credentials masked)")
 }
 
 // parseSettings is how to reach the Parsing API.
 type parseSettings struct {
 	BaseURL, APIKey string
+	// Verbose traces the HTTP exchanges on stderr (--verbose).
+	Verbose bool
 }
 
 // parseSettingsOf resolves the Parsing API settings from fs (after parsing) and the
 // environment.
 func parseSettingsOf(fs *flag.FlagSet, getenv func(string) string) (parseSettings, error) {
 	base, source := setting(fs, "base-url", getenv, envParseBaseURL, defaultParseURL)
-	var s parseSettings
+	s := parseSettings{Verbose: fs.Lookup("verbose").Value.String() == "true"}
 	var err error
 	if s.BaseURL, err = normalizeBaseURL(base, source); err != nil {
 		return parseSettings{}, err
@@ -197,8 +203,51 @@ func parseSettingsOf(fs *flag.FlagSet, getenv func(string) string) (parseSetting
 // httpClient sends the SDK's requests. Unlike the SDK's default client it has no limit on a
 // whole exchange (5 minutes there), so an export streams for as long as data keeps coming;
 // an answer's headers must still arrive within 2 minutes, and Ctrl-C ends any wait.
-func httpClient() *http.Client {
+// With trace set, each exchange is written to it (tracer).
+func httpClient(trace io.Writer) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = 2 * time.Minute
-	return &http.Client{Transport: t}
+	if trace == nil {
+		return &http.Client{Transport: t}
+	}
+	return &http.Client{Transport: tracer{next: t, w: trace}}
+}
+
+// tracer writes each request's line and the headers that matter, and each answer's status,
+// time and the headers a support question needs (--verbose). Credentials are masked: the
+// Authorization header shows its scheme only, and bodies (which carry a token request's
+// secret) are never written.
+type tracer struct {
+	next http.RoundTripper
+	w    io.Writer
+}
+
+func (t tracer) RoundTrip(req *http.Request) (*http.Response, error) {
+	fmt.Fprintf(t.w, "> %s %s\n", req.Method, req.URL.Redacted())
+	if auth := req.Header.Get("Authorization"); auth != "" {
+		scheme, _, _ := strings.Cut(auth, " ")
+		fmt.Fprintf(t.w, "> Authorization: %s ****\n", scheme)
+	}
+	for _, h := range []string{"Content-Type", "Idempotency-Key", "X-Request-Id"} {
+		if v := req.Header.Get(h); v != "" {
+			fmt.Fprintf(t.w, "> %s: %s\n", h, v)
+		}
+	}
+	if req.ContentLength > 0 {
+		fmt.Fprintf(t.w, "> Content-Length: %d\n", req.ContentLength)
+	}
+	start := time.Now()
+	resp, err := t.next.RoundTrip(req)
+	took := time.Since(start).Round(time.Millisecond)
+	if err != nil {
+		fmt.Fprintf(t.w, "< no answer after %s: %v\n", took, err)
+		return resp, err
+	}
+	fmt.Fprintf(t.w, "< %s %s (%s)\n", resp.Proto, resp.Status, took)
+	for _, h := range []string{"X-Request-Id", "Content-Type", "Content-Length", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
+		if v := resp.Header.Get(h); v != "" {
+			fmt.Fprintf(t.w, "< %s: %s\n", h, v)
+		}
+	}
+	return resp, nil
 }

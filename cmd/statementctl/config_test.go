@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -226,4 +229,38 @@ func TestNormalizeBaseURL(t *testing.T) {
 			require.Equal(t, tt.want, got)
 		})
 	}
+}
+
+// TestTracerMasksCredentials: --verbose writes each request and answer with the headers a
+// support question needs, never a credential or a body.
+func TestTracerMasksCredentials(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", "req-42")
+		w.Header().Set("X-RateLimit-Remaining", "59")
+		w.WriteHeader(http.StatusTeapot)
+	}))
+	t.Cleanup(srv.Close)
+	var trace bytes.Buffer
+	c := httpClient(&trace)
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/token", strings.NewReader("client_secret=cs_topsecret"))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Basic Y2xpOmNzX3RvcHNlY3JldA==")
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := c.Do(req)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	out := trace.String()
+	for _, want := range []string{"> POST " + srv.URL + "/api/v1/token\n", "> Authorization: Basic ****\n",
+		"> Content-Type: application/x-www-form-urlencoded\n", "> Content-Length: 26\n", "< HTTP/1.1 418 I'm a teapot (",
+		"< X-Request-Id: req-42\n", "< X-RateLimit-Remaining: 59\n"} {
+		require.Contains(t, out, want)
+	}
+	require.NotContains(t, out, "Y2xp")
+	require.NotContains(t, out, "topsecret")
+
+	quiet := httpClient(nil)
+	resp, err = quiet.Get(srv.URL)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
 }

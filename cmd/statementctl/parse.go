@@ -406,5 +406,5 @@ func (a *app) parseClientOf(fs *flag.FlagSet) (*parseclient.ClientWithResponses,
 	}
 	a.target = parseTarget
 	a.target.baseURL = cfg.BaseURL
-	return parseclient.New(cfg.BaseURL, cfg.APIKey, parseclient.UseHTTPClient(httpClient()))
+	return parseclient.New(cfg.BaseURL, cfg.APIKey, parseclient.UseHTTPClient(httpClient(a.traceTo(cfg.Verbose))))
 }

@@ -246,5 +246,13 @@ func (a *app) reconClientOf(fs *flag.FlagSet) (*reconclient.ClientWithResponses,
 func (a *app) reconClient(cfg reconSettings) (*reconclient.ClientWithResponses, error) {
 	a.target = reconTarget
 	a.target.baseURL = cfg.BaseURL
-	return reconclient.New(cfg.BaseURL, cfg.ClientID, cfg.ClientSecret, reconclient.UseHTTPClient(httpClient()))
+	return reconclient.New(cfg.BaseURL, cfg.ClientID, cfg.ClientSecret, reconclient.UseHTTPClient(httpClient(a.traceTo(cfg.Verbose))))
+}
+
+// traceTo is where --verbose writes the HTTP exchanges: stderr, or nowhere without it.
+func (a *app) traceTo(verbose bool) io.Writer {
+	if !verbose {
+		return nil
+	}
+	return a.stderr
 }
