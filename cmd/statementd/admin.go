@@ -448,36 +448,43 @@ type credentialJSON struct {
 // clientList lists an account's Reconciliation API clients; secrets are never shown, they are
 // not kept.
 func clientList() adminCommand {
-	var id *uuid.UUID
-	return adminCommand{
-		flags: func(fs *flag.FlagSet) func() error {
-			var validate func() error
-			id, validate = accountFlag(fs)
-			return validate
-		},
-		run: func(ctx context.Context, r *adminRun) error {
-			if _, err := r.svc.Store.Account(ctx, *id); errors.Is(err, account.ErrNotFound) {
-				return fmt.Errorf("account %s does not exist", *id)
-			}
-			clients, err := r.svc.Clients(ctx, *id)
-			if err != nil {
-				return err
-			}
-			out := make([]credentialJSON, len(clients))
-			for i, c := range clients {
-				out[i] = credentialJSON{ID: c.ID, Grants: names(c.Permissions), CreatedAt: stamp(&c.CreatedAt), CreatedBy: c.CreatedBy,
-					LastUsedAt: stamp(c.LastUsedAt), RevokedAt: stamp(c.RevokedAt), SecretSince: stamp(&c.SecretSince)}
-			}
-			return r.print(map[string]any{"account_id": *id, "clients": out}, func(w io.Writer) {
-				printCredentials(w, out, "CLIENT ID", "PERMISSIONS", "No Reconciliation API clients: statementd admin client create --account "+id.String())
-			})
-		},
-	}
+	return ofAccount(func(ctx context.Context, r *adminRun, id uuid.UUID) error {
+		clients, err := r.svc.Clients(ctx, id)
+		if err != nil {
+			return err
+		}
+		out := make([]credentialJSON, len(clients))
+		for i, c := range clients {
+			out[i] = credentialJSON{ID: c.ID, Grants: names(c.Permissions), CreatedAt: stamp(&c.CreatedAt), CreatedBy: c.CreatedBy,
+				LastUsedAt: stamp(c.LastUsedAt), RevokedAt: stamp(c.RevokedAt), SecretSince: stamp(&c.SecretSince)}
+		}
+		return r.print(map[string]any{"account_id": id, "clients": out}, func(w io.Writer) {
+			printCredentials(w, out, "CLIENT ID", "PERMISSIONS", "No Reconciliation API clients: statementd admin client create --account "+id.String())
+		})
+	})
 }
 
 // keyList lists an account's Parsing API keys by their prefixes; the keys themselves are not
 // kept.
 func keyList() adminCommand {
+	return ofAccount(func(ctx context.Context, r *adminRun, id uuid.UUID) error {
+		keys, err := r.svc.APIKeys(ctx, id)
+		if err != nil {
+			return err
+		}
+		out := make([]credentialJSON, len(keys))
+		for i, k := range keys {
+			out[i] = credentialJSON{ID: k.ID.String(), Prefix: k.Prefix, Grants: names(k.Scopes), CreatedAt: stamp(&k.CreatedAt), CreatedBy: k.CreatedBy,
+				LastUsedAt: stamp(k.LastUsedAt), RevokedAt: stamp(k.RevokedAt)}
+		}
+		return r.print(map[string]any{"account_id": id, "keys": out}, func(w io.Writer) {
+			printCredentials(w, out, "KEY ID", "SCOPES", "No Parsing API keys: statementd admin key create --account "+id.String())
+		})
+	})
+}
+
+// ofAccount is a command of one existing account, named by --account.
+func ofAccount(run func(ctx context.Context, r *adminRun, id uuid.UUID) error) adminCommand {
 	var id *uuid.UUID
 	return adminCommand{
 		flags: func(fs *flag.FlagSet) func() error {
@@ -489,18 +496,7 @@ func keyList() adminCommand {
 			if _, err := r.svc.Store.Account(ctx, *id); errors.Is(err, account.ErrNotFound) {
 				return fmt.Errorf("account %s does not exist", *id)
 			}
-			keys, err := r.svc.APIKeys(ctx, *id)
-			if err != nil {
-				return err
-			}
-			out := make([]credentialJSON, len(keys))
-			for i, k := range keys {
-				out[i] = credentialJSON{ID: k.ID.String(), Prefix: k.Prefix, Grants: names(k.Scopes), CreatedAt: stamp(&k.CreatedAt), CreatedBy: k.CreatedBy,
-					LastUsedAt: stamp(k.LastUsedAt), RevokedAt: stamp(k.RevokedAt)}
-			}
-			return r.print(map[string]any{"account_id": *id, "keys": out}, func(w io.Writer) {
-				printCredentials(w, out, "KEY ID", "SCOPES", "No Parsing API keys: statementd admin key create --account "+id.String())
-			})
+			return run(ctx, r, *id)
 		},
 	}
 }
