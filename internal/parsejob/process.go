@@ -29,13 +29,14 @@ func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) 
 		if err != nil {
 			return attempt.Outcome[ErrorCode]{}, fmt.Errorf("read file: %w", err)
 		}
-		format, _ := engine.Detect(data)
 		st, failure := s.parse(ctx, data)
-		if ctx.Err() != nil {
-			// The attempt ended while OCR read the file: the runner says whether it timed out.
-			return attempt.Outcome[ErrorCode]{Format: string(format)}, nil
-		}
-		if failure != nil {
+		if ctx.Err() != nil || failure != nil {
+			// The file's format, for the metrics, from its bytes: no statement was read.
+			format, _ := engine.Detect(data)
+			if ctx.Err() != nil {
+				// The attempt ended while OCR read the file: the runner says whether it timed out.
+				failure = nil
+			}
 			return attempt.Outcome[ErrorCode]{Failure: failure, Format: string(format)}, nil
 		}
 		return attempt.Outcome[ErrorCode]{Format: string(st.Format), Review: st.NeedsReview(), Store: func(ctx context.Context) error {
