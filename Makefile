@@ -8,6 +8,8 @@ SPECTRAL    := openapi/node_modules/.bin/spectral
 FUZZTIME    ?= 30s
 BENCHTIME   ?= 1s
 TEST_FLAGS  ?=
+# The Go SDK, a module of its own (gen/sdk), checked from here through the replace in go.mod.
+SDK         := github.com/statementmatch/service/gen/sdk
 
 .PHONY: help gen verify build run test test-chaos test-race lint bench bench-retention load fuzz contract-test corpus corpus-scans corpus-report
 
@@ -16,6 +18,7 @@ help: ## List the targets.
 
 gen: ## Regenerate gen/ from the OpenAPI specs (oapi-codegen, pinned in go.mod).
 	$(GO) generate ./gen/...
+	cd gen/sdk && $(GO) generate ./...
 
 verify: gen ## Regenerate and fail if gen/ differs from what is committed.
 	@if [ -n "$$(git status --porcelain -- gen)" ]; then \
@@ -43,8 +46,9 @@ $(SPECTRAL): openapi/package.json openapi/package-lock.json
 	@touch $@
 
 lint: $(SPECTRAL) ## go vet, staticcheck, gofmt, spectral on both specs, promtool on the alert rules.
-	$(GO) vet ./...
-	$(GO) tool staticcheck ./...
+	$(GO) vet ./... $(SDK)/...
+	$(GO) tool staticcheck ./... $(SDK)/...
+	cd gen/sdk && $(GO) mod tidy -diff
 	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt would change:" >&2; echo "$$out" >&2; exit 1; fi
 	$(SPECTRAL) lint --ruleset openapi/.spectral.yaml --fail-severity=hint $(SPECS)

@@ -20,8 +20,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/xuri/excelize/v2"
 
-	"github.com/statementmatch/service/gen/parseclient"
-	"github.com/statementmatch/service/gen/reconclient"
+	"github.com/statementmatch/service/gen/sdk/parseclient"
+	"github.com/statementmatch/service/gen/sdk/reconclient"
 )
 
 var (

@@ -19,7 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/gen/sdk/parseclient"
 	"github.com/statementmatch/service/internal/httpkit/listen/listentest"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
 )

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/xuri/excelize/v2"
 
-	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/gen/sdk/parseclient"
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/statement/pdf/pdftest"
 )

@@ -22,8 +22,8 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"github.com/stretchr/testify/require"
 
-	"github.com/statementmatch/service/gen/parseclient"
-	"github.com/statementmatch/service/gen/reconclient"
+	"github.com/statementmatch/service/gen/sdk/parseclient"
+	"github.com/statementmatch/service/gen/sdk/reconclient"
 	"github.com/statementmatch/service/internal/postgres/pgtest"
 )
 
@@ -109,17 +109,13 @@ func TestEmbeddedDefault(t *testing.T) {
 	require.Equal(t, s.ReconURL, demo["STATEMENT_BASE_URL"])
 	require.Equal(t, s.ParseURL, demo["STATEMENT_PARSE_BASE_URL"])
 	ctx := context.Background()
-	rc, err := reconclient.New(demo["STATEMENT_BASE_URL"], demo["STATEMENT_CLIENT_ID"], demo["STATEMENT_CLIENT_SECRET"],
-		reconclient.UseHTTPClient(recon(t).client(t)))
-	require.NoError(t, err)
-	limits, err := rc.GetLimitsWithResponse(ctx)
-	require.NoError(t, err)
-	require.NoError(t, reconclient.Check(limits.HTTPResponse, limits.Body), "the demo API client gets a token and reads its limits")
-	pc, err := parseclient.New(demo["STATEMENT_PARSE_BASE_URL"], demo["STATEMENT_API_KEY"], parseclient.UseHTTPClient(parse(t).client(t)))
-	require.NoError(t, err)
-	usage, err := pc.GetUsageWithResponse(ctx)
-	require.NoError(t, err)
-	require.NoError(t, parseclient.Check(usage.HTTPResponse, usage.Body), "the demo API key reads the usage")
+	rc := reconclient.New(demo["STATEMENT_BASE_URL"], demo["STATEMENT_CLIENT_ID"], demo["STATEMENT_CLIENT_SECRET"],
+		reconclient.WithHTTPClient(recon(t).client(t)))
+	_, err := rc.GetLimits(ctx)
+	require.NoError(t, err, "the demo API client gets a token and reads its limits")
+	pc := parseclient.New(demo["STATEMENT_PARSE_BASE_URL"], demo["STATEMENT_API_KEY"], parseclient.WithHTTPClient(parse(t).client(t)))
+	_, err = pc.GetUsage(ctx)
+	require.NoError(t, err, "the demo API key reads the usage")
 
 	// And an owner for the dashboard, with a link that opens the set-password form.
 	link := regexp.MustCompile(`(http://\S+/set-password/\S+)`).FindStringSubmatch(s.logs.String())

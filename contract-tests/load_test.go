@@ -27,7 +27,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"github.com/stretchr/testify/require"
 
-	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/gen/sdk/parseclient"
 	"github.com/statementmatch/service/internal/loadgen"
 	"github.com/statementmatch/service/internal/platform/pgembed"
 )

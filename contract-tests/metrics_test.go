@@ -17,8 +17,8 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/require"
 
-	"github.com/statementmatch/service/gen/parseclient"
-	"github.com/statementmatch/service/gen/reconclient"
+	"github.com/statementmatch/service/gen/sdk/parseclient"
+	"github.com/statementmatch/service/gen/sdk/reconclient"
 )
 
 // series is one scrape of /metrics: each sample by its name and labels ("name{a="x",b="y"}",

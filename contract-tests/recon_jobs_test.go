@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/xuri/excelize/v2"
 
-	"github.com/statementmatch/service/gen/reconclient"
+	"github.com/statementmatch/service/gen/sdk/reconclient"
 )
 
 // reconCaller is an API client of one environment with its token.

@@ -27,7 +27,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/gen/sdk/parseclient"
 )
 
 // TestSchemaFuzz (F1) walks every operation of both specs, as the loaded documents list them,

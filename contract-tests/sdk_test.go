@@ -3,11 +3,13 @@ package contracttests
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,8 +20,8 @@ import (
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
-	"github.com/statementmatch/service/gen/parseclient"
-	"github.com/statementmatch/service/gen/reconclient"
+	"github.com/statementmatch/service/gen/sdk/parseclient"
+	"github.com/statementmatch/service/gen/sdk/reconclient"
 )
 
 // These tests use the SDK the way an integrator does: reconclient.New and parseclient.New, with
@@ -49,65 +51,86 @@ func TestSDKReconciliationClientGetsAndRenewsItsOwnTokens(t *testing.T) {
 	ten := s.newTenant(t, "A")
 	ctx := context.Background()
 	doer := &countingDoer{next: recon(t).client(t), path: "/api/v1/token"}
-	c, err := reconclient.New(s.ReconURL, ten.ClientID, ten.ClientSecret, reconclient.UseHTTPClient(doer))
-	require.NoError(t, err)
+	c := reconclient.New(s.ReconURL, ten.ClientID, ten.ClientSecret, reconclient.WithHTTPClient(doer))
 
-	ct, body := jobUpload(t, "bank.csv", bankCSV(reconBankLines), "open invoices.csv", []byte(reconExpectedCSV))
-	created, err := c.CreateJobWithBodyWithResponse(ctx, nil, ct, bytes.NewReader(body))
+	accepted, err := c.CreateJob(ctx, reconclient.Upload{Name: "bank.csv", Content: bytes.NewReader(bankCSV(reconBankLines))},
+		reconclient.Upload{Name: "open invoices.csv", Content: strings.NewReader(reconExpectedCSV)}, nil)
 	require.NoError(t, err)
-	require.NoError(t, reconclient.Check(created.HTTPResponse, created.Body))
-	job, err := c.WaitForJob(ctx, created.JSON202.JobId, 50*time.Millisecond, nil)
+	job, err := c.WaitForJob(ctx, accepted.JobId, 50*time.Millisecond, nil)
 	require.NoError(t, err)
 	require.Equal(t, reconclient.JobStatusCompleted, job.Status)
-	res, err := c.GetJobResultsWithResponse(ctx, job.JobId, nil)
+	res, err := c.GetJobResults(ctx, job.JobId)
 	require.NoError(t, err)
-	require.NoError(t, reconclient.Check(res.HTTPResponse, res.Body))
-	sum := res.JSON200.Summary
+	sum := res.Summary
 	require.Equal(t, []int{2, 2, 1}, []int{sum.MatchedCount, sum.PartialCount, sum.UnmatchedCount})
 	require.EqualValues(t, 1, doer.count.Load(), "one token served the upload, the polls and the results")
 
-	missing, err := c.GetJobWithResponse(ctx, uuid.New())
+	var sheet bytes.Buffer
+	n, err := c.ExportJobResults(ctx, job.JobId, reconclient.ResultsFormatXlsx, &sheet)
 	require.NoError(t, err)
-	var apiErr *reconclient.APIError
-	require.ErrorAs(t, reconclient.Check(missing.HTTPResponse, missing.Body), &apiErr)
+	require.EqualValues(t, sheet.Len(), n)
+	require.True(t, bytes.HasPrefix(sheet.Bytes(), []byte("PK")), "an xlsx file is a zip")
+
+	_, err = c.GetJob(ctx, uuid.New())
+	apiErr, ok := errors.AsType[*reconclient.APIError](err)
+	require.True(t, ok, "a refusal is an *APIError: %v", err)
 	require.Equal(t, http.StatusNotFound, apiErr.StatusCode)
 	require.Equal(t, reconclient.ErrorCodeNotFound, apiErr.Code)
 	require.NotEmpty(t, apiErr.RequestID)
+	require.NotEmpty(t, apiErr.Message)
+
+	fresh, err := c.CreateToken(ctx)
+	require.NoError(t, err)
+	require.NotEmpty(t, fresh.AccessToken)
+	require.EqualValues(t, 2, doer.count.Load(), "CreateToken asks for a new token whatever the client holds")
 
 	t.Run("an expired token the client still trusted is replaced after the 401", func(t *testing.T) {
 		s := startServer(t, "STATEMENTD_TOKEN_TTL=2s")
 		ten := s.newTenant(t, "A")
 		late := &countingDoer{next: recon(t).client(t), path: "/api/v1/token"}
-		ts, err := reconclient.NewTokenSource(s.ReconURL, ten.ClientID, ten.ClientSecret, late)
+		c := reconclient.New(s.ReconURL, ten.ClientID, ten.ClientSecret, reconclient.WithHTTPClient(late))
+		c.TokenSource().(*reconclient.TokenSource).Now = func() time.Time { return time.Now().Add(-10 * time.Second) }
+		_, err := c.GetLimits(ctx)
 		require.NoError(t, err)
-		ts.Now = func() time.Time { return time.Now().Add(-10 * time.Second) }
-		c, err := reconclient.New(s.ReconURL, ten.ClientID, ten.ClientSecret, reconclient.UseHTTPClient(late), reconclient.UseTokenSource(ts))
-		require.NoError(t, err)
-		r, err := c.GetLimitsWithResponse(ctx)
-		require.NoError(t, err)
-		require.NoError(t, reconclient.Check(r.HTTPResponse, r.Body))
 		time.Sleep(2500 * time.Millisecond) // the token expires; the source's clock says it has 8 s left
-		r, err = c.GetLimitsWithResponse(ctx)
-		require.NoError(t, err)
-		require.NoError(t, reconclient.Check(r.HTTPResponse, r.Body), "the request is repeated with a new token")
+		_, err = c.GetLimits(ctx)
+		require.NoError(t, err, "the request is repeated with a new token")
 		require.EqualValues(t, 2, late.count.Load())
 	})
 }
 
-// TestSDKGeneratedClientWorksWithOAuth2ClientCredentials: the token endpoint is standard OAuth
-// 2.0, so golang.org/x/oauth2/clientcredentials gets the token for the plain generated client.
-func TestSDKGeneratedClientWorksWithOAuth2ClientCredentials(t *testing.T) {
+// TestSDKClientTakesTokensFromOAuth2ClientCredentials: the token endpoint is standard OAuth
+// 2.0, so golang.org/x/oauth2/clientcredentials can be the client's oauth2.TokenSource; and a
+// source whose token the API refuses gets asked once more, after which the 401 stands.
+func TestSDKClientTakesTokensFromOAuth2ClientCredentials(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	ten := s.newTenant(t, "A")
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, recon(t).client(t))
 	cfg := clientcredentials.Config{ClientID: ten.ClientID, ClientSecret: ten.ClientSecret, TokenURL: s.ReconURL + "/api/v1/token"}
-	c, err := reconclient.NewClientWithResponses(s.ReconURL, reconclient.WithHTTPClient(cfg.Client(ctx)))
+	c := reconclient.New(s.ReconURL, "", "", reconclient.WithHTTPClient(recon(t).client(t)), reconclient.WithTokenSource(cfg.TokenSource(ctx)))
+	limits, err := c.GetLimits(ctx)
 	require.NoError(t, err)
-	r, err := c.GetLimitsWithResponse(ctx)
-	require.NoError(t, err)
-	require.NoError(t, reconclient.Check(r.HTTPResponse, r.Body))
-	require.NotEmpty(t, r.JSON200.Plan)
+	require.NotEmpty(t, limits.Plan)
+
+	stale := &countingSource{token: &oauth2.Token{AccessToken: "not-a-token"}}
+	c = reconclient.New(s.ReconURL, "", "", reconclient.WithHTTPClient(recon(t).client(t)), reconclient.WithTokenSource(stale))
+	_, err = c.GetLimits(ctx)
+	apiErr, ok := errors.AsType[*reconclient.APIError](err)
+	require.True(t, ok, "%v", err)
+	require.Equal(t, http.StatusUnauthorized, apiErr.StatusCode)
+	require.EqualValues(t, 2, stale.count.Load(), "asked once for the request and once after the 401")
+}
+
+// countingSource is an oauth2.TokenSource that always gives the same token.
+type countingSource struct {
+	token *oauth2.Token
+	count atomic.Int32
+}
+
+func (s *countingSource) Token() (*oauth2.Token, error) {
+	s.count.Add(1)
+	return s.token, nil
 }
 
 // TestSDKParsingClientPagesThroughEverything reads 1,234 transactions with AllTransactions in
@@ -117,17 +140,14 @@ func TestSDKParsingClientPagesThroughEverything(t *testing.T) {
 	s := startServer(t)
 	ten := s.newTenant(t, "A")
 	ctx := context.Background()
-	c, err := parseclient.New(s.ParseURL, ten.APIKey, parseclient.UseHTTPClient(parse(t).client(t)))
-	require.NoError(t, err)
+	c := parseclient.New(s.ParseURL, ten.APIKey, parseclient.WithHTTPClient(parse(t).client(t)))
 
 	var ids []uuid.UUID
 	for _, n := range []int{1234, 2, 3} {
-		ct, body := fileUpload(t, "s.csv", simpleCSV(n))
-		r, err := c.CreateJobWithBodyWithResponse(ctx, nil, ct, bytes.NewReader(body))
+		created, err := c.CreateJob(ctx, parseclient.Upload{Name: "s.csv", Content: bytes.NewReader(simpleCSV(n))}, nil)
 		require.NoError(t, err)
-		require.NoError(t, parseclient.Check(r.HTTPResponse, r.Body))
 		seen := 0
-		j, err := c.WaitForJob(ctx, r.JSON202.Data.JobId, 20*time.Millisecond, func(parseclient.Job) { seen++ })
+		j, err := c.WaitForJob(ctx, created.JobId, 20*time.Millisecond, func(parseclient.Job) { seen++ })
 		require.NoError(t, err)
 		require.Equal(t, parseclient.JobStatusCompleted, j.Status)
 		require.Equal(t, n, j.TransactionsCount)
@@ -151,11 +171,11 @@ func TestSDKParsingClientPagesThroughEverything(t *testing.T) {
 	require.Equal(t, []uuid.UUID{ids[2], ids[1], ids[0]}, listed, "newest first, across pages")
 
 	var csv bytes.Buffer
-	n, err := c.ExportTo(ctx, ids[1], parseclient.ExportFormatCsv, &csv)
+	n, err := c.ExportJob(ctx, ids[1], parseclient.ExportFormatCsv, &csv)
 	require.NoError(t, err)
 	require.EqualValues(t, csv.Len(), n)
 	require.Equal(t, 3, bytes.Count(csv.Bytes(), []byte("\r\n")), "a header and two records")
-	_, err = c.ExportTo(ctx, uuid.New(), parseclient.ExportFormatJson, io.Discard)
+	_, err = c.ExportJob(ctx, uuid.New(), parseclient.ExportFormatJson, io.Discard)
 	var notFound *parseclient.APIError
 	require.ErrorAs(t, err, &notFound)
 	require.Equal(t, http.StatusNotFound, notFound.StatusCode)
@@ -204,11 +224,10 @@ func TestSDKRetriesAnUploadThroughTwo503s(t *testing.T) {
 	t.Cleanup(front.Close)
 
 	unit := 50 * time.Millisecond
-	c, err := parseclient.New(front.URL, ten.APIKey, parseclient.UseRetryPolicy(parseclient.RetryPolicy{Attempts: 3,
+	c := parseclient.New(front.URL, ten.APIKey, parseclient.WithRetryPolicy(parseclient.RetryPolicy{Attempts: 3,
 		Backoff: func(n int) time.Duration { return time.Duration(1<<n) * unit }}))
-	require.NoError(t, err)
 	ct, body := fileUpload(t, "s.csv", simpleCSV(2))
-	r, err := c.CreateJobWithBodyWithResponse(ctx, nil, ct, bytes.NewReader(body))
+	r, err := c.Raw.CreateJobWithBodyWithResponse(ctx, nil, ct, bytes.NewReader(body))
 	require.NoError(t, err)
 	require.Equal(t, http.StatusAccepted, r.StatusCode(), string(r.Body))
 
@@ -232,7 +251,7 @@ func TestSDKRetriesAnUploadThroughTwo503s(t *testing.T) {
 		mu.Lock()
 		before := len(arrivals)
 		mu.Unlock()
-		r, err := c.CreateJobWithBodyWithResponse(ctx, nil, "text/plain", bytes.NewReader([]byte("not a form")))
+		r, err := c.Raw.CreateJobWithBodyWithResponse(ctx, nil, "text/plain", bytes.NewReader([]byte("not a form")))
 		require.NoError(t, err)
 		require.Equal(t, http.StatusBadRequest, r.StatusCode())
 		mu.Lock()

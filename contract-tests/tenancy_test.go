@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/gen/sdk/parseclient"
 )
 
 // TestOtherTenantsObjectsAreNotFound (A6) is generated from the specs: every operation of both APIs

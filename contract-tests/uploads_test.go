@@ -25,8 +25,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/statementmatch/service/gen/parseclient"
-	"github.com/statementmatch/service/gen/reconclient"
+	"github.com/statementmatch/service/gen/sdk/parseclient"
+	"github.com/statementmatch/service/gen/sdk/reconclient"
 	"github.com/statementmatch/service/internal/statement/excel/exceltest"
 	"github.com/statementmatch/service/internal/statement/pdf/pdftest"
 )

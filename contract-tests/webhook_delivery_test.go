@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/gen/sdk/parseclient"
 )
 
 // hookReceiver is a webhook endpoint on loopback that records every request by delivery id and
@@ -109,7 +109,8 @@ type deliveredEvent struct {
 // body.
 func requireSigned(t *testing.T, secret, id string, req hookRequest) deliveredEvent {
 	t.Helper()
-	require.NoError(t, parseclient.VerifyWebhookAt(secret, req.header, req.body, time.Minute, req.at), "delivery %s is signed", id)
+	_, err := parseclient.VerifyWebhookAt(secret, req.header, req.body, time.Minute, req.at)
+	require.NoError(t, err, "delivery %s is signed", id)
 	require.Equal(t, id, req.header.Get("webhook-id"), "webhook-id is the delivery id")
 	require.Equal(t, "application/json", req.header.Get("Content-Type"))
 	var ev deliveredEvent

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/gen/sdk/parseclient"
 )
 
 // newReceiver is a webhook endpoint on loopback that answers every request with status.
@@ -193,7 +193,9 @@ func TestWebhookTestSendsASignedSampleEvent(t *testing.T) {
 
 	got := ok.received()
 	require.Len(t, got, 1, "a test delivery is attempted once")
-	require.NoError(t, parseclient.VerifyWebhook(secret, got[0].header, got[0].body, time.Minute), "signed like a real delivery")
+	sample, err := parseclient.VerifyWebhook(secret, got[0].header, got[0].body, time.Minute)
+	require.NoError(t, err, "signed like a real delivery")
+	require.Equal(t, event, sample.Event, "VerifyWebhook returns the event it verified")
 	require.Equal(t, g.DeliveryId.String(), got[0].header.Get("X-Service-Delivery-Id"))
 	require.Equal(t, g.DeliveryId.String(), got[0].header.Get("webhook-id"))
 	var delivered struct {

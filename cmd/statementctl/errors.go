@@ -8,8 +8,8 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/statementmatch/service/gen/parseclient"
-	"github.com/statementmatch/service/gen/reconclient"
+	"github.com/statementmatch/service/gen/sdk/parseclient"
+	"github.com/statementmatch/service/gen/sdk/reconclient"
 )
 
 // usageError is a command line that cannot run: bad flags or arguments, missing credentials,

@@ -1,5 +1,5 @@
 // Command statementctl is a command line client of the Statement Matching Service, built on the
-// Go SDK (gen/reconclient, gen/parseclient) only: it reconciles and parses bank statements,
+// Go SDK (gen/sdk/reconclient, gen/sdk/parseclient) only: it reconciles and parses bank statements,
 // lists and exports parsing jobs, shows usage and quotas, manages webhook endpoints, and
 // verifies webhook signatures. `statementctl help` lists the commands, the environment
 // variables and the exit codes.

@@ -12,11 +12,12 @@ import (
 	"time"
 	"unicode"
 
-	openapi_types "github.com/oapi-codegen/runtime/types"
 	"github.com/shopspring/decimal"
 
-	"github.com/statementmatch/service/gen/parseclient"
-	"github.com/statementmatch/service/gen/reconclient"
+	openapi_types "github.com/statementmatch/service/gen/sdk/types"
+
+	"github.com/statementmatch/service/gen/sdk/parseclient"
+	"github.com/statementmatch/service/gen/sdk/reconclient"
 )
 
 // maxCell is the most runes a free-text cell shows in a table; --json has the whole text.

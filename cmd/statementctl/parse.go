@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/gen/sdk/parseclient"
 )
 
 // cmdParse uploads a bank statement to the Parsing API, waits for the job with a progress
@@ -54,7 +54,7 @@ func (a *app) cmdParse(ctx context.Context, cmd command, args []string) error {
 	if *key != "" {
 		params.IdempotencyKey = key
 	}
-	created, err := c.CreateJobWithBodyWithResponse(ctx, &params, contentType, bytes.NewReader(body))
+	created, err := c.Raw.CreateJobWithBodyWithResponse(ctx, &params, contentType, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (a *app) cmdParse(ctx context.Context, cmd command, args []string) error {
 
 // printJobWithTransactions writes {"job": job, "transactions": [...]}, the transactions streamed
 // one at a time.
-func printJobWithTransactions(ctx context.Context, w io.Writer, c *parseclient.ClientWithResponses, job parseclient.Job) error {
+func printJobWithTransactions(ctx context.Context, w io.Writer, c *parseclient.Client, job parseclient.Job) error {
 	b, err := marshalIndent(job, "  ")
 	if err != nil {
 		return err
@@ -114,7 +114,7 @@ func printJobWithTransactions(ctx context.Context, w io.Writer, c *parseclient.C
 
 // waitParse waits for a parsing job to finish (completed, review or failed), showing its
 // progress.
-func (a *app) waitParse(ctx context.Context, c *parseclient.ClientWithResponses, id parseclient.JobId, timeout time.Duration) (parseclient.Job, error) {
+func (a *app) waitParse(ctx context.Context, c *parseclient.Client, id parseclient.JobId, timeout time.Duration) (parseclient.Job, error) {
 	waitCtx, cancel := withOptionalTimeout(ctx, timeout)
 	defer cancel()
 	p := a.startProgress("job " + id.String())
@@ -210,7 +210,7 @@ func (a *app) cmdJobsGet(ctx context.Context, cmd command, args []string) error 
 	if err != nil {
 		return err
 	}
-	r, err := c.GetJobWithResponse(ctx, id)
+	r, err := c.Raw.GetJobWithResponse(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -266,7 +266,7 @@ func (a *app) cmdExport(ctx context.Context, cmd command, args []string) error {
 	if err != nil {
 		return err
 	}
-	resp, err := c.ExportJob(ctx, id, &parseclient.ExportJobParams{Format: &f})
+	resp, err := c.Raw.ExportJob(ctx, id, &parseclient.ExportJobParams{Format: &f})
 	return a.saveDownload(resp, err, parseclient.Check, path)
 }
 
@@ -320,7 +320,7 @@ func (a *app) cmdUsage(ctx context.Context, cmd command, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := c.GetUsageWithResponse(ctx)
+	r, err := c.Raw.GetUsageWithResponse(ctx)
 	if err != nil {
 		return err
 	}
@@ -346,7 +346,7 @@ func (a *app) cmdStatus(ctx context.Context, cmd command, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := c.GetStatusWithResponse(ctx)
+	r, err := c.Raw.GetStatusWithResponse(ctx)
 	if err != nil {
 		return err
 	}
@@ -388,7 +388,7 @@ func parseID(cmd command, s string) (uuid.UUID, error) {
 // jsonOnlyParseCommand sets up a Parsing API command that takes no arguments and only --json
 // (described by jsonUsage) besides the connection flags: it parses args and returns the client
 // and whether JSON was asked for.
-func (a *app) jsonOnlyParseCommand(cmd command, args []string, jsonUsage string) (*parseclient.ClientWithResponses, bool, error) {
+func (a *app) jsonOnlyParseCommand(cmd command, args []string, jsonUsage string) (*parseclient.Client, bool, error) {
 	fs := newFlags(cmd)
 	addParseFlags(fs)
 	asJSON := fs.Bool("json", false, jsonUsage)
@@ -399,12 +399,12 @@ func (a *app) jsonOnlyParseCommand(cmd command, args []string, jsonUsage string)
 	return c, *asJSON, err
 }
 
-func (a *app) parseClientOf(fs *flag.FlagSet) (*parseclient.ClientWithResponses, error) {
+func (a *app) parseClientOf(fs *flag.FlagSet) (*parseclient.Client, error) {
 	cfg, err := parseSettingsOf(fs, a.getenv)
 	if err != nil {
 		return nil, err
 	}
 	a.target = parseTarget
 	a.target.baseURL = cfg.BaseURL
-	return parseclient.New(cfg.BaseURL, cfg.APIKey, parseclient.UseHTTPClient(httpClient(a.traceTo(cfg.Verbose))))
+	return parseclient.New(cfg.BaseURL, cfg.APIKey, parseclient.WithHTTPClient(httpClient(a.traceTo(cfg.Verbose)))), nil
 }

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/statementmatch/service/gen/reconclient"
+	"github.com/statementmatch/service/gen/sdk/reconclient"
 )
 
 // cmdReconcile uploads a bank statement and an expected-references file as one reconciliation
@@ -71,7 +71,7 @@ func (a *app) cmdReconcile(ctx context.Context, cmd command, args []string) erro
 	if *key != "" {
 		params.IdempotencyKey = key
 	}
-	created, err := c.CreateJobWithBodyWithResponse(ctx, &params, contentType, bytes.NewReader(body))
+	created, err := c.Raw.CreateJobWithBodyWithResponse(ctx, &params, contentType, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (a *app) cmdReconcile(ctx context.Context, cmd command, args []string) erro
 	if sheetFormat != "" {
 		return a.saveReconResults(ctx, c, id, sheetFormat, *output)
 	}
-	results, err := c.GetJobResultsWithResponse(ctx, id, nil)
+	results, err := c.Raw.GetJobResultsWithResponse(ctx, id, nil)
 	if err != nil {
 		return err
 	}
@@ -109,13 +109,13 @@ func (a *app) cmdReconcile(ctx context.Context, cmd command, args []string) erro
 }
 
 // saveReconResults streams a completed job's results as a spreadsheet into path.
-func (a *app) saveReconResults(ctx context.Context, c *reconclient.ClientWithResponses, id reconclient.JobId, format reconclient.ResultsFormat, path string) error {
-	resp, err := c.GetJobResults(ctx, id, &reconclient.GetJobResultsParams{Format: &format})
+func (a *app) saveReconResults(ctx context.Context, c *reconclient.Client, id reconclient.JobId, format reconclient.ResultsFormat, path string) error {
+	resp, err := c.Raw.GetJobResults(ctx, id, &reconclient.GetJobResultsParams{Format: &format})
 	return a.saveDownload(resp, err, reconclient.Check, path)
 }
 
 // waitRecon waits for a reconciliation job to finish, showing its progress.
-func (a *app) waitRecon(ctx context.Context, c *reconclient.ClientWithResponses, id reconclient.JobId, timeout time.Duration) (reconclient.Job, error) {
+func (a *app) waitRecon(ctx context.Context, c *reconclient.Client, id reconclient.JobId, timeout time.Duration) (reconclient.Job, error) {
 	waitCtx, cancel := withOptionalTimeout(ctx, timeout)
 	defer cancel()
 	p := a.startProgress("job " + id.String())
@@ -212,7 +212,7 @@ func (a *app) cmdLimits(ctx context.Context, cmd command, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := c.GetLimitsWithResponse(ctx)
+	r, err := c.Raw.GetLimitsWithResponse(ctx)
 	if err != nil {
 		return err
 	}
@@ -233,7 +233,7 @@ func (a *app) cmdLimits(ctx context.Context, cmd command, args []string) error {
 }
 
 // reconClientOf resolves the settings of fs and returns a client of the Reconciliation API.
-func (a *app) reconClientOf(fs *flag.FlagSet) (*reconclient.ClientWithResponses, error) {
+func (a *app) reconClientOf(fs *flag.FlagSet) (*reconclient.Client, error) {
 	cfg, err := reconSettingsOf(fs, a.getenv)
 	if err != nil {
 		return nil, err
@@ -243,10 +243,10 @@ func (a *app) reconClientOf(fs *flag.FlagSet) (*reconclient.ClientWithResponses,
 
 // reconClient returns a client of the Reconciliation API that gets its own access tokens and
 // retries by the API's rule, and points error hints at it.
-func (a *app) reconClient(cfg reconSettings) (*reconclient.ClientWithResponses, error) {
+func (a *app) reconClient(cfg reconSettings) (*reconclient.Client, error) {
 	a.target = reconTarget
 	a.target.baseURL = cfg.BaseURL
-	return reconclient.New(cfg.BaseURL, cfg.ClientID, cfg.ClientSecret, reconclient.UseHTTPClient(httpClient(a.traceTo(cfg.Verbose))))
+	return reconclient.New(cfg.BaseURL, cfg.ClientID, cfg.ClientSecret, reconclient.WithHTTPClient(httpClient(a.traceTo(cfg.Verbose)))), nil
 }
 
 // traceTo is where --verbose writes the HTTP exchanges: stderr, or nowhere without it.

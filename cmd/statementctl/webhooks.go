@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/gen/sdk/parseclient"
 )
 
 // cmdWebhooksAdd registers a webhook endpoint and prints it with the account's signing secret.
@@ -37,7 +37,7 @@ func (a *app) cmdWebhooksAdd(ctx context.Context, cmd command, args []string) er
 	if err != nil {
 		return err
 	}
-	r, err := c.CreateWebhookWithResponse(ctx, nil, body)
+	r, err := c.Raw.CreateWebhookWithResponse(ctx, nil, body)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (a *app) cmdWebhooksList(ctx context.Context, cmd command, args []string) e
 	if err != nil {
 		return err
 	}
-	r, err := c.ListWebhooksWithResponse(ctx)
+	r, err := c.Raw.ListWebhooksWithResponse(ctx)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func (a *app) cmdWebhooksRm(ctx context.Context, cmd command, args []string) err
 	if err != nil {
 		return err
 	}
-	r, err := c.DeleteWebhookWithResponse(ctx, id)
+	r, err := c.Raw.DeleteWebhookWithResponse(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -172,7 +172,7 @@ func (a *app) cmdWebhooksTest(ctx context.Context, cmd command, args []string) e
 	if err != nil {
 		return err
 	}
-	r, err := c.TestWebhookWithResponse(ctx, body)
+	r, err := c.Raw.TestWebhookWithResponse(ctx, body)
 	if err != nil {
 		return err
 	}
@@ -318,7 +318,7 @@ func (a *app) cmdVerifyWebhook(_ context.Context, cmd command, args []string) er
 	if err != nil {
 		return err
 	}
-	if err := parseclient.VerifyWebhook(secret, headers.h, body, *tolerance); err != nil {
+	if _, err := parseclient.VerifyWebhook(secret, headers.h, body, *tolerance); err != nil {
 		return &signatureError{err: err}
 	}
 	id := headers.h.Get("X-Service-Delivery-Id")

@@ -15,7 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/statementmatch/service/gen/parseclient"
+	"github.com/statementmatch/service/gen/sdk/parseclient"
 	"github.com/statementmatch/service/internal/attempt"
 	"github.com/statementmatch/service/internal/cursor"
 	"github.com/statementmatch/service/internal/webhook"
@@ -182,7 +182,8 @@ func TestDeliverSendsTheStoredBodySignedAndRecordsTheSuccess(t *testing.T) {
 	m.Write([]byte(ts + "."))
 	m.Write(storedBody)
 	require.Equal(t, hex.EncodeToString(m.Sum(nil)), r.header.Get("X-Service-Signature"))
-	require.NoError(t, parseclient.VerifyWebhookAt(b.secret, r.header, r.body, 0, deliveryNow))
+	_, err = parseclient.VerifyWebhookAt(b.secret, r.header, r.body, 0, deliveryNow)
+	require.NoError(t, err)
 
 	require.Empty(t, b.store.finished)
 	require.Len(t, b.store.recorded, 1)

@@ -19,7 +19,6 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
 
-	"github.com/statementmatch/service/gen/parseclient"
 	"github.com/statementmatch/service/internal/webhook"
 )
 
@@ -81,9 +80,9 @@ func TestSendDeliversASignedEventThatVerifies(t *testing.T) {
 		got <- received{
 			method: r.Method, userAgent: r.UserAgent(), contentType: r.Header.Get("Content-Type"),
 			deliveryID: r.Header.Get("X-Service-Delivery-Id"), body: body,
-			verifyBoth:     parseclient.VerifyWebhook(secret, r.Header, body, 0),
-			verifyService:  parseclient.VerifyWebhook(secret, only("webhook-id", "webhook-timestamp", "webhook-signature"), body, 0),
-			verifyStandard: parseclient.VerifyWebhook(secret, only("X-Service-Signature", "X-Service-Timestamp"), body, 0),
+			verifyBoth:     verifyBody(secret, r.Header, body, 0),
+			verifyService:  verifyBody(secret, only("webhook-id", "webhook-timestamp", "webhook-signature"), body, 0),
+			verifyStandard: verifyBody(secret, only("X-Service-Signature", "X-Service-Timestamp"), body, 0),
 			verifyLibrary:  err,
 		}
 		w.WriteHeader(http.StatusNoContent)

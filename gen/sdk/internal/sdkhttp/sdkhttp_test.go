@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
+	"github.com/statementmatch/service/gen/sdk/internal/check"
 )
 
 // scripted is a server that answers the n-th request (from 1) with answers[n-1], the last one
@@ -84,23 +84,23 @@ func TestRetrying(t *testing.T) {
 			t.Parallel()
 			srv := newScripted(t, tt.answers...)
 			req, err := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/jobs", nonRewindable{strings.NewReader("the upload")})
-			require.NoError(t, err)
+			check.NoError(t, err)
 			resp, err := Retrying(http.DefaultClient, tt.policy).Do(req)
-			require.NoError(t, err)
+			check.NoError(t, err)
 			_ = resp.Body.Close()
-			require.Equal(t, tt.wantStatus, resp.StatusCode)
+			check.Equal(t, tt.wantStatus, resp.StatusCode)
 			srv.mu.Lock()
 			defer srv.mu.Unlock()
-			require.Len(t, srv.bodies, tt.wantSent)
+			check.Len(t, srv.bodies, tt.wantSent)
 			for i := range srv.bodies {
-				require.Equal(t, "the upload", srv.bodies[i], "attempt %d sends the same body", i+1)
-				require.Equal(t, srv.keys[0], srv.keys[i], "and the same Idempotency-Key")
+				check.Equal(t, "the upload", srv.bodies[i], "attempt %d sends the same body", i+1)
+				check.Equal(t, srv.keys[0], srv.keys[i], "and the same Idempotency-Key")
 			}
 			if tt.policy.Attempts > 1 {
-				require.NotEmpty(t, srv.keys[0], "an upload gets an Idempotency-Key when retries are on")
+				check.NotEmpty(t, srv.keys[0], "an upload gets an Idempotency-Key when retries are on")
 			}
 			for i, gap := range tt.minGaps {
-				require.GreaterOrEqual(t, srv.arrivals[i+1].Sub(srv.arrivals[i]), gap, "wait before attempt %d", i+2)
+				check.True(t, srv.arrivals[i+1].Sub(srv.arrivals[i]) >= gap, "wait before attempt %d", i+2)
 			}
 		})
 	}
@@ -110,19 +110,19 @@ func TestRetryingKeepsTheCallersIdempotencyKeyAndLeavesOtherPostsAlone(t *testin
 	t.Parallel()
 	srv := newScripted(t, answer{status: 503}, answer{status: 200})
 	req, err := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/jobs", strings.NewReader("x"))
-	require.NoError(t, err)
+	check.NoError(t, err)
 	req.Header.Set("Idempotency-Key", "mine")
 	resp, err := Retrying(http.DefaultClient, fast).Do(req)
-	require.NoError(t, err)
+	check.NoError(t, err)
 	_ = resp.Body.Close()
 	req, err = http.NewRequest(http.MethodPost, srv.URL+"/api/v1/webhooks/test", strings.NewReader("{}"))
-	require.NoError(t, err)
+	check.NoError(t, err)
 	resp, err = Retrying(http.DefaultClient, fast).Do(req)
-	require.NoError(t, err)
+	check.NoError(t, err)
 	_ = resp.Body.Close()
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
-	require.Equal(t, []string{"mine", "mine", ""}, srv.keys)
+	check.Equal(t, []string{"mine", "mine", ""}, srv.keys)
 }
 
 func TestRetryingStopsWaitingWhenTheContextEnds(t *testing.T) {
@@ -131,11 +131,11 @@ func TestRetryingStopsWaitingWhenTheContextEnds(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/api/v1/jobs/x", nil)
-	require.NoError(t, err)
+	check.NoError(t, err)
 	start := time.Now()
 	_, err = Retrying(http.DefaultClient, Default).Do(req)
-	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.Less(t, time.Since(start), time.Second, "the 2 s wait ended with the context")
+	check.ErrorIs(t, err, context.DeadlineExceeded)
+	check.True(t, time.Since(start) < time.Second, "the 2 s wait ended with the context")
 }
 
 // failing is a Doer whose first n calls fail without an answer.
@@ -156,11 +156,11 @@ func TestRetryingRetriesAFailedConnection(t *testing.T) {
 	t.Parallel()
 	f := &failing{n: 2}
 	req, err := http.NewRequest(http.MethodGet, "http://example.invalid/api/v1/status", nil)
-	require.NoError(t, err)
+	check.NoError(t, err)
 	resp, err := Retrying(f, fast).Do(req)
-	require.NoError(t, err)
-	require.Equal(t, 200, resp.StatusCode)
-	require.Equal(t, 3, f.calls)
+	check.NoError(t, err)
+	check.Equal(t, 200, resp.StatusCode)
+	check.Equal(t, 3, f.calls)
 }
 
 func TestRetryAfter(t *testing.T) {
@@ -183,8 +183,8 @@ func TestRetryAfter(t *testing.T) {
 			h.Set("Retry-After", tt.value)
 		}
 		got, ok := RetryAfter(h, now)
-		require.Equal(t, tt.ok, ok, tt.value)
-		require.Equal(t, tt.want, got, tt.value)
+		check.Equal(t, tt.ok, ok, tt.value)
+		check.Equal(t, tt.want, got, tt.value)
 	}
 }
 
@@ -195,11 +195,11 @@ func TestNextPollDoublesUpToTenSeconds(t *testing.T) {
 		got = append(got, d)
 		d = NextPoll(d)
 	}
-	require.Equal(t, 10*time.Second, got[len(got)-1])
+	check.Equal(t, 10*time.Second, got[len(got)-1])
 	for i := 1; i < len(got); i++ {
-		require.Equal(t, min(2*got[i-1], 10*time.Second), got[i])
+		check.Equal(t, min(2*got[i-1], 10*time.Second), got[i])
 	}
-	require.Equal(t, time.Minute, NextPoll(time.Minute), "a longer interval is kept")
+	check.Equal(t, time.Minute, NextPoll(time.Minute), "a longer interval is kept")
 }
 
 func TestPagesFollowsTheCursorsAndStopsAtTheFirstError(t *testing.T) {
@@ -214,10 +214,10 @@ func TestPagesFollowsTheCursorsAndStopsAtTheFirstError(t *testing.T) {
 		}
 		return pages[key], next[key], nil
 	}) {
-		require.NoError(t, err)
+		check.NoError(t, err)
 		got = append(got, v)
 	}
-	require.Equal(t, []int{1, 2, 3, 4, 5}, got)
+	check.Equal(t, []int{1, 2, 3, 4, 5}, got)
 
 	calls := 0
 	var errs []error
@@ -227,8 +227,8 @@ func TestPagesFollowsTheCursorsAndStopsAtTheFirstError(t *testing.T) {
 	}) {
 		errs = append(errs, err)
 	}
-	require.Equal(t, 1, calls)
-	require.Len(t, errs, 1)
+	check.Equal(t, 1, calls)
+	check.Len(t, errs, 1)
 
 	got = nil
 	for v := range Pages(ptr("b"), func(cursor *string) ([]int, *string, error) { return pages[*cursor], next[*cursor], nil }) {
@@ -237,21 +237,21 @@ func TestPagesFollowsTheCursorsAndStopsAtTheFirstError(t *testing.T) {
 			break
 		}
 	}
-	require.Equal(t, []int{3}, got, "a break stops the iteration")
+	check.Equal(t, []int{3}, got, "a break stops the iteration")
 }
 
 func TestPollStopsWhenDoneOrFailed(t *testing.T) {
 	t.Parallel()
 	calls := 0
 	v, err := Poll(context.Background(), time.Millisecond, func() (int, bool, error) { calls++; return calls, calls == 3, nil })
-	require.NoError(t, err)
-	require.Equal(t, 3, v)
+	check.NoError(t, err)
+	check.Equal(t, 3, v)
 	_, err = Poll(context.Background(), time.Millisecond, func() (int, bool, error) { return 0, false, errors.New("gone") })
-	require.EqualError(t, err, "gone")
+	check.EqualError(t, err, "gone")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = Poll(ctx, time.Hour, func() (int, bool, error) { return 0, false, nil })
-	require.ErrorIs(t, err, context.Canceled)
+	check.ErrorIs(t, err, context.Canceled)
 }
 
 func ptr(s string) *string { return &s }

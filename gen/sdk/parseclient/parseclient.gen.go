@@ -16,9 +16,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/oapi-codegen/runtime"
-	openapi_types "github.com/oapi-codegen/runtime/types"
 	"github.com/shopspring/decimal"
+	"github.com/statementmatch/service/gen/sdk/internal/runtime"
+	openapi_types "github.com/statementmatch/service/gen/sdk/types"
 )
 
 // Defines values for DatabaseStatus.
@@ -1894,8 +1894,8 @@ type HttpRequestDoer interface {
 	Do(req *http.Request) (*http.Response, error)
 }
 
-// Client which conforms to the OpenAPI3 specification for this service.
-type Client struct {
+// RawClient which conforms to the OpenAPI3 specification for this service.
+type RawClient struct {
 	// The endpoint of the server conforming to this interface, with scheme,
 	// https://api.deepmap.com for example. This can contain a path relative
 	// to the server, such as https://api.deepmap.com/dev-test, and all the
@@ -1912,12 +1912,12 @@ type Client struct {
 }
 
 // ClientOption allows setting custom parameters during construction
-type ClientOption func(*Client) error
+type ClientOption func(*RawClient) error
 
-// Creates a new Client, with reasonable defaults
-func NewClient(server string, opts ...ClientOption) (*Client, error) {
+// Creates a new RawClient, with reasonable defaults
+func NewClient(server string, opts ...ClientOption) (*RawClient, error) {
 	// create a client with sane default values
-	client := Client{
+	client := RawClient{
 		Server: server,
 	}
 	// mutate client and add all optional params
@@ -1940,7 +1940,7 @@ func NewClient(server string, opts ...ClientOption) (*Client, error) {
 // WithHTTPClient allows overriding the default Doer, which is
 // automatically created using http.Client. This is useful for tests.
 func WithHTTPClient(doer HttpRequestDoer) ClientOption {
-	return func(c *Client) error {
+	return func(c *RawClient) error {
 		c.Client = doer
 		return nil
 	}
@@ -1949,7 +1949,7 @@ func WithHTTPClient(doer HttpRequestDoer) ClientOption {
 // WithRequestEditorFn allows setting up a callback function, which will be
 // called right before sending the request. This can be used to mutate the request.
 func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
-	return func(c *Client) error {
+	return func(c *RawClient) error {
 		c.RequestEditors = append(c.RequestEditors, fn)
 		return nil
 	}
@@ -2328,7 +2328,7 @@ type ClientInterface interface {
 // filters gets `400 INVALID_REQUEST`.
 //
 // Corresponds with GET /api/v1/jobs (the `ListJobs` operationId).
-func (c *Client) ListJobs(ctx context.Context, params *ListJobsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ListJobs(ctx context.Context, params *ListJobsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListJobsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
@@ -2409,7 +2409,7 @@ func (c *Client) ListJobs(ctx context.Context, params *ListJobsParams, reqEditor
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/v1/jobs (the `CreateJob` operationId).
-func (c *Client) CreateJobWithBody(ctx context.Context, params *CreateJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateJobWithBody(ctx context.Context, params *CreateJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateJobRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
@@ -2437,7 +2437,7 @@ func (c *Client) CreateJobWithBody(ctx context.Context, params *CreateJobParams,
 // `410 GONE` on its results and export.
 //
 // Corresponds with DELETE /api/v1/jobs/{id} (the `DeleteJob` operationId).
-func (c *Client) DeleteJob(ctx context.Context, id JobId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) DeleteJob(ctx context.Context, id JobId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteJobRequest(c.Server, id)
 	if err != nil {
 		return nil, err
@@ -2458,7 +2458,7 @@ func (c *Client) DeleteJob(ctx context.Context, id JobId, reqEditors ...RequestE
 // malformed id gets `400 INVALID_REQUEST`.
 //
 // Corresponds with GET /api/v1/jobs/{id} (the `GetJob` operationId).
-func (c *Client) GetJob(ctx context.Context, id JobId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetJob(ctx context.Context, id JobId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetJobRequest(c.Server, id)
 	if err != nil {
 		return nil, err
@@ -2492,7 +2492,7 @@ func (c *Client) GetJob(ctx context.Context, id JobId, reqEditors ...RequestEdit
 // `{"job": ..., "transactions": [...]}` (not wrapped in the envelope).
 //
 // Corresponds with GET /api/v1/jobs/{id}/export (the `ExportJob` operationId).
-func (c *Client) ExportJob(ctx context.Context, id JobId, params *ExportJobParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ExportJob(ctx context.Context, id JobId, params *ExportJobParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewExportJobRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
@@ -2518,7 +2518,7 @@ func (c *Client) ExportJob(ctx context.Context, id JobId, params *ExportJobParam
 // `GET /api/v1/jobs/{id}/export`.
 //
 // Corresponds with GET /api/v1/jobs/{id}/results (the `GetJobResults` operationId).
-func (c *Client) GetJobResults(ctx context.Context, id JobId, params *GetJobResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetJobResults(ctx context.Context, id JobId, params *GetJobResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetJobResultsRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
@@ -2536,7 +2536,7 @@ func (c *Client) GetJobResults(ctx context.Context, id JobId, params *GetJobResu
 // authentication, no rate limit.
 //
 // Corresponds with GET /api/v1/openapi.yaml (the `GetOpenAPISpec` operationId).
-func (c *Client) GetOpenAPISpec(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetOpenAPISpec(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenAPISpecRequest(c.Server)
 	if err != nil {
 		return nil, err
@@ -2560,7 +2560,7 @@ func (c *Client) GetOpenAPISpec(ctx context.Context, reqEditors ...RequestEditor
 // the answer is `503 SERVICE_UNAVAILABLE` instead.
 //
 // Corresponds with GET /api/v1/status (the `GetStatus` operationId).
-func (c *Client) GetStatus(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetStatus(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetStatusRequest(c.Server)
 	if err != nil {
 		return nil, err
@@ -2583,7 +2583,7 @@ func (c *Client) GetStatus(ctx context.Context, reqEditors ...RequestEditorFn) (
 // 100 % new uploads get `429 LIMIT_EXCEEDED` until `period_end`.
 //
 // Corresponds with GET /api/v1/usage (the `GetUsage` operationId).
-func (c *Client) GetUsage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetUsage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetUsageRequest(c.Server)
 	if err != nil {
 		return nil, err
@@ -2602,7 +2602,7 @@ func (c *Client) GetUsage(ctx context.Context, reqEditors ...RequestEditorFn) (*
 // `webhooks:manage`.
 //
 // Corresponds with GET /api/v1/webhooks (the `ListWebhooks` operationId).
-func (c *Client) ListWebhooks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ListWebhooks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListWebhooksRequest(c.Server)
 	if err != nil {
 		return nil, err
@@ -2635,7 +2635,7 @@ func (c *Client) ListWebhooks(ctx context.Context, reqEditors ...RequestEditorFn
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/v1/webhooks (the `CreateWebhook` operationId).
-func (c *Client) CreateWebhookWithBody(ctx context.Context, params *CreateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateWebhookWithBody(ctx context.Context, params *CreateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateWebhookRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
@@ -2668,7 +2668,7 @@ func (c *Client) CreateWebhookWithBody(ctx context.Context, params *CreateWebhoo
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/v1/webhooks (the `CreateWebhook` operationId).
-func (c *Client) CreateWebhook(ctx context.Context, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateWebhook(ctx context.Context, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateWebhookRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
@@ -2710,7 +2710,7 @@ func (c *Client) CreateWebhook(ctx context.Context, params *CreateWebhookParams,
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/v1/webhooks/test (the `TestWebhook` operationId).
-func (c *Client) TestWebhookWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) TestWebhookWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewTestWebhookRequestWithBody(c.Server, contentType, body)
 	if err != nil {
 		return nil, err
@@ -2752,7 +2752,7 @@ func (c *Client) TestWebhookWithBody(ctx context.Context, contentType string, bo
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/v1/webhooks/test (the `TestWebhook` operationId).
-func (c *Client) TestWebhook(ctx context.Context, body TestWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) TestWebhook(ctx context.Context, body TestWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewTestWebhookRequest(c.Server, body)
 	if err != nil {
 		return nil, err
@@ -2771,7 +2771,7 @@ func (c *Client) TestWebhook(ctx context.Context, body TestWebhookJSONRequestBod
 // account, or one already deleted, is `404 NOT_FOUND`.
 //
 // Corresponds with DELETE /api/v1/webhooks/{id} (the `DeleteWebhook` operationId).
-func (c *Client) DeleteWebhook(ctx context.Context, id WebhookId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) DeleteWebhook(ctx context.Context, id WebhookId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteWebhookRequest(c.Server, id)
 	if err != nil {
 		return nil, err
@@ -2798,7 +2798,7 @@ func (c *Client) DeleteWebhook(ctx context.Context, id WebhookId, reqEditors ...
 // why for the last two.
 //
 // Corresponds with GET /api/v1/webhooks/{id}/deliveries (the `ListWebhookDeliveries` operationId).
-func (c *Client) ListWebhookDeliveries(ctx context.Context, id WebhookId, params *ListWebhookDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ListWebhookDeliveries(ctx context.Context, id WebhookId, params *ListWebhookDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListWebhookDeliveriesRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
@@ -2816,7 +2816,7 @@ func (c *Client) ListWebhookDeliveries(ctx context.Context, id WebhookId, params
 // limit.
 //
 // Corresponds with GET /docs (the `GetDocs` operationId).
-func (c *Client) GetDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetDocsRequest(c.Server)
 	if err != nil {
 		return nil, err
@@ -2834,7 +2834,7 @@ func (c *Client) GetDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 // (use `/readyz`). No authentication, no rate limit.
 //
 // Corresponds with GET /healthz (the `GetHealth` operationId).
-func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetHealthRequest(c.Server)
 	if err != nil {
 		return nil, err
@@ -2853,7 +2853,7 @@ func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (
 // rate limit.
 //
 // Corresponds with GET /readyz (the `GetReadiness` operationId).
-func (c *Client) GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetReadinessRequest(c.Server)
 	if err != nil {
 		return nil, err
@@ -3604,7 +3604,7 @@ func NewGetReadinessRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
-func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
+func (c *RawClient) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
 			return err
@@ -3635,7 +3635,7 @@ func NewClientWithResponses(server string, opts ...ClientOption) (*ClientWithRes
 
 // WithBaseURL overrides the baseURL.
 func WithBaseURL(baseURL string) ClientOption {
-	return func(c *Client) error {
+	return func(c *RawClient) error {
 		newBaseURL, err := url.Parse(baseURL)
 		if err != nil {
 			return err

@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"mime/multipart"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -238,4 +240,76 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// Pending holds the settings of clients under construction, keyed by the generated client
+// value that the generated option type (func(*RawClient) error) receives, so that the SDK's own
+// options can be of that one type although the generated client has no field for them.
+type Pending[K comparable, S any] struct{ m sync.Map }
+
+// Begin registers s for key until the returned function is called.
+func (p *Pending[K, S]) Begin(key K, s *S) (end func()) {
+	p.m.Store(key, s)
+	return func() { p.m.Delete(key) }
+}
+
+// Get returns key's settings, or an error naming option when key is not being built by New.
+func (p *Pending[K, S]) Get(key K, option string) (*S, error) {
+	s, ok := p.m.Load(key)
+	if !ok {
+		return nil, fmt.Errorf("%s applies only to the client of New", option)
+	}
+	return s.(*S), nil
+}
+
+// Part is one part of a multipart/form-data body: a file when FileName is set, a text field
+// otherwise.
+type Part struct {
+	Field    string
+	FileName string
+	Content  io.Reader
+	Text     string
+}
+
+// Form builds a multipart/form-data body of parts in memory (uploads are at most tens of
+// megabytes, and a body in memory can be sent again on a retry) and returns its content type.
+func Form(parts ...Part) (contentType string, body *bytes.Reader, err error) {
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for _, p := range parts {
+		if p.FileName == "" {
+			if err := w.WriteField(p.Field, p.Text); err != nil {
+				return "", nil, err
+			}
+			continue
+		}
+		if p.Content == nil {
+			return "", nil, fmt.Errorf("the %s file %q has no content", p.Field, p.FileName)
+		}
+		part, err := w.CreateFormFile(p.Field, p.FileName)
+		if err != nil {
+			return "", nil, err
+		}
+		if _, err := io.Copy(part, p.Content); err != nil {
+			return "", nil, fmt.Errorf("read the %s file %q: %w", p.Field, p.FileName, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return "", nil, err
+	}
+	return w.FormDataContentType(), bytes.NewReader(buf.Bytes()), nil
+}
+
+// Result turns a generated response into the one-call form: v (the decoded 2xx body) and nil,
+// or the zero T and check's error for a non-2xx answer. A 2xx answer without the expected body
+// is an error too, naming the status and content type.
+func Result[T any](resp *http.Response, body []byte, v *T, check func(*http.Response, []byte) error) (T, error) {
+	var zero T
+	if err := check(resp, body); err != nil {
+		return zero, err
+	}
+	if v == nil {
+		return zero, fmt.Errorf("unexpected answer %d with content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	return *v, nil
 }

@@ -16,9 +16,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/oapi-codegen/runtime"
-	openapi_types "github.com/oapi-codegen/runtime/types"
 	"github.com/shopspring/decimal"
+	"github.com/statementmatch/service/gen/sdk/internal/runtime"
+	openapi_types "github.com/statementmatch/service/gen/sdk/types"
 )
 
 // Defines values for DatabaseStatus.
@@ -1073,8 +1073,8 @@ type HttpRequestDoer interface {
 	Do(req *http.Request) (*http.Response, error)
 }
 
-// Client which conforms to the OpenAPI3 specification for this service.
-type Client struct {
+// RawClient which conforms to the OpenAPI3 specification for this service.
+type RawClient struct {
 	// The endpoint of the server conforming to this interface, with scheme,
 	// https://api.deepmap.com for example. This can contain a path relative
 	// to the server, such as https://api.deepmap.com/dev-test, and all the
@@ -1091,12 +1091,12 @@ type Client struct {
 }
 
 // ClientOption allows setting custom parameters during construction
-type ClientOption func(*Client) error
+type ClientOption func(*RawClient) error
 
-// Creates a new Client, with reasonable defaults
-func NewClient(server string, opts ...ClientOption) (*Client, error) {
+// Creates a new RawClient, with reasonable defaults
+func NewClient(server string, opts ...ClientOption) (*RawClient, error) {
 	// create a client with sane default values
-	client := Client{
+	client := RawClient{
 		Server: server,
 	}
 	// mutate client and add all optional params
@@ -1119,7 +1119,7 @@ func NewClient(server string, opts ...ClientOption) (*Client, error) {
 // WithHTTPClient allows overriding the default Doer, which is
 // automatically created using http.Client. This is useful for tests.
 func WithHTTPClient(doer HttpRequestDoer) ClientOption {
-	return func(c *Client) error {
+	return func(c *RawClient) error {
 		c.Client = doer
 		return nil
 	}
@@ -1128,7 +1128,7 @@ func WithHTTPClient(doer HttpRequestDoer) ClientOption {
 // WithRequestEditorFn allows setting up a callback function, which will be
 // called right before sending the request. This can be used to mutate the request.
 func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
-	return func(c *Client) error {
+	return func(c *RawClient) error {
 		c.RequestEditors = append(c.RequestEditors, fn)
 		return nil
 	}
@@ -1620,7 +1620,7 @@ type ClientInterface interface {
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/v1/jobs (the `CreateJob` operationId).
-func (c *Client) CreateJobWithBody(ctx context.Context, params *CreateJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateJobWithBody(ctx context.Context, params *CreateJobParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateJobRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
@@ -1648,7 +1648,7 @@ func (c *Client) CreateJobWithBody(ctx context.Context, params *CreateJobParams,
 // GONE` on its results.
 //
 // Corresponds with DELETE /api/v1/jobs/{job_id} (the `DeleteJob` operationId).
-func (c *Client) DeleteJob(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) DeleteJob(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteJobRequest(c.Server, jobId)
 	if err != nil {
 		return nil, err
@@ -1670,7 +1670,7 @@ func (c *Client) DeleteJob(ctx context.Context, jobId JobId, reqEditors ...Reque
 // `404 NOT_FOUND` exactly like a job that does not exist.
 //
 // Corresponds with GET /api/v1/jobs/{job_id} (the `GetJob` operationId).
-func (c *Client) GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetJobRequest(c.Server, jobId)
 	if err != nil {
 		return nil, err
@@ -1794,7 +1794,7 @@ func (c *Client) GetJob(ctx context.Context, jobId JobId, reqEditors ...RequestE
 //     to its due date first. They are hints for a person and change no outcome.
 //
 // Corresponds with GET /api/v1/jobs/{job_id}/results (the `GetJobResults` operationId).
-func (c *Client) GetJobResults(ctx context.Context, jobId JobId, params *GetJobResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetJobResults(ctx context.Context, jobId JobId, params *GetJobResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetJobResultsRequest(c.Server, jobId, params)
 	if err != nil {
 		return nil, err
@@ -1820,7 +1820,7 @@ func (c *Client) GetJobResults(ctx context.Context, jobId JobId, params *GetJobR
 // not. The quota resets at `reset_date`, the first instant of the next month (UTC).
 //
 // Corresponds with GET /api/v1/limits (the `GetLimits` operationId).
-func (c *Client) GetLimits(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetLimits(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetLimitsRequest(c.Server)
 	if err != nil {
 		return nil, err
@@ -1838,7 +1838,7 @@ func (c *Client) GetLimits(ctx context.Context, reqEditors ...RequestEditorFn) (
 // Unauthenticated and not rate limited.
 //
 // Corresponds with GET /api/v1/openapi.yaml (the `GetOpenAPISpec` operationId).
-func (c *Client) GetOpenAPISpec(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetOpenAPISpec(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenAPISpecRequest(c.Server)
 	if err != nil {
 		return nil, err
@@ -1903,7 +1903,7 @@ func (c *Client) GetOpenAPISpec(ctx context.Context, reqEditors ...RequestEditor
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/v1/token (the `CreateToken` operationId).
-func (c *Client) CreateTokenWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateTokenWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateTokenRequestWithBody(c.Server, contentType, body)
 	if err != nil {
 		return nil, err
@@ -1968,7 +1968,7 @@ func (c *Client) CreateTokenWithBody(ctx context.Context, contentType string, bo
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/v1/token (the `CreateToken` operationId).
-func (c *Client) CreateToken(ctx context.Context, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateToken(ctx context.Context, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateTokenRequest(c.Server, body)
 	if err != nil {
 		return nil, err
@@ -2033,7 +2033,7 @@ func (c *Client) CreateToken(ctx context.Context, body CreateTokenJSONRequestBod
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
 // Corresponds with POST /api/v1/token (the `CreateToken` operationId).
-func (c *Client) CreateTokenWithFormdataBody(ctx context.Context, body CreateTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateTokenWithFormdataBody(ctx context.Context, body CreateTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateTokenRequestWithFormdataBody(c.Server, body)
 	if err != nil {
 		return nil, err
@@ -2051,7 +2051,7 @@ func (c *Client) CreateTokenWithFormdataBody(ctx context.Context, body CreateTok
 // Unauthenticated and not rate limited.
 //
 // Corresponds with GET /docs (the `GetDocs` operationId).
-func (c *Client) GetDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetDocsRequest(c.Server)
 	if err != nil {
 		return nil, err
@@ -2069,7 +2069,7 @@ func (c *Client) GetDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 // and orchestrators. Unauthenticated and not rate limited.
 //
 // Corresponds with GET /healthz (the `GetHealth` operationId).
-func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetHealthRequest(c.Server)
 	if err != nil {
 		return nil, err
@@ -2088,7 +2088,7 @@ func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (
 // limited.
 //
 // Corresponds with GET /readyz (the `GetReadiness` operationId).
-func (c *Client) GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetReadinessRequest(c.Server)
 	if err != nil {
 		return nil, err
@@ -2459,7 +2459,7 @@ func NewGetReadinessRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
-func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
+func (c *RawClient) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
 			return err
@@ -2490,7 +2490,7 @@ func NewClientWithResponses(server string, opts ...ClientOption) (*ClientWithRes
 
 // WithBaseURL overrides the baseURL.
 func WithBaseURL(baseURL string) ClientOption {
-	return func(c *Client) error {
+	return func(c *RawClient) error {
 		newBaseURL, err := url.Parse(baseURL)
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -28,6 +29,8 @@ var (
 	// ErrWebhookTimestamp: a signature matches but its timestamp is outside the tolerance
 	// (a replay, or a clock far off).
 	ErrWebhookTimestamp = errors.New("webhook timestamp is outside the tolerance")
+	// ErrWebhookPayload: the signature holds but the body is not a webhook event.
+	ErrWebhookPayload = errors.New("webhook body is not an event")
 )
 
 // VerifyWebhook checks that a webhook delivery comes from the service: body is the raw request
@@ -43,13 +46,30 @@ var (
 //
 // and the matching signature's timestamp is within tolerance of the current time (tolerance <= 0
 // means DefaultWebhookTolerance, 5 minutes). Errors wrap ErrWebhookHeaders, ErrWebhookSignature
-// or ErrWebhookTimestamp. After it succeeds, de-duplicate by X-Service-Delivery-Id.
-func VerifyWebhook(secret string, headers http.Header, body []byte, tolerance time.Duration) error {
+// or ErrWebhookTimestamp. A verified body is decoded into the returned event (an error wrapping
+// ErrWebhookPayload when it is not one; event types added later decode too, with their data
+// left for the caller). After it succeeds, de-duplicate by X-Service-Delivery-Id.
+func VerifyWebhook(secret string, headers http.Header, body []byte, tolerance time.Duration) (WebhookEvent, error) {
 	return VerifyWebhookAt(secret, headers, body, tolerance, time.Now())
 }
 
 // VerifyWebhookAt is VerifyWebhook with the receiver's clock reading now.
-func VerifyWebhookAt(secret string, headers http.Header, body []byte, tolerance time.Duration, now time.Time) error {
+func VerifyWebhookAt(secret string, headers http.Header, body []byte, tolerance time.Duration, now time.Time) (WebhookEvent, error) {
+	if err := verifySignature(secret, headers, body, tolerance, now); err != nil {
+		return WebhookEvent{}, err
+	}
+	var event WebhookEvent
+	if err := json.Unmarshal(body, &event); err != nil {
+		return WebhookEvent{}, fmt.Errorf("%w: %v", ErrWebhookPayload, err)
+	}
+	if event.Event == "" {
+		return WebhookEvent{}, fmt.Errorf("%w: it has no event type", ErrWebhookPayload)
+	}
+	return event, nil
+}
+
+// verifySignature is VerifyWebhookAt's check of the signatures.
+func verifySignature(secret string, headers http.Header, body []byte, tolerance time.Duration, now time.Time) error {
 	if tolerance <= 0 {
 		tolerance = DefaultWebhookTolerance
 	}

@@ -3,4 +3,4 @@
 // Do not edit the *.gen.go files: change the spec and run `make gen`.
 package parseclient
 
-//go:generate go tool oapi-codegen -config ../../openapi/codegen/parseclient.yaml -o parseclient.gen.go ../../openapi/parsing.yaml
+//go:generate go -C ../../.. tool oapi-codegen -config openapi/codegen/parseclient.yaml -o gen/sdk/parseclient/parseclient.gen.go openapi/parsing.yaml

@@ -3,4 +3,4 @@
 // Do not edit the *.gen.go files: change the spec and run `make gen`.
 package reconclient
 
-//go:generate go tool oapi-codegen -config ../../openapi/codegen/reconclient.yaml -o reconclient.gen.go ../../openapi/reconciliation.yaml
+//go:generate go -C ../../.. tool oapi-codegen -config openapi/codegen/reconclient.yaml -o gen/sdk/reconclient/reconclient.gen.go openapi/reconciliation.yaml

@@ -1,0 +1,7 @@
+package types
+
+import (
+	"github.com/google/uuid"
+)
+
+type UUID = uuid.UUID
