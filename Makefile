@@ -5,6 +5,8 @@ SHELL := /bin/bash
 GO          ?= go
 SPECS       := openapi/reconciliation.yaml openapi/parsing.yaml
 SPECTRAL    := openapi/node_modules/.bin/spectral
+# The TypeScript SDK's pinned tooling (the stamp contract-tests' npm ci helper also writes).
+TS_SDK_DEPS := gen/typescript/node_modules/.statementmatch-npm-ci
 FUZZTIME    ?= 30s
 BENCHTIME   ?= 1s
 TEST_FLAGS  ?=
@@ -16,9 +18,14 @@ SDK         := github.com/statementmatch/service/gen/sdk
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-gen: ## Regenerate gen/ from the OpenAPI specs (oapi-codegen, pinned in go.mod).
+gen: $(TS_SDK_DEPS) ## Regenerate gen/ from the OpenAPI specs (oapi-codegen pinned in go.mod; openapi-typescript pinned in gen/typescript).
 	$(GO) generate ./gen/...
 	cd gen/sdk && $(GO) generate ./...
+	cd gen/typescript && npm run --silent gen
+
+$(TS_SDK_DEPS): gen/typescript/package.json gen/typescript/package-lock.json
+	cd gen/typescript && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 verify: gen ## Regenerate and fail if gen/ differs from what is committed.
 	@if [ -n "$$(git status --porcelain -- gen)" ]; then \
