@@ -51,12 +51,13 @@ type ctlRun struct {
 	code           int
 }
 
-// ctl runs statementctl with args, only the environment env (besides PATH and HOME) and stdin
+// ctl runs statementctl with args, only the environment env (besides PATH and an empty HOME) and stdin
 // as its input. Its streams are pipes, not a terminal, so progress comes as plain lines.
 func ctl(t *testing.T, env []string, stdin []byte, args ...string) ctlRun {
 	t.Helper()
 	cmd := exec.Command(statementctlBin(t), args...)
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
+	// A home of its own: never the profiles (statementctl login) of whoever runs the tests.
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
 	cmd.Stdin = bytes.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -129,6 +130,23 @@ func TestStatementctl(t *testing.T) {
 		require.Contains(t, r.stdout, "2 matched, 2 partial, 1 unmatched of 5 references (2150.50 of 3025.50 expected matched); 1 bank line paid nothing")
 		require.Regexp(t, `(?m)^job [0-9a-f-]{36} completed in \d+s$`, r.stderr, "plain progress lines when stderr is no terminal")
 		require.NotContains(t, r.stderr, "\r", "no carriage returns in a log")
+	})
+
+	t.Run("login saves a checked profile that later commands use with no other settings", func(t *testing.T) {
+		config := filepath.Join(t.TempDir(), "profiles.json")
+		saved := ctl(t, append(append([]string{"STATEMENT_CONFIG=" + config}, reconEnv...), parseEnv...), nil,
+			"login", "--profile", "ci").ok(t, "login")
+		require.Contains(t, saved.stdout, "saved profile ci (API client "+ten.ClientID+", API key ")
+		info, err := os.Stat(config)
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+		profileEnv := []string{"STATEMENT_CONFIG=" + config, "STATEMENT_PROFILE=ci"}
+		ctl(t, profileEnv, nil, "limits").ok(t, "limits from the profile")
+		ctl(t, profileEnv, nil, "usage").ok(t, "usage from the profile")
+		wrong := ctl(t, []string{"STATEMENT_CONFIG=" + config, "STATEMENT_PARSE_BASE_URL=" + s.ParseURL, "STATEMENT_API_KEY=smk_live_wrong"}, nil,
+			"login", "--profile", "broken")
+		require.Equal(t, 3, wrong.code, "a key the API refuses is not saved: %s", wrong.stderr)
+		ctl(t, profileEnv, nil, "usage").ok(t, "the saved profile is untouched")
 	})
 
 	t.Run("reconcile --json prints the results", func(t *testing.T) {
@@ -308,7 +326,7 @@ func TestStatementctl(t *testing.T) {
 	t.Run("missing credentials exit 2 with what to set", func(t *testing.T) {
 		r := ctl(t, []string{"STATEMENT_PARSE_BASE_URL=" + s.ParseURL}, nil, "usage")
 		require.Equal(t, 2, r.code)
-		require.Equal(t, "statementctl: no API key: pass --api-key or set STATEMENT_API_KEY\n", r.stderr)
+		require.Equal(t, "statementctl: no API key: pass --api-key or set STATEMENT_API_KEY (or save one: statementctl login)\n", r.stderr)
 		r = ctl(t, []string{"STATEMENT_BASE_URL=" + s.ReconURL}, nil, "reconcile", bank, expected)
 		require.Equal(t, 2, r.code)
 		require.Contains(t, r.stderr, "no client credentials: pass --client-id and --client-secret, or set STATEMENT_CLIENT_ID and STATEMENT_CLIENT_SECRET")
@@ -362,4 +380,52 @@ func TestStatementctl(t *testing.T) {
 	})
 
 	s.requireNoSecretsInLogs(t)
+}
+
+// TestStatementctlCompletionInRealShells sources the completion scripts into the shells
+// themselves (bash always; zsh and fish when installed) and completes partial command lines
+// through them, the binary on PATH as a user's would be.
+func TestStatementctlCompletionInRealShells(t *testing.T) {
+	t.Parallel()
+	bin := statementctlBin(t)
+	path := filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")
+	run := func(shell, script string) string {
+		cmd := exec.Command(shell, "-c", script)
+		cmd.Env = append(os.Environ(), "PATH="+path)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s: %s", shell, out)
+		return string(out)
+	}
+	bash := func(words ...string) []string {
+		script := `source <(statementctl completion bash)
+COMP_WORDS=(` + shellQuote(words) + `); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _statementctl
+printf '%s\n' "${COMPREPLY[@]}"`
+		return strings.Fields(run("bash", script))
+	}
+	require.Equal(t, []string{"webhooks"}, bash("statementctl", "web"))
+	require.Equal(t, []string{"list", "get"}, bash("statementctl", "jobs", ""))
+	require.Equal(t, []string{"--format"}, bash("statementctl", "export", "--fo"))
+	require.Equal(t, []string{"csv", "json"}, bash("statementctl", "export", "ID", "--format", ""))
+	require.Equal(t, []string{"review"}, bash("statementctl", "jobs", "list", "--status", "r"))
+	require.Equal(t, []string{"bash", "fish", "zsh"}, bash("statementctl", "completion", ""))
+	require.Empty(t, bash("statementctl", "parse", "stat"), "a file argument is left to the shell")
+
+	for _, shell := range []string{"zsh", "fish"} {
+		if _, err := exec.LookPath(shell); err != nil {
+			t.Logf("%s is not installed here: its script's candidates are the ones bash gets", shell)
+			continue
+		}
+		// The shell parses the script without running it.
+		out, err := exec.Command(shell, "-n", "-c", run("bash", "statementctl completion "+shell)).CombinedOutput()
+		require.NoError(t, err, "%s -n: %s", shell, out)
+	}
+}
+
+// shellQuote quotes words for a bash array literal.
+func shellQuote(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(quoted, " ")
 }

@@ -40,6 +40,11 @@ func newFlags(cmd command) *flag.FlagSet {
 // there must be between min and max. Flags may come before, between or after the positional
 // arguments; "--" ends the flags. -h prints the command's usage and returns errHelpShown.
 func (a *app) parseArgs(fs *flag.FlagSet, cmd command, args []string, min, max int) ([]string, error) {
+	if a.inspectFlags != nil {
+		// Completion asks for the command's flags only: nothing is parsed or run.
+		a.inspectFlags(fs)
+		return nil, errHelpShown
+	}
 	var positional []string
 	for {
 		err := fs.Parse(args)
@@ -135,6 +140,7 @@ func addReconFlags(fs *flag.FlagSet) {
 	fs.String("client-secret", "", "API client `secret`; default $"+envClientSecret)
 	fs.Bool("sandbox", false, "the sandbox environment: "+defaultSandboxURL+" unless a base URL is set; reconcile marks its job env=sandbox, which a production base URL refuses")
 	fs.Bool("verbose", false, "trace each HTTP request and response on stderr (credentials masked)")
+	addProfileFlag(fs)
 }
 
 // reconSettings is how to reach the Reconciliation API.
@@ -145,24 +151,27 @@ type reconSettings struct {
 	Verbose bool
 }
 
-// reconSettingsOf resolves the Reconciliation API settings from fs (after parsing) and the
-// environment.
-func reconSettingsOf(fs *flag.FlagSet, getenv func(string) string) (reconSettings, error) {
+// reconSettingsOf resolves the Reconciliation API settings from fs (after parsing), the
+// environment and the profile p, in that order.
+func reconSettingsOf(fs *flag.FlagSet, getenv func(string) string, p profile) (reconSettings, error) {
 	s := reconSettings{Sandbox: fs.Lookup("sandbox").Value.String() == "true", Verbose: fs.Lookup("verbose").Value.String() == "true"}
-	def := defaultReconURL
+	def, saved := defaultReconURL, p.BaseURL
 	if s.Sandbox {
-		def = defaultSandboxURL
+		def, saved = defaultSandboxURL, p.SandboxBaseURL
 	}
-	base, source := setting(fs, "base-url", getenv, envBaseURL, def)
+	v, source := setting(fs, "base-url", getenv, envBaseURL, "")
+	base, source := fromProfile(v, source, p, saved, def)
 	var err error
 	if s.BaseURL, err = normalizeBaseURL(base, source); err != nil {
 		return reconSettings{}, err
 	}
-	s.ClientID, _ = setting(fs, "client-id", getenv, envClientID, "")
-	s.ClientSecret, _ = setting(fs, "client-secret", getenv, envClientSecret, "")
+	v, source = setting(fs, "client-id", getenv, envClientID, "")
+	s.ClientID, _ = fromProfile(v, source, p, p.ClientID, "")
+	v, source = setting(fs, "client-secret", getenv, envClientSecret, "")
+	s.ClientSecret, _ = fromProfile(v, source, p, p.ClientSecret, "")
 	switch {
 	case s.ClientID == "" && s.ClientSecret == "":
-		return reconSettings{}, usagef("no client credentials: pass --client-id and --client-secret, or set %s and %s", envClientID, envClientSecret)
+		return reconSettings{}, usagef("no client credentials: pass --client-id and --client-secret, or set %s and %s (or save them: statementctl login)", envClientID, envClientSecret)
 	case s.ClientID == "":
 		return reconSettings{}, usagef("no client id: pass --client-id or set %s", envClientID)
 	case s.ClientSecret == "":
@@ -176,6 +185,7 @@ func addParseFlags(fs *flag.FlagSet) {
 	fs.String("base-url", "", "Parsing API base `URL`; default $"+envParseBaseURL+", else "+defaultParseURL)
 	fs.String("api-key", "", "Parsing API `key` (smk_live_...); default $"+envAPIKey)
 	fs.Bool("verbose", false, "trace each HTTP request and response on stderr (credentials masked)")
+	addProfileFlag(fs)
 }
 
 // parseSettings is how to reach the Parsing API.
@@ -185,17 +195,19 @@ type parseSettings struct {
 	Verbose bool
 }
 
-// parseSettingsOf resolves the Parsing API settings from fs (after parsing) and the
-// environment.
-func parseSettingsOf(fs *flag.FlagSet, getenv func(string) string) (parseSettings, error) {
-	base, source := setting(fs, "base-url", getenv, envParseBaseURL, defaultParseURL)
+// parseSettingsOf resolves the Parsing API settings from fs (after parsing), the environment
+// and the profile p, in that order.
+func parseSettingsOf(fs *flag.FlagSet, getenv func(string) string, p profile) (parseSettings, error) {
+	v, source := setting(fs, "base-url", getenv, envParseBaseURL, "")
+	base, source := fromProfile(v, source, p, p.ParseBaseURL, defaultParseURL)
 	s := parseSettings{Verbose: fs.Lookup("verbose").Value.String() == "true"}
 	var err error
 	if s.BaseURL, err = normalizeBaseURL(base, source); err != nil {
 		return parseSettings{}, err
 	}
-	if s.APIKey, _ = setting(fs, "api-key", getenv, envAPIKey, ""); s.APIKey == "" {
-		return parseSettings{}, usagef("no API key: pass --api-key or set %s", envAPIKey)
+	v, source = setting(fs, "api-key", getenv, envAPIKey, "")
+	if s.APIKey, _ = fromProfile(v, source, p, p.APIKey, ""); s.APIKey == "" {
+		return parseSettings{}, usagef("no API key: pass --api-key or set %s (or save one: statementctl login)", envAPIKey)
 	}
 	return s, nil
 }
@@ -208,9 +220,9 @@ func httpClient(trace io.Writer) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = 2 * time.Minute
 	if trace == nil {
-		return &http.Client{Transport: t}
+		return &http.Client{Transport: metering{next: t}}
 	}
-	return &http.Client{Transport: tracer{next: t, w: trace}}
+	return &http.Client{Transport: tracer{next: metering{next: t}, w: trace}}
 }
 
 // tracer writes each request's line and the headers that matter, and each answer's status,

@@ -112,13 +112,27 @@ func TestReconSettings(t *testing.T) {
 		}
 		return m
 	}
+	saved := profile{name: "prod", BaseURL: "https://recon.example.com", SandboxBaseURL: "https://sandbox.example.com",
+		ClientID: "cli_saved", ClientSecret: "cs_saved"}
 	tests := []struct {
 		name    string
 		args    []string
 		env     map[string]string
+		profile profile
 		want    reconSettings
 		wantErr string
 	}{
+		{name: "a profile alone is enough",
+			profile: saved, want: reconSettings{BaseURL: "https://recon.example.com", ClientID: "cli_saved", ClientSecret: "cs_saved"}},
+		{name: "a profile's sandbox base URL with --sandbox",
+			args: []string{"--sandbox"}, profile: saved,
+			want: reconSettings{BaseURL: "https://sandbox.example.com", ClientID: "cli_saved", ClientSecret: "cs_saved", Sandbox: true}},
+		{name: "the environment and flags win over the profile, setting by setting",
+			args: []string{"--client-secret", "cs_flag"}, env: map[string]string{envBaseURL: "https://env.example.com"}, profile: saved,
+			want: reconSettings{BaseURL: "https://env.example.com", ClientID: "cli_saved", ClientSecret: "cs_flag"}},
+		{name: "a bad saved base URL names its profile",
+			profile: profile{name: "broken", BaseURL: "recon.example.com", ClientID: "c", ClientSecret: "s"},
+			wantErr: `the base URL "recon.example.com" from profile broken is not an http or https URL (like http://localhost:8082)`},
 		{name: "the environment alone is enough, with the local production default",
 			env:  creds,
 			want: reconSettings{BaseURL: defaultReconURL, ClientID: "cli_env", ClientSecret: "cs_env"}},
@@ -136,7 +150,7 @@ func TestReconSettings(t *testing.T) {
 			args: []string{"--client-secret", "cs_flag"}, env: map[string]string{envClientID: "cli_env"},
 			want: reconSettings{BaseURL: defaultReconURL, ClientID: "cli_env", ClientSecret: "cs_flag"}},
 		{name: "no credentials say both ways to give them",
-			wantErr: "no client credentials: pass --client-id and --client-secret, or set STATEMENT_CLIENT_ID and STATEMENT_CLIENT_SECRET"},
+			wantErr: "no client credentials: pass --client-id and --client-secret, or set STATEMENT_CLIENT_ID and STATEMENT_CLIENT_SECRET (or save them: statementctl login)"},
 		{name: "a missing secret is named",
 			env: map[string]string{envClientID: "cli_env"}, wantErr: "no client secret: pass --client-secret or set STATEMENT_CLIENT_SECRET"},
 		{name: "a missing id is named",
@@ -150,7 +164,7 @@ func TestReconSettings(t *testing.T) {
 			fs := flag.NewFlagSet("x", flag.ContinueOnError)
 			addReconFlags(fs)
 			require.NoError(t, fs.Parse(tt.args))
-			got, err := reconSettingsOf(fs, envOf(tt.env))
+			got, err := reconSettingsOf(fs, envOf(tt.env), tt.profile)
 			if tt.wantErr != "" {
 				require.EqualError(t, err, tt.wantErr)
 				require.Equal(t, exitUsage, exitCode(err))
@@ -168,9 +182,16 @@ func TestParseSettings(t *testing.T) {
 		name    string
 		args    []string
 		env     map[string]string
+		profile profile
 		want    parseSettings
 		wantErr string
 	}{
+		{name: "a profile alone is enough",
+			profile: profile{name: "p", ParseBaseURL: "https://parse.example.com", APIKey: "smk_saved"},
+			want:    parseSettings{BaseURL: "https://parse.example.com", APIKey: "smk_saved"}},
+		{name: "the environment wins over the profile",
+			env: map[string]string{envAPIKey: "smk_env"}, profile: profile{name: "p", ParseBaseURL: "https://parse.example.com", APIKey: "smk_saved"},
+			want: parseSettings{BaseURL: "https://parse.example.com", APIKey: "smk_env"}},
 		{name: "the key from the environment, with the local default base",
 			env: map[string]string{envAPIKey: "smk_env"}, want: parseSettings{BaseURL: defaultParseURL, APIKey: "smk_env"}},
 		{name: "STATEMENT_PARSE_BASE_URL sets the base",
@@ -183,7 +204,7 @@ func TestParseSettings(t *testing.T) {
 			args: []string{"--api-key", "smk_flag", "--base-url", "http://127.0.0.1:9"},
 			env:  map[string]string{envAPIKey: "smk_env", envParseBaseURL: "https://parse.example.com"},
 			want: parseSettings{BaseURL: "http://127.0.0.1:9", APIKey: "smk_flag"}},
-		{name: "no key says how to give one", wantErr: "no API key: pass --api-key or set STATEMENT_API_KEY"},
+		{name: "no key says how to give one", wantErr: "no API key: pass --api-key or set STATEMENT_API_KEY (or save one: statementctl login)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -191,7 +212,7 @@ func TestParseSettings(t *testing.T) {
 			fs := flag.NewFlagSet("x", flag.ContinueOnError)
 			addParseFlags(fs)
 			require.NoError(t, fs.Parse(tt.args))
-			got, err := parseSettingsOf(fs, envOf(tt.env))
+			got, err := parseSettingsOf(fs, envOf(tt.env), tt.profile)
 			if tt.wantErr != "" {
 				require.EqualError(t, err, tt.wantErr)
 				return

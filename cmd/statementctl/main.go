@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -92,6 +93,9 @@ type app struct {
 	plainProgressAt time.Duration
 	// target is the API the running command talks to, for the hints of its errors.
 	target target
+	// inspectFlags, when set, receives the command's flag set instead of the command running
+	// (completion's flagsOf).
+	inspectFlags func(*flag.FlagSet)
 }
 
 // command is one statementctl command.
@@ -124,6 +128,8 @@ var commands = []struct {
 	{"", command{"webhooks deliveries", "ID", "the deliveries to an endpoint, newest first, with their attempts", (*app).cmdWebhooksDeliveries}},
 	{"Webhook receivers (no credentials)", command{"verify-webhook", "", "check a delivery's signature: body on stdin, headers as --header", (*app).cmdVerifyWebhook}},
 	{"This program", command{"version", "", "statementctl's version, the commit it was built from and the Go release", (*app).cmdVersion}},
+	{"", command{"login", "", "save base URLs and credentials as a profile (mode 0600), checked first; flags and environment still win", (*app).cmdLogin}},
+	{"", command{"completion", "bash|zsh|fish", "print the shell completion script (e.g. source <(statementctl completion bash))", (*app).cmdCompletion}},
 }
 
 // version is statementctl's release, set at build time (-ldflags "-X main.version=v1.2.3");
@@ -179,6 +185,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	switch args[0] {
+	case completeCommand:
+		a.complete(args[1:])
+		return exitOK
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 && args[0] == "help" {
 			// `help CMD` is `CMD -h`.
@@ -230,7 +239,11 @@ Environment (a flag wins over its variable):
   STATEMENT_WEBHOOK_SECRET   signing secret for verify-webhook (--secret)
   STATEMENT_PDF_PASSWORD     password of a protected PDF statement (parse, reconcile; or
                              --password, which asks for it)
-Prefer the variables for secrets: flags are visible to other users in the process list.
+  STATEMENT_PROFILE          the saved profile to use (--profile; default "default")
+  STATEMENT_CONFIG           the profile file (default ~/.config/statementctl/config.json)
+A setting no flag or variable gives comes from the profile (statementctl login), else the
+default. Prefer the variables or a profile for secrets: flags are visible to other users in
+the process list.
 
 Exit codes:
   0    success

@@ -54,7 +54,9 @@ func (a *app) cmdParse(ctx context.Context, cmd command, args []string) error {
 	if *key != "" {
 		params.IdempotencyKey = key
 	}
-	created, err := c.Raw.CreateJobWithBodyWithResponse(ctx, &params, contentType, bytes.NewReader(body))
+	meter := a.newByteMeter("uploading "+filepath.Base(pos[0]), int64(len(body)))
+	created, err := c.Raw.CreateJobWithBodyWithResponse(withUploadMeter(ctx, meter), &params, contentType, bytes.NewReader(body))
+	meter.finish()
 	if err != nil {
 		return err
 	}
@@ -249,7 +251,8 @@ func (a *app) cmdExport(ctx context.Context, cmd command, args []string) error {
 	fs := newFlags(cmd)
 	addParseFlags(fs)
 	format := fs.String("format", "csv", "`csv` or json")
-	out := fs.String("o", "", "write to `FILE` (- for stdout); default JOB_ID.csv or JOB_ID.json here. A file is created with mode 0600 (it holds bank data) and appears only when complete")
+	out := fs.String("output", "", "write to `FILE` (- for stdout); default JOB_ID.csv or JOB_ID.json here. A file is created with mode 0600 (it holds bank data) and appears only when complete")
+	fs.StringVar(out, "o", "", "short for --output")
 	id, err := a.parseIDArg(fs, cmd, args)
 	if err != nil {
 		return err
@@ -285,10 +288,12 @@ func (a *app) saveDownload(resp *http.Response, err error, check func(*http.Resp
 		_, err := io.Copy(a.stdout, resp.Body)
 		return err
 	}
-	n, err := writeFile(path, resp.Body)
+	meter := a.newByteMeter("downloading "+filepath.Base(path), resp.ContentLength)
+	n, err := writeFile(path, meter.reader(resp.Body))
 	if err != nil {
 		return err
 	}
+	meter.finish()
 	fmt.Fprintf(a.stderr, "wrote %s (%d bytes)\n", path, n)
 	return nil
 }
@@ -400,10 +405,20 @@ func (a *app) jsonOnlyParseCommand(cmd command, args []string, jsonUsage string)
 }
 
 func (a *app) parseClientOf(fs *flag.FlagSet) (*parseclient.Client, error) {
-	cfg, err := parseSettingsOf(fs, a.getenv)
+	p, err := a.profileOf(fs)
 	if err != nil {
 		return nil, err
 	}
+	cfg, err := parseSettingsOf(fs, a.getenv, p)
+	if err != nil {
+		return nil, err
+	}
+	return a.parseClient(cfg)
+}
+
+// parseClient returns a client of the Parsing API that sends the key and retries by the API's
+// rule, and points error hints at it.
+func (a *app) parseClient(cfg parseSettings) (*parseclient.Client, error) {
 	a.target = parseTarget
 	a.target.baseURL = cfg.BaseURL
 	return parseclient.New(cfg.BaseURL, cfg.APIKey, parseclient.WithHTTPClient(httpClient(a.traceTo(cfg.Verbose)))), nil

@@ -50,7 +50,11 @@ func (a *app) cmdReconcile(ctx context.Context, cmd command, args []string) erro
 			return &usageError{msg: "--output and --json do not go together", cmd: cmd.name}
 		}
 	}
-	cfg, err := reconSettingsOf(fs, a.getenv)
+	prof, err := a.profileOf(fs)
+	if err != nil {
+		return err
+	}
+	cfg, err := reconSettingsOf(fs, a.getenv, prof)
 	if err != nil {
 		return err
 	}
@@ -71,7 +75,9 @@ func (a *app) cmdReconcile(ctx context.Context, cmd command, args []string) erro
 	if *key != "" {
 		params.IdempotencyKey = key
 	}
-	created, err := c.Raw.CreateJobWithBodyWithResponse(ctx, &params, contentType, bytes.NewReader(body))
+	meter := a.newByteMeter("uploading "+filepath.Base(pos[0])+" and "+filepath.Base(pos[1]), int64(len(body)))
+	created, err := c.Raw.CreateJobWithBodyWithResponse(withUploadMeter(ctx, meter), &params, contentType, bytes.NewReader(body))
+	meter.finish()
 	if err != nil {
 		return err
 	}
@@ -234,7 +240,11 @@ func (a *app) cmdLimits(ctx context.Context, cmd command, args []string) error {
 
 // reconClientOf resolves the settings of fs and returns a client of the Reconciliation API.
 func (a *app) reconClientOf(fs *flag.FlagSet) (*reconclient.Client, error) {
-	cfg, err := reconSettingsOf(fs, a.getenv)
+	p, err := a.profileOf(fs)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := reconSettingsOf(fs, a.getenv, p)
 	if err != nil {
 		return nil, err
 	}

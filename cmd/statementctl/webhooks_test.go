@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -100,6 +101,14 @@ func TestVerifyWebhook(t *testing.T) {
 func testApp(env map[string]string) (*app, *bytes.Buffer, *bytes.Buffer) {
 	var stdout, stderr bytes.Buffer
 	now := time.Date(2026, 3, 5, 14, 0, 0, 0, time.UTC)
+	if _, ok := env[envConfig]; !ok {
+		// Never the profiles of whoever runs the tests.
+		env = maps.Clone(env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		env[envConfig] = filepath.Join(os.TempDir(), "statementctl-tests-have-no-profiles", "config.json")
+	}
 	return &app{
 		stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
 		getenv: envOf(env), now: func() time.Time { return now },
