@@ -5,6 +5,7 @@ SHELL := /bin/bash
 GO          ?= go
 SPECS       := openapi/reconciliation.yaml openapi/parsing.yaml
 SPECTRAL    := openapi/node_modules/.bin/spectral
+REDOCLY     := openapi/node_modules/.bin/redocly
 # The TypeScript SDK's pinned tooling (the stamp contract-tests' npm ci helper also writes).
 TS_SDK_DEPS := gen/typescript/node_modules/.statementmatch-npm-ci
 FUZZTIME    ?= 30s
@@ -52,13 +53,14 @@ $(SPECTRAL): openapi/package.json openapi/package-lock.json
 	cd openapi && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-lint: $(SPECTRAL) ## go vet, staticcheck, gofmt, spectral on both specs, promtool on the alert rules.
+lint: $(SPECTRAL) ## go vet, staticcheck, gofmt, spectral and redocly on both specs, promtool on the alert rules.
 	$(GO) vet ./... $(SDK)/...
 	$(GO) tool staticcheck ./... $(SDK)/...
 	cd gen/sdk && $(GO) mod tidy -diff
 	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt would change:" >&2; echo "$$out" >&2; exit 1; fi
 	$(SPECTRAL) lint --ruleset openapi/.spectral.yaml --fail-severity=hint $(SPECS)
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --config openapi/redocly.yaml $(SPECS)
 	cd internal/metrics && promtool check rules alerts.yaml && promtool test rules alerts_test.yaml
 
 bench: ## Run the Go benchmarks.
