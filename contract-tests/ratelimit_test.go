@@ -1,6 +1,7 @@
 package contracttests
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 )
 
@@ -177,4 +179,47 @@ func TestRequestsWithoutCredentialsAreLimitedPerAddress(t *testing.T) {
 	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 	require.NotEmpty(t, resp.Header.Get("Retry-After"))
 	require.Equal(t, http.StatusOK, get(key).StatusCode, "a valid key is not limited by the address's budget")
+}
+
+// TestRateLimitHeadersOnEveryAnswerToAValidCredential sends each API, with a valid credential,
+// requests that end in different answers (success, 400, 404 for an unknown job, 404 for a path
+// no operation has, 405 for a method no operation has) and requires every answer to carry the
+// X-RateLimit headers, each request counted once (Remaining falls by one per request).
+func TestRateLimitHeadersOnEveryAnswerToAValidCredential(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ten := s.newTenant(t, "A")
+	token := s.token(t, s.ReconURL, ten.ClientID, ten.ClientSecret)
+	for _, tc := range []struct {
+		base, auth string
+		requests   [][2]string // method, path
+	}{
+		{s.ReconURL, "Bearer " + token, [][2]string{
+			{"GET", "/api/v1/limits"}, {"GET", "/api/v1/jobs/not-a-uuid"}, {"GET", "/api/v1/jobs/" + uuid.NewString()},
+			{"GET", "/api/v1/no-such-path"}, {"PUT", "/api/v1/limits"}, {"GET", "/api/v1/limits"},
+		}},
+		{s.ParseURL, "Bearer " + ten.APIKey, [][2]string{
+			{"GET", "/api/v1/usage"}, {"GET", "/api/v1/jobs?limit=lots"}, {"GET", "/api/v1/jobs/" + uuid.NewString()},
+			{"GET", "/api/v1/no-such-path"}, {"DELETE", "/api/v1/usage"}, {"GET", "/api/v1/usage"},
+		}},
+	} {
+		last := -1
+		for _, r := range tc.requests {
+			req, err := http.NewRequest(r[0], tc.base+r[1], nil)
+			require.NoError(t, err)
+			req.Header.Set("Authorization", tc.auth)
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			_ = resp.Body.Close()
+			what := fmt.Sprintf("%s %s%s answered %d", r[0], tc.base, r[1], resp.StatusCode)
+			require.NotEmpty(t, resp.Header.Get("X-RateLimit-Limit"), what)
+			require.NotEmpty(t, resp.Header.Get("X-RateLimit-Reset"), what)
+			remaining, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining"))
+			require.NoError(t, err, what)
+			if last >= 0 {
+				require.Equal(t, last-1, remaining, "%s: counted once", what)
+			}
+			last = remaining
+		}
+	}
 }

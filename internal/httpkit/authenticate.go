@@ -36,9 +36,7 @@ func authenticateFirst(c echo.Context, router routers.Router, authenticate opena
 	probe.Body, probe.GetBody, probe.ContentLength = http.NoBody, nil, 0
 	in := &openapi3filter.RequestValidationInput{Request: &probe, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{AuthenticationFunc: authenticate}}
-	// The same context the validator gives an AuthenticationFunc: GetEchoContext finds c in it.
-	ctx := context.WithValue(context.Background(), oapimw.EchoContextKey, c) //lint:ignore SA1029 the key echo-middleware defines
-	err = openapi3filter.ValidateSecurityRequirements(ctx, in, *security)
+	err = openapi3filter.ValidateSecurityRequirements(authContext(c), in, *security)
 	if err == nil {
 		c.Set(authCheckedKey, true)
 		return nil
@@ -56,6 +54,12 @@ func authenticateFirst(c echo.Context, router routers.Router, authenticate opena
 	// An AuthenticationFunc of this service answers with an *echo.HTTPError; anything else (a
 	// scheme the spec does not declare, say) is a bug of the server, not the client's fault.
 	return &echo.HTTPError{Code: http.StatusInternalServerError, Internal: err}
+}
+
+// authContext is the context the validator gives an AuthenticationFunc: GetEchoContext finds c
+// in it, and RequestContext the request's own context.
+func authContext(c echo.Context) context.Context {
+	return context.WithValue(context.Background(), oapimw.EchoContextKey, c) //lint:ignore SA1029 the key echo-middleware defines
 }
 
 // authContextKey is the echo context key under which an AuthenticationFunc leaves what the

@@ -14,7 +14,9 @@
 //
 //  1. Route. Echo's router picks the handler first (c.Path(), for the access log). The
 //     validator (step 6) routes again over the spec, and answers 404 for a path the spec does
-//     not have and 405, with Allow, for a method it does not declare.
+//     not have and 405, with Allow, for a method it does not declare; a valid credential on
+//     such a request still counts against its rate limit, and the answer carries the
+//     X-RateLimit headers (ValidatorOptions.Unrouted: the APIs' countUnrouted).
 //  2. Client and request id: ClientAddress resolves who sent the request, the connection's peer
 //     or, from a trusted proxy (EchoConfig.TrustedProxies), the client its X-Forwarded-For
 //     names, for the throttles (SourceAddress) and the access log (ClientIP).

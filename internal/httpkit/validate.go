@@ -34,6 +34,12 @@ type ValidatorOptions struct {
 	// StreamUploads leaves the bodies of multipart uploads to the operations' handlers, which
 	// read them as a stream with spool.Read and check their parts; see isUpload.
 	StreamUploads bool
+	// Unrouted, when set, sees a request to a path or method no operation has before it is
+	// answered 404 or 405, with a context as an AuthenticationFunc gets (for SetRateLimit and
+	// ApplyRateLimit): a request with valid credentials counts against its account's rate limit
+	// and its answer carries the X-RateLimit headers like any other. An error it returns (the
+	// 429 of a spent budget) is the answer instead.
+	Unrouted func(authCtx context.Context, req *http.Request) error
 }
 
 // Validator returns the middleware that enforces spec on every request: unknown paths are 404,
@@ -126,6 +132,14 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 		inner, streaming := validate(handler), validateStreaming(streamingHandler)
 		return func(c echo.Context) error {
 			lowerMediaType(c.Request().Header)
+			if opts.Unrouted != nil {
+				if _, _, ferr := router.FindRoute(c.Request()); ferr != nil {
+					if err := opts.Unrouted(authContext(c), c.Request()); err != nil {
+						applyAuthenticated(c)
+						return err
+					}
+				}
+			}
 			err := authenticateFirst(c, router, opts.Authenticate)
 			if err == nil {
 				if req := c.Request(); opts.StreamUploads && isUpload(req, router) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -93,6 +94,23 @@ func requiredScopes(spec *openapi3.T) (map[string][]account.Scope, error) {
 }
 
 func isScope(name string) bool { return slices.Contains(account.AllScopes, account.Scope(name)) }
+
+// countUnrouted counts a request to a path or method the API does not have against the rate
+// limit of its key's account, so its 404 or 405 carries the X-RateLimit headers like every
+// answer to a valid key. Without a valid key the 404 or 405 stands alone: such a request is no
+// authentication attempt to throttle.
+func (s *Server) countUnrouted(ctx context.Context, req *http.Request) error {
+	key, err := httpkit.BearerCredential(req.Header)
+	if err != nil {
+		return nil
+	}
+	rec, err := s.accounts.AuthenticateAPIKey(httpkit.RequestContext(ctx), key)
+	if err != nil {
+		return nil
+	}
+	httpkit.SetAuthenticated(ctx, rec.AccountID.String(), nil)
+	return httpkit.ApplyRateLimit(ctx, s.limiter, rec.AccountID, ratelimit.Parse, httpkit.CodeRateLimited)
+}
 
 // authenticate checks the API key of every operation behind ApiKeyAuth: it must exist and be
 // unrevoked, and hold every scope of the operation's x-required-scopes (GET /status lists none:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -55,6 +56,23 @@ const (
 	msgExpiredToken  = "The access token has expired; request a new one."
 	msgInvalidClient = "Invalid client credentials."
 )
+
+// countUnrouted counts a request to a path or method the API does not have against the rate
+// limit of its token's account, so its 404 or 405 carries the X-RateLimit headers like every
+// answer to a valid token. Without a valid token the 404 or 405 stands alone.
+func (s *Server) countUnrouted(ctx context.Context, req *http.Request) error {
+	token, err := httpkit.BearerCredential(req.Header)
+	if err != nil {
+		return nil
+	}
+	rec, err := s.accounts.AuthenticateToken(httpkit.RequestContext(ctx), token, s.env)
+	if err != nil {
+		return nil
+	}
+	httpkit.SetAuthenticated(ctx, rec.AccountID.String(), nil)
+	// Production and sandbox share the account's budget.
+	return httpkit.ApplyRateLimit(ctx, s.limiter, rec.AccountID, ratelimit.Recon, httpkit.CodeLimitExceeded)
+}
 
 // authenticate checks the bearer token of every operation that requires ClientCredentials: it
 // must exist, belong to this listener's environment, be unexpired and unrevoked, and carry every

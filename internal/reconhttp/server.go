@@ -117,7 +117,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		Logger:             cfg.Logger,
 		Render:             renderError,
 		Spec:               spec,
-		Validation:         httpkit.ValidatorOptions{Authenticate: s.authenticate, StreamUploads: true},
+		Validation:         httpkit.ValidatorOptions{Authenticate: s.authenticate, StreamUploads: true, Unrouted: s.countUnrouted},
 		MaxUploadBodyBytes: cfg.MaxUploadBodyBytes,
 		DB:                 cfg.DB,
 		TrustedProxies:     cfg.TrustedProxies,
