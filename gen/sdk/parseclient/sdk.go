@@ -56,7 +56,8 @@ func WithRetryPolicy(p RetryPolicy) ClientOption {
 // are replayed on retries, and uploads and endpoint registrations without an Idempotency-Key
 // get one, so a retry never creates a second job. The options are the generated ones
 // (WithHTTPClient, WithRequestEditorFn, WithBaseURL) and WithRetryPolicy; an option that fails
-// makes New panic, which only a nil option can do.
+// makes New panic, which only a nil option can do. With no apiKey, requests go without one:
+// enough for GetHealth, GetReadiness, GetOpenAPISpec and GetDocs.
 //
 // Amounts are shopspring/decimal values read exactly from the API's JSON numbers; the SDK
 // needs none of that package's global settings. d.StringFixed(2) writes an amount with a
@@ -66,10 +67,12 @@ func New(baseURL, apiKey string, opts ...ClientOption) *Client {
 	s := settings{retry: DefaultRetryPolicy}
 	end := pending.Begin(raw, &s)
 	defer end()
-	opts = append(opts, WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
-		req.Header.Set("Authorization", "Bearer "+apiKey)
-		return nil
-	}))
+	if apiKey != "" {
+		opts = append(opts, WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+			req.Header.Set("Authorization", "Bearer "+apiKey)
+			return nil
+		}))
+	}
 	for _, o := range opts {
 		if err := o(raw); err != nil {
 			panic("parseclient.New: " + err.Error())

@@ -48,6 +48,9 @@ type CreateJobOptions struct {
 // renew their tokens themselves.
 func (c *Client) CreateToken(ctx context.Context) (AccessToken, error) {
 	own, ok := c.tokens.(*TokenSource)
+	if c.tokens == nil {
+		return AccessToken{}, fmt.Errorf("the client has no credentials")
+	}
 	if !ok {
 		return AccessToken{}, fmt.Errorf("the client takes its tokens from a TokenSource of its caller's, not from its own credentials")
 	}

@@ -79,7 +79,9 @@ func WithTokenSource(ts oauth2.TokenSource) ClientOption {
 // their bodies replayed, and uploads without an Idempotency-Key get one, so a retry never
 // creates a second job. The options are the generated ones (WithHTTPClient,
 // WithRequestEditorFn, WithBaseURL), WithRetryPolicy and WithTokenSource; an option that fails
-// makes New panic, which only a nil option can do.
+// makes New panic, which only a nil option can do. With no clientID, clientSecret or token
+// source, requests go without credentials: enough for GetHealth, GetReadiness, GetOpenAPISpec
+// and GetDocs.
 //
 // Amounts are shopspring/decimal values read exactly from the API's JSON numbers; the SDK
 // needs none of that package's global settings. d.StringFixed(2) writes an amount with a
@@ -101,6 +103,12 @@ func New(baseURL, clientID, clientSecret string, opts ...ClientOption) *Client {
 		raw.Server += "/"
 	}
 	doer := sdkhttp.Retrying(raw.Client, s.retry)
+	if s.tokens == nil && clientID == "" && clientSecret == "" {
+		// No credentials: only the operations that need none (health, readiness, the spec and
+		// its docs page) answer; the others are refused with 401.
+		raw.Client = doer
+		return &Client{Raw: &ClientWithResponses{ClientInterface: raw}}
+	}
 	if s.tokens == nil {
 		s.tokens = &TokenSource{
 			client:       &ClientWithResponses{ClientInterface: &RawClient{Server: raw.Server, Client: doer, RequestEditors: raw.RequestEditors}},
@@ -113,7 +121,8 @@ func New(baseURL, clientID, clientSecret string, opts ...ClientOption) *Client {
 }
 
 // TokenSource returns where the client takes its access tokens from, to share with another
-// client (WithTokenSource) or to call the API with another HTTP library.
+// client (WithTokenSource) or to call the API with another HTTP library; nil for a client
+// without credentials.
 func (c *Client) TokenSource() oauth2.TokenSource { return c.tokens }
 
 // TokenSource gets access tokens of one API client from the token endpoint and keeps the

@@ -28,7 +28,8 @@ const api = "parsing";
 export interface ParsingClientOptions {
   /** The Parsing API's base URL, such as https://parse.example.com. */
   baseUrl: string;
-  apiKey: string;
+  /** The API key; without one only getHealth, getReadiness, getOpenAPISpec and getDocs answer. */
+  apiKey?: string;
   retry?: RetryPolicy;
   /** The fetch to send requests with; globalThis.fetch by default. */
   fetch?: Fetch;
@@ -58,7 +59,7 @@ export class ParsingClient {
     this.raw = createClient<paths>({
       baseUrl: options.baseUrl.replace(/\/+$/, ""),
       fetch: sending,
-      headers: { Authorization: `Bearer ${options.apiKey}` },
+      headers: options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {},
     });
   }
 

@@ -115,20 +115,24 @@ function authenticating(next: Fetch, tokens: TokenSource): Fetch {
 export class ReconciliationClient {
   /** The openapi-fetch client underneath (authenticated, retrying, exact amounts), for what the methods leave out. */
   readonly raw: Client<paths>;
-  /** Where the client takes its access tokens from. */
-  readonly tokens: TokenSource;
+  /** Where the client takes its access tokens from; undefined for a client without credentials. */
+  readonly tokens: TokenSource | undefined;
 
+  /**
+   * A client with clientId and clientSecret (or tokens) authenticates every request; one with
+   * neither sends none, enough for getHealth, getReadiness, getOpenAPISpec and getDocs.
+   */
   constructor(options: ReconciliationClientOptions) {
     const base: Fetch = options.fetch ?? ((r) => globalThis.fetch(r));
     const sending = exactDecimals(retrying(base, options.retry ?? defaultRetryPolicy), reconciliationDecimals);
     const baseUrl = options.baseUrl.replace(/\/+$/, "");
     if (options.tokens) {
       this.tokens = options.tokens;
-    } else {
-      if (!options.clientId || !options.clientSecret) throw new Error("ReconciliationClient needs clientId and clientSecret, or tokens");
+    } else if (options.clientId || options.clientSecret) {
+      if (!options.clientId || !options.clientSecret) throw new Error("ReconciliationClient needs both clientId and clientSecret");
       this.tokens = new ClientCredentials(createClient<paths>({ baseUrl, fetch: sending }), options.clientId, options.clientSecret);
     }
-    this.raw = createClient<paths>({ baseUrl, fetch: authenticating(sending, this.tokens) });
+    this.raw = createClient<paths>({ baseUrl, fetch: this.tokens ? authenticating(sending, this.tokens) : sending });
   }
 
   /** Asks the token endpoint for a new access token with the client's credentials. */
