@@ -519,7 +519,7 @@ type operation struct {
 	op           *openapi3.Operation
 }
 
-// name is the operation's id as the spec writes it (the generated spec capitalises it).
+// name is the operation's id as the spec writes it (createJob).
 func (o operation) name() string {
 	id := o.op.OperationID
 	if id == "" {

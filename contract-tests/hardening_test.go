@@ -145,6 +145,8 @@ func TestSecurityHeaders(t *testing.T) {
 			csp := resp.Header.Get("Content-Security-Policy")
 			require.Contains(t, csp, "frame-ancestors 'none'", tc.name)
 			require.Contains(t, csp, "default-src 'none'", tc.name)
+			require.Contains(t, csp, "script-src 'sha256-", tc.name, "the search script alone, by its hash")
+			require.NotRegexp(t, `script-src[^;]*unsafe-inline`, csp, tc.name)
 			require.Equal(t, "DENY", resp.Header.Get("X-Frame-Options"), tc.name)
 		}
 	}

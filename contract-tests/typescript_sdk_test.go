@@ -2,6 +2,8 @@ package contracttests
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/webhook"
+	"github.com/statementmatch/service/openapi"
 )
 
 // tsSDKDir is the TypeScript SDK package (gen/typescript): its sources, the types generated from
@@ -59,6 +62,11 @@ func TestTypeScriptSDKPackage(t *testing.T) {
 	flows, err := os.ReadFile(filepath.Join("sdkts", "flows.ts"))
 	require.NoError(t, err)
 	write("flows.ts", flows)
+	for _, f := range openapi.CodeSamples {
+		if f.Lang == "typescript" {
+			write("samples.ts", f.Source) // the docs pages' TypeScript samples, which flows.ts runs
+		}
+	}
 	tsconfig, err := json.Marshal(map[string]any{
 		"compilerOptions": map[string]any{
 			"target": "ES2022", "lib": []string{"ES2022", "DOM"}, "module": "NodeNext", "moduleResolution": "NodeNext",
@@ -72,8 +80,10 @@ func TestTypeScriptSDKPackage(t *testing.T) {
 	write("tsconfig.json", tsconfig)
 	runTool(t, consumer, 2*time.Minute, nil, node, tsc, "-p", "tsconfig.json")
 
-	s := startServer(t)
+	s := startServer(t, "STATEMENTD_WEBHOOK_ALLOW=127.0.0.0/8:*")
 	ten := s.newTenant(t, "TS")
+	hooks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	t.Cleanup(hooks.Close)
 	secret := webhook.NewSecret()
 	body := []byte(`{"event":"job.completed","data":{"job_id":"3f6c2a9e-8b1d-4c7a-9e2f-5a4b3c2d1e0f","status":"completed","bank_name":"Deutsche Bank","transactions_count":3,"created_at":"2025-04-01T08:15:30Z"},"timestamp":"2025-04-01T08:15:34Z"}`)
 	signed, err := webhook.Headers(secret, uuid.New(), time.Now(), body)
@@ -84,6 +94,8 @@ func TestTypeScriptSDKPackage(t *testing.T) {
 	}
 	headersJSON, err := json.Marshal(headers)
 	require.NoError(t, err)
+	// The docs samples upload these from the working directory, as a reader's would.
+	docsFixtures(t, consumer)
 	out = runTool(t, consumer, 2*time.Minute, []string{
 		"RECON_URL=" + s.ReconURL, "RECON_CLIENT_ID=" + ten.ClientID, "RECON_CLIENT_SECRET=" + ten.ClientSecret,
 		"RECON_BANK_FILE=" + write("bank.csv", bankCSV(reconBankLines)),
@@ -92,6 +104,7 @@ func TestTypeScriptSDKPackage(t *testing.T) {
 		"PARSE_STATEMENT_FILE=" + write("march.csv", []byte("Date,Description,Amount\n"+
 			"2024-03-04,SEPA CREDIT ACME GMBH,1250.50\n2024-03-05,CARD PAYMENT,-42.90\n2024-03-06,LARGE TRANSFER,98765432109876543.21\n")),
 		"WEBHOOK_SECRET=" + secret, "WEBHOOK_HEADERS=" + string(headersJSON), "WEBHOOK_BODY=" + string(body),
+		"HOOK_URL=" + hooks.URL + "/ts",
 	}, node, filepath.Join("dist", "flows.js"))
 	t.Logf("node dist/flows.js:\n%s", out)
 }

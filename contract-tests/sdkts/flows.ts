@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import {
   APIError, ParsingClient, ReconciliationClient, uploadFile, verifyWebhook, type Transaction,
 } from "@statementmatch/sdk";
+import { samples } from "./samples.js";
 
 const env = (name: string): string => {
   const v = process.env[name];
@@ -18,7 +19,7 @@ async function text(stream: ReadableStream<Uint8Array>): Promise<string> {
   return new Response(stream).text();
 }
 
-async function reconciliation(): Promise<void> {
+async function reconciliation(): Promise<string> {
   const c = new ReconciliationClient({ baseUrl: env("RECON_URL"), clientId: env("RECON_CLIENT_ID"), clientSecret: env("RECON_CLIENT_SECRET") });
   const accepted = await c.createJob(await uploadFile(env("RECON_BANK_FILE")), await uploadFile(env("RECON_EXPECTED_FILE")));
   let seen = 0;
@@ -49,9 +50,10 @@ async function reconciliation(): Promise<void> {
   });
   await assert.rejects(stale.getLimits(), (err: unknown) => err instanceof APIError && err.status === 401);
   console.log("reconciliation: job", job.job_id, "matched", res.summary.matched_count);
+  return job.job_id;
 }
 
-async function parsing(): Promise<void> {
+async function parsing(): Promise<string> {
   const c = new ParsingClient({ baseUrl: env("PARSE_URL"), apiKey: env("PARSE_API_KEY") });
   const created = await c.createJob(await uploadFile(env("PARSE_STATEMENT_FILE")));
   const job = await c.waitForJob(created.job_id, { intervalMs: 50 });
@@ -72,7 +74,31 @@ async function parsing(): Promise<void> {
   assert.equal(event.event, "job.completed");
   assert.throws(() => verifyWebhook(env("WEBHOOK_SECRET"), JSON.parse(env("WEBHOOK_HEADERS")) as Record<string, string>, env("WEBHOOK_BODY") + " "));
   console.log("parsing: job", job.job_id, "transactions", amounts.length);
+  return job.job_id;
 }
 
-await reconciliation();
-await parsing();
+// docsSamples runs every TypeScript sample of the docs pages (openapi/samples/ts), as a reader
+// would with their own ids: the flows' jobs, a new webhook endpoint; deletions last.
+async function docsSamples(reconJob: string, parseJob: string): Promise<void> {
+  const pc = new ParsingClient({ baseUrl: env("PARSE_URL"), apiKey: env("PARSE_API_KEY") });
+  const endpoint = await pc.createWebhook({ url: env("HOOK_URL") });
+  const ordered = [...samples.filter((s) => !s.operation.startsWith("delete")), ...samples.filter((s) => s.operation.startsWith("delete"))];
+  for (const s of ordered) {
+    try {
+      await s.run({
+        baseUrl: env("RECON_URL"), clientId: env("RECON_CLIENT_ID"), clientSecret: env("RECON_CLIENT_SECRET"),
+        parseUrl: env("PARSE_URL"), apiKey: env("PARSE_API_KEY"),
+        jobId: s.api === "reconciliation" ? reconJob : parseJob,
+        webhookId: endpoint.id, hookUrl: env("HOOK_URL"),
+        secret: env("WEBHOOK_SECRET"), headers: JSON.parse(env("WEBHOOK_HEADERS")) as Record<string, string>, body: env("WEBHOOK_BODY"),
+      });
+    } catch (err) {
+      throw new Error(`TypeScript sample ${s.api} ${s.operation}: ${String(err)}`);
+    }
+  }
+  console.log("docs samples:", ordered.length, "ran");
+}
+
+const reconJob = await reconciliation();
+const parseJob = await parsing();
+await docsSamples(reconJob, parseJob);

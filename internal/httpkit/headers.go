@@ -1,11 +1,16 @@
 package httpkit
 
-import "github.com/labstack/echo/v4"
+import (
+	"github.com/labstack/echo/v4"
+
+	"github.com/statementmatch/service/internal/platform/apidocs"
+)
 
 // DocsContentSecurityPolicy is the policy of the HTML docs page: nothing loads but its own
-// inline styles, and no other site may frame it (frame-ancestors works only as a header, not in
-// the page's meta tag).
-const DocsContentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+// inline styles and its one search script (allowed by its hash, no other script runs), and no
+// other site may frame it (frame-ancestors works only as a header, not in the page's meta tag).
+var DocsContentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; script-src " + apidocs.ScriptSource +
+	"; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // SecurityHeaders sets the headers every answer carries, whoever writes it (a handler, the
 // validator, the error handler): X-Content-Type-Options: nosniff, so a browser never reads a

@@ -17,10 +17,10 @@ type Published struct {
 	DocsHTML []byte
 }
 
-// Publish returns what a listener whose spec is specYAML, parsed as spec, publishes; the docs
-// page is rendered once here, not per request.
-func Publish(specYAML []byte, spec *openapi3.T) (Published, error) {
-	docs, err := apidocs.Render(spec)
+// Publish returns what a listener whose spec is specYAML, parsed as spec, publishes, with
+// samples shown on the docs page; the page is rendered once here, not per request.
+func Publish(specYAML []byte, spec *openapi3.T, samples apidocs.Samples) (Published, error) {
+	docs, err := apidocs.Render(spec, samples)
 	if err != nil {
 		return Published{}, fmt.Errorf("render API docs: %w", err)
 	}

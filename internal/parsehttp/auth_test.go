@@ -18,21 +18,21 @@ func TestRequiredScopesFollowTheProductMapping(t *testing.T) {
 	require.NoError(t, err)
 	got, err := requiredScopes(spec)
 	require.NoError(t, err)
-	// Keyed by operation id as the embedded spec spells it (oapi-codegen capitalises them).
+	// Keyed by operation id as the spec spells it (the embedded spec keeps their casing).
 	want := map[string][]account.Scope{
-		"CreateJob":             {account.ScopeJobsWrite},
-		"ListJobs":              {account.ScopeJobsRead},
-		"GetJob":                {account.ScopeJobsRead},
-		"GetJobResults":         {account.ScopeJobsRead},
-		"ExportJob":             {account.ScopeExportRead},
-		"GetUsage":              {account.ScopeUsageRead},
-		"GetStatus":             {},
-		"CreateWebhook":         {account.ScopeWebhooksManage},
-		"ListWebhooks":          {account.ScopeWebhooksManage},
-		"ListWebhookDeliveries": {account.ScopeWebhooksManage},
-		"DeleteWebhook":         {account.ScopeWebhooksManage},
-		"DeleteJob":             {account.ScopeJobsWrite},
-		"TestWebhook":           {account.ScopeWebhooksManage},
+		"createJob":             {account.ScopeJobsWrite},
+		"listJobs":              {account.ScopeJobsRead},
+		"getJob":                {account.ScopeJobsRead},
+		"getJobResults":         {account.ScopeJobsRead},
+		"exportJob":             {account.ScopeExportRead},
+		"getUsage":              {account.ScopeUsageRead},
+		"getStatus":             {},
+		"createWebhook":         {account.ScopeWebhooksManage},
+		"listWebhooks":          {account.ScopeWebhooksManage},
+		"listWebhookDeliveries": {account.ScopeWebhooksManage},
+		"deleteWebhook":         {account.ScopeWebhooksManage},
+		"deleteJob":             {account.ScopeJobsWrite},
+		"testWebhook":           {account.ScopeWebhooksManage},
 	}
 	require.Equal(t, want, got)
 }

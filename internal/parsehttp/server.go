@@ -18,6 +18,7 @@ import (
 	"github.com/statementmatch/service/gen/parseapi"
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/platform/apidocs"
 	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/openapi"
 )
@@ -104,7 +105,13 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing spec: %w", err)
 	}
-	published, err := httpkit.Publish(openapi.Parsing, spec)
+	samples := apidocs.Samples{}
+	for _, f := range openapi.CodeSamples {
+		if err := samples.Add("parsing", f.Lang, f.Label, f.Source); err != nil {
+			return nil, err
+		}
+	}
+	published, err := httpkit.Publish(openapi.Parsing, spec, samples)
 	if err != nil {
 		return nil, err
 	}

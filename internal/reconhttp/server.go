@@ -17,6 +17,7 @@ import (
 	"github.com/statementmatch/service/gen/reconapi"
 	"github.com/statementmatch/service/internal/account"
 	"github.com/statementmatch/service/internal/httpkit"
+	"github.com/statementmatch/service/internal/platform/apidocs"
 	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/openapi"
 )
@@ -100,7 +101,13 @@ func New(cfg Config) (*echo.Echo, error) {
 	if cfg.MaxFileBytes <= 0 {
 		return nil, errors.New("reconciliation listener: no upload limit")
 	}
-	published, err := httpkit.Publish(openapi.Reconciliation, spec)
+	samples := apidocs.Samples{}
+	for _, f := range openapi.CodeSamples {
+		if err := samples.Add("reconciliation", f.Lang, f.Label, f.Source); err != nil {
+			return nil, err
+		}
+	}
+	published, err := httpkit.Publish(openapi.Reconciliation, spec, samples)
 	if err != nil {
 		return nil, err
 	}

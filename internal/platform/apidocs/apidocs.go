@@ -1,15 +1,19 @@
 // Package apidocs renders an OpenAPI 3.0 document as one self-contained HTML
-// page for GET /docs: no JavaScript, no CDN and no external assets. The page
-// template and stylesheet are embedded in the binary, descriptions are
-// rendered from a small, safe Markdown subset, and the output is
-// deterministic, so a service renders the page once at start-up and serves
-// the same bytes on every listener.
+// page for GET /docs: no CDN and no external assets. A navigation of every
+// operation stays in view beside the text, with a search box (the page's one
+// small inline script, allowed by its hash: ScriptSource), and every operation
+// shows its code samples in tabs. The page template, stylesheet and script are
+// embedded in the binary, descriptions are rendered from a small, safe Markdown
+// subset, and the output is deterministic, so a service renders the page once
+// at start-up and serves the same bytes on every listener.
 package apidocs
 
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	_ "embed" // for the page template and stylesheet
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"html/template"
@@ -27,29 +31,42 @@ var pageSource string
 //go:embed style.css
 var styleCSS string
 
+//go:embed search.js
+var searchJS string
+
+// ScriptSource is the Content-Security-Policy source that allows the page's one
+// script (the navigation's search) and nothing else: its SHA-256 hash.
+var ScriptSource = func() string {
+	sum := sha256.Sum256([]byte(searchJS))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}()
+
 // maxCallbackDepth bounds how deeply callbacks of callbacks are rendered.
 const maxCallbackDepth = 3
 
 // methodOrder is the order in which the operations of a path are listed.
 var methodOrder = []string{"GET", "PUT", "POST", "PATCH", "DELETE", "QUERY", "HEAD", "OPTIONS", "TRACE", "CONNECT"}
 
-// Render returns the HTML page for doc. The page is a complete UTF-8 HTML
-// document that loads no external resources and contains no script; links
+// Render returns the HTML page for doc, with samples shown for their
+// operations (nil: none). The page is a complete UTF-8 HTML document that loads
+// no external resources and runs no script but its search (ScriptSource); links
 // appear only where the document itself has them (contact, licence, external
 // docs, OAuth URLs and Markdown links with http, https, mailto or relative
 // URLs). The output is deterministic for a given document, so callers render
 // it once and serve the bytes as "text/html; charset=utf-8".
-func Render(doc *openapi3.T) ([]byte, error) {
+func Render(doc *openapi3.T, samples Samples) ([]byte, error) {
 	if doc == nil {
 		return nil, errors.New("apidocs: nil OpenAPI document")
 	}
 	b := newBuilder(doc)
+	b.samples = samples
 	tmpl, err := template.New("page").Funcs(b.funcs()).Parse(pageSource)
 	if err != nil {
 		return nil, fmt.Errorf("apidocs: parse page template: %w", err)
 	}
 	ops := b.operations(doc.Paths.Map(), "op", 0)
-	data := page{Doc: doc, CSS: template.CSS(styleCSS), Ops: ops, Groups: b.groups(ops)}
+	data := page{Doc: doc, CSS: template.CSS(styleCSS), Script: template.JS(searchJS), ScriptSource: ScriptSource,
+		Ops: ops, Groups: b.groups(ops)}
 	var buf bytes.Buffer
 	if err := tmpl.Execute(&buf, data); err != nil {
 		return nil, fmt.Errorf("apidocs: render page: %w", err)
@@ -58,10 +75,12 @@ func Render(doc *openapi3.T) ([]byte, error) {
 }
 
 type page struct {
-	Doc    *openapi3.T
-	CSS    template.CSS
-	Ops    []*opView
-	Groups []tagGroup
+	Doc          *openapi3.T
+	CSS          template.CSS
+	Script       template.JS
+	ScriptSource string
+	Ops          []*opView
+	Groups       []tagGroup
 }
 
 // opView is an operation with everything the template cannot work out itself:
@@ -75,6 +94,7 @@ type opView struct {
 	InheritsSecurity              bool
 	RequiredScopes                []string
 	Callbacks                     []callbackView
+	Samples                       []Sample
 }
 
 type callbackView struct {
@@ -92,9 +112,10 @@ type exampleView struct{ Name, Summary, Value string }
 
 // builder assigns page-unique anchors and builds the view model.
 type builder struct {
-	doc   *openapi3.T
-	ids   map[string]bool   // element ids in use
-	named map[string]string // kind + "\x00" + name -> id
+	doc     *openapi3.T
+	samples Samples
+	ids     map[string]bool   // element ids in use
+	named   map[string]string // kind + "\x00" + name -> id
 }
 
 func newBuilder(doc *openapi3.T) *builder {
@@ -182,6 +203,7 @@ func (b *builder) operation(prefix, path, method string, item *openapi3.PathItem
 		Security:         b.doc.Security,
 		InheritsSecurity: true,
 		RequiredScopes:   stringList(op.Extensions["x-required-scopes"]),
+		Samples:          b.samples[op.OperationID],
 	}
 	if op.Security != nil {
 		v.Security, v.InheritsSecurity = *op.Security, false

@@ -3,6 +3,9 @@ package apidocs
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"html"
 	"regexp"
 	"strings"
 	"testing"
@@ -182,7 +185,7 @@ func renderWithTimeout(t *testing.T, doc *openapi3.T) string {
 	}
 	done := make(chan result, 1)
 	go func() {
-		out, err := Render(doc)
+		out, err := Render(doc, testSamples)
 		done <- result{out, err}
 	}()
 	select {
@@ -256,12 +259,32 @@ func TestRender(t *testing.T) {
 		})
 	}
 
-	t.Run("no script", func(t *testing.T) {
-		if strings.Contains(strings.ToLower(out), "<script") {
-			t.Error("output contains <script")
+	t.Run("only the search script, allowed by its hash", func(t *testing.T) {
+		scripts := regexp.MustCompile(`(?is)<script[^>]*>(.*?)</script>`).FindAllStringSubmatch(out, -1)
+		if len(scripts) != 1 || scripts[0][1] != searchJS {
+			t.Fatalf("want the search script alone, got %d scripts", len(scripts))
+		}
+		sum := sha256.Sum256([]byte(scripts[0][1]))
+		if want := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; ScriptSource != want || !strings.Contains(html.UnescapeString(out), "script-src "+want+";") {
+			t.Errorf("ScriptSource %s, want %s in the page's policy", ScriptSource, want)
 		}
 		if strings.Contains(out, "javascript:") {
 			t.Error("output contains javascript: URL")
+		}
+	})
+
+	t.Run("navigation and samples", func(t *testing.T) {
+		for _, want := range []string{
+			`<input id="nav-search" type="search"`,
+			`<li class="nav-op" data-search="get /statements/{id} fetch a statement getstatement"><a href="#op-getStatement">`,
+			`<label for="op-getStatement-sample-0">curl</label>`,
+			`<label for="op-getStatement-sample-1">Go</label>`,
+			`<pre class="sample"><code class="language-shell">curl &#34;$BASE_URL/statements/$ID&#34; -H &#39;Accept: &lt;json&gt;&#39;</code></pre>`,
+			`<code class="language-go">s, err := c.GetStatement(ctx, id)`,
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("output lacks %q", want)
+			}
 		}
 	})
 
@@ -289,7 +312,7 @@ func TestRender(t *testing.T) {
 	})
 
 	t.Run("deterministic", func(t *testing.T) {
-		again, err := Render(loadTestSpec(t))
+		again, err := Render(loadTestSpec(t), testSamples)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,12 +335,12 @@ func TestRender(t *testing.T) {
 }
 
 func TestRenderEdgeCases(t *testing.T) {
-	if _, err := Render(nil); err == nil {
+	if _, err := Render(nil, nil); err == nil {
 		t.Error("Render(nil) returned no error")
 	}
 
 	minimal := &openapi3.T{OpenAPI: "3.0.3"}
-	if _, err := Render(minimal); err != nil {
+	if _, err := Render(minimal, nil); err != nil {
 		t.Errorf("Render(minimal) = %v", err)
 	}
 
