@@ -94,7 +94,9 @@ func requireDocsPage(t *testing.T, page []byte, title string) {
 	html := string(page)
 	require.Contains(t, html, "<html")
 	require.Contains(t, html, title)
-	require.NotContains(t, html, "<script", "the docs page runs no script")
+	require.Equal(t, 1, strings.Count(html, "<script"), "the docs page runs its search script alone")
+	require.Contains(t, html, `<input id="nav-search"`, "the docs page has a search box")
+	require.Contains(t, html, `<div class="samples">`, "the docs page shows code samples")
 	require.Contains(t, html, "/api/v1/jobs", "the docs page lists the operations")
 }
 

@@ -15,6 +15,10 @@ test("quoteDecimals quotes the numbers under the amount keys and nothing else", 
     ['{"a\\"mount":1.10,"amount":"2.20"}', '{"a\\"mount":1.10,"amount":"2.20"}'],
     ['[1.10,{"amount":[1.10]}]', '[1.10,{"amount":[1.10]}]'],
     ['{"x":{"amount":0},"amount":-0.01}', '{"x":{"amount":"0"},"amount":"-0.01"}'],
+    ['{"d":"ends in a backslash \\\\","amount":2.50}', '{"d":"ends in a backslash \\\\","amount":"2.50"}'],
+    ['{"d":"a \\"quoted\\" word, amount: 3","amount":1E+2}', '{"d":"a \\"quoted\\" word, amount: 3","amount":"1E+2"}'],
+    ['{"amount":1.5}', '{"amount":"1.5"}'],
+    ['{"count":2}', '{"count":2}'],
   ];
   for (const [input, want] of cases) assert.equal(quoteDecimals(input, keys), want, input);
 });
