@@ -3,34 +3,23 @@ package parseclient
 // Handwritten, not generated: the one-call form of every operation of the Parsing API.
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"iter"
 	"net/http"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/statementmatch/service/gen/sdk/internal/sdkhttp"
 )
 
-// Upload is a file to send: Name (the base name is kept) becomes the job's file_name, Content
-// is read once, into memory, so that a retry can send it again.
-type Upload struct {
-	Name    string
-	Content io.Reader
-}
+// Upload is a file to send: Name (the base name is kept) names it, Content is read once, into
+// memory, so that a retry can send it again.
+type Upload = sdkhttp.Upload
 
 // UploadFile reads the file at path into an Upload named after the file.
-func UploadFile(path string) (Upload, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Upload{}, err
-	}
-	return Upload{Name: filepath.Base(path), Content: bytes.NewReader(data)}, nil
-}
+func UploadFile(path string) (Upload, error) { return sdkhttp.UploadFile(path) }
 
 // CreateJobOptions are the optional settings of an upload.
 type CreateJobOptions struct {

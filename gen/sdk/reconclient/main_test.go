@@ -1,22 +1,17 @@
 package reconclient_test
 
 import (
-	"flag"
-	"fmt"
 	"os"
 	"testing"
+
+	"github.com/statementmatch/service/gen/sdk/internal/check"
 )
 
 // serverExamples are the examples that call the API.
 const serverExamples = `^Example(|_clientCredentials|APIError)$`
 
-// TestMain skips the examples that call the API when STATEMENT_BASE_URL names no service, unless
-// -skip is given; `make test` sets it (contract-tests/sdk_examples_test.go).
+// TestMain skips the examples that call the API when STATEMENT_BASE_URL names no service, unless -skip is
+// given; make test sets it (contract-tests/sdk_module_test.go, TestSDKTestsAndExamplesPassAgainstAServer).
 func TestMain(m *testing.M) {
-	flag.Parse()
-	if os.Getenv("STATEMENT_BASE_URL") == "" && flag.Lookup("test.skip").Value.String() == "" {
-		_ = flag.Set("test.skip", serverExamples)
-		fmt.Fprintln(os.Stderr, "STATEMENT_BASE_URL is not set: the examples that call the API are skipped")
-	}
-	os.Exit(m.Run())
+	os.Exit(check.SkipServerExamples(m, "STATEMENT_BASE_URL", serverExamples))
 }

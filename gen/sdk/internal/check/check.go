@@ -1,11 +1,13 @@
-// Package check holds the few assertions the SDK's tests use, so that the SDK module needs no
-// test library: every module in its go.mod, test-only ones included, lands in an integrator's
-// module graph.
+// Package check holds the few assertions, and the TestMain, that the SDK's tests use, so that
+// the SDK module needs no test library: every module in its go.mod, test-only ones included,
+// lands in an integrator's module graph.
 package check
 
 import (
 	"errors"
+	"flag"
 	"fmt"
+	"os"
 	"reflect"
 	"testing"
 )
@@ -84,4 +86,16 @@ func prefix(msgAndArgs []any) string {
 		return fmt.Sprint(msgAndArgs...) + ": "
 	}
 	return fmt.Sprintf(format, msgAndArgs[1:]...) + ": "
+}
+
+// SkipServerExamples is a TestMain's body for a package whose examples call a live service:
+// when the environment variable urlVar is empty and no -skip was given, the examples matching
+// pattern are skipped (with a note on stderr) and the rest run.
+func SkipServerExamples(m *testing.M, urlVar, pattern string) int {
+	flag.Parse()
+	if os.Getenv(urlVar) == "" && flag.Lookup("test.skip").Value.String() == "" {
+		_ = flag.Set("test.skip", pattern)
+		fmt.Fprintln(os.Stderr, urlVar+" is not set: the examples that call the API are skipped")
+	}
+	return m.Run()
 }

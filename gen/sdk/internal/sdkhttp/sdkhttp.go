@@ -12,6 +12,8 @@ import (
 	"iter"
 	"mime/multipart"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -312,4 +314,20 @@ func Result[T any](resp *http.Response, body []byte, v *T, check func(*http.Resp
 		return zero, fmt.Errorf("unexpected answer %d with content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	return *v, nil
+}
+
+// Upload is a file to send: Name (the base name is kept) names the part, Content is read once,
+// into memory, so that a retry can send it again. The client packages export it as their Upload.
+type Upload struct {
+	Name    string
+	Content io.Reader
+}
+
+// UploadFile reads the file at path into an Upload named after the file.
+func UploadFile(path string) (Upload, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Upload{}, err
+	}
+	return Upload{Name: filepath.Base(path), Content: bytes.NewReader(data)}, nil
 }
