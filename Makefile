@@ -11,10 +11,14 @@ TS_SDK_DEPS := gen/typescript/node_modules/.statementmatch-npm-ci
 FUZZTIME    ?= 30s
 BENCHTIME   ?= 1s
 TEST_FLAGS  ?=
+# The npm MT940 reader make bench-peers compares ours with.
+MT940JS     := 1.0.0
+# mt940-js requires tslib without declaring it.
+TSLIB       := 2.8.1
 # The Go SDK, a module of its own (gen/sdk), checked from here through the replace in go.mod.
 SDK         := github.com/statementmatch/service/gen/sdk
 
-.PHONY: help gen verify build run test test-chaos test-race lint bench bench-retention load fuzz contract-test corpus corpus-scans corpus-report
+.PHONY: help gen verify build run test test-chaos test-race lint bench bench-peers bench-retention load fuzz contract-test corpus corpus-scans corpus-report
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -68,6 +72,14 @@ bench: ## Run the Go benchmarks.
 
 load: ## Load-test GET job status and results (1,000 req/s, then the maximum) against pgbench -S on the same cluster.
 	$(GO) test ./contract-tests/ -run '^$$' -bench BenchmarkAPILoad -benchtime 1x -timeout 30m
+
+bench-peers: ## Read the same generated MT940, PDF and scan with our engine and with mt940-js, pdftotext -layout and tesseract; print the table.
+	@command -v node >/dev/null && command -v npm >/dev/null || { echo "bench-peers needs node and npm (mt940-js)" >&2; exit 1; }
+	@command -v pdftotext >/dev/null || { echo "bench-peers needs pdftotext: apt-get install poppler-utils" >&2; exit 1; }
+	@command -v tesseract >/dev/null || { echo "bench-peers needs tesseract: apt-get install tesseract-ocr" >&2; exit 1; }
+	@dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
+	(cd "$$dir" && npm install --no-audit --no-fund --loglevel=error mt940-js@$(MT940JS) tslib@$(TSLIB) >/dev/null) && \
+	STATEMENTD_PEERS_DIR="$$dir" $(GO) test ./internal/statement/engine/ -run '^$$' -bench '^BenchmarkPeers$$' -benchtime 1x -timeout 30m
 
 bench-retention: ## Measure the retention purge of 1,000,000 transactions against the API's reads beside it.
 	$(GO) test ./contract-tests/ -run '^$$' -bench BenchmarkRetentionPurge -benchtime 1x -timeout 30m
