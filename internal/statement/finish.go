@@ -150,20 +150,19 @@ func checkSection(st *Statement, i int) {
 		return
 	}
 	txs := st.Transactions[s.First : s.First+s.Count]
-	sum := decimal.Zero
-	for _, t := range txs {
-		sum = sum.Add(t.Amount)
+	var total sum
+	for k := range txs {
+		total.add(txs[k].Amount)
 	}
-	if s.OpeningBalance != nil && s.ClosingBalance != nil {
-		if want := s.OpeningBalance.Add(sum); !want.Equal(*s.ClosingBalance) {
-			st.Review = append(st.Review, ReviewReason{Code: ReviewBalanceMismatch, Line: s.Pos.Line,
-				Message: fmt.Sprintf("%s: opening balance %s plus transactions %s is %s, but the closing balance is %s.",
-					sectionName(st, i), amount(*s.OpeningBalance), amount(sum), amount(want), amount(*s.ClosingBalance))})
-		}
+	if s.OpeningBalance != nil && s.ClosingBalance != nil && !total.equals(*s.OpeningBalance, *s.ClosingBalance) {
+		net := total.value()
+		st.Review = append(st.Review, ReviewReason{Code: ReviewBalanceMismatch, Line: s.Pos.Line,
+			Message: fmt.Sprintf("%s: opening balance %s plus transactions %s is %s, but the closing balance is %s.",
+				sectionName(st, i), amount(*s.OpeningBalance), amount(net), amount(s.OpeningBalance.Add(net)), amount(*s.ClosingBalance))})
 	}
 	checkRunningBalances(st, i, txs)
 	if d := s.Declared; d != nil {
-		checkDeclared(st, i, txs, sum, d)
+		checkDeclared(st, i, txs, total.value(), d)
 	}
 }
 
@@ -178,29 +177,31 @@ func checkRunningBalances(st *Statement, i int, txs []Transaction) {
 	// cur (read oldest first), or from prev up to before cur (newest first).
 	type pair struct {
 		prev, cur        *Transaction
-		after, beforeCur decimal.Decimal
+		after, beforeCur sum
 	}
-	var pairs []pair
+	pairs := make([]pair, 0, len(txs))
 	var prev *Transaction
-	var sinceFwd, sinceBwd decimal.Decimal
+	var sinceFwd, sinceBwd sum
 	for k := range txs {
 		t := &txs[k]
-		sinceFwd = sinceFwd.Add(t.Amount)
+		sinceFwd.add(t.Amount)
 		if t.Balance == nil {
-			sinceBwd = sinceBwd.Add(t.Amount)
+			sinceBwd.add(t.Amount)
 			continue
 		}
 		if prev != nil {
 			pairs = append(pairs, pair{prev: prev, cur: t, after: sinceFwd, beforeCur: sinceBwd})
 		}
 		prev = t
-		sinceFwd, sinceBwd = decimal.Zero, t.Amount
+		// Fresh sums: the pair keeps the old ones.
+		sinceFwd, sinceBwd = sum{}, sum{}
+		sinceBwd.add(t.Amount)
 	}
 	if len(pairs) == 0 {
 		return
 	}
-	forward := func(p pair) bool { return p.prev.Balance.Add(p.after).Equal(*p.cur.Balance) }
-	backward := func(p pair) bool { return p.cur.Balance.Add(p.beforeCur).Equal(*p.prev.Balance) }
+	forward := func(p pair) bool { return p.after.equals(*p.prev.Balance, *p.cur.Balance) }
+	backward := func(p pair) bool { return p.beforeCur.equals(*p.cur.Balance, *p.prev.Balance) }
 	nf, nb := 0, 0
 	for _, p := range pairs {
 		if forward(p) {
@@ -235,14 +236,15 @@ func checkRunningBalances(st *Statement, i int, txs []Transaction) {
 }
 
 func checkDeclared(st *Statement, i int, txs []Transaction, net decimal.Decimal, d *ControlTotals) {
-	credits, debits := decimal.Zero, decimal.Zero
-	for _, t := range txs {
-		if t.Amount.Sign() < 0 {
-			debits = debits.Sub(t.Amount)
+	var in, out sum
+	for k := range txs {
+		if txs[k].Amount.Sign() < 0 {
+			out.add(txs[k].Amount)
 		} else {
-			credits = credits.Add(t.Amount)
+			in.add(txs[k].Amount)
 		}
 	}
+	credits, debits := in.value(), out.value().Neg()
 	var diffs []string
 	if d.Count != nil && *d.Count != len(txs) {
 		diffs = append(diffs, fmt.Sprintf("%d entries declared, %d read", *d.Count, len(txs)))
