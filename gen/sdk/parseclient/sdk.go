@@ -1,8 +1,8 @@
 package parseclient
 
-// Handwritten helpers of the Parsing API client (nothing in gen/ generates this file): a client
-// that sends the API key and retries by the API reference's rule, errors as values, waiting
-// for a job, and iterators over paginated lists.
+// Handwritten, not generated: the Client and its options (the API key on every request, the
+// API reference's retry rule) and the API's errors as values. The one-call methods are in
+// calls.go, webhook verification in webhook.go.
 
 import (
 	"context"

@@ -1,8 +1,8 @@
 package reconclient
 
-// Handwritten helpers of the Reconciliation API client (nothing in gen/ generates this file): a
-// client that gets and refreshes its own access tokens and retries by the API reference's rule,
-// errors as values, and waiting for a job.
+// Handwritten, not generated: the Client and its options, the oauth2.TokenSource that gets and
+// renews the access tokens (and the one retry after a 401), the API reference's retry rule, and
+// the API's errors as values. The one-call methods are in calls.go.
 
 import (
 	"context"
