@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"net/http"
 	"path/filepath"
 	"time"
 
@@ -127,19 +126,7 @@ func (c *Client) AllTransactions(ctx context.Context, id JobId, pageSize int) it
 // the job is finished); an error after the download began means w holds a partial export.
 func (c *Client) ExportJob(ctx context.Context, id JobId, format ExportFormat, w io.Writer) (int64, error) {
 	resp, err := c.Raw.ExportJob(ctx, id, &ExportJobParams{Format: &format})
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		return 0, Check(resp, body)
-	}
-	n, err := io.Copy(w, resp.Body)
-	if err != nil {
-		return n, fmt.Errorf("export of job %s broke off after %d bytes: %w", id, n, err)
-	}
-	return n, nil
+	return sdkhttp.Download(resp, err, Check, fmt.Sprintf("export of job %s", id), w)
 }
 
 // GetUsage returns the account's usage of the current period against its plan.

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"path/filepath"
 	"time"
 
@@ -115,19 +114,7 @@ func (c *Client) GetJobResults(ctx context.Context, id JobId) (JobResults, error
 // completed); an error after the download began means w holds a partial file.
 func (c *Client) ExportJobResults(ctx context.Context, id JobId, format ResultsFormat, w io.Writer) (int64, error) {
 	resp, err := c.Raw.GetJobResults(ctx, id, &GetJobResultsParams{Format: &format})
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		return 0, Check(resp, body)
-	}
-	n, err := io.Copy(w, resp.Body)
-	if err != nil {
-		return n, fmt.Errorf("results of job %s broke off after %d bytes: %w", id, n, err)
-	}
-	return n, nil
+	return sdkhttp.Download(resp, err, Check, fmt.Sprintf("results of job %s", id), w)
 }
 
 // GetLimits returns the API client's plan and what is left of it.

@@ -331,3 +331,22 @@ func UploadFile(path string) (Upload, error) {
 	}
 	return Upload{Name: filepath.Base(path), Content: bytes.NewReader(data)}, nil
 }
+
+// Download streams a download's answer into w and returns the bytes written: check's error for
+// an answer that is not 200, and an error naming what (and the bytes written) when the body
+// breaks off, in which case w holds a partial file.
+func Download(resp *http.Response, err error, check func(*http.Response, []byte) error, what string, w io.Writer) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		return 0, check(resp, body)
+	}
+	n, err := io.Copy(w, resp.Body)
+	if err != nil {
+		return n, fmt.Errorf("%s broke off after %d bytes: %w", what, n, err)
+	}
+	return n, nil
+}
