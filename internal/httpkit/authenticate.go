@@ -19,13 +19,9 @@ const authCheckedKey = "httpkit/auth-checked"
 // reads the body. kin-openapi checks them first too, but reads the whole body beforehand (so an
 // AuthenticationFunc could look at it), which would let a client without credentials make the
 // server buffer an upload of the full size limit just to be told 401. Here the requirements see
-// an empty body. Unknown routes are left to the validator (404, 405).
-func authenticateFirst(c echo.Context, router routers.Router, authenticate openapi3filter.AuthenticationFunc) error {
+// an empty body. route and params are the request's operation, as the router found it.
+func authenticateFirst(c echo.Context, route *routers.Route, params map[string]string, authenticate openapi3filter.AuthenticationFunc) error {
 	if authenticate == nil {
-		return nil
-	}
-	route, params, err := router.FindRoute(c.Request())
-	if err != nil {
 		return nil
 	}
 	security := route.Operation.Security
@@ -36,7 +32,7 @@ func authenticateFirst(c echo.Context, router routers.Router, authenticate opena
 	probe.Body, probe.GetBody, probe.ContentLength = http.NoBody, nil, 0
 	in := &openapi3filter.RequestValidationInput{Request: &probe, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{AuthenticationFunc: authenticate}}
-	err = openapi3filter.ValidateSecurityRequirements(authContext(c), in, *security)
+	err := openapi3filter.ValidateSecurityRequirements(authContext(c), in, *security)
 	if err == nil {
 		c.Set(authCheckedKey, true)
 		return nil

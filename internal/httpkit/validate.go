@@ -132,17 +132,21 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 		inner, streaming := validate(handler), validateStreaming(streamingHandler)
 		return func(c echo.Context) error {
 			lowerMediaType(c.Request().Header)
-			if opts.Unrouted != nil {
-				if _, _, ferr := router.FindRoute(c.Request()); ferr != nil {
-					if err := opts.Unrouted(authContext(c), c.Request()); err != nil {
-						applyAuthenticated(c)
-						return err
-					}
+			// Routed once here: unknown routes are left to the validator (404, 405), after
+			// Unrouted has counted them.
+			var err error
+			route, params, ferr := router.FindRoute(c.Request())
+			switch {
+			case ferr != nil && opts.Unrouted != nil:
+				if err = opts.Unrouted(authContext(c), c.Request()); err != nil {
+					applyAuthenticated(c)
+					return err
 				}
+			case ferr == nil:
+				err = authenticateFirst(c, route, params, opts.Authenticate)
 			}
-			err := authenticateFirst(c, router, opts.Authenticate)
 			if err == nil {
-				if req := c.Request(); opts.StreamUploads && isUpload(req, router) {
+				if req := c.Request(); opts.StreamUploads && isUpload(req, route) {
 					c.Set(hiddenBodyKey, req.Body)
 					req.Body = http.NoBody
 					err = streaming(c)
@@ -191,14 +195,14 @@ func jsonTextDecoder(body io.Reader, h http.Header, schema *openapi3.SchemaRef, 
 // one. kin-openapi would read such a body whole into memory to validate it, so it checks only
 // the request's parameters and credentials; the operation's handler reads the parts as a stream
 // and checks them against the spec itself (spool.Read). A multipart body without a boundary
-// cannot be streamed; the full validator refuses it with a 400.
-func isUpload(req *http.Request, router routers.Router) bool {
+// cannot be streamed; the full validator refuses it with a 400. route is the request's operation
+// (nil for none).
+func isUpload(req *http.Request, route *routers.Route) bool {
 	mt, params, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
 	if err != nil || mt != echo.MIMEMultipartForm || params["boundary"] == "" {
 		return false
 	}
-	route, _, err := router.FindRoute(req)
-	if err != nil || route.Operation.RequestBody == nil || route.Operation.RequestBody.Value == nil {
+	if route == nil || route.Operation.RequestBody == nil || route.Operation.RequestBody.Value == nil {
 		return false
 	}
 	return route.Operation.RequestBody.Value.Content.Get(echo.MIMEMultipartForm) != nil
