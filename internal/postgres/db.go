@@ -12,7 +12,8 @@ import (
 	"net/url"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" database/sql driver
 	"github.com/jmoiron/sqlx"
 )
 
@@ -33,10 +34,11 @@ const pingTimeout = 10 * time.Second
 // libpq key=value string) and checks that it answers. The pool is sized for
 // one statementd process; PostgreSQL's default max_connections is 100.
 func Open(ctx context.Context, url string) (*sqlx.DB, error) {
-	db, err := sqlx.Open(DriverName, url)
+	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open %s: %w", redact(url), err)
 	}
+	db := sqlx.NewDb(stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(registerTypes)), DriverName)
 	db.SetMaxOpenConns(20)
 	// As many idle as open: with fewer, a burst closes the extra connections as it ebbs and
 	// opens new ones (a backend fork and a SCRAM handshake each) at the next, which a load of
