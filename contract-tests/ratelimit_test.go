@@ -2,6 +2,7 @@ package contracttests
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -25,7 +26,9 @@ func awayFromMinuteEnd(margin time.Duration) {
 // TestRateLimitIsExactAcrossProcesses: two statementd processes share one database; an account on
 // the Standard plan (100 requests a minute) sends 200 requests at once, spread over both; exactly
 // 100 are answered without 429. Every answer carries the rate-limit headers, every 429 a
-// Retry-After, and all answers are valid against the spec.
+// Retry-After, and all answers are valid against the spec. Half the requests read a job (an
+// unknown one: 404), which the job store counts in the same statement as its read; the other
+// half are counted before their handler.
 func TestRateLimitIsExactAcrossProcesses(t *testing.T) {
 	t.Parallel()
 	one := startServer(t)
@@ -52,7 +55,14 @@ func TestRateLimitIsExactAcrossProcesses(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req, err := http.NewRequest(http.MethodGet, bases[i%2]+"/api/v1/limits", nil)
+			path := "/api/v1/limits"
+			switch i % 4 {
+			case 1:
+				path = "/api/v1/jobs/" + uuid.NewString()
+			case 2:
+				path = "/api/v1/jobs/" + uuid.NewString() + "/results"
+			}
+			req, err := http.NewRequest(http.MethodGet, bases[i%2]+path, nil)
 			if err != nil {
 				t.Error(err)
 				return
@@ -74,7 +84,7 @@ func TestRateLimitIsExactAcrossProcesses(t *testing.T) {
 	wg.Wait()
 
 	passed := 0
-	for _, a := range answers {
+	for i, a := range answers {
 		require.Equal(t, strconv.Itoa(limit), a.limit, "X-RateLimit-Limit on every answer")
 		remaining, err := strconv.Atoi(a.remaining)
 		require.NoError(t, err)
@@ -88,36 +98,60 @@ func TestRateLimitIsExactAcrossProcesses(t *testing.T) {
 			require.GreaterOrEqual(t, retry, 1)
 			continue
 		}
-		require.Equal(t, http.StatusOK, a.status, "an allowed request reaches the operation")
+		want := http.StatusOK
+		if i%4 == 1 || i%4 == 2 {
+			want = http.StatusNotFound
+		}
+		require.Equal(t, want, a.status, "an allowed request reaches the operation")
 		passed++
 	}
 	require.Equal(t, limit, passed, "exactly the limit passes, across both processes")
 }
 
 // TestRateLimitOfTheParsingAPI: a free-plan account gets 10 requests a minute, then 429
-// RATE_LIMITED in the envelope; Remaining counts down by one per request.
+// RATE_LIMITED in the envelope; Remaining counts down by one per request. The requests alternate
+// between the status and a job's reads, which the job store counts in the same statement as its
+// read: over the limit, a job read is refused like any other request, and shows nothing of the job.
 func TestRateLimitOfTheParsingAPI(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	acct := s.newAccount(t, "Free", "--parse-plan", "free")
-	_, key := s.newKey(t, acct)
+	c := s.parseCaller(t, acct)
+	job := c.create(t, "s.csv", simpleCSV(3)).JobId.String()
 	awayFromMinuteEnd(15 * time.Second)
-	for i := 1; i <= 11; i++ {
-		req, err := http.NewRequest(http.MethodGet, s.ParseURL+"/api/v1/status", nil)
+	// The upload counted too, in this window or the one before.
+	paths := []string{"/api/v1/status", "/api/v1/jobs/" + job, "/api/v1/jobs/" + uuid.NewString() + "/results", "/api/v1/jobs/" + uuid.NewString()}
+	wants := []int{http.StatusOK, http.StatusOK, http.StatusNotFound, http.StatusNotFound}
+	remaining := -1
+	for i := 0; i < 12; i++ {
+		path := paths[i%len(paths)]
+		req, err := http.NewRequest(http.MethodGet, s.ParseURL+path, nil)
 		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Authorization", "Bearer "+c.key)
 		resp, err := parse(t).client(t).Do(req)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
 		require.NoError(t, err)
 		_ = resp.Body.Close()
 		require.Equal(t, "10", resp.Header.Get("X-RateLimit-Limit"))
-		if i <= 10 {
-			require.Equal(t, http.StatusOK, resp.StatusCode, "request %d", i)
-			require.Equal(t, strconv.Itoa(10-i), resp.Header.Get("X-RateLimit-Remaining"), "request %d", i)
+		got, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining"))
+		require.NoError(t, err)
+		if remaining == -1 {
+			require.Contains(t, []int{8, 9}, got, "the first request after the upload")
+		} else {
+			require.Equal(t, max(remaining-1, 0), got, "request %d: Remaining falls by one", i)
+		}
+		if remaining != 0 {
+			require.Equal(t, wants[i%len(paths)], resp.StatusCode, "request %d: %s", i, path)
+			remaining = got
 			continue
 		}
-		require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+		require.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "request %d: %s", i, path)
 		require.NotEmpty(t, resp.Header.Get("Retry-After"))
+		require.Contains(t, string(body), `"RATE_LIMITED"`)
+		require.NotContains(t, string(body), job, "a refused read shows nothing of the job")
 	}
+	require.Equal(t, 0, remaining, "the budget ran out within 12 requests")
 }
 
 // TestTokenEndpointThrottlesFailedAuthentications (A2): ten wrong secrets for one client within a

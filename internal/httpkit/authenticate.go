@@ -9,6 +9,8 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/labstack/echo/v4"
 	oapimw "github.com/oapi-codegen/echo-middleware"
+
+	"github.com/statementmatch/service/internal/ratelimit"
 )
 
 // authCheckedKey marks, on the echo context, a request whose credentials authenticateFirst
@@ -102,5 +104,10 @@ func applyAuthenticated(c echo.Context) {
 	}
 	c.Set(authContextKey, nil)
 	req := c.Request()
-	c.SetRequest(req.WithContext(derive(req.Context())))
+	ctx := derive(req.Context())
+	if p, ok := c.Get(deferredLimitKey).(*deferredLimit); ok && p != nil {
+		// The request's count rides with its first read (DeferRateLimit).
+		ctx = ratelimit.WithDeferred(ctx, p.d)
+	}
+	c.SetRequest(req.WithContext(ctx))
 }

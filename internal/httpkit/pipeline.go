@@ -49,7 +49,12 @@
 //     ApplyRateLimit counts the request against its account (429 with the API's code; the
 //     X-RateLimit headers on every answer; 503 if counting fails), before the scopes are checked;
 //     a refused credential is counted against its source address by RefuseAnonymous (429 past
-//     AnonymousBudget, otherwise the 401 stands).
+//     AnonymousBudget, otherwise the 401 stands). The reads clients poll (a job, its results)
+//     defer their count instead (DeferRateLimit): the job store counts the request in the same
+//     statement as its read (ratelimit.Deferred), so the request costs one round trip, and the
+//     count is settled, with the same 429 or headers, after the handler and before its answer is
+//     written (StrictSettleRateLimit, step 10), or at the end of step 6 when validation refused
+//     the request.
 //  9. Streamed upload: with ValidatorOptions.StreamUploads (both APIs), a multipart body sent to
 //     an operation that declares one (isUpload) is hidden from kin-openapi (hiddenBodyKey), which
 //     would read it whole into memory, both to validate it and in its security pass, and is
@@ -58,8 +63,8 @@
 //     spools each file to disk, checks the parts against its FormSpec and answers 413 as soon as
 //     a file passes MaxFileBytes, closing the connection.
 //  10. Handler: the generated strict handler binds the request and calls the API's Server method
-//     (reconhttp wraps it in clientBasic for the token endpoint, parsehttp in
-//     keepRateLimitHeaders). Create operations check their Idempotency-Key with IdempotencyKey.
+//     (both wrap it in StrictSettleRateLimit; reconhttp in clientBasic for the token endpoint,
+//     parsehttp in keepRateLimitHeaders). Create operations check their Idempotency-Key with IdempotencyKey.
 //  11. Errors: every error, from a handler, a middleware, the validator or the router, reaches
 //     ErrorHandler. toClientError makes it an *Error: an *Error as it is, a body over its limit
 //     413, echo's errors by status, anything else 500 with a fixed message (the cause is only

@@ -30,10 +30,12 @@ const (
 // declare from fields the handlers leave empty, so, like the request id, the values are set again
 // just before the status line is written.
 func SetRateLimit(authCtx context.Context, limit, remaining int, reset time.Time) {
-	ec := oapimw.GetEchoContext(authCtx)
-	if ec == nil {
-		return
+	if ec := oapimw.GetEchoContext(authCtx); ec != nil {
+		setRateLimit(ec, limit, remaining, reset)
 	}
+}
+
+func setRateLimit(ec echo.Context, limit, remaining int, reset time.Time) {
 	res := ec.Response()
 	set := func() {
 		h := res.Header()
@@ -61,6 +63,14 @@ type RateLimiter interface {
 	Take(ctx context.Context, accountID uuid.UUID, api ratelimit.API) (ratelimit.Decision, error)
 }
 
+// DeferringLimiter is a RateLimiter that can count a request with its read (DeferRateLimit);
+// *ratelimit.Limiter is one.
+type DeferringLimiter interface {
+	RateLimiter
+	Defer(accountID uuid.UUID, api ratelimit.API) *ratelimit.Deferred
+	Settle(ctx context.Context, d *ratelimit.Deferred) (ratelimit.Decision, error)
+}
+
 // ApplyRateLimit counts the authenticated request against its account's limit on api, gives the
 // answer its X-RateLimit headers, and returns the 429 (with the API's code) when the request is
 // over the limit. Called inside an openapi3filter.AuthenticationFunc once the caller is known.
@@ -70,6 +80,64 @@ func ApplyRateLimit(authCtx context.Context, l RateLimiter, accountID uuid.UUID,
 		return nil
 	}
 	d, err := l.Take(RequestContext(authCtx), accountID, api)
+	return decideRateLimit(oapimw.GetEchoContext(authCtx), d, err, code)
+}
+
+// DeferRateLimit is ApplyRateLimit for a read whose store counts the request in the same statement
+// as its read (ratelimit.Deferred): the count goes into the request's context with the caller,
+// and is settled, counted by then or counted now, once the handler has returned and before
+// anything is written (SettleRateLimit), or when validation ends the request first. The answer is
+// the one ApplyRateLimit gives: the handler's only if the request is within the limit, otherwise
+// 429 (or 401 for a deleted account, 503 if counting failed). Only side-effect-free operations may
+// defer, since their handler runs before the count is known; reconhttp and parsehttp defer their
+// job and results reads, which are the reads clients poll.
+func DeferRateLimit(authCtx context.Context, l RateLimiter, accountID uuid.UUID, api ratelimit.API, code string) error {
+	ec := oapimw.GetEchoContext(authCtx)
+	dl, ok := l.(DeferringLimiter)
+	if !ok || ec == nil {
+		return ApplyRateLimit(authCtx, l, accountID, api, code)
+	}
+	ec.Set(deferredLimitKey, &deferredLimit{limiter: dl, d: dl.Defer(accountID, api), code: code})
+	return nil
+}
+
+// deferredLimitKey holds a request's *deferredLimit in its echo context until it is settled.
+const deferredLimitKey = "httpkit.deferredLimit"
+
+type deferredLimit struct {
+	limiter DeferringLimiter
+	d       *ratelimit.Deferred
+	code    string
+}
+
+// SettleRateLimit settles the request's deferred count, if it has one (DeferRateLimit): it sets the
+// X-RateLimit headers and returns the error to answer instead of the handler's answer, nil when the
+// request is within the limit. The APIs call it from a strict middleware after the handler
+// returns; the validator calls it for a request that never reached the handler.
+func SettleRateLimit(c echo.Context) error {
+	p, ok := c.Get(deferredLimitKey).(*deferredLimit)
+	if !ok || p == nil {
+		return nil
+	}
+	c.Set(deferredLimitKey, nil)
+	d, err := p.limiter.Settle(c.Request().Context(), p.d)
+	return decideRateLimit(c, d, err, p.code)
+}
+
+// StrictSettleRateLimit wraps a generated strict handler so that a deferred count is settled
+// after the handler and before its answer is written (SettleRateLimit).
+func StrictSettleRateLimit[H ~func(echo.Context, any) (any, error)](f H) H {
+	return func(c echo.Context, request any) (any, error) {
+		res, err := f(c, request)
+		if serr := SettleRateLimit(c); serr != nil {
+			return nil, serr
+		}
+		return res, err
+	}
+}
+
+// decideRateLimit turns a count into the request's X-RateLimit headers and its refusal, if any.
+func decideRateLimit(ec echo.Context, d ratelimit.Decision, err error, code string) error {
 	if errors.Is(err, account.ErrNotFound) {
 		// The account was deleted after its credential was authenticated (and cached, for up
 		// to the authentication cache's lifetime): the credential went with it.
@@ -78,7 +146,9 @@ func ApplyRateLimit(authCtx context.Context, l RateLimiter, accountID uuid.UUID,
 	if err != nil {
 		return Unavailable(err)
 	}
-	SetRateLimit(authCtx, d.Limit, d.Remaining, d.Reset)
+	if ec != nil {
+		setRateLimit(ec, d.Limit, d.Remaining, d.Reset)
+	}
 	if d.Allowed {
 		return nil
 	}

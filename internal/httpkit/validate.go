@@ -155,6 +155,12 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 				}
 			}
 			applyAuthenticated(c)
+			// A request that validation refused, or whose handler did not settle its deferred
+			// count, is counted now; over the limit, the 429 is its answer, as it would have been
+			// had the count come first.
+			if serr := SettleRateLimit(c); serr != nil && !c.Response().Committed {
+				return serr
+			}
 			return err
 		}
 	}, nil

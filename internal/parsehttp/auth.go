@@ -145,8 +145,13 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 	httpkit.SetAuthenticated(ctx, rec.AccountID.String(), func(ctx context.Context) context.Context {
 		return context.WithValue(ctx, callerKey{}, caller)
 	})
-	// Every request of a known caller counts, also one its key's scopes then refuse.
-	if err := httpkit.ApplyRateLimit(ctx, s.limiter, rec.AccountID, ratelimit.Parse, httpkit.CodeRateLimited); err != nil {
+	// Every request of a known caller counts, also one its key's scopes then refuse. The reads
+	// clients poll count in the same statement as their read.
+	count := httpkit.ApplyRateLimit
+	if countedWithRead[op.OperationID] {
+		count = httpkit.DeferRateLimit
+	}
+	if err := count(ctx, s.limiter, rec.AccountID, ratelimit.Parse, httpkit.CodeRateLimited); err != nil {
 		return err
 	}
 	var missing []string
@@ -164,6 +169,10 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 	}
 	return nil
 }
+
+// countedWithRead are the operations whose request is counted by the job store's read
+// (httpkit.DeferRateLimit): reads without side effects that read the job first.
+var countedWithRead = map[string]bool{"getJob": true, "getJobResults": true}
 
 // refuse answers a request refused for its credentials: it counts against its source address's
 // budget for requests without valid credentials.

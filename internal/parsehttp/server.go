@@ -131,21 +131,27 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	parseapi.RegisterHandlers(e, parseapi.NewStrictHandler(s, []parseapi.StrictMiddlewareFunc{keepRateLimitHeaders}))
+	settle := func(f parseapi.StrictHandlerFunc, _ string) parseapi.StrictHandlerFunc {
+		return httpkit.StrictSettleRateLimit(f)
+	}
+	// The last is outermost: the count is settled before keepRateLimitHeaders reads its headers.
+	parseapi.RegisterHandlers(e, parseapi.NewStrictHandler(s, []parseapi.StrictMiddlewareFunc{settle, keepRateLimitHeaders}))
 	return e, nil
 }
 
 // rateLimitHeaders are the headers of the account's request budget.
 var rateLimitHeaders = []string{httpkit.HeaderRateLimitLimit, httpkit.HeaderRateLimitRemaining, httpkit.HeaderRateLimitReset}
 
-// keepRateLimitHeaders makes the X-RateLimit headers of an answer the ones authentication set
-// (httpkit.ApplyRateLimit), whatever the generated response writes. The generated 2xx answers
-// declare them as plain ints and always write them, from fields the handlers leave zero. When a
-// limiter counted the request, its own hook puts its values back before the status line, and
-// this one keeps them; when nothing counted it (no limiter configured), there is no budget to
-// report and the headers are removed rather than sent as "0".
+// keepRateLimitHeaders makes the X-RateLimit headers of an answer the ones counting the request
+// set (httpkit.ApplyRateLimit, or httpkit.SettleRateLimit for a deferred count), whatever the
+// generated response writes. The generated 2xx answers declare them as plain ints and always
+// write them, from fields the handlers leave zero. When a limiter counted the request, its own
+// hook puts its values back before the status line, and this one keeps them; when nothing
+// counted it (no limiter configured), there is no budget to report and the headers are removed
+// rather than sent as "0".
 func keepRateLimitHeaders(f parseapi.StrictHandlerFunc, _ string) parseapi.StrictHandlerFunc {
 	return func(c echo.Context, request any) (any, error) {
+		answer, err := f(c, request)
 		res := c.Response()
 		set := make([]string, len(rateLimitHeaders))
 		for i, name := range rateLimitHeaders {
@@ -160,7 +166,7 @@ func keepRateLimitHeaders(f parseapi.StrictHandlerFunc, _ string) parseapi.Stric
 				}
 			}
 		})
-		return f(c, request)
+		return answer, err
 	}
 }
 

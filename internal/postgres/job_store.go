@@ -16,6 +16,7 @@ import (
 	"github.com/statementmatch/service/internal/attempt"
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/quota"
+	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/internal/reconjob"
 	"github.com/statementmatch/service/internal/upload"
 )
@@ -79,24 +80,24 @@ VALUES ($1, $2, $3, 'processing', $4, $5, $6, $7, $8, $9)`,
 const jobColumns = `id, account_id, env, status, bank_file, expected_file, error_code, error_message, created_at, completed_at, deleted_at, files_deleted_at, results_deleted_at`
 
 type jobRow struct {
-	ID           uuid.UUID      `db:"id"`
-	AccountID    uuid.UUID      `db:"account_id"`
-	Env          string         `db:"env"`
-	Status       string         `db:"status"`
-	BankFile     string         `db:"bank_file"`
-	ExpectedFile string         `db:"expected_file"`
-	ErrorCode    sql.NullString `db:"error_code"`
-	ErrorMessage sql.NullString `db:"error_message"`
-	CreatedAt    time.Time      `db:"created_at"`
-	CompletedAt  sql.NullTime   `db:"completed_at"`
-	DeletedAt    sql.NullTime   `db:"deleted_at"`
-	FilesGone    sql.NullTime   `db:"files_deleted_at"`
-	ResultsGone  sql.NullTime   `db:"results_deleted_at"`
+	ID           uuid.UUID           `db:"id"`
+	AccountID    uuid.UUID           `db:"account_id"`
+	Env          sql.Null[string]    `db:"env"`
+	Status       sql.Null[string]    `db:"status"`
+	BankFile     sql.Null[string]    `db:"bank_file"`
+	ExpectedFile sql.Null[string]    `db:"expected_file"`
+	ErrorCode    sql.NullString      `db:"error_code"`
+	ErrorMessage sql.NullString      `db:"error_message"`
+	CreatedAt    sql.Null[time.Time] `db:"created_at"`
+	CompletedAt  sql.NullTime        `db:"completed_at"`
+	DeletedAt    sql.NullTime        `db:"deleted_at"`
+	FilesGone    sql.NullTime        `db:"files_deleted_at"`
+	ResultsGone  sql.NullTime        `db:"results_deleted_at"`
 }
 
 func (r jobRow) job() reconjob.Job {
-	j := reconjob.Job{ID: r.ID, AccountID: r.AccountID, Env: account.Environment(r.Env), Status: reconjob.Status(r.Status),
-		BankFile: r.BankFile, ExpectedFile: r.ExpectedFile, CreatedAt: r.CreatedAt.UTC()}
+	j := reconjob.Job{ID: r.ID, AccountID: r.AccountID, Env: account.Environment(r.Env.V), Status: reconjob.Status(r.Status.V),
+		BankFile: r.BankFile.V, ExpectedFile: r.ExpectedFile.V, CreatedAt: r.CreatedAt.V.UTC()}
 	if r.CompletedAt.Valid {
 		t := r.CompletedAt.Time.UTC()
 		j.CompletedAt = &t
@@ -108,10 +109,26 @@ func (r jobRow) job() reconjob.Job {
 	return j
 }
 
-// Get implements reconjob.Store.
+// Get implements reconjob.Store. A request whose rate-limit count is deferred
+// (ratelimit.Pending) is counted in the same statement.
 func (s *JobStore) Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (reconjob.Job, error) {
+	const query = `SELECT ` + jobColumns + ` FROM recon_jobs WHERE id = $1 AND account_id = $2 AND env = $3`
+	if d := ratelimit.Pending(ctx, accountID); d != nil {
+		var r struct {
+			countedRow
+			jobRow
+		}
+		found, err := r.record(d, s.DB.GetContext(ctx, &r, countedQuery(query, 3), countedArgs(d, id, accountID, string(env))...))
+		switch {
+		case err != nil:
+			return reconjob.Job{}, err
+		case !found:
+			return reconjob.Job{}, reconjob.ErrNotFound
+		}
+		return r.job(), nil
+	}
 	var r jobRow
-	err := s.DB.GetContext(ctx, &r, `SELECT `+jobColumns+` FROM recon_jobs WHERE id = $1 AND account_id = $2 AND env = $3`, id, accountID, string(env))
+	err := s.DB.GetContext(ctx, &r, query, id, accountID, string(env))
 	if errors.Is(err, sql.ErrNoRows) {
 		return reconjob.Job{}, reconjob.ErrNotFound
 	}
@@ -166,16 +183,33 @@ func (s *JobStore) JobsPerDay(ctx context.Context, accountID uuid.UUID, env acco
 	return jobsPerDay(ctx, s.DB, "recon_jobs", "AND env = $4", accountID, from, to, string(env))
 }
 
-// Results implements reconjob.Store.
+// Results implements reconjob.Store. A request whose rate-limit count is deferred
+// (ratelimit.Pending) is counted in the same statement.
 func (s *JobStore) Results(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (reconjob.Job, []byte, error) {
-	var r struct {
+	const query = `
+SELECT j.*, coalesce(r.body, ''::bytea) AS body
+  FROM (SELECT ` + jobColumns + ` FROM recon_jobs) j LEFT JOIN recon_results r ON r.job_id = j.id
+ WHERE j.id = $1 AND j.account_id = $2 AND j.env = $3`
+	type resultsRow struct {
 		jobRow
 		Body []byte `db:"body"`
 	}
-	err := s.DB.GetContext(ctx, &r, `
-SELECT j.*, coalesce(r.body, ''::bytea) AS body
-  FROM (SELECT `+jobColumns+` FROM recon_jobs) j LEFT JOIN recon_results r ON r.job_id = j.id
- WHERE j.id = $1 AND j.account_id = $2 AND j.env = $3`, id, accountID, string(env))
+	if d := ratelimit.Pending(ctx, accountID); d != nil {
+		var r struct {
+			countedRow
+			resultsRow
+		}
+		found, err := r.record(d, s.DB.GetContext(ctx, &r, countedQuery(query, 3), countedArgs(d, id, accountID, string(env))...))
+		switch {
+		case err != nil:
+			return reconjob.Job{}, nil, err
+		case !found:
+			return reconjob.Job{}, nil, reconjob.ErrNotFound
+		}
+		return r.job(), r.Body, nil
+	}
+	var r resultsRow
+	err := s.DB.GetContext(ctx, &r, query, id, accountID, string(env))
 	if errors.Is(err, sql.ErrNoRows) {
 		return reconjob.Job{}, nil, reconjob.ErrNotFound
 	}

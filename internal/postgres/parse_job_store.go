@@ -23,6 +23,7 @@ import (
 	"github.com/statementmatch/service/internal/idempotency"
 	"github.com/statementmatch/service/internal/parsejob"
 	"github.com/statementmatch/service/internal/quota"
+	"github.com/statementmatch/service/internal/ratelimit"
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/upload"
 )
@@ -113,9 +114,9 @@ const parseJobColumns = `id, account_id, status, file_name, format, bank_name, a
 type parseJobRow struct {
 	ID                uuid.UUID           `db:"id"`
 	AccountID         uuid.UUID           `db:"account_id"`
-	Status            string              `db:"status"`
-	FileName          string              `db:"file_name"`
-	Format            string              `db:"format"`
+	Status            sql.Null[string]    `db:"status"`
+	FileName          sql.Null[string]    `db:"file_name"`
+	Format            sql.Null[string]    `db:"format"`
 	BankName          sql.NullString      `db:"bank_name"`
 	Account           sql.NullString      `db:"account"`
 	Currency          sql.NullString      `db:"currency"`
@@ -123,12 +124,12 @@ type parseJobRow struct {
 	PeriodEnd         sql.NullTime        `db:"period_end"`
 	OpeningBalance    decimal.NullDecimal `db:"opening_balance"`
 	ClosingBalance    decimal.NullDecimal `db:"closing_balance"`
-	TransactionsCount int                 `db:"transactions_count"`
+	TransactionsCount sql.Null[int]       `db:"transactions_count"`
 	ReviewReasons     []byte              `db:"review_reasons"`
 	ErrorCode         sql.NullString      `db:"error_code"`
 	ErrorMessage      sql.NullString      `db:"error_message"`
-	RequestID         string              `db:"request_id"`
-	CreatedAt         time.Time           `db:"created_at"`
+	RequestID         sql.Null[string]    `db:"request_id"`
+	CreatedAt         sql.Null[time.Time] `db:"created_at"`
 	CompletedAt       sql.NullTime        `db:"completed_at"`
 	DeletedAt         sql.NullTime        `db:"deleted_at"`
 	FilesGone         sql.NullTime        `db:"files_deleted_at"`
@@ -136,11 +137,11 @@ type parseJobRow struct {
 }
 
 func (r parseJobRow) job() (parsejob.Job, error) {
-	j := parsejob.Job{ID: r.ID, AccountID: r.AccountID, Status: parsejob.Status(r.Status), FileName: r.FileName,
-		Format: statement.Format(r.Format), BankName: r.BankName.String, Account: r.Account.String, Currency: r.Currency.String,
+	j := parsejob.Job{ID: r.ID, AccountID: r.AccountID, Status: parsejob.Status(r.Status.V), FileName: r.FileName.V,
+		Format: statement.Format(r.Format.V), BankName: r.BankName.String, Account: r.Account.String, Currency: r.Currency.String,
 		PeriodStart: dateOf(r.PeriodStart), PeriodEnd: dateOf(r.PeriodEnd),
 		OpeningBalance: decimalOf(r.OpeningBalance), ClosingBalance: decimalOf(r.ClosingBalance),
-		TransactionsCount: r.TransactionsCount, CreatedAt: r.CreatedAt.UTC(), RequestID: r.RequestID}
+		TransactionsCount: r.TransactionsCount.V, CreatedAt: r.CreatedAt.V.UTC(), RequestID: r.RequestID.V}
 	if err := json.Unmarshal(r.ReviewReasons, &j.ReviewReasons); err != nil {
 		return parsejob.Job{}, fmt.Errorf("parse job %s: review reasons: %w", r.ID, err)
 	}
@@ -206,9 +207,26 @@ UPDATE parse_jobs SET upload_id = NULL, file_name = '', bank_name = NULL, accoun
 }
 
 // Get implements parsejob.Store.
+// A request whose rate-limit count is deferred (ratelimit.Pending) is counted in the same
+// statement.
 func (s *ParseJobStore) Get(ctx context.Context, accountID, id uuid.UUID) (parsejob.Job, error) {
+	const query = `SELECT ` + parseJobColumns + ` FROM parse_jobs WHERE id = $1 AND account_id = $2`
+	if d := ratelimit.Pending(ctx, accountID); d != nil {
+		var r struct {
+			countedRow
+			parseJobRow
+		}
+		found, err := r.record(d, s.DB.GetContext(ctx, &r, countedQuery(query, 2), countedArgs(d, id, accountID)...))
+		switch {
+		case err != nil:
+			return parsejob.Job{}, fmt.Errorf("get parse job: %w", err)
+		case !found:
+			return parsejob.Job{}, parsejob.ErrNotFound
+		}
+		return r.job()
+	}
 	var r parseJobRow
-	err := s.DB.GetContext(ctx, &r, `SELECT `+parseJobColumns+` FROM parse_jobs WHERE id = $1 AND account_id = $2`, id, accountID)
+	err := s.DB.GetContext(ctx, &r, query, id, accountID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return parsejob.Job{}, parsejob.ErrNotFound
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,15 +26,63 @@ var (
 // NewRateLimitStore returns the rate-limit store of db.
 func NewRateLimitStore(db *sqlx.DB) *RateLimitStore { return &RateLimitStore{DB: db} }
 
-// hitQuery counts the request and reads the account's plans in one round trip. The upsert takes
-// the row lock, so concurrent requests from any process each see their own count.
-const hitQuery = `
-WITH hit AS (
-    INSERT INTO rate_limit_windows (account_id, api, window_start, count) VALUES ($1, $2, $3, 1)
+// hitCTE counts a request as the common table expression "hit", whose one row is the window's
+// count with this request; the account, the API and the window's start are the parameters
+// $first, $first+1 and $first+2. The upsert takes the row lock, so concurrent requests from any
+// process each see their own count.
+func hitCTE(first int) string {
+	a, api, start := "$"+strconv.Itoa(first), "$"+strconv.Itoa(first+1), "$"+strconv.Itoa(first+2)
+	return `hit AS (
+    INSERT INTO rate_limit_windows (account_id, api, window_start, count) VALUES (` + a + `, ` + api + `, ` + start + `, 1)
     ON CONFLICT (account_id, api, window_start) DO UPDATE SET count = rate_limit_windows.count + 1
     RETURNING count
-)
+)`
+}
+
+// hitQuery counts the request and reads the account's plans in one round trip.
+var hitQuery = `WITH ` + hitCTE(1) + `
 SELECT hit.count, a.recon_plan, a.parse_plan FROM hit JOIN accounts a ON a.id = $1`
+
+// countedQuery makes query, a read of at most one row whose arguments are $1 to $n and whose
+// first column is never null, also count the request of d (ratelimit.Deferred) in the same
+// statement: the request costs one round trip. Its one row has countedRow's columns, then
+// query's, which are null when query found nothing; it has no row when the account no longer
+// exists. Scan it into a struct that embeds countedRow and a row type whose fields take null,
+// and give countedRow.record the outcome.
+func countedQuery(query string, n int) string {
+	return `WITH ` + hitCTE(n+1) + `
+SELECT hit.count AS rl_count, a.recon_plan AS rl_recon_plan, a.parse_plan AS rl_parse_plan, q IS DISTINCT FROM NULL AS rl_found, q.*
+  FROM hit JOIN accounts a ON a.id = $` + strconv.Itoa(n+1) + `
+  LEFT JOIN LATERAL (` + query + `) q ON true`
+}
+
+// countedArgs are the arguments of countedQuery: query's, then the count's.
+func countedArgs(d *ratelimit.Deferred, args ...any) []any {
+	return append(args, d.AccountID, string(d.API), d.WindowStart)
+}
+
+// countedRow is the count a countedQuery took.
+type countedRow struct {
+	Count int    `db:"rl_count"`
+	Recon string `db:"rl_recon_plan"`
+	Parse string `db:"rl_parse_plan"`
+	Found bool   `db:"rl_found"`
+}
+
+// record gives d the count of a countedQuery that returned err, and says whether the query found
+// its row.
+func (c countedRow) record(d *ratelimit.Deferred, err error) (found bool, _ error) {
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		// The count joined no account: it was deleted after its credential was authenticated.
+		d.Record(0, ratelimit.Plans{}, account.ErrNotFound)
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	d.Record(c.Count, ratelimit.Plans{Recon: account.ReconPlan(c.Recon), Parse: account.ParsePlan(c.Parse)}, nil)
+	return c.Found, nil
+}
 
 // Hit implements ratelimit.Store.
 func (s *RateLimitStore) Hit(ctx context.Context, accountID uuid.UUID, api ratelimit.API, windowStart time.Time) (int, ratelimit.Plans, error) {

@@ -96,21 +96,75 @@ const forgetAfter = time.Hour
 // Take counts a request of the account to api and says whether it is within the limit. A
 // request over the limit still counts: a client that keeps sending only stays limited.
 func (l *Limiter) Take(ctx context.Context, accountID uuid.UUID, api API) (Decision, error) {
-	now := l.Now().UTC()
-	start := now.Truncate(Window)
-	count, plans, err := l.Store.Hit(ctx, accountID, api, start)
-	if err != nil {
-		return Decision{}, fmt.Errorf("count request: %w", err)
+	return l.Settle(ctx, l.Defer(accountID, api))
+}
+
+// Defer starts counting a request whose count may travel with the request's first read of the
+// database (see Deferred); Settle finishes it.
+func (l *Limiter) Defer(accountID uuid.UUID, api API) *Deferred {
+	return &Deferred{AccountID: accountID, API: api, WindowStart: l.Now().UTC().Truncate(Window)}
+}
+
+// Settle decides a deferred request: it counts the request now unless a store already counted it
+// with its read, and says whether it is within the limit. The count is the same as Take's: one
+// atomic increment per request, exact across processes.
+func (l *Limiter) Settle(ctx context.Context, d *Deferred) (Decision, error) {
+	if !d.counted {
+		d.Record(l.Store.Hit(ctx, d.AccountID, d.API, d.WindowStart))
 	}
+	if d.err != nil {
+		return Decision{}, fmt.Errorf("count request: %w", d.err)
+	}
+	start := d.WindowStart
 	if last := l.lastForget.Load(); start.Unix() > last && l.lastForget.CompareAndSwap(last, start.Unix()) {
 		// Once a minute per process at most, on one request's time: old windows are only
 		// clutter, and a failure to delete them changes no decision.
 		_ = l.Store.Forget(ctx, start.Add(-forgetAfter))
 	}
-	limit := LimitFor(api, plans)
-	d := Decision{Limit: limit, Remaining: max(limit-count, 0), Reset: start.Add(Window), Allowed: count <= limit}
-	if !d.Allowed && l.Refused != nil {
-		l.Refused(api)
+	limit := LimitFor(d.API, d.plans)
+	dec := Decision{Limit: limit, Remaining: max(limit-d.count, 0), Reset: start.Add(Window), Allowed: d.count <= limit}
+	if !dec.Allowed && l.Refused != nil {
+		l.Refused(d.API)
 	}
-	return d, nil
+	return dec, nil
+}
+
+// Deferred is the count of one request that has not been taken yet. An authenticated read sends
+// it with the read's own query, so that the request costs the database one round trip, not two:
+// the API puts it into the request's context (WithDeferred), a store that reads for the request
+// takes Pending, counts it in the same statement as its read and Records the outcome, and the API
+// then Settles it before it answers, counting it there if no store did.
+type Deferred struct {
+	AccountID   uuid.UUID
+	API         API
+	WindowStart time.Time
+
+	counted bool
+	count   int
+	plans   Plans
+	err     error
+}
+
+// Record keeps what counting the request gave, as Store.Hit returns it: the window's count with
+// this request, the account's plans, or the error (account.ErrNotFound for an account that no
+// longer exists).
+func (d *Deferred) Record(count int, plans Plans, err error) {
+	d.counted, d.count, d.plans, d.err = true, count, plans, err
+}
+
+type deferredKey struct{}
+
+// WithDeferred returns ctx carrying the request's deferred count.
+func WithDeferred(ctx context.Context, d *Deferred) context.Context {
+	return context.WithValue(ctx, deferredKey{}, d)
+}
+
+// Pending returns the request's deferred count of accountID's requests while nobody has counted
+// it yet, and nil otherwise.
+func Pending(ctx context.Context, accountID uuid.UUID) *Deferred {
+	d, _ := ctx.Value(deferredKey{}).(*Deferred)
+	if d == nil || d.counted || d.AccountID != accountID {
+		return nil
+	}
+	return d
 }

@@ -82,3 +82,49 @@ func TestLimiterTake(t *testing.T) {
 	require.Len(t, store.forgot, 2, "old windows are forgotten once per window")
 	require.Equal(t, 1, d.RetryAfter(d.Reset.Add(-10*time.Millisecond)), "Retry-After is at least one second")
 }
+
+// TestLimiterSettlesDeferredCounts: a deferred count is taken once, by a store's read (Record) or
+// by Settle, in the window the request arrived in, and decided like Take's.
+func TestLimiterSettlesDeferredCounts(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 1, 12, 0, 59, 900_000_000, time.UTC)
+	store := &memStore{counts: map[string]int{}, plans: Plans{Parse: account.ParseFree}}
+	l := &Limiter{Store: store, Now: func() time.Time { return now }}
+	id := uuid.New()
+
+	d := l.Defer(id, Parse)
+	ctx := WithDeferred(context.Background(), d)
+	require.Same(t, d, Pending(ctx, id))
+	require.Nil(t, Pending(ctx, uuid.New()), "a count is only another account's read's to take")
+	require.Nil(t, Pending(context.Background(), id))
+	now = now.Add(time.Second) // settled in the next minute: still the arrival's window
+	dec, err := l.Settle(ctx, d)
+	require.NoError(t, err)
+	require.Equal(t, 9, dec.Remaining, "Settle counted it, once")
+	require.Equal(t, time.Date(2026, 3, 1, 12, 1, 0, 0, time.UTC), dec.Reset)
+	require.Nil(t, Pending(ctx, id), "a counted request is not pending")
+
+	for i, tc := range []struct {
+		count   int
+		err     error
+		allowed bool
+	}{
+		{10, nil, true},
+		{11, nil, false},
+		{0, account.ErrNotFound, false},
+	} {
+		d := l.Defer(id, Parse)
+		d.Record(tc.count, Plans{Parse: account.ParseFree}, tc.err)
+		require.Nil(t, Pending(WithDeferred(context.Background(), d), id))
+		dec, err := l.Settle(context.Background(), d)
+		if tc.err != nil {
+			require.ErrorIs(t, err, tc.err, "case %d", i)
+			continue
+		}
+		require.NoError(t, err)
+		require.Equal(t, tc.allowed, dec.Allowed, "case %d", i)
+		require.Equal(t, max(10-tc.count, 0), dec.Remaining, "case %d", i)
+	}
+	require.Equal(t, 1, store.counts[id.String()+string(Parse)+time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC).String()],
+		"recorded counts were not counted again")
+}

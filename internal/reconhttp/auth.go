@@ -105,8 +105,13 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 		return context.WithValue(ctx, callerKey{}, caller)
 	})
 	// Every request of a known caller counts, also one its permissions then refuse. Production
-	// and sandbox share the account's budget.
-	if err := httpkit.ApplyRateLimit(ctx, s.limiter, rec.AccountID, ratelimit.Recon, httpkit.CodeLimitExceeded); err != nil {
+	// and sandbox share the account's budget. The reads clients poll count in the same statement
+	// as their read.
+	count := httpkit.ApplyRateLimit
+	if countedWithRead[in.RequestValidationInput.Route.Operation.OperationID] {
+		count = httpkit.DeferRateLimit
+	}
+	if err := count(ctx, s.limiter, rec.AccountID, ratelimit.Recon, httpkit.CodeLimitExceeded); err != nil {
 		return err
 	}
 	for _, need := range in.Scopes {
@@ -128,6 +133,10 @@ type basicAuth struct {
 }
 
 type basicAuthKey struct{}
+
+// countedWithRead are the operations whose request is counted by the job store's read
+// (httpkit.DeferRateLimit): reads without side effects that read the job first.
+var countedWithRead = map[string]bool{"getJob": true, "getJobResults": true}
 
 // sourceKey holds the token request's source address (httpkit.SourceAddress).
 type sourceKey struct{}

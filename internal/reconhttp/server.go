@@ -133,7 +133,10 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	reconapi.RegisterHandlers(e, reconapi.NewStrictHandler(s, []reconapi.StrictMiddlewareFunc{clientBasic}))
+	settle := func(f reconapi.StrictHandlerFunc, _ string) reconapi.StrictHandlerFunc {
+		return httpkit.StrictSettleRateLimit(f)
+	}
+	reconapi.RegisterHandlers(e, reconapi.NewStrictHandler(s, []reconapi.StrictMiddlewareFunc{settle, clientBasic}))
 	return e, nil
 }
 
