@@ -81,8 +81,8 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 			return opts.Authenticate(ctx, in)
 		}
 	}
-	newValidator := func(excludeBody bool) echo.MiddlewareFunc {
-		return oapimw.OapiRequestValidatorWithOptions(spec, &oapimw.Options{
+	newValidator := func(excludeBody bool) *oapimw.Options {
+		return &oapimw.Options{
 			Options: openapi3filter.Options{
 				AuthenticationFunc: auth,
 				ExcludeRequestBody: excludeBody,
@@ -109,9 +109,20 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 				}
 				return he
 			},
-		})
+		}
 	}
-	validate, validateStreaming := newValidator(false), newValidator(true)
+	full, bodiless := newValidator(false), newValidator(true)
+	// validate checks the request the route found (or the failure to find one, which becomes the
+	// 404 or 405) against the spec, and runs next when it passes. It hands oapi-codegen's
+	// validator the route rather than letting it route the request again.
+	validate := func(o *oapimw.Options, found foundRoute, next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if herr := oapimw.ValidateRequestFromContext(c, found, o); herr != nil {
+				return o.ErrorHandler(c, herr)
+			}
+			return next(c)
+		}
+	}
 	// The identity an AuthenticationFunc recorded goes into the request's context after
 	// validation: before the handler on success, and before the error is rendered and logged on
 	// failure (a 400 after a successful authentication is still logged with its account).
@@ -129,7 +140,6 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 			}
 			return handler(c)
 		}
-		inner, streaming := validate(handler), validateStreaming(streamingHandler)
 		return func(c echo.Context) error {
 			lowerMediaType(c.Request().Header)
 			// Routed once here: unknown routes are left to the validator (404, 405), after
@@ -146,12 +156,13 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 				err = authenticateFirst(c, route, params, opts.Authenticate)
 			}
 			if err == nil {
+				found := foundRoute{route, params, ferr}
 				if req := c.Request(); opts.StreamUploads && isUpload(req, route) {
 					c.Set(hiddenBodyKey, req.Body)
 					req.Body = http.NoBody
-					err = streaming(c)
+					err = validate(bodiless, found, streamingHandler)(c)
 				} else {
-					err = inner(c)
+					err = validate(full, found, handler)(c)
 				}
 			}
 			applyAuthenticated(c)
@@ -164,6 +175,17 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 			return err
 		}
 	}, nil
+}
+
+// foundRoute is a routers.Router that answers with the route a request was found to have.
+type foundRoute struct {
+	route  *routers.Route
+	params map[string]string
+	err    error
+}
+
+func (f foundRoute) FindRoute(*http.Request) (*routers.Route, map[string]string, error) {
+	return f.route, f.params, f.err
 }
 
 // lowerMediaType lowercases the media type of a Content-Type header and leaves its parameters as
