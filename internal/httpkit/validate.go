@@ -141,6 +141,14 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 			return handler(c)
 		}
 		return func(c echo.Context) error {
+			defer func() {
+				if p := recover(); p != nil {
+					// A handler that panicked did not settle its deferred count: the request
+					// still counts (Recover answers it).
+					_ = SettleRateLimit(c)
+					panic(p)
+				}
+			}()
 			lowerMediaType(c.Request().Header)
 			// Routed once here: unknown routes are left to the validator (404, 405), after
 			// Unrouted has counted them.
