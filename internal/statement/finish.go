@@ -179,7 +179,16 @@ func checkRunningBalances(st *Statement, i int, txs []Transaction) {
 		prev, cur        *Transaction
 		after, beforeCur sum
 	}
-	pairs := make([]pair, 0, len(txs))
+	stated := 0
+	for k := range txs {
+		if txs[k].Balance != nil {
+			stated++
+		}
+	}
+	if stated < 2 {
+		return // no two balances to compare (a table without a balance column: no memory spent)
+	}
+	pairs := make([]pair, 0, stated-1)
 	var prev *Transaction
 	var sinceFwd, sinceBwd sum
 	for k := range txs {
