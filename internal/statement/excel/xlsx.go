@@ -499,6 +499,13 @@ func (b *xlsxBook) scanSheet(s *xmlScanner, sh *sheet) error {
 				return statement.Errorf(statement.FormatXLSX, statement.ErrTooManyRows, pos(),
 					"the sheet has more than %d rows", maxRows)
 			}
+			if len(sh.Rows) == cap(sh.Rows) {
+				// Doubling: append grows a large slice by a quarter, so a million rows were
+				// copied over and over, five times their size allocated in all.
+				rows := make([]sheetRow, len(sh.Rows), max(2*cap(sh.Rows), 1024))
+				copy(rows, sh.Rows)
+				sh.Rows = rows
+			}
 			sh.Rows = append(sh.Rows, sheetRow{Line: line, Cells: sh.cells.endRow()})
 		}
 		return nil
