@@ -1,6 +1,7 @@
 package statement
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -213,4 +214,21 @@ func TestBankByBIC(t *testing.T) {
 	require.Equal(t, "ING", BankByBIC("ingbnl2axxx"))
 	require.Equal(t, "", BankByBIC("GENODEF1S04"), "a shared prefix names no bank")
 	require.Equal(t, "", BankByBIC("INGB"), "not a BIC")
+}
+
+// TestFinishSpendsNoMemoryPerTransactionWithoutBalances: the running-balance check reserves
+// room only for the balances a statement states, so Finish on 20,000 transactions without one
+// allocates a few kilobytes, not a pair per transaction.
+func TestFinishSpendsNoMemoryPerTransactionWithoutBalances(t *testing.T) {
+	st := &Statement{Format: FormatCSV, Transactions: make([]Transaction, 20_000)}
+	for i := range st.Transactions {
+		st.Transactions[i] = Transaction{Date: Date{2024, time.March, 1 + i%28}, Amount: decimal.New(int64(i%500-250), -2), Pos: Position{Line: i + 2}}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	Finish(st)
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
+		t.Errorf("Finish allocated %d bytes for 20,000 transactions without balances, want under 64 KiB", got)
+	}
 }
