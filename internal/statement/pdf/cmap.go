@@ -47,6 +47,7 @@ func codeKey(code uint32, n int) uint64 { return uint64(n)<<32 | uint64(code) }
 func parseCMap(data []byte) *cmap {
 	cm := &cmap{chars: map[uint64]string{}}
 	lx := newLexer(bytes.NewReader(data))
+	defer lx.release()
 	var operands []token
 	entries := 0
 	for entries < maxCMapEntries {
