@@ -115,13 +115,11 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 	// validate checks the request the route found (or the failure to find one, which becomes the
 	// 404 or 405) against the spec, and runs next when it passes. It hands oapi-codegen's
 	// validator the route rather than letting it route the request again.
-	validate := func(o *oapimw.Options, found foundRoute, next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if herr := oapimw.ValidateRequestFromContext(c, found, o); herr != nil {
-				return o.ErrorHandler(c, herr)
-			}
-			return next(c)
+	validate := func(c echo.Context, o *oapimw.Options, found foundRoute, next echo.HandlerFunc) error {
+		if herr := oapimw.ValidateRequestFromContext(c, found, o); herr != nil {
+			return o.ErrorHandler(c, herr)
 		}
+		return next(c)
 	}
 	// The identity an AuthenticationFunc recorded goes into the request's context after
 	// validation: before the handler on success, and before the error is rendered and logged on
@@ -168,9 +166,9 @@ func Validator(spec *openapi3.T, opts ValidatorOptions) (echo.MiddlewareFunc, er
 				if req := c.Request(); opts.StreamUploads && isUpload(req, route) {
 					c.Set(hiddenBodyKey, req.Body)
 					req.Body = http.NoBody
-					err = validate(bodiless, found, streamingHandler)(c)
+					err = validate(c, bodiless, found, streamingHandler)
 				} else {
-					err = validate(full, found, handler)(c)
+					err = validate(c, full, found, handler)
 				}
 			}
 			applyAuthenticated(c)

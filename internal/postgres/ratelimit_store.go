@@ -43,11 +43,10 @@ func hitCTE(first int) string {
 var hitQuery = `WITH ` + hitCTE(1) + `
 SELECT hit.count, a.recon_plan, a.parse_plan FROM hit JOIN accounts a ON a.id = $1`
 
-// countedQuery makes query, a read of at most one row whose arguments are $1 to $n and whose
-// first column is never null, also count the request of d (ratelimit.Deferred) in the same
-// statement: the request costs one round trip. Its one row has countedRow's columns, then
-// query's, which are null when query found nothing; it has no row when the account no longer
-// exists. Scan it into a struct that embeds countedRow and a row type whose fields take null,
+// countedQuery makes query, a read of at most one row whose arguments are $1 to $n, also count
+// the request of d (ratelimit.Deferred) in the same statement: the request costs one round trip.
+// Its one row has countedRow's columns (rl_found: query found its row), then query's, which are
+// null when query found nothing; it has no row when the account no longer exists. Scan it into a struct that embeds countedRow and a row type whose fields take null,
 // and give countedRow.record the outcome.
 func countedQuery(query string, n int) string {
 	return `WITH ` + hitCTE(n+1) + `
