@@ -177,14 +177,21 @@ func (b *browser) shot(name string) {
 	problems, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](accessibilityCheck))
 	require.NoError(b.t, err)
 	require.Empty(b.t, problems, "%s: fields, buttons and links are named for assistive technology", name)
-	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(90))
+	jpg, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(90))
 	require.NoError(b.t, err)
+	b.save(name+".jpg", jpg)
+}
+
+// save writes a screenshot into SCREENSHOT_DIR (default .screenshots/ at the top of the
+// repository).
+func (b *browser) save(file string, data []byte) {
+	b.t.Helper()
 	dir := os.Getenv("SCREENSHOT_DIR")
 	if dir == "" {
 		dir = filepath.Join("..", ".screenshots")
 	}
 	require.NoError(b.t, os.MkdirAll(dir, 0o755))
-	require.NoError(b.t, os.WriteFile(filepath.Join(dir, name+".jpg"), png, 0o644))
+	require.NoError(b.t, os.WriteFile(filepath.Join(dir, file), data, 0o644))
 }
 
 // invite runs `statementd admin user invite` and returns the set-password link.

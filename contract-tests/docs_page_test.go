@@ -1,8 +1,6 @@
 package contracttests
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,12 +14,7 @@ func (b *browser) viewShot(name string) {
 	b.t.Helper()
 	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
 	require.NoError(b.t, err)
-	dir := os.Getenv("SCREENSHOT_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", ".screenshots")
-	}
-	require.NoError(b.t, os.MkdirAll(dir, 0o755))
-	require.NoError(b.t, os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644))
+	b.save(name+".png", png)
 }
 
 func (b *browser) eval(js string) string {

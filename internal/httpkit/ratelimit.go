@@ -101,6 +101,15 @@ func DeferRateLimit(authCtx context.Context, l RateLimiter, accountID uuid.UUID,
 	return nil
 }
 
+// CountRequest counts an authenticated request, with its read when withRead (DeferRateLimit), at
+// once otherwise (ApplyRateLimit).
+func CountRequest(authCtx context.Context, l RateLimiter, accountID uuid.UUID, api ratelimit.API, code string, withRead bool) error {
+	if withRead {
+		return DeferRateLimit(authCtx, l, accountID, api, code)
+	}
+	return ApplyRateLimit(authCtx, l, accountID, api, code)
+}
+
 // deferredLimitKey holds a request's *deferredLimit in its echo context until it is settled.
 const deferredLimitKey = "httpkit.deferredLimit"
 

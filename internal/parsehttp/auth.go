@@ -147,11 +147,8 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 	})
 	// Every request of a known caller counts, also one its key's scopes then refuse. The reads
 	// clients poll count in the same statement as their read.
-	count := httpkit.ApplyRateLimit
-	if countedWithRead[op.OperationID] {
-		count = httpkit.DeferRateLimit
-	}
-	if err := count(ctx, s.limiter, rec.AccountID, ratelimit.Parse, httpkit.CodeRateLimited); err != nil {
+	withRead := countedWithRead[op.OperationID]
+	if err := httpkit.CountRequest(ctx, s.limiter, rec.AccountID, ratelimit.Parse, httpkit.CodeRateLimited, withRead); err != nil {
 		return err
 	}
 	var missing []string

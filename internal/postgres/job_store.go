@@ -109,16 +109,33 @@ func (r jobRow) job() reconjob.Job {
 	return j
 }
 
+// The reads of a job and of a job with its results, by id, account and environment ($1-$3), and
+// the same reads counting a deferred request (countedQuery), built once.
+const (
+	jobGetQuery     = `SELECT ` + jobColumns + ` FROM recon_jobs WHERE id = $1 AND account_id = $2 AND env = $3`
+	jobResultsQuery = `
+SELECT j.*, coalesce(r.body, ''::bytea) AS body
+  FROM (SELECT ` + jobColumns + ` FROM recon_jobs) j LEFT JOIN recon_results r ON r.job_id = j.id
+ WHERE j.id = $1 AND j.account_id = $2 AND j.env = $3`
+)
+
+var jobGetCounted, jobResultsCounted = countedQuery(jobGetQuery, 3), countedQuery(jobResultsQuery, 3)
+
+// resultsRow is a job with its results' body.
+type resultsRow struct {
+	jobRow
+	Body []byte `db:"body"`
+}
+
 // Get implements reconjob.Store. A request whose rate-limit count is deferred
 // (ratelimit.Pending) is counted in the same statement.
 func (s *JobStore) Get(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (reconjob.Job, error) {
-	const query = `SELECT ` + jobColumns + ` FROM recon_jobs WHERE id = $1 AND account_id = $2 AND env = $3`
 	if d := ratelimit.Pending(ctx, accountID); d != nil {
 		var r struct {
 			countedRow
 			jobRow
 		}
-		found, err := r.record(d, s.DB.GetContext(ctx, &r, countedQuery(query, 3), countedArgs(d, id, accountID, string(env))...))
+		found, err := r.record(d, s.DB.GetContext(ctx, &r, jobGetCounted, countedArgs(d, id, accountID, string(env))...))
 		switch {
 		case err != nil:
 			return reconjob.Job{}, err
@@ -128,7 +145,7 @@ func (s *JobStore) Get(ctx context.Context, accountID uuid.UUID, env account.Env
 		return r.job(), nil
 	}
 	var r jobRow
-	err := s.DB.GetContext(ctx, &r, query, id, accountID, string(env))
+	err := s.DB.GetContext(ctx, &r, jobGetQuery, id, accountID, string(env))
 	if errors.Is(err, sql.ErrNoRows) {
 		return reconjob.Job{}, reconjob.ErrNotFound
 	}
@@ -186,20 +203,12 @@ func (s *JobStore) JobsPerDay(ctx context.Context, accountID uuid.UUID, env acco
 // Results implements reconjob.Store. A request whose rate-limit count is deferred
 // (ratelimit.Pending) is counted in the same statement.
 func (s *JobStore) Results(ctx context.Context, accountID uuid.UUID, env account.Environment, id uuid.UUID) (reconjob.Job, []byte, error) {
-	const query = `
-SELECT j.*, coalesce(r.body, ''::bytea) AS body
-  FROM (SELECT ` + jobColumns + ` FROM recon_jobs) j LEFT JOIN recon_results r ON r.job_id = j.id
- WHERE j.id = $1 AND j.account_id = $2 AND j.env = $3`
-	type resultsRow struct {
-		jobRow
-		Body []byte `db:"body"`
-	}
 	if d := ratelimit.Pending(ctx, accountID); d != nil {
 		var r struct {
 			countedRow
 			resultsRow
 		}
-		found, err := r.record(d, s.DB.GetContext(ctx, &r, countedQuery(query, 3), countedArgs(d, id, accountID, string(env))...))
+		found, err := r.record(d, s.DB.GetContext(ctx, &r, jobResultsCounted, countedArgs(d, id, accountID, string(env))...))
 		switch {
 		case err != nil:
 			return reconjob.Job{}, nil, err
@@ -209,7 +218,7 @@ SELECT j.*, coalesce(r.body, ''::bytea) AS body
 		return r.job(), r.Body, nil
 	}
 	var r resultsRow
-	err := s.DB.GetContext(ctx, &r, query, id, accountID, string(env))
+	err := s.DB.GetContext(ctx, &r, jobResultsQuery, id, accountID, string(env))
 	if errors.Is(err, sql.ErrNoRows) {
 		return reconjob.Job{}, nil, reconjob.ErrNotFound
 	}

@@ -206,17 +206,21 @@ UPDATE parse_jobs SET upload_id = NULL, file_name = '', bank_name = NULL, accoun
 	})
 }
 
-// Get implements parsejob.Store.
-// A request whose rate-limit count is deferred (ratelimit.Pending) is counted in the same
-// statement.
+// parseJobGetQuery reads a job by id and account ($1, $2); parseJobGetCounted also counts a
+// deferred request (countedQuery), built once.
+const parseJobGetQuery = `SELECT ` + parseJobColumns + ` FROM parse_jobs WHERE id = $1 AND account_id = $2`
+
+var parseJobGetCounted = countedQuery(parseJobGetQuery, 2)
+
+// Get implements parsejob.Store. A request whose rate-limit count is deferred
+// (ratelimit.Pending) is counted in the same statement.
 func (s *ParseJobStore) Get(ctx context.Context, accountID, id uuid.UUID) (parsejob.Job, error) {
-	const query = `SELECT ` + parseJobColumns + ` FROM parse_jobs WHERE id = $1 AND account_id = $2`
 	if d := ratelimit.Pending(ctx, accountID); d != nil {
 		var r struct {
 			countedRow
 			parseJobRow
 		}
-		found, err := r.record(d, s.DB.GetContext(ctx, &r, countedQuery(query, 2), countedArgs(d, id, accountID)...))
+		found, err := r.record(d, s.DB.GetContext(ctx, &r, parseJobGetCounted, countedArgs(d, id, accountID)...))
 		switch {
 		case err != nil:
 			return parsejob.Job{}, fmt.Errorf("get parse job: %w", err)
@@ -226,7 +230,7 @@ func (s *ParseJobStore) Get(ctx context.Context, accountID, id uuid.UUID) (parse
 		return r.job()
 	}
 	var r parseJobRow
-	err := s.DB.GetContext(ctx, &r, query, id, accountID)
+	err := s.DB.GetContext(ctx, &r, parseJobGetQuery, id, accountID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return parsejob.Job{}, parsejob.ErrNotFound
 	}

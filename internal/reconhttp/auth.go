@@ -107,11 +107,8 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 	// Every request of a known caller counts, also one its permissions then refuse. Production
 	// and sandbox share the account's budget. The reads clients poll count in the same statement
 	// as their read.
-	count := httpkit.ApplyRateLimit
-	if countedWithRead[in.RequestValidationInput.Route.Operation.OperationID] {
-		count = httpkit.DeferRateLimit
-	}
-	if err := count(ctx, s.limiter, rec.AccountID, ratelimit.Recon, httpkit.CodeLimitExceeded); err != nil {
+	withRead := countedWithRead[in.RequestValidationInput.Route.Operation.OperationID]
+	if err := httpkit.CountRequest(ctx, s.limiter, rec.AccountID, ratelimit.Recon, httpkit.CodeLimitExceeded, withRead); err != nil {
 		return err
 	}
 	for _, need := range in.Scopes {
