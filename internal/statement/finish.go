@@ -2,6 +2,7 @@ package statement
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -17,53 +18,228 @@ const maxListedLines = 10
 // sections of one account), running balances follow from line to line, declared control totals
 // match, and every Problem becomes a review reason. A statement with review reasons is still a
 // successful parse; its reasons say what a person should look at. Finish is idempotent.
+//
+// Finish is a Finisher run over the statement's own transactions.
 func Finish(st *Statement) {
+	f := NewFinisher(st)
 	for i := range st.Transactions {
-		t := &st.Transactions[i]
-		if t.Type == "" {
-			t.Type = Credit
-			if t.Amount.Sign() < 0 {
-				t.Type = Debit
-			}
-		}
+		f.Add(&st.Transactions[i])
 	}
+	f.Done()
+}
+
+// A Finisher does what Finish does for a statement whose transactions it is shown one at a
+// time, in order, each once, without holding them: a reader that streams transactions to
+// storage finishes the statement as they pass. The statement's Sections (First and Count) say
+// which transactions belong to which section; a statement without sections gets one holding
+// every transaction. Add completes a transaction (its Type, its currency) before it is stored;
+// Done sets the summary and the review reasons once the last has been added.
+type Finisher struct {
+	st   *Statement
+	secs []sectionFold
+	// ordered: the sections follow each other without overlapping, so a cursor finds a
+	// transaction's section; else (a parser's bug) every section is asked.
+	ordered bool
+	cur     int
+	// all: the statement had no sections; the one made for it holds every transaction.
+	all bool
+	n   int // transactions added
+	// start and end are the widest dates of the transactions.
+	start, end Date
+}
+
+// sectionFold is what the checks need of one section's transactions.
+type sectionFold struct {
+	total, in, out sum
+	declared       bool // in and out are summed only for declared totals
+	first, last    Date // the dates of the section's first and last transactions
+	seen           int
+	// noBalance: a transaction of the section states no running balance.
+	noBalance bool
+	// The running balances: the last stated balance and its date, the amounts since it
+	// (including the current transaction's, for reading oldest first; from the stated one up
+	// to the current one's, for reading newest first), and the breaks either way.
+	prevBal            decimal.Decimal
+	prevDate           Date
+	hasPrev            bool
+	sinceFwd, sinceBwd sum
+	pairs, nf, nb      int
+	fwdBreaks          lineList
+	bwdBreaks          lineList
+}
+
+// lineList is a list of lines as a message shows it: the first maxListedLines and how many.
+type lineList struct {
+	first [maxListedLines]int
+	n     int
+}
+
+func (l *lineList) add(line int) {
+	if l.n < maxListedLines {
+		l.first[l.n] = line
+	}
+	l.n++
+}
+
+// lines returns the lines listed.
+func (l *lineList) lines() []int { return l.first[:min(l.n, maxListedLines)] }
+
+// NewFinisher starts finishing st. It derives the summary the sections give (account,
+// currency, balances) at once, so that Add can give transactions the statement's currency.
+func NewFinisher(st *Statement) *Finisher {
+	f := &Finisher{st: st, ordered: true}
 	if len(st.Sections) == 0 {
 		st.Sections = []Section{{
 			Account: st.Account, Currency: st.Currency,
 			PeriodStart: st.PeriodStart, PeriodEnd: st.PeriodEnd,
 			OpeningBalance: st.OpeningBalance, ClosingBalance: st.ClosingBalance,
-			First: 0, Count: len(st.Transactions),
+			First: 0, Count: math.MaxInt,
 		}}
+		f.all = true
+	}
+	f.secs = make([]sectionFold, len(st.Sections))
+	end := 0
+	for i, s := range st.Sections {
+		f.secs[i].declared = s.Declared != nil
+		if s.First < end || s.Count < 0 {
+			f.ordered = false
+		}
+		end = s.First + s.Count
 	}
 	summarise(st)
+	return f
+}
+
+// Add completes one transaction, the next in the statement's order, and takes its part in the
+// checks: its Type from its sign unless the parser set it, and the statement's currency when it
+// names none.
+func (f *Finisher) Add(t *Transaction) {
+	if t.Type == "" {
+		t.Type = Credit
+		if t.Amount.Sign() < 0 {
+			t.Type = Debit
+		}
+	}
+	if t.Currency == "" {
+		t.Currency = f.st.Currency
+	}
+	if !t.Date.IsZero() {
+		if f.start.IsZero() || t.Date.Compare(f.start) < 0 {
+			f.start = t.Date
+		}
+		if f.end.IsZero() || t.Date.Compare(f.end) > 0 {
+			f.end = t.Date
+		}
+	}
+	i := f.n
+	f.n++
+	secs := f.st.Sections
+	if f.ordered {
+		for f.cur < len(secs) && i >= secs[f.cur].First+secs[f.cur].Count {
+			f.cur++
+		}
+		if f.cur < len(secs) && i >= secs[f.cur].First {
+			f.secs[f.cur].add(t)
+		}
+		return
+	}
+	for k, s := range secs {
+		if i >= s.First && i-s.First < s.Count {
+			f.secs[k].add(t)
+		}
+	}
+}
+
+func (s *sectionFold) add(t *Transaction) {
+	if s.seen == 0 {
+		s.first = t.Date
+	}
+	s.last = t.Date
+	s.seen++
+	s.total.add(t.Amount)
+	if s.declared {
+		if t.Amount.Sign() < 0 {
+			s.out.add(t.Amount)
+		} else {
+			s.in.add(t.Amount)
+		}
+	}
+	s.sinceFwd.add(t.Amount)
+	if t.Balance == nil {
+		s.noBalance = true
+		s.sinceBwd.add(t.Amount)
+		return
+	}
+	bal := *t.Balance
+	if s.hasPrev {
+		fwd := s.sinceFwd.equals(s.prevBal, bal)
+		bwd := s.sinceBwd.equals(bal, s.prevBal)
+		s.pairs++
+		if fwd {
+			s.nf++
+		}
+		if bwd {
+			s.nb++
+		}
+		// Two lines of one day with the same balance are a day balance repeated on each
+		// line, not a break.
+		if sameDay := s.prevDate == t.Date && s.prevBal.Equal(bal); !sameDay {
+			if !fwd {
+				s.fwdBreaks.add(lineOf(t.Pos))
+			}
+			if !bwd {
+				s.bwdBreaks.add(lineOf(t.Pos))
+			}
+		}
+	}
+	s.prevBal, s.prevDate, s.hasPrev = bal, t.Date, true
+	s.sinceFwd, s.sinceBwd = sum{}, sum{}
+	s.sinceBwd.add(t.Amount)
+}
+
+// Done completes the statement once every transaction has been added: the period when the
+// sections state none, the checks, and the review reasons.
+func (f *Finisher) Done() {
+	st := f.st
+	if f.all {
+		st.Sections[0].Count = f.n
+	}
+	if st.PeriodStart.IsZero() {
+		st.PeriodStart, st.PeriodEnd = f.start, f.end
+	}
 	st.Review = nil
 	for i := range st.Sections {
-		checkSection(st, i)
+		f.checkSection(i)
 	}
 	checkContinuity(st)
 	problemReasons(st)
 	if st.OCRConfidence > 0 {
-		ocrReason(st)
+		f.ocrReason()
 	}
+}
+
+// valid reports whether section i's transactions are within those added.
+func (f *Finisher) valid(i int) bool {
+	s := f.st.Sections[i]
+	return s.First >= 0 && s.Count >= 0 && s.First <= f.n && s.Count <= f.n-s.First
 }
 
 // ocrReason adds the reason ocr to a statement read by OCR: its mean word confidence, and
 // whether its balances confirm every amount (each section with an opening and a closing
 // balance, or a running balance on every line), so that a misread digit cannot go unseen.
-func ocrReason(st *Statement) {
-	confirmed := len(st.Transactions) > 0
-	for _, s := range st.Sections {
-		if s.First < 0 || s.Count < 0 || s.First+s.Count > len(st.Transactions) {
+func (f *Finisher) ocrReason() {
+	st := f.st
+	confirmed := f.n > 0
+	for i, s := range st.Sections {
+		if !f.valid(i) {
 			confirmed = false
 			break
 		}
 		if s.OpeningBalance != nil && s.ClosingBalance != nil {
 			continue
 		}
-		for _, t := range st.Transactions[s.First : s.First+s.Count] {
-			if t.Balance == nil {
-				confirmed = false
-			}
+		if f.secs[i].noBalance {
+			confirmed = false
 		}
 	}
 	st.ocrConfirmed = confirmed
@@ -80,8 +256,9 @@ func ocrReason(st *Statement) {
 }
 
 // summarise derives the top-level fields from the sections: the account and currency when all
-// sections agree, the widest period (else the transactions' dates), and the opening balance of
-// the first section and closing balance of the last when they are of one account.
+// sections agree, the widest period (Done takes the transactions' dates when the sections
+// state none), and the opening balance of the first section and closing balance of the last
+// when they are of one account.
 func summarise(st *Statement) {
 	first, last := st.Sections[0], st.Sections[len(st.Sections)-1]
 	st.Account, st.Currency = first.Account, first.Currency
@@ -110,22 +287,9 @@ func summarise(st *Statement) {
 		widen(s.PeriodStart)
 		widen(s.PeriodEnd)
 	}
-	if st.PeriodStart.IsZero() {
-		for _, t := range st.Transactions {
-			widen(t.Date)
-		}
-	}
 	st.OpeningBalance, st.ClosingBalance = nil, nil
 	if sameAccount {
 		st.OpeningBalance, st.ClosingBalance = first.OpeningBalance, last.ClosingBalance
-	}
-	if st.Currency == "" {
-		return
-	}
-	for i := range st.Transactions {
-		if st.Transactions[i].Currency == "" {
-			st.Transactions[i].Currency = st.Currency
-		}
 	}
 }
 
@@ -141,122 +305,61 @@ func sectionName(st *Statement, i int) string {
 	return name
 }
 
-func checkSection(st *Statement, i int) {
+func (f *Finisher) checkSection(i int) {
+	st := f.st
 	s := st.Sections[i]
-	if s.First < 0 || s.Count < 0 || s.First+s.Count > len(st.Transactions) {
+	if !f.valid(i) {
 		// A parser bug, not a property of the file; say so rather than index out of range.
 		st.Review = append(st.Review, ReviewReason{Code: ReviewUnreadableRows,
 			Message: fmt.Sprintf("%s: its transactions could not be delimited.", sectionName(st, i))})
 		return
 	}
-	txs := st.Transactions[s.First : s.First+s.Count]
-	var total sum
-	for k := range txs {
-		total.add(txs[k].Amount)
-	}
-	if s.OpeningBalance != nil && s.ClosingBalance != nil && !total.equals(*s.OpeningBalance, *s.ClosingBalance) {
-		net := total.value()
+	sf := &f.secs[i]
+	if s.OpeningBalance != nil && s.ClosingBalance != nil && !sf.total.equals(*s.OpeningBalance, *s.ClosingBalance) {
+		net := sf.total.value()
 		st.Review = append(st.Review, ReviewReason{Code: ReviewBalanceMismatch, Line: s.Pos.Line,
 			Message: fmt.Sprintf("%s: opening balance %s plus transactions %s is %s, but the closing balance is %s.",
 				sectionName(st, i), amount(*s.OpeningBalance), amount(net), amount(s.OpeningBalance.Add(net)), amount(*s.ClosingBalance))})
 	}
-	checkRunningBalances(st, i, txs)
+	f.checkRunningBalances(i)
 	if d := s.Declared; d != nil {
-		checkDeclared(st, i, txs, total.value(), d)
+		checkDeclared(st, i, s.Count, sf, d)
 	}
 }
 
 // checkRunningBalances checks that each stated running balance follows from the one before it.
 // Files list lines oldest first or newest first; the order in which more pairs agree is the
-// file's. Two lines of one day with the same balance are a day balance repeated on each line,
-// not a break.
-func checkRunningBalances(st *Statement, i int, txs []Transaction) {
-	// Statements that print the balance only at the end of each day (Wells Fargo's "Ending
-	// daily balance") leave rows without one: a balance follows from the previous stated one
-	// and all the amounts between. between holds the amounts after prev up to and including
-	// cur (read oldest first), or from prev up to before cur (newest first).
-	type pair struct {
-		prev, cur        *Transaction
-		after, beforeCur sum
+// file's. Statements that print the balance only at the end of each day (Wells Fargo's "Ending
+// daily balance") leave rows without one: a balance follows from the previous stated one and
+// all the amounts between.
+func (f *Finisher) checkRunningBalances(i int) {
+	sf := &f.secs[i]
+	if sf.pairs == 0 {
+		return // no two balances to compare
 	}
-	stated := 0
-	for k := range txs {
-		if txs[k].Balance != nil {
-			stated++
-		}
-	}
-	if stated < 2 {
-		return // no two balances to compare (a table without a balance column: no memory spent)
-	}
-	pairs := make([]pair, 0, stated-1)
-	var prev *Transaction
-	var sinceFwd, sinceBwd sum
-	for k := range txs {
-		t := &txs[k]
-		sinceFwd.add(t.Amount)
-		if t.Balance == nil {
-			sinceBwd.add(t.Amount)
-			continue
-		}
-		if prev != nil {
-			pairs = append(pairs, pair{prev: prev, cur: t, after: sinceFwd, beforeCur: sinceBwd})
-		}
-		prev = t
-		// Fresh sums: the pair keeps the old ones.
-		sinceFwd, sinceBwd = sum{}, sum{}
-		sinceBwd.add(t.Amount)
-	}
-	if len(pairs) == 0 {
-		return
-	}
-	forward := func(p pair) bool { return p.after.equals(*p.prev.Balance, *p.cur.Balance) }
-	backward := func(p pair) bool { return p.beforeCur.equals(*p.cur.Balance, *p.prev.Balance) }
-	nf, nb := 0, 0
-	for _, p := range pairs {
-		if forward(p) {
-			nf++
-		}
-		if backward(p) {
-			nb++
-		}
-	}
-	follows := forward
-	switch first, last := txs[0].Date, txs[len(txs)-1].Date; {
+	breaks := sf.fwdBreaks
+	switch first, last := sf.first, sf.last; {
 	case !first.IsZero() && !last.IsZero() && first.Compare(last) < 0:
 		// Listed oldest first: each balance follows the one above.
 	case !first.IsZero() && !last.IsZero() && first.Compare(last) > 0:
-		follows = backward
-	case nb > nf:
-		follows = backward
+		breaks = sf.bwdBreaks
+	case sf.nb > sf.nf:
+		breaks = sf.bwdBreaks
 	}
-	var lines []int
-	for _, p := range pairs {
-		if follows(p) || (p.prev.Date == p.cur.Date && p.prev.Balance.Equal(*p.cur.Balance)) {
-			continue
-		}
-		lines = append(lines, lineOf(p.cur.Pos))
-	}
-	if len(lines) == 0 {
+	if breaks.n == 0 {
 		return
 	}
-	st.Review = append(st.Review, ReviewReason{Code: ReviewRunningBalanceBreak, Line: lines[0],
+	st := f.st
+	st.Review = append(st.Review, ReviewReason{Code: ReviewRunningBalanceBreak, Line: breaks.first[0],
 		Message: fmt.Sprintf("%s: the running balance does not follow from the previous line's at %s.",
-			sectionName(st, i), listLines(lines))})
+			sectionName(st, i), listLines(breaks))})
 }
 
-func checkDeclared(st *Statement, i int, txs []Transaction, net decimal.Decimal, d *ControlTotals) {
-	var in, out sum
-	for k := range txs {
-		if txs[k].Amount.Sign() < 0 {
-			out.add(txs[k].Amount)
-		} else {
-			in.add(txs[k].Amount)
-		}
-	}
-	credits, debits := in.value(), out.value().Neg()
+func checkDeclared(st *Statement, i, count int, sf *sectionFold, d *ControlTotals) {
+	net, credits, debits := sf.total.value(), sf.in.value(), sf.out.value().Neg()
 	var diffs []string
-	if d.Count != nil && *d.Count != len(txs) {
-		diffs = append(diffs, fmt.Sprintf("%d entries declared, %d read", *d.Count, len(txs)))
+	if d.Count != nil && *d.Count != count {
+		diffs = append(diffs, fmt.Sprintf("%d entries declared, %d read", *d.Count, count))
 	}
 	for _, c := range []struct {
 		name     string
@@ -340,18 +443,18 @@ func lineOf(p Position) int {
 	return p.Record
 }
 
-func listLines(lines []int) string {
+func listLines(l lineList) string {
 	var b strings.Builder
-	b.WriteString(plural(len(lines), "line ", "lines "))
-	for k, l := range lines {
-		if k == maxListedLines {
-			fmt.Fprintf(&b, " and %d more", len(lines)-k)
-			break
-		}
+	b.WriteString(plural(l.n, "line ", "lines "))
+	listed := l.lines()
+	for k, line := range listed {
 		if k > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprint(&b, l)
+		fmt.Fprint(&b, line)
+	}
+	if l.n > len(listed) {
+		fmt.Fprintf(&b, " and %d more", l.n-len(listed))
 	}
 	return b.String()
 }

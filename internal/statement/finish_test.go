@@ -175,12 +175,35 @@ func TestFinish(t *testing.T) {
 			st:        Statement{Transactions: []Transaction{tx(1, "1", "", 1)}, Sections: []Section{{First: 0, Count: 5}}},
 			wantCodes: []ReviewCode{ReviewUnreadableRows},
 		},
+		{
+			name:      "a message lists ten breaks and counts the rest",
+			st:        Statement{Transactions: jumps(13)},
+			wantCodes: []ReviewCode{ReviewRunningBalanceBreak},
+			check: func(t *testing.T, st *Statement) {
+				require.Equal(t, 3, st.Review[0].Line)
+				require.Contains(t, st.Review[0].Message, "at lines 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 and 2 more.")
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			st := tt.st
+			// The same statement streamed through a Finisher, its transactions shown one at a
+			// time and not held, must come out as Finish leaves it.
+			streamed := clone(tt.st)
+			shown := streamed.Transactions
+			streamed.Transactions = nil
+			f := NewFinisher(&streamed)
+			for _, t := range shown {
+				one := t
+				f.Add(&one)
+				streamed.Transactions = append(streamed.Transactions, one)
+			}
+			f.Done()
+
+			st := clone(tt.st)
 			Finish(&st)
+			require.Equal(t, st, streamed, "a Finisher fed one transaction at a time finishes as Finish does")
 			require.Equal(t, tt.wantCodes, codes(&st), "review: %+v", st.Review)
 			if tt.check != nil {
 				tt.check(t, &st)
@@ -190,6 +213,22 @@ func TestFinish(t *testing.T) {
 			require.Equal(t, st.Review, again.Review, "Finish is idempotent")
 		})
 	}
+}
+
+// clone copies a statement with its own transactions and sections, which Finish changes.
+func clone(st Statement) Statement {
+	st.Transactions = append([]Transaction(nil), st.Transactions...)
+	st.Sections = append([]Section(nil), st.Sections...)
+	return st
+}
+
+// jumps is n transactions oldest first whose running balance, after the first, never follows.
+func jumps(n int) []Transaction {
+	var txs []Transaction
+	for i := range n {
+		txs = append(txs, tx(1+i, "-1", decimal.New(int64(100+10*i), 0).String(), 2+i))
+	}
+	return txs
 }
 
 func TestDate(t *testing.T) {
