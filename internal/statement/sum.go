@@ -130,3 +130,12 @@ func (s *sum) equals(base, want decimal.Decimal) bool {
 	}
 	return t.value().Equal(want)
 }
+
+// AddsUp reports whether base plus amount equals want, exactly, without allocating while the
+// values fit an int64 at their finest exponent (decimal.Decimal's Add allocates each time):
+// for the checks readers run on every line, such as a running balance following the one before.
+func AddsUp(base, amount, want decimal.Decimal) bool {
+	var s sum
+	s.add(amount)
+	return s.equals(base, want)
+}

@@ -73,3 +73,24 @@ func TestSumAgreesWithDecimal(t *testing.T) {
 		require.True(t, s.equals(base, base.Add(want)))
 	}
 }
+
+func TestAddsUp(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		base, amount, want string
+		adds               bool
+	}{
+		{"100.00", "-40.5", "59.50", true},
+		{"100.00", "-40.5", "59.51", false},
+		{"0", "0", "0.00", true},
+		{"99999999999999999.99", "0.01", "100000000000000000", true},
+		{"99999999999999999.99", "0.01", "100000000000000000.01", false},
+		{"-7", "7", "0", true},
+	}
+	for _, tt := range tests {
+		got := AddsUp(decimal.RequireFromString(tt.base), decimal.RequireFromString(tt.amount), decimal.RequireFromString(tt.want))
+		if got != tt.adds {
+			t.Errorf("AddsUp(%s, %s, %s) = %v, want %v", tt.base, tt.amount, tt.want, got, tt.adds)
+		}
+	}
+}

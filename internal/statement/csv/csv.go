@@ -19,12 +19,43 @@ import (
 // fails with statement.ErrNotAStatement.
 func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 	opts = opts.WithDefaults()
+	t, dialect, err := table(data, opts)
+	if err != nil {
+		return nil, err
+	}
+	st, err := tabular.Extract(t, opts)
+	if err != nil {
+		return nil, err
+	}
+	st.Dialect = joinDialect(dialect, st.Dialect)
+	return st, nil
+}
+
+// Stream reads a CSV bank statement as Parse does, without holding its transactions: the
+// Stream reads the records again from the decoded text each time its transactions are asked
+// for.
+func Stream(data []byte, opts statement.Options) (*statement.Stream, error) {
+	opts = opts.WithDefaults()
+	t, dialect, err := table(data, opts)
+	if err != nil {
+		return nil, err
+	}
+	s, err := tabular.Stream(t, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.Statement.Dialect = joinDialect(dialect, s.Statement.Dialect)
+	return s, nil
+}
+
+// table decodes the file and returns its records as a table, with the dialect found.
+func table(data []byte, opts statement.Options) (tabular.Table, string, error) {
 	if len(data) == 0 {
-		return nil, statement.Errorf(statement.FormatCSV, statement.ErrNotAStatement, statement.Position{}, "the file is empty")
+		return tabular.Table{}, "", statement.Errorf(statement.FormatCSV, statement.ErrNotAStatement, statement.Position{}, "the file is empty")
 	}
 	text, charset := decode(data)
 	if isBinary(text) {
-		return nil, statement.Errorf(statement.FormatCSV, statement.ErrNotAStatement, statement.Position{},
+		return tabular.Table{}, "", statement.Errorf(statement.FormatCSV, statement.ErrNotAStatement, statement.Position{},
 			"the file is not text: it holds control characters")
 	}
 	if !strings.Contains(text, "\n") && strings.Contains(text, "\r") {
@@ -33,20 +64,20 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 	// A cheap bound before any parsing: a record is at least a line.
 	lines := strings.Count(text, "\n")
 	if lines > 2*opts.MaxRows+1000 {
-		return nil, statement.Errorf(statement.FormatCSV, statement.ErrTooManyRows, statement.Position{},
+		return tabular.Table{}, "", statement.Errorf(statement.FormatCSV, statement.ErrTooManyRows, statement.Position{},
 			"%d lines, more than the limit of %d rows allows", lines, opts.MaxRows)
 	}
 	delim := sniffDelimiter(text)
-	st, err := tabular.Extract(tabular.Table{Format: statement.FormatCSV, Scan: records(text, delim), RowsHint: rowsHint(len(text), lines)}, opts)
-	if err != nil {
-		return nil, err
+	t := tabular.Table{Format: statement.FormatCSV, Scan: records(text, delim), RowsHint: rowsHint(len(text), lines)}
+	return t, "csv;charset=" + charset + ";delim=" + delimName(delim), nil
+}
+
+// joinDialect puts what this package found in front of what tabular found.
+func joinDialect(csv, table string) string {
+	if table == "" {
+		return csv
 	}
-	prefix := "csv;charset=" + charset + ";delim=" + delimName(delim)
-	if st.Dialect != "" {
-		prefix += ";" + st.Dialect
-	}
-	st.Dialect = prefix
-	return st, nil
+	return csv + ";" + table
 }
 
 // records yields the text's records as table rows, from the start each time it is ranged

@@ -325,7 +325,7 @@ func TestQuirks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			st, err := parseFinished([]byte(tc.in))
+			st, err := parseFinished(t, []byte(tc.in))
 			require.NoError(t, err)
 			checkWant(t, st, tc.want)
 		})

@@ -17,25 +17,16 @@ type parseFunc func(data []byte, opts statement.Options) (*statement.Statement, 
 // reported as statement.ErrInternal, never propagated.
 func Parse(data []byte, opts statement.Options) (st *statement.Statement, err error) {
 	opts = opts.WithDefaults()
-	format, err := Detect(data)
+	format, parse, err := parserOf(data)
 	if err != nil {
 		return nil, err
 	}
-	parse, ok := parsers[format]
-	if !ok {
-		return nil, statement.Errorf(format, statement.ErrNotAStatement, statement.Position{},
-			"%s statements are recognised but not read by this version yet", format)
-	}
 	defer func() {
-		if r := recover(); r != nil {
-			buf := make([]byte, 4<<10)
-			buf = buf[:runtime.Stack(buf, false)]
+		if err != nil {
 			st = nil
-			// The panic goes into the error's text for logs; the *statement.Error inside carries
-			// only the fixed message that may be shown to a client.
-			err = fmt.Errorf("%w (panic: %v)\n%s", statement.Errorf(format, statement.ErrInternal, statement.Position{}, ""), r, buf)
 		}
 	}()
+	defer contain(format, &err)
 	st, err = parse(data, opts)
 	if err != nil {
 		return nil, err
@@ -45,6 +36,70 @@ func Parse(data []byte, opts statement.Options) (st *statement.Statement, err er
 		return nil, statement.Errorf(st.Format, statement.ErrNoTransactions, statement.Position{}, "")
 	}
 	return st, nil
+}
+
+// Stream reads a statement file as Parse does, for a caller that stores the transactions as
+// they pass rather than hold them all: CSV files and workbooks are read again each time the
+// transactions are asked for, other formats are parsed whole and held. The Stream's Finished
+// yields the transactions finished and then finishes the statement, as Parse leaves it.
+func Stream(data []byte, opts statement.Options) (s *statement.Stream, err error) {
+	opts = opts.WithDefaults()
+	format, parse, err := parserOf(data)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			s = nil
+		}
+	}()
+	defer contain(format, &err)
+	if stream, ok := streamers[format]; ok {
+		s, err = stream(data, opts)
+	} else {
+		var st *statement.Statement
+		if st, err = parse(data, opts); err == nil {
+			s = statement.Held(st)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.Count == 0 && !statesBalance(s.Statement) {
+		return nil, statement.Errorf(s.Statement.Format, statement.ErrNoTransactions, statement.Position{}, "")
+	}
+	each := s.Each
+	s.Each = func(yield func(*statement.Transaction) bool) (err error) {
+		defer contain(format, &err)
+		return each(yield)
+	}
+	return s, nil
+}
+
+// parserOf detects the file's format and returns its parser.
+func parserOf(data []byte) (statement.Format, parseFunc, error) {
+	format, err := Detect(data)
+	if err != nil {
+		return format, nil, err
+	}
+	parse, ok := parsers[format]
+	if !ok {
+		return format, nil, statement.Errorf(format, statement.ErrNotAStatement, statement.Position{},
+			"%s statements are recognised but not read by this version yet", format)
+	}
+	return format, parse, nil
+}
+
+// contain turns a parser's panic into an error of kind statement.ErrInternal in *err; it is
+// deferred.
+func contain(format statement.Format, err *error) {
+	if r := recover(); r != nil {
+		buf := make([]byte, 4<<10)
+		buf = buf[:runtime.Stack(buf, false)]
+		// The panic goes into the error's text for logs; the *statement.Error inside carries
+		// only the fixed message that may be shown to a client.
+		*err = fmt.Errorf("%w (panic: %v)\n%s", statement.Errorf(format, statement.ErrInternal, statement.Position{}, ""), r, buf)
+	}
 }
 
 // statesBalance reports whether any section of the statement states a balance. A statement

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/statementtest"
 )
 
 // emptyByDesign are corpus files that hold no transactions and no balances at all.
@@ -43,7 +44,8 @@ func TestParseCorpus(t *testing.T) {
 			}
 			t.Run(f.Name(), func(t *testing.T) {
 				t.Parallel()
-				st, err := Parse(data, statement.Options{})
+				// Stream, which the parse jobs use, must read every file as Parse does.
+				st, err := statementtest.ParsedAndStreamed(t, data, statement.Options{}, Parse, Stream)
 				if emptyByDesign[f.Name()] {
 					require.ErrorIs(t, err, statement.ErrNoTransactions, "an export without rows is a clear failure, not an empty success")
 					return
@@ -88,6 +90,8 @@ func TestParseContainsPanics(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 	require.NotContains(t, se.Error(), "index out of range", "the client-facing error hides the panic")
 	require.Contains(t, err.Error(), "index out of range", "the log-facing text keeps it")
+	_, err = Stream([]byte("!Type:Bank\nD01/02/2026\nT1\n^\n"), statement.Options{})
+	require.ErrorIs(t, err, statement.ErrInternal, "Stream contains a parser's panic too")
 }
 
 // TestBalancesWithoutActivityComplete parses, through the engine, files that state balances and

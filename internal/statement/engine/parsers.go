@@ -33,3 +33,16 @@ var parsers = map[statement.Format]parseFunc{
 	statement.FormatTIFF:          scan.Parse,
 	statement.FormatQIF:           qif.Parse,
 }
+
+// streamFunc is what a format package that can stream exports as Stream.
+type streamFunc func(data []byte, opts statement.Options) (*statement.Stream, error)
+
+// streamers maps the formats whose parsers stream (see Stream) to them: the tables that can be
+// read again row by row from text the parser holds anyway.
+var streamers = map[statement.Format]streamFunc{
+	statement.FormatCSV:           csv.Stream,
+	statement.FormatXLSX:          excel.Stream,
+	statement.FormatXLS:           excel.Stream,
+	statement.FormatHTML:          excel.Stream,
+	statement.FormatSpreadsheetML: excel.Stream,
+}

@@ -120,22 +120,24 @@ const maxSheets = 256
 // finds a table of dates and amounts: a workbook may open with a summary or cover sheet, and
 // the transactions follow on another. Sheets are read one at a time, so only one sheet's text
 // is held at once. The error is the first sheet's when no sheet has such a table.
-func extract(wb workbook, opts statement.Options) (st *statement.Statement, view *sheetView, err error) {
+// It reads the table with read: tabular.Extract or tabular.Stream.
+func extract[T any](wb workbook, opts statement.Options, read func(tabular.Table, statement.Options) (T, error)) (st T, view *sheetView, err error) {
 	defer guard(wb.format(), &err)
+	var none T
 	var first error
 	for _, i := range sheetOrder(wb) {
 		sh, err := wb.readSheetAt(i)
 		if err != nil {
-			return nil, nil, err
+			return none, nil, err
 		}
 		if len(sh.Rows) == 0 {
 			continue
 		}
 		v, err := newView(sh, wb.format())
 		if err != nil {
-			return nil, nil, err
+			return none, nil, err
 		}
-		st, err := tabular.Extract(v.table(), opts)
+		st, err := read(v.table(), opts)
 		if errors.Is(err, statement.ErrNotAStatement) {
 			if first == nil {
 				first = err
@@ -147,7 +149,7 @@ func extract(wb workbook, opts statement.Options) (st *statement.Statement, view
 	if first == nil {
 		first = statement.Errorf(wb.format(), statement.ErrNoTransactions, statement.Position{}, "the workbook's sheets are empty")
 	}
-	return nil, nil, first
+	return none, nil, first
 }
 
 // Parse reads an .xlsx or .xls bank statement, an XML Spreadsheet or an HTML table export. The
@@ -161,18 +163,39 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, view, err := extract(wb, opts)
+	st, view, err := extract(wb, opts, tabular.Extract)
 	if err != nil {
 		return nil, err
 	}
-	finishStatement(st, wb, view)
+	first := statement.Position{}
+	if len(st.Transactions) > 0 {
+		first = st.Transactions[0].Pos
+	}
+	finishStatement(st, wb, view, first)
 	return st, nil
+}
+
+// Stream reads a workbook as Parse does without holding its transactions: only the sheet with
+// the statement is held, and the Stream reads its rows again each time its transactions are
+// asked for.
+func Stream(data []byte, opts statement.Options) (*statement.Stream, error) {
+	opts = opts.WithDefaults()
+	wb, err := openWorkbook(data, opts)
+	if err != nil {
+		return nil, err
+	}
+	s, view, err := extract(wb, opts, tabular.Stream)
+	if err != nil {
+		return nil, err
+	}
+	finishStatement(s.Statement, wb, view, s.First)
+	return s, nil
 }
 
 // finishStatement adds what the workbook itself says: the container and sheet to the Dialect,
 // the cells and records that could not be read to the Problems, and the bank's BIC from the
-// rows above the table to BankID.
-func finishStatement(st *statement.Statement, wb workbook, view *sheetView) {
+// rows above the table (above first, the first transaction's position) to BankID.
+func finishStatement(st *statement.Statement, wb workbook, view *sheetView, first statement.Position) {
 	st.Format = wb.format()
 	dialect := wb.dialect() + ";sheet=" + sanitizeDialect(view.sh.Name)
 	if st.Dialect != "" {
@@ -187,7 +210,7 @@ func finishStatement(st *statement.Statement, wb workbook, view *sheetView) {
 	}
 	st.Problems = append(problems, st.Problems...)
 	if st.BankID == "" {
-		if bic := preambleBIC(st, view); bic != "" {
+		if bic := preambleBIC(view, first.Line); bic != "" {
 			st.BankID = bic
 			if st.BankName == "" {
 				st.BankName = statement.BankByBIC(bic)
@@ -200,11 +223,7 @@ func finishStatement(st *statement.Statement, wb workbook, view *sheetView) {
 // ("Cod BIC Raiffeisen Bank:", "SWIFT/BIC") followed, in the same cell after a colon or in the
 // next non-empty cell, by a value of BIC form (ISO 9362: four letters, a two-letter country,
 // two letters or digits, and optionally three more).
-func preambleBIC(st *statement.Statement, view *sheetView) string {
-	end := 0
-	if len(st.Transactions) > 0 {
-		end = st.Transactions[0].Pos.Line
-	}
+func preambleBIC(view *sheetView, end int) string {
 	var bic string
 	view.rows(func(line int, cells []string, _ []bool, _ bool) bool {
 		if end > 0 && line >= end {

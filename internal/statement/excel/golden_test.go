@@ -10,15 +10,16 @@ import (
 	"github.com/statementmatch/service/internal/statement/statementtest"
 )
 
-// parseFinished parses and finishes as the engine does.
-func parseFinished(data []byte) (*statement.Statement, error) {
-	return statementtest.Finished(Parse(data, statement.Options{}))
+// parseFinished parses and finishes as the engine does, and checks that Stream reads the same.
+func parseFinished(t testing.TB, data []byte) (*statement.Statement, error) {
+	t.Helper()
+	return statementtest.ParsedAndStreamed(t, data, statement.Options{}, Parse, Stream)
 }
 
 func TestCorpusGolden(t *testing.T) {
 	t.Parallel()
 	statementtest.RunCorpus(t, statementtest.CorpusDir, func(t *testing.T, path string, data []byte) {
-		st, err := parseFinished(data)
+		st, err := parseFinished(t, data)
 		require.NoError(t, err)
 		checkConsistent(t, st)
 		statementtest.Golden(t, statementtest.GoldenPath(path, ""), st)
@@ -50,7 +51,7 @@ func checkConsistent(t testing.TB, st *statement.Statement) {
 // holds what it makes of them today.
 func TestCorpusFacts(t *testing.T) {
 	t.Parallel()
-	st, err := parseFinished(readCorpus(t, raiffeisenXLS))
+	st, err := parseFinished(t, readCorpus(t, raiffeisenXLS))
 	require.NoError(t, err)
 	require.Equal(t, statement.FormatXLS, st.Format)
 	require.True(t, strings.HasPrefix(st.Dialect, "xls;biff8;codepage=1200;sheet=Pagina 1;"), st.Dialect)

@@ -163,7 +163,7 @@ func TestHTMLTables(t *testing.T) {
 			if tc.skip != "" {
 				t.Skip(tc.skip)
 			}
-			st, err := parseFinished(tc.data)
+			st, err := parseFinished(t, tc.data)
 			require.NoError(t, err)
 			checkConsistent(t, st)
 			require.Equal(t, statement.FormatHTML, st.Format)

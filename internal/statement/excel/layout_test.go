@@ -78,7 +78,7 @@ func TestTwoHeaderRowsMergedTitleAndSummary(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			st, err := parseFinished(twoHeaderWorkbook(t, tc.merged, tc.sub))
+			st, err := parseFinished(t, twoHeaderWorkbook(t, tc.merged, tc.sub))
 			require.NoError(t, err)
 			checkConsistent(t, st)
 			var amounts, descs []string

@@ -104,7 +104,7 @@ func TestSpreadsheetMLStatement(t *testing.T) {
 			`<WorksheetOptions xmlns="urn:schemas-microsoft-com:office:excel"><Visible>SheetHidden</Visible></WorksheetOptions></Worksheet>`
 		cover := worksheet("Cover", `<Row><Cell><Data ss:Type="String">Statement</Data></Cell></Row>`)
 		data := worksheet("Data", smlHeader+smlRow("2026-03-02T00:00:00.000", "Coffee", "-3.5")+smlRow("2026-03-15T00:00:00.000", "Salary", "2000"))
-		st, err := parseFinished(xmlSpreadsheet(hidden, cover, data))
+		st, err := parseFinished(t, xmlSpreadsheet(hidden, cover, data))
 		require.NoError(t, err)
 		checkConsistent(t, st)
 		require.Equal(t, statement.FormatSpreadsheetML, st.Format)
@@ -117,20 +117,20 @@ func TestSpreadsheetMLStatement(t *testing.T) {
 		t.Parallel()
 		doc := strings.Replace(string(xmlSpreadsheet(worksheet("S", smlHeader+smlRow("2026-03-02T00:00:00", "Caf\xe9", "-3.5")))),
 			`<?xml version="1.0"?>`, `<?xml version="1.0" encoding="windows-1252"?>`, 1)
-		st, err := parseFinished([]byte(doc))
+		st, err := parseFinished(t, []byte(doc))
 		require.NoError(t, err)
 		require.Equal(t, "Café", st.Transactions[0].Description)
 		require.True(t, strings.HasPrefix(st.Dialect, "spreadsheetml;charset=windows-1252;"), st.Dialect)
 	})
 	t.Run("a UTF-16 document with its byte-order mark", func(t *testing.T) {
 		t.Parallel()
-		st, err := parseFinished(utf16LE(string(xmlSpreadsheet(worksheet("S", smlHeader+smlRow("2026-03-02T00:00:00", "Café", "-3.5"))))))
+		st, err := parseFinished(t, utf16LE(string(xmlSpreadsheet(worksheet("S", smlHeader+smlRow("2026-03-02T00:00:00", "Café", "-3.5"))))))
 		require.NoError(t, err)
 		require.Equal(t, "Café", st.Transactions[0].Description)
 	})
 	t.Run("a number cell that is no number is a problem, not a guess", func(t *testing.T) {
 		t.Parallel()
-		st, err := parseFinished(xmlSpreadsheet(worksheet("S", smlHeader+smlRow("2026-03-02T00:00:00", "ok", "-3.5")+smlRow("2026-03-03T00:00:00", "bad", "n/a"))))
+		st, err := parseFinished(t, xmlSpreadsheet(worksheet("S", smlHeader+smlRow("2026-03-02T00:00:00", "ok", "-3.5")+smlRow("2026-03-03T00:00:00", "bad", "n/a"))))
 		require.NoError(t, err)
 		require.NotEmpty(t, st.Problems)
 		require.Contains(t, st.Problems[0].Message, `"n/a"`)

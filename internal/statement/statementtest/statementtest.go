@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,4 +179,50 @@ func Finished(st *statement.Statement, err error) (*statement.Statement, error) 
 	}
 	statement.Finish(st)
 	return st, nil
+}
+
+// ParsedAndStreamed parses data with parse and with stream, finishes both as the engine does,
+// and fails t unless they agree: the same error, or the same statement, the stream's
+// transactions the same each time they are read. It returns parse's result. It is for a
+// package whose parser also streams:
+//
+//	return statementtest.ParsedAndStreamed(t, data, statement.Options{}, Parse, Stream)
+func ParsedAndStreamed(t testing.TB, data []byte, opts statement.Options,
+	parse func([]byte, statement.Options) (*statement.Statement, error),
+	stream func([]byte, statement.Options) (*statement.Stream, error)) (*statement.Statement, error) {
+	t.Helper()
+	st, err := Finished(parse(data, opts))
+	s, serr := stream(data, opts)
+	if err != nil || serr != nil {
+		require.Equal(t, fmt.Sprint(err), fmt.Sprint(serr), "Stream fails as Parse does")
+		return nil, err
+	}
+	got := Collect(t, s)
+	want := *st
+	if len(want.Transactions) == 0 {
+		want.Transactions = nil
+	}
+	require.Equal(t, &want, got, "Stream reads the statement Parse reads")
+	return st, nil
+}
+
+// Collect reads a stream's finished transactions twice, fails t unless both readings agree, and
+// returns the finished statement with the transactions it read (nil when none).
+func Collect(t testing.TB, s *statement.Stream) *statement.Statement {
+	t.Helper()
+	var readings [2][]statement.Transaction
+	for k := range readings {
+		require.NoError(t, s.Finished(func(tx *statement.Transaction) bool {
+			readings[k] = append(readings[k], *tx)
+			return true
+		}))
+	}
+	require.Equal(t, readings[0], readings[1], "a stream reads the same transactions each time")
+	require.Len(t, readings[0], s.Count)
+	if len(readings[0]) > 0 {
+		require.Equal(t, readings[0][0].Pos, s.First)
+	}
+	st := *s.Statement
+	st.Transactions = readings[0]
+	return &st
 }

@@ -26,19 +26,85 @@ const (
 	amtBad
 )
 
+// output is where build puts the transactions it reads: held in txs (Extract), or handed to
+// emit one at a time (a Stream), each held back until the next shows whether a row continues
+// its description and which running balance follows it; with neither, only the tally is kept.
+type output struct {
+	keep bool
+	txs  []statement.Transaction
+	emit func(*statement.Transaction) bool
+	// pending is the transaction read last, when not kept; prev the running balance of the one
+	// emitted before it.
+	pending statement.Transaction
+	has     bool
+	prev    *decimal.Decimal
+	n       int
+	stopped bool
+}
+
+// last returns the transaction read last, or nil.
+func (o *output) last() *statement.Transaction {
+	if o.keep {
+		if len(o.txs) == 0 {
+			return nil
+		}
+		return &o.txs[len(o.txs)-1]
+	}
+	if !o.has {
+		return nil
+	}
+	return &o.pending
+}
+
+// add takes the next transaction; it reports false when emit asked to stop.
+func (x *extractor) add(o *output, t statement.Transaction) bool {
+	o.n++
+	if o.keep {
+		o.txs = append(o.txs, t)
+		return true
+	}
+	if o.has && !x.flush(o, t.Balance) {
+		return false
+	}
+	o.pending, o.has = t, true
+	return true
+}
+
+// flush emits the pending transaction with its sign as the flips decide, next being the
+// running balance of the transaction after it (nil after the last).
+func (x *extractor) flush(o *output, next *decimal.Decimal) bool {
+	t := &o.pending
+	o.has = false
+	if x.flips.on {
+		before := o.prev
+		if x.flips.newest {
+			before = next
+		}
+		t.Amount = x.signed(facts{amount: t.Amount, balance: t.Balance}, before)
+	}
+	o.prev = t.Balance
+	if o.emit != nil && !o.emit(t) {
+		o.stopped = true
+		return false
+	}
+	return true
+}
+
 // build reads every data row into a transaction, a continuation, a mined balance, or a
 // Problem, under the current decision; with ev set it also gathers the evidence of all rows.
-// It starts afresh each time, so it can read the rows again under another decision.
-func (x *extractor) build(ev *evidence) error {
+// It starts afresh each time, so it can read the rows again under another decision. It tallies
+// the transactions into x.tally, and puts them in out.
+func (x *extractor) build(ev *evidence, out *output) error {
 	lay := &x.lay
-	x.problems, x.buildDialect, x.mined = nil, nil, mined{}
+	x.problems, x.buildDialect, x.mined, x.tally = nil, nil, mined{}, newTally()
 	x.minePreamble()
-	hint := x.t.RowsHint
-	if x.t.Scan == nil {
-		hint = len(x.t.Rows)
+	if out.keep {
+		hint := x.t.RowsHint
+		if x.t.Scan == nil {
+			hint = len(x.t.Rows)
+		}
+		out.txs = make([]statement.Transaction, 0, max(0, min(hint, x.opts.MaxRows+1)))
 	}
-	txs := make([]statement.Transaction, 0, max(0, min(hint, x.opts.MaxRows+1)))
-	var accts []string
 	filled := 0
 	var err error
 	headerDate := ""
@@ -85,9 +151,8 @@ func (x *extractor) build(ev *evidence) error {
 		case dateEmpty && state == amtEmpty:
 			// A line continuing the description of the transaction before it (OCBC), or a
 			// line of no transaction at all.
-			if len(txs) > 0 {
+			if t := out.last(); t != nil {
 				if text := x.description(cells); text != "" {
-					t := &txs[len(txs)-1]
 					t.Description = joinTwo(t.Description, text)
 					t.Raw += "\n" + r.Raw
 				}
@@ -111,10 +176,10 @@ func (x *extractor) build(ev *evidence) error {
 				x.problem("", r.Pos, "%s", why)
 			}
 			return true
-		case dateEmpty && state == amtOK && len(txs) > 0 && x.description(cells) != "":
+		case dateEmpty && state == amtOK && out.last() != nil && x.description(cells) != "":
 			// Statements that print the date only on the first row of a day. A row without a
 			// description is more likely an unlabelled total, and is reported instead.
-			date = txs[len(txs)-1].Date
+			date = out.last().Date
 			filled++
 		default:
 			c := cellText(cell(cells, lay.date))
@@ -127,7 +192,7 @@ func (x *extractor) build(ev *evidence) error {
 			}
 			return true
 		}
-		if len(txs) >= x.opts.MaxRows {
+		if out.n >= x.opts.MaxRows {
 			err = x.errorf(statement.ErrTooManyRows, r.Pos, "more than %d transactions", x.opts.MaxRows)
 			return false
 		}
@@ -179,27 +244,29 @@ func (x *extractor) build(ev *evidence) error {
 		if t.Raw == "" {
 			t.Raw = strings.Join(cells, "\t")
 		}
+		acct := ""
 		if lay.ownAccount >= 0 {
-			accts = append(accts, cellText(cell(cells, lay.ownAccount)))
+			acct = cellText(cell(cells, lay.ownAccount))
 		}
-		txs = append(txs, t)
-		return true
+		x.tally.add(&t, acct)
+		return x.add(out, t)
 	})
 	if err != nil {
 		return err
 	}
+	if out.has {
+		x.flush(out, nil)
+	}
 	if filled > 0 {
 		x.buildDialect = append(x.buildDialect, "filled=dates")
 	}
-	if lay.balance >= 0 && len(txs) > 0 && len(balances) == 0 && balanceRows == 0 && x.t.Format == statement.FormatPDF && lay.header >= 0 {
+	if lay.balance >= 0 && x.tally.n > 0 && x.tally.balances == 0 && balanceRows == 0 && x.t.Format == statement.FormatPDF && lay.header >= 0 {
 		// A PDF table whose header names a balance column, yet no row has a balance under
 		// it: its values were laid out under another column (an amount column, say), so the
 		// amounts cannot be trusted either.
 		x.problem(statement.ReviewRunningBalanceBreak, x.sample[lay.header].Pos,
 			"the column %s holds no balance on any row; the columns of the table may have been read wrongly", x.columnName(lay.balance))
 	}
-	x.st.Transactions = txs
-	x.accts = accts
 	return nil
 }
 

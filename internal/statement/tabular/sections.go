@@ -233,7 +233,8 @@ func parenCurrency(s string) string {
 
 // finishSections cuts the transactions into sections (one per run of the own-account column,
 // else one), and gives each its account, currency, period and balances: stated ones, else
-// derived from the running balance of its first and last rows in date order.
+// derived from the running balance of its first and last rows in date order. It works from the
+// tally, so the transactions need not be held; signFromBalances has decided the signs.
 func (x *extractor) finishSections() {
 	if x.t.Card {
 		// The issuer's "new balance" is owed by the holder: a negative balance of theirs.
@@ -244,31 +245,23 @@ func (x *extractor) finishSections() {
 			}
 		}
 	}
-	txs := x.st.Transactions
+	tl := &x.tally
 	lay := &x.lay
-	type run struct {
-		first, count int
-		account      string
-	}
-	var runs []run
-	if len(x.accts) == len(txs) && len(txs) > 0 {
-		for i, a := range x.accts {
-			if len(runs) > 0 && runs[len(runs)-1].account == a {
-				runs[len(runs)-1].count++
-				continue
-			}
-			runs = append(runs, run{i, 1, a})
-		}
-	} else {
-		runs = []run{{0, len(txs), ""}}
+	runs := tl.runs
+	if len(runs) == 0 {
+		runs = []run{{}}
 	}
 	pos := statement.Position{}
 	if lay.header >= 0 && lay.header < len(x.sample) {
 		pos = x.sample[lay.header].Pos
-	} else if len(txs) > 0 {
-		pos = txs[0].Pos
+	} else if tl.n > 0 {
+		pos = tl.firstPos
 	}
-	newest := newestFirst(txs)
+	// Signs taken from the balances follow them in the order they were read by.
+	newest := tl.newestFirst()
+	if x.flips.on {
+		newest = x.flips.newest
+	}
 	if newest {
 		x.dialect = append(x.dialect, "order=newest-first")
 	}
@@ -281,13 +274,12 @@ func (x *extractor) finishSections() {
 		if s.Account == "" {
 			s.Account = lay.constAccount
 		}
-		part := txs[rn.first : rn.first+rn.count]
 		s.Currency = x.mined.currency
 		if s.Currency == "" {
 			s.Currency = x.currency
 		}
-		if s.Currency == "" {
-			s.Currency = commonCurrency(part)
+		if s.Currency == "" && !rn.mixed {
+			s.Currency = rn.currency
 		}
 		if len(runs) == 1 {
 			s.OpeningBalance, s.ClosingBalance = x.mined.opening, x.mined.closing
@@ -297,31 +289,24 @@ func (x *extractor) finishSections() {
 			}
 			stated = s.OpeningBalance != nil || s.ClosingBalance != nil
 		}
-		if len(part) > 0 {
-			oldest, latest := part[0], part[len(part)-1]
+		if rn.count > 0 {
+			// The oldest row with the balance read before it, and the newest.
+			oldest, before, latest := rn.head, rn.before, rn.tail
 			if newest {
-				oldest, latest = latest, oldest
+				oldest, before, latest = rn.tail, rn.after, rn.head
 			}
-			if s.OpeningBalance == nil && oldest.Balance != nil {
-				v := oldest.Balance.Sub(oldest.Amount)
+			if s.OpeningBalance == nil && oldest.balance != nil {
+				v := oldest.balance.Sub(x.signed(oldest, before))
 				s.OpeningBalance = &v
 				derived = true
 			}
-			if s.ClosingBalance == nil && latest.Balance != nil {
-				v := *latest.Balance
+			if s.ClosingBalance == nil && latest.balance != nil {
+				v := *latest.balance
 				s.ClosingBalance = &v
 				derived = true
 			}
 			if s.PeriodStart.IsZero() {
-				s.PeriodStart, s.PeriodEnd = part[0].Date, part[0].Date
-				for _, t := range part {
-					if t.Date.Compare(s.PeriodStart) < 0 {
-						s.PeriodStart = t.Date
-					}
-					if t.Date.Compare(s.PeriodEnd) > 0 {
-						s.PeriodEnd = t.Date
-					}
-				}
+				s.PeriodStart, s.PeriodEnd = rn.start, rn.end
 			}
 		}
 		x.st.Sections = append(x.st.Sections, s)
@@ -332,95 +317,4 @@ func (x *extractor) finishSections() {
 	case derived:
 		x.dialect = append(x.dialect, "balances=running")
 	}
-}
-
-// newestFirst reports a table listed newest first: more of its consecutive dates fall than
-// rise, or, with all dates equal, its running balances follow from the row below.
-func newestFirst(txs []statement.Transaction) bool {
-	up, down := 0, 0
-	for i := 1; i < len(txs); i++ {
-		switch txs[i].Date.Compare(txs[i-1].Date) {
-		case 1:
-			up++
-		case -1:
-			down++
-		}
-	}
-	if up != down {
-		return down > up
-	}
-	fw, bw := 0, 0
-	for i := 1; i < len(txs); i++ {
-		a, b := txs[i-1], txs[i]
-		if a.Balance == nil || b.Balance == nil {
-			continue
-		}
-		if a.Balance.Add(b.Amount).Equal(*b.Balance) {
-			fw++
-		}
-		if b.Balance.Add(a.Amount).Equal(*a.Balance) {
-			bw++
-		}
-	}
-	return bw > fw
-}
-
-// commonCurrency is the currency every transaction names, or "".
-func commonCurrency(txs []statement.Transaction) string {
-	c := ""
-	for _, t := range txs {
-		if t.Currency == "" {
-			continue
-		}
-		if c == "" {
-			c = t.Currency
-		} else if c != t.Currency {
-			return ""
-		}
-	}
-	return c
-}
-
-// signFromBalances gives the amounts of a single unsigned amount column their signs from the
-// running balance beside them, when it explains every one: each balance differs from the one
-// before it (the opening balance before the first row) by exactly the row's amount. Statements
-// that print "Amount" and "Balance" without a sign or a debit/credit mark are read this way;
-// any row the balances do not explain leaves the amounts as they are, for the checks to flag.
-func (x *extractor) signFromBalances() {
-	txs := x.st.Transactions
-	if x.dec.mode != modeSigned || x.t.Card || len(txs) == 0 || x.mined.opening == nil || len(x.st.Sections) > 1 {
-		return
-	}
-	for _, t := range txs {
-		if t.Amount.Sign() < 0 || t.Balance == nil {
-			return
-		}
-	}
-	newest := newestFirst(txs)
-	neg := make([]bool, len(txs))
-	any := false
-	for i := range txs {
-		prev := x.mined.opening
-		switch {
-		case !newest && i > 0:
-			prev = txs[i-1].Balance
-		case newest && i+1 < len(txs):
-			prev = txs[i+1].Balance
-		}
-		d := txs[i].Balance.Sub(*prev)
-		if !d.Abs().Equal(txs[i].Amount.Abs()) {
-			return
-		}
-		neg[i] = d.Sign() < 0
-		any = any || neg[i]
-	}
-	if !any {
-		return
-	}
-	for i := range txs {
-		if neg[i] {
-			txs[i].Amount = txs[i].Amount.Neg()
-		}
-	}
-	x.dialect = append(x.dialect, "signs=balance")
 }

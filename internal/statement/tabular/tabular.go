@@ -96,14 +96,67 @@ func Extract(t Table, opts statement.Options) (st *statement.Statement, err erro
 		t.Format = statement.FormatCSV
 	}
 	x := &extractor{t: t, opts: opts}
-	defer func() {
-		// A last resort only: every index is bounds-checked, but a reader of untrusted files
-		// turns an unforeseen panic into a failed parse rather than a crashed service.
-		if r := recover(); r != nil {
-			st, err = nil, statement.Errorf(t.Format, statement.ErrCorrupt, statement.Position{}, "table could not be read: %v", r)
+	defer x.recover(&err)
+	out := &output{keep: true}
+	if err := x.run(out); err != nil {
+		return nil, err
+	}
+	x.st.Transactions = out.txs
+	if x.flips.on {
+		for i := range out.txs {
+			var before *decimal.Decimal
+			switch {
+			case !x.flips.newest && i > 0:
+				before = out.txs[i-1].Balance
+			case x.flips.newest && i+1 < len(out.txs):
+				before = out.txs[i+1].Balance
+			}
+			t := &out.txs[i]
+			t.Amount = x.signed(facts{amount: t.Amount, balance: t.Balance}, before)
 		}
-	}()
-	return x.run()
+	}
+	return x.st, nil
+}
+
+// Stream reads the table as Extract does without holding its transactions: the Stream's Each
+// reads the rows again under the decisions the first reading made, and yields each transaction
+// as Extract would have held it. The rows are read twice or three times to make the statement,
+// and once more by each call of Each.
+func Stream(t Table, opts statement.Options) (s *statement.Stream, err error) {
+	opts = opts.WithDefaults()
+	if t.Format == "" {
+		t.Format = statement.FormatCSV
+	}
+	x := &extractor{t: t, opts: opts}
+	defer x.recover(&err)
+	if err := x.run(&output{}); err != nil {
+		return nil, err
+	}
+	s = &statement.Stream{Statement: x.st, Count: x.tally.n, First: x.tally.firstPos}
+	s.Each = func(yield func(*statement.Transaction) bool) (err error) {
+		// A reading of its own, under the decisions made: build starts afresh, and the
+		// statement already made is left as it is.
+		y := *x
+		y.st = nil
+		defer y.recover(&err)
+		out := &output{emit: yield}
+		if err := y.build(nil, out); err != nil {
+			return err
+		}
+		if !out.stopped && out.n != x.tally.n {
+			return y.errorf(statement.ErrInternal, statement.Position{}, "the table read %d transactions again, not %d", out.n, x.tally.n)
+		}
+		return nil
+	}
+	return s, nil
+}
+
+// recover is a last resort only: every index is bounds-checked, but a reader of untrusted
+// files turns an unforeseen panic into a failed parse rather than a crashed service.
+func (x *extractor) recover(err *error) {
+	if r := recover(); r != nil {
+		*err = statement.Errorf(x.t.Format, statement.ErrCorrupt, statement.Position{}, "table could not be read: %v", r)
+	}
 }
 
 // extractor holds one Extract's state.
@@ -121,8 +174,9 @@ type extractor struct {
 
 	st    *statement.Statement
 	mined mined
-	// accts holds each transaction's own-account cell, when the table has that column.
-	accts    []string
+	// tally is what build found of the transactions; flips how signFromBalances signs them.
+	tally    tally
+	flips    flips
 	dialect  []string
 	problems []statement.Problem
 }
@@ -174,14 +228,15 @@ func (x *extractor) errorf(kind error, pos statement.Position, msg string, args 
 	return statement.Errorf(x.t.Format, kind, pos, msg, args...)
 }
 
-func (x *extractor) run() (*statement.Statement, error) {
+// run reads the table into x.st, all but its transactions, which build puts in out.
+func (x *extractor) run(out *output) error {
 	x.takeSample()
 	if len(x.sample) == 0 {
-		return nil, x.errorf(statement.ErrNotAStatement, statement.Position{}, "the table is empty")
+		return x.errorf(statement.ErrNotAStatement, statement.Position{}, "the table is empty")
 	}
 	lay, ok := x.detectLayout()
 	if !ok {
-		return nil, x.errorf(statement.ErrNotAStatement, statement.Position{}, "no column of dates and amounts found")
+		return x.errorf(statement.ErrNotAStatement, statement.Position{}, "no column of dates and amounts found")
 	}
 	x.lay = lay
 	x.st = &statement.Statement{Format: x.t.Format}
@@ -217,13 +272,14 @@ func (x *extractor) run() (*statement.Statement, error) {
 	}
 	x.dec = x.decide(&sampleEv)
 	var full evidence
-	if err := x.build(&full); err != nil {
-		return nil, err
+	if err := x.build(&full, out); err != nil {
+		return err
 	}
 	if final := x.decide(&full); !final.same(x.dec) {
 		x.dec = final
-		if err := x.build(nil); err != nil {
-			return nil, err
+		*out = output{keep: out.keep}
+		if err := x.build(nil, out); err != nil {
+			return err
 		}
 	} else {
 		x.dec = final
@@ -236,11 +292,11 @@ func (x *extractor) run() (*statement.Statement, error) {
 	x.st.Problems = append(x.st.Problems, x.problems...)
 	x.st.Dialect = strings.Join(x.dialect, ";")
 	x.st.BankName = x.lay.bankName
-	if len(x.st.Transactions) == 0 && len(x.problems) > 0 {
+	if x.tally.n == 0 && len(x.problems) > 0 {
 		p := x.problems[0]
-		return nil, x.errorf(statement.ErrNoTransactions, p.Pos, "%s", p.Message)
+		return x.errorf(statement.ErrNoTransactions, p.Pos, "%s", p.Message)
 	}
-	return x.st, nil
+	return nil
 }
 
 // takeSample keeps the first rows, copying their cells when the reader reuses them.

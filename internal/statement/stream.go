@@ -1,0 +1,56 @@
+package statement
+
+// Stream is a statement read without holding its transactions, for files too large to hold
+// them all: Statement holds everything else (its Sections count the transactions, and
+// Statement.Transactions is nil), and Each reads the transactions again from the file, in order,
+// each time it is called. Parsers stream where their format allows; Held makes a Stream of a
+// statement whose transactions are held.
+type Stream struct {
+	Statement *Statement
+	// Count is how many transactions Each yields.
+	Count int
+	// First is the position of the first transaction; zero when there is none.
+	First Position
+	// Each yields the transactions as the parser read them (Finished completes them). The
+	// Transaction is the reader's to reuse once yield returns: a caller that keeps one copies
+	// it. The error is the reader's when it could not read the file again as it first did.
+	Each func(yield func(*Transaction) bool) error
+}
+
+// Held returns st, whose transactions are held in st.Transactions, as a Stream.
+func Held(st *Statement) *Stream {
+	s := &Stream{Statement: st, Count: len(st.Transactions)}
+	if len(st.Transactions) > 0 {
+		s.First = st.Transactions[0].Pos
+	}
+	s.Each = func(yield func(*Transaction) bool) error {
+		for i := range st.Transactions {
+			if !yield(&st.Transactions[i]) {
+				return nil
+			}
+		}
+		return nil
+	}
+	return s
+}
+
+// Finished yields the transactions completed by a Finisher (their Type and currency), and, once
+// the last has been yielded, leaves Statement finished as Finish leaves it: its summary and its
+// review reasons. Each call reads the transactions again and finishes the statement afresh.
+func (s *Stream) Finished(yield func(*Transaction) bool) error {
+	f := NewFinisher(s.Statement)
+	stopped := false
+	err := s.Each(func(t *Transaction) bool {
+		f.Add(t)
+		if !yield(t) {
+			stopped = true
+			return false
+		}
+		return true
+	})
+	if err != nil || stopped {
+		return err
+	}
+	f.Done()
+	return nil
+}
