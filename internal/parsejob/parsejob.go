@@ -203,8 +203,21 @@ type Store interface {
 	// Complete stores the transactions and the statement fields of out (Status completed or
 	// review, the statement's fields, TransactionsCount, ReviewReasons, CompletedAt), if
 	// attempt still holds the job (attempt.ErrStale otherwise).
-	Complete(ctx context.Context, id uuid.UUID, attempt int, out Job, txs []statement.Transaction) error
+	Complete(ctx context.Context, id uuid.UUID, attempt int, out Job, txs Transactions) error
 	// Fail marks the job failed, unless it is finished or a newer attempt claimed it (attempt.ErrStale):
 	// the final attempt fails the job even when it could not claim it first.
 	Fail(ctx context.Context, id uuid.UUID, attempt int, f Failure, now time.Time) error
+}
+
+// Transactions are a job's transactions as Store.Complete writes them: Each yields them in
+// order, Count of them, without their being held (a statement.Stream reads them again from the
+// file), and returns why it could not.
+type Transactions struct {
+	Count int
+	Each  func(yield func(*statement.Transaction) bool) error
+}
+
+// Held returns transactions held in a slice as Transactions.
+func Held(txs []statement.Transaction) Transactions {
+	return Transactions{Count: len(txs), Each: statement.Held(&statement.Statement{Transactions: txs}).Each}
 }

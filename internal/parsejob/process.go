@@ -29,7 +29,7 @@ func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) 
 		if err != nil {
 			return attempt.Outcome[ErrorCode]{}, fmt.Errorf("read file: %w", err)
 		}
-		st, failure := s.parse(ctx, data)
+		read, failure := s.parse(ctx, data)
 		if ctx.Err() != nil || failure != nil {
 			// The file's format, for the metrics, from its bytes: no statement was read.
 			format, _ := engine.Detect(data)
@@ -39,11 +39,12 @@ func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) 
 			}
 			return attempt.Outcome[ErrorCode]{Failure: failure, Format: string(format)}, nil
 		}
+		st := read.Statement
 		return attempt.Outcome[ErrorCode]{Format: string(st.Format), Review: st.NeedsReview(), Store: func(ctx context.Context) error {
-			out := outcome(st)
+			out := outcome(st, read.Count)
 			now := s.now()
 			out.CompletedAt = &now
-			if err := s.Store.Complete(ctx, id, n, out, st.Transactions); err != nil {
+			if err := s.Store.Complete(ctx, id, n, out, stored(read)); err != nil {
 				return err
 			}
 			s.logger().InfoContext(ctx, "parse job finished", slog.String("job_id", id.String()), slog.Int("attempt", n),
@@ -63,25 +64,31 @@ var (
 	timedOut = Failure{Code: CodeTimeout, Message: "parsing the file took longer than allowed"}
 )
 
-// parse reads the statement. It is deterministic: the same file gives the same statement or
-// the same failure.
-func (s *Service) parse(ctx context.Context, data []byte) (st *statement.Statement, failure *Failure) {
+// parse reads the statement, finished (its summary and review reasons), without holding its
+// transactions where the format allows: Complete reads them again as it stores them. It is
+// deterministic: the same file gives the same statement or the same failure.
+func (s *Service) parse(ctx context.Context, data []byte) (read *statement.Stream, failure *Failure) {
 	defer func() {
 		if r := recover(); r != nil {
 			buf := make([]byte, 4<<10)
 			buf = buf[:runtime.Stack(buf, false)]
 			s.logger().Error("panic while parsing", slog.Any("panic", r), slog.String("stack", string(buf)))
-			st, failure = nil, &Failure{Code: CodeInternalError, Message: statement.ErrInternal.Error()}
+			read, failure = nil, &Failure{Code: CodeInternalError, Message: statement.ErrInternal.Error()}
 		}
 	}()
-	st, err := engine.Parse(data, s.Limits.WithContext(ctx))
+	read, err := engine.Stream(data, s.Limits.WithContext(ctx))
+	if err == nil {
+		// One reading of the transactions finishes the statement: its status is known before
+		// anything is stored.
+		err = read.Finished(func(*statement.Transaction) bool { return true })
+	}
 	if err != nil {
 		if errors.Is(err, statement.ErrInternal) {
 			s.logger().Error("parser failure", slog.String("error", err.Error()))
 		}
 		return nil, failureOf(err)
 	}
-	return st, nil
+	return read, nil
 }
 
 // failureOf says why a statement could not be read. The message is the parser's, which names
@@ -114,30 +121,11 @@ func failureOf(err error) *Failure {
 	return &Failure{Code: CodeInternalError, Message: statement.ErrInternal.Error()}
 }
 
-// outcome is what a parsed statement tells about the job: its fields, its status (review when
-// the checks left reasons), and its transactions made ready to store: each with a currency
-// where its section or the statement has one, and money written with the currency's decimals.
-func outcome(st *statement.Statement) Job {
-	for _, sec := range st.Sections {
-		if sec.Currency == "" || sec.First < 0 || sec.First+sec.Count > len(st.Transactions) {
-			continue
-		}
-		for i := sec.First; i < sec.First+sec.Count; i++ {
-			if st.Transactions[i].Currency == "" {
-				st.Transactions[i].Currency = sec.Currency
-			}
-		}
-	}
-	for i := range st.Transactions {
-		t := &st.Transactions[i]
-		t.Amount = statement.WithCurrencyDecimals(t.Amount, t.Currency)
-		if t.Balance != nil {
-			b := statement.WithCurrencyDecimals(*t.Balance, t.Currency)
-			t.Balance = &b
-		}
-	}
+// outcome is what a finished statement of count transactions tells about the job: its fields
+// and its status (review when the checks left reasons).
+func outcome(st *statement.Statement, count int) Job {
 	out := Job{Status: StatusCompleted, Format: st.Format, BankName: st.BankName, Account: st.Account, Currency: st.Currency,
-		PeriodStart: st.PeriodStart, PeriodEnd: st.PeriodEnd, TransactionsCount: len(st.Transactions), ReviewReasons: st.Review}
+		PeriodStart: st.PeriodStart, PeriodEnd: st.PeriodEnd, TransactionsCount: count, ReviewReasons: st.Review}
 	if st.OpeningBalance != nil {
 		b := statement.WithCurrencyDecimals(*st.OpeningBalance, st.Currency)
 		out.OpeningBalance = &b
@@ -150,4 +138,70 @@ func outcome(st *statement.Statement) Job {
 		out.Status = StatusReview
 	}
 	return out
+}
+
+// stored is a statement's transactions as the job stores them, read again from the file: each
+// finished, with its section's currency when it names none, and its money written with the
+// currency's decimals.
+func stored(read *statement.Stream) Transactions {
+	return Transactions{Count: read.Count, Each: func(yield func(*statement.Transaction) bool) error {
+		secs := newSectionCurrencies(read.Statement.Sections, read.Count)
+		i := 0
+		return read.Finished(func(t *statement.Transaction) bool {
+			if t.Currency == "" {
+				t.Currency = secs.of(i)
+			}
+			i++
+			t.Amount = statement.WithCurrencyDecimals(t.Amount, t.Currency)
+			if t.Balance != nil {
+				b := statement.WithCurrencyDecimals(*t.Balance, t.Currency)
+				t.Balance = &b
+			}
+			return yield(t)
+		})
+	}}
+}
+
+// sectionCurrencies finds the currency of the transaction at an index: that of the first
+// section holding it that names one, among sections whose range lies within the transactions.
+// Asked in order of the index, it walks sections that follow each other once.
+type sectionCurrencies struct {
+	secs    []statement.Section
+	count   int
+	ordered bool
+	k       int
+}
+
+func newSectionCurrencies(secs []statement.Section, count int) *sectionCurrencies {
+	c := &sectionCurrencies{secs: secs, count: count, ordered: true}
+	end := 0
+	for _, sec := range secs {
+		if sec.First < end || sec.Count < 0 {
+			c.ordered = false
+		}
+		end = sec.First + sec.Count
+	}
+	return c
+}
+
+func (c *sectionCurrencies) of(i int) string {
+	holds := func(sec statement.Section) bool {
+		return sec.Currency != "" && sec.First >= 0 && sec.Count >= 0 && sec.First+sec.Count <= c.count &&
+			i >= sec.First && i < sec.First+sec.Count
+	}
+	if c.ordered {
+		for c.k < len(c.secs) && i >= c.secs[c.k].First+c.secs[c.k].Count {
+			c.k++
+		}
+		if c.k < len(c.secs) && holds(c.secs[c.k]) {
+			return c.secs[c.k].Currency
+		}
+		return ""
+	}
+	for _, sec := range c.secs {
+		if holds(sec) {
+			return sec.Currency
+		}
+	}
+	return ""
 }

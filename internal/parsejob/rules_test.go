@@ -131,13 +131,14 @@ func TestOutcome(t *testing.T) {
 			},
 			Sections: []statement.Section{{Currency: "EUR", First: 0, Count: 1}, {Currency: "", First: 1, Count: 1}},
 		}
-		out := outcome(st)
+		out := outcome(st, len(st.Transactions))
+		txs := storedOf(t, st)
 		require.Equal(t, StatusCompleted, out.Status)
 		require.Equal(t, 2, out.TransactionsCount)
-		require.Equal(t, "EUR", st.Transactions[0].Currency, "filled from its section")
-		require.Equal(t, "1250.50", st.Transactions[0].Amount.String())
-		require.Equal(t, "1350.50", st.Transactions[0].Balance.String())
-		require.Equal(t, "1000", st.Transactions[1].Amount.String(), "JPY has no decimals")
+		require.Equal(t, "EUR", txs[0].Currency, "filled from its section")
+		require.Equal(t, "1250.50", txs[0].Amount.String())
+		require.Equal(t, "1350.50", txs[0].Balance.String())
+		require.Equal(t, "1000", txs[1].Amount.String(), "JPY has no decimals")
 		require.Equal(t, "100.00", out.OpeningBalance.String(), "2 decimals when the currency is unknown")
 		require.Equal(t, "1350.50", out.ClosingBalance.String())
 	})
@@ -145,16 +146,42 @@ func TestOutcome(t *testing.T) {
 		t.Parallel()
 		st := &statement.Statement{Format: statement.FormatCSV,
 			Review: []statement.ReviewReason{{Code: statement.ReviewBalanceMismatch, Message: "m"}}}
-		out := outcome(st)
+		out := outcome(st, 0)
 		require.Equal(t, StatusReview, out.Status)
 		require.Equal(t, st.Review, out.ReviewReasons)
 	})
 	t.Run("amounts with more decimals than the currency keep them", func(t *testing.T) {
 		t.Parallel()
 		st := &statement.Statement{Transactions: []statement.Transaction{{Amount: decimal.RequireFromString("-0.12345"), Currency: "EUR"}}}
-		outcome(st)
-		require.Equal(t, "-0.12345", st.Transactions[0].Amount.String())
+		require.Equal(t, "-0.12345", storedOf(t, st)[0].Amount.String())
 	})
+	t.Run("sections out of order still give each transaction its own section's currency", func(t *testing.T) {
+		t.Parallel()
+		st := &statement.Statement{
+			Transactions: []statement.Transaction{{Amount: decimal.New(1, 0)}, {Amount: decimal.New(2, 0)}, {Amount: decimal.New(3, 0)}},
+			Sections: []statement.Section{{Currency: "GBP", First: 2, Count: 1}, {Currency: "EUR", First: 0, Count: 2},
+				{Currency: "USD", First: 1, Count: 9}},
+		}
+		var currencies []string
+		for _, tx := range storedOf(t, st) {
+			currencies = append(currencies, tx.Currency)
+		}
+		require.Equal(t, []string{"EUR", "EUR", "GBP"}, currencies, "a section past the transactions gives none")
+	})
+}
+
+// storedOf returns the transactions a job stores of st, as Complete is handed them.
+func storedOf(t *testing.T, st *statement.Statement) []statement.Transaction {
+	t.Helper()
+	read := statement.Held(st)
+	txs := stored(read)
+	require.Equal(t, len(st.Transactions), txs.Count)
+	var out []statement.Transaction
+	require.NoError(t, txs.Each(func(tx *statement.Transaction) bool {
+		out = append(out, *tx)
+		return true
+	}))
+	return out
 }
 
 func TestUsage(t *testing.T) {

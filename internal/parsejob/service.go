@@ -240,7 +240,7 @@ func (s *Service) checkFile(f upload.File) (statement.Format, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := engine.Parse(data, limits); errors.Is(err, statement.ErrTooManyRows) {
+	if _, err := engine.Stream(data, limits); errors.Is(err, statement.ErrTooManyRows) {
 		return "", &FileError{Msg: err.Error(), TooLarge: true}
 	}
 	return format, nil

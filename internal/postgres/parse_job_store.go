@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"strconv"
 	"strings"
@@ -443,20 +444,15 @@ const parseTransactionsCopy = `COPY parse_transactions (job_id, seq, id, booking
 description, reference, counterparty_name, counterparty_account, balance, type, raw, pos_line, pos_record, pos_page, pos_sheet,
 pos_path, box_left, box_top, box_right, box_bottom, box_corners) FROM STDIN`
 
-// Complete implements parsejob.Store. It stores transactions_count as len(txs), the rows it
-// wrote, whatever out.TransactionsCount says.
-func (s *ParseJobStore) Complete(ctx context.Context, id uuid.UUID, n int, out parsejob.Job, txs []statement.Transaction) error {
+// Complete implements parsejob.Store. It stores transactions_count as txs.Count, the rows it
+// writes, whatever out.TransactionsCount says; transactions that are not that many, or one
+// without a booking date, end the COPY and store nothing.
+func (s *ParseJobStore) Complete(ctx context.Context, id uuid.UUID, n int, out parsejob.Job, txs parsejob.Transactions) error {
 	if !out.Status.HasResults() {
 		return fmt.Errorf("complete parse job %s: status %q has no results", id, out.Status)
 	}
 	if out.CompletedAt == nil {
 		return fmt.Errorf("complete parse job %s: no completion time", id)
-	}
-	for i, t := range txs {
-		// Checked before the COPY starts: a COPY that stops half-way is still sent whole.
-		if t.Date.IsZero() {
-			return fmt.Errorf("complete parse job %s: transaction %d has no booking date", id, i)
-		}
 	}
 	reasons, err := reviewReasonsJSON(out.ReviewReasons)
 	if err != nil {
@@ -478,7 +474,7 @@ UPDATE parse_jobs
 RETURNING account_id, created_at`,
 			id, n, string(out.Status), nullText(out.BankName), nullText(out.Account), nullText(out.Currency),
 			dateValue(out.PeriodStart), dateValue(out.PeriodEnd), decimalValue(out.OpeningBalance), decimalValue(out.ClosingBalance),
-			len(txs), reasons, *out.CompletedAt).Scan(&accountID, &createdAt)
+			txs.Count, reasons, *out.CompletedAt).Scan(&accountID, &createdAt)
 		if errors.Is(err, sql.ErrNoRows) {
 			return attempt.ErrStale
 		}
@@ -489,7 +485,7 @@ RETURNING account_id, created_at`,
 			return err
 		}
 		return announce(ctx, tx, s.Queue, parsejob.Job{ID: id, AccountID: accountID, Status: out.Status,
-			BankName: cleanText(out.BankName), TransactionsCount: len(txs), CreatedAt: createdAt, CompletedAt: out.CompletedAt})
+			BankName: cleanText(out.BankName), TransactionsCount: txs.Count, CreatedAt: createdAt, CompletedAt: out.CompletedAt})
 	})
 	if err != nil && !errors.Is(err, attempt.ErrStale) {
 		return fmt.Errorf("complete parse job %s: %w", id, err)
@@ -498,22 +494,27 @@ RETURNING account_id, created_at`,
 }
 
 // copyTransactions writes the job's transactions with COPY FROM STDIN, inside the transaction
-// open on conn. The rows are written as COPY text a 64 KiB message at a time as PostgreSQL takes
-// them, so a statement of a million lines is never one giant statement nor one buffer, and a row
-// costs about one allocation (its new id's randomness is read in bulk). (pgx's own CopyFrom
-// encodes numeric in binary with several big.Int operations a value: twice as slow.)
-func copyTransactions(ctx context.Context, conn *sqlx.Conn, jobID uuid.UUID, txs []statement.Transaction) error {
-	if len(txs) == 0 {
+// open on conn, as txs yields them: they are read (from the statement file, for a stream) as
+// PostgreSQL takes the rows, written as COPY text a 64 KiB message at a time, so a statement of
+// a million lines is never held, nor one giant statement, nor one buffer, and a row costs
+// about one allocation (its new id's randomness is read in bulk). (pgx's own CopyFrom encodes
+// numeric in binary with several big.Int operations a value: twice as slow.)
+func copyTransactions(ctx context.Context, conn *sqlx.Conn, jobID uuid.UUID, txs parsejob.Transactions) error {
+	if txs.Count == 0 {
 		return nil
 	}
+	var eachErr error
+	next, stop := iter.Pull(func(yield func(*statement.Transaction) bool) { eachErr = txs.Each(yield) })
+	defer stop()
 	err := conn.Raw(func(driverConn any) error {
 		pc, ok := driverConn.(*stdlib.Conn)
 		if !ok {
 			return fmt.Errorf("the database driver is %T, not pgx's", driverConn)
 		}
-		tag, err := pc.Conn().PgConn().CopyFrom(ctx, &copyText{job: jobID, txs: txs}, parseTransactionsCopy)
-		if err == nil && tag.RowsAffected() != int64(len(txs)) {
-			err = fmt.Errorf("copied %d of %d rows", tag.RowsAffected(), len(txs))
+		src := &copyText{job: jobID, next: next, eachErr: &eachErr, want: txs.Count}
+		tag, err := pc.Conn().PgConn().CopyFrom(ctx, src, parseTransactionsCopy)
+		if err == nil && tag.RowsAffected() != int64(txs.Count) {
+			err = fmt.Errorf("copied %d of %d rows", tag.RowsAffected(), txs.Count)
 		}
 		return err
 	})
@@ -524,24 +525,45 @@ func copyTransactions(ctx context.Context, conn *sqlx.Conn, jobID uuid.UUID, txs
 }
 
 // copyText is an io.Reader of the COPY text of a job's transactions, made a batch of rows at a
-// time.
+// time from those next yields. A reading that fails, yields other than want transactions, or a
+// transaction without a booking date, is a read error: pgx then ends the COPY with CopyFail,
+// and nothing of it is stored.
 type copyText struct {
-	job  uuid.UUID
-	txs  []statement.Transaction
-	next int    // the next transaction to write
-	buf  []byte // written, not yet read from off
-	off  int
+	job     uuid.UUID
+	next    func() (*statement.Transaction, bool)
+	eachErr *error // why the reading ended, once next has said it did
+	want    int
+	seq     int    // the next transaction's number
+	done    bool   // next has said the reading ended
+	buf     []byte // written, not yet read from off
+	off     int
 }
 
 func (c *copyText) Read(p []byte) (int, error) {
 	if c.off == len(c.buf) {
-		if c.next == len(c.txs) {
-			return 0, io.EOF
-		}
 		c.buf, c.off = c.buf[:0], 0
-		for c.next < len(c.txs) && len(c.buf) < 64<<10 {
-			c.buf = c.appendRow(c.buf, c.next)
-			c.next++
+		for !c.done && len(c.buf) < 64<<10 {
+			t, ok := c.next()
+			switch {
+			case !ok:
+				c.done = true
+				if err := *c.eachErr; err != nil {
+					return 0, fmt.Errorf("read the transactions: %w", err)
+				}
+				if c.seq != c.want {
+					return 0, fmt.Errorf("read %d transactions, not %d", c.seq, c.want)
+				}
+			case c.seq == c.want:
+				return 0, fmt.Errorf("read more than %d transactions", c.want)
+			case t.Date.IsZero():
+				return 0, fmt.Errorf("transaction %d has no booking date", c.seq)
+			default:
+				c.buf = c.appendRow(c.buf, c.seq, t)
+				c.seq++
+			}
+		}
+		if len(c.buf) == 0 {
+			return 0, io.EOF
 		}
 	}
 	n := copy(p, c.buf[c.off:])
@@ -549,12 +571,11 @@ func (c *copyText) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// appendRow appends transaction i's row, in parseTransactionsCopy's column order.
-func (c *copyText) appendRow(b []byte, i int) []byte {
-	t := &c.txs[i]
+// appendRow appends transaction t's row, number seq, in parseTransactionsCopy's column order.
+func (c *copyText) appendRow(b []byte, seq int, t *statement.Transaction) []byte {
 	b = appendUUID(b, c.job)
 	b = append(b, '\t')
-	b = strconv.AppendInt(b, int64(i), 10)
+	b = strconv.AppendInt(b, int64(seq), 10)
 	b = append(b, '\t')
 	b = appendUUID(b, uuid.New())
 	b = append(b, '\t')

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -104,7 +105,7 @@ func (b *parseBundle) finish(t testing.TB, id uuid.UUID, status parsejob.Status,
 		return
 	}
 	require.NoError(t, b.store.Complete(ctx, id, 1, parsejob.Job{Status: status, TransactionsCount: n, CompletedAt: &done},
-		manyTransactions(n)))
+		parsejob.Held(manyTransactions(n))))
 }
 
 // manyTransactions is n plain transactions, dated from 1 March 2024 on.
@@ -367,7 +368,7 @@ func TestParseJobStoreOnlyTheLatestAttemptFinishesAJob(t *testing.T) {
 	complete := func(attempt int, n int) func() error {
 		return func() error {
 			return b.store.Complete(ctx, j.ID, attempt, parsejob.Job{Status: parsejob.StatusCompleted, TransactionsCount: n, CompletedAt: &done},
-				manyTransactions(n))
+				parsejob.Held(manyTransactions(n)))
 		}
 	}
 	fail := func(attempt int) func() error {
@@ -452,7 +453,7 @@ func TestParseJobStoreCompleteStoresTheStatementExactly(t *testing.T) {
 			{Code: statement.ReviewBalanceMismatch, Message: "opening 0.00 + transactions ≠ closing 1250.40"},
 			{Code: statement.ReviewUnreadableRows, Message: "row with a nul\x00 and caf\xe9", Line: 12},
 		}}
-	require.NoError(t, b.store.Complete(ctx, j.ID, 1, out, txs))
+	require.NoError(t, b.store.Complete(ctx, j.ID, 1, out, parsejob.Held(txs)))
 
 	got, err := b.store.Get(ctx, b.account.ID, j.ID)
 	require.NoError(t, err)
@@ -549,15 +550,32 @@ func TestParseJobStoreCompleteRefusesWhatItCannotStore(t *testing.T) {
 	undated[2].Date = statement.Date{}
 	untyped := manyTransactions(3)
 	untyped[1].Type = ""
+	// A reading of the transactions (from the statement file, for a stream) that yields other
+	// than it counted, or fails part-way, ends the COPY.
+	counted := func(n int, txs []statement.Transaction) parsejob.Transactions {
+		return parsejob.Transactions{Count: n, Each: parsejob.Held(txs).Each}
+	}
+	failing := parsejob.Transactions{Count: 3, Each: func(yield func(*statement.Transaction) bool) error {
+		for _, tx := range manyTransactions(2) {
+			if !yield(&tx) {
+				return nil
+			}
+		}
+		return errors.New("the file could not be read again")
+	}}
+	completed := parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done}
 	tests := []struct {
 		name string
 		out  parsejob.Job
-		txs  []statement.Transaction
+		txs  parsejob.Transactions
 	}{
-		{"a transaction without a booking date", parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done}, undated},
-		{"a transaction without a type (the table's check, mid-COPY)", parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done}, untyped},
-		{"a status without results", parsejob.Job{Status: parsejob.StatusFailed, CompletedAt: &done}, manyTransactions(1)},
-		{"no completion time", parsejob.Job{Status: parsejob.StatusCompleted}, manyTransactions(1)},
+		{"a transaction without a booking date", completed, parsejob.Held(undated)},
+		{"a transaction without a type (the table's check, mid-COPY)", completed, parsejob.Held(untyped)},
+		{"fewer transactions than counted", completed, counted(3, manyTransactions(2))},
+		{"more transactions than counted", completed, counted(2, manyTransactions(3))},
+		{"a reading that fails part-way", completed, failing},
+		{"a status without results", parsejob.Job{Status: parsejob.StatusFailed, CompletedAt: &done}, parsejob.Held(manyTransactions(1))},
+		{"no completion time", parsejob.Job{Status: parsejob.StatusCompleted}, parsejob.Held(manyTransactions(1))},
 	}
 	for _, tc := range tests {
 		err := b.store.Complete(ctx, j.ID, 1, tc.out, tc.txs)
@@ -568,7 +586,7 @@ func TestParseJobStoreCompleteRefusesWhatItCannotStore(t *testing.T) {
 		require.Equal(t, parsejob.StatusProcessing, got.Status, "%s: the job is left as it was", tc.name)
 		require.Zero(t, b.count(t, `SELECT count(*) FROM parse_transactions`), "%s: nothing is written", tc.name)
 	}
-	require.NoError(t, b.store.Complete(ctx, j.ID, 1, parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done}, manyTransactions(2)),
+	require.NoError(t, b.store.Complete(ctx, j.ID, 1, parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done}, parsejob.Held(manyTransactions(2))),
 		"the attempt still holds the job")
 }
 
@@ -707,7 +725,7 @@ func TestParseJobStoreFailStoresWhyTheJobFailed(t *testing.T) {
 			err  error
 		}{
 			{"it cannot be failed again", b.store.Fail(ctx, j.ID, 1, parsejob.Failure{Code: parsejob.CodeTimeout, Message: "x"}, done)},
-			{"it cannot be completed", b.store.Complete(ctx, j.ID, 1, parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done}, nil)},
+			{"it cannot be completed", b.store.Complete(ctx, j.ID, 1, parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done}, parsejob.Transactions{})},
 			{"a newer attempt cannot claim it", func() error { _, err := b.store.Claim(ctx, j.ID, 2); return err }()},
 		} {
 			require.ErrorIs(t, tc.err, attempt.ErrStale, tc.name)
@@ -775,7 +793,7 @@ func TestQueueSweepFailsTheParseJobsTheQueueGaveUpOn(t *testing.T) {
 				if err := claim(id); err != nil {
 					return err
 				}
-				return b.store.Complete(ctx, id, 1, parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done}, nil)
+				return b.store.Complete(ctx, id, 1, parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done}, parsejob.Transactions{})
 			},
 			parsejob.StatusCompleted, ""},
 		{"a job that failed for its file keeps its own failure",
@@ -835,7 +853,7 @@ func BenchmarkParseJobComplete1M(b *testing.B) {
 		_, err := pb.store.Claim(ctx, j.ID, 1)
 		require.NoError(b, err)
 		b.StartTimer()
-		require.NoError(b, pb.store.Complete(ctx, j.ID, 1, parsejob.Job{Status: parsejob.StatusCompleted, TransactionsCount: n, CompletedAt: &done}, txs))
+		require.NoError(b, pb.store.Complete(ctx, j.ID, 1, parsejob.Job{Status: parsejob.StatusCompleted, TransactionsCount: n, CompletedAt: &done}, parsejob.Held(txs)))
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }

@@ -59,11 +59,13 @@ func CheckStatement(f File, limits statement.Options) (statement.Format, error) 
 	if err != nil {
 		return "", err
 	}
-	st, err := engine.Parse(data, limits)
+	// Streamed: the check needs the parse's verdict, not the transactions, so a workbook's are
+	// not held here.
+	s, err := engine.Stream(data, limits)
 	if err != nil {
 		return refusal(format, err)
 	}
-	return st.Format, nil
+	return s.Statement.Format, nil
 }
 
 // readWhole reports whether the check reads a file of the format whole.
