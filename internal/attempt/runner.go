@@ -47,10 +47,12 @@ type Store[J any, C ~string] interface {
 type Outcome[C ~string] struct {
 	Failure *Failure[C]
 	Store   func(ctx context.Context) error
-	// Format is the format of the job's (bank) file, when it was told; Review that the stored
-	// results wait for a person's review. Both are for the Observer only.
+	// Format is the format of the job's (bank) file, when it was told. Review, once Store has
+	// run, reports that the stored results wait for a person's review (nil: they do not): a job
+	// that finishes its statement as it stores the transactions knows only then. Both are for
+	// the Observer only.
 	Format string
-	Review bool
+	Review func() bool
 }
 
 // The outcomes an Observer is told of.
@@ -156,7 +158,7 @@ func (r *Runner[J, C]) Run(ctx context.Context, a Attempt, work func(ctx context
 	switch {
 	case out.Failure != nil:
 		Observed(r.Observer).Finished(r.Kind, out.Format, OutcomeFailed, string(out.Failure.Code), time.Since(began))
-	case out.Review:
+	case out.Review != nil && out.Review():
 		Observed(r.Observer).Finished(r.Kind, out.Format, OutcomeReview, "", time.Since(began))
 	default:
 		Observed(r.Observer).Finished(r.Kind, out.Format, OutcomeCompleted, "", time.Since(began))

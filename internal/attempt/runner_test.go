@@ -64,7 +64,7 @@ func TestRunner(t *testing.T) {
 	}
 	doubtful := func(b *book) func(context.Context, string) (attempt.Outcome[code], error) {
 		return func(context.Context, string) (attempt.Outcome[code], error) {
-			return attempt.Outcome[code]{Format: "pdf", Review: true, Store: func(context.Context) error { b.stored = true; return nil }}, nil
+			return attempt.Outcome[code]{Format: "pdf", Review: func() bool { return true }, Store: func(context.Context) error { b.stored = true; return nil }}, nil
 		}
 	}
 	badFile := func(*book) func(context.Context, string) (attempt.Outcome[code], error) {

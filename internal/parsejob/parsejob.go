@@ -202,7 +202,8 @@ type Store interface {
 	ReadFile(ctx context.Context, id uuid.UUID) ([]byte, error)
 	// Complete stores the transactions and the statement fields of out (Status completed or
 	// review, the statement's fields, TransactionsCount, ReviewReasons, CompletedAt), if
-	// attempt still holds the job (attempt.ErrStale otherwise).
+	// attempt still holds the job (attempt.ErrStale otherwise). When txs has a Finish, out is
+	// completed by it once the transactions have been read, before it is stored.
 	Complete(ctx context.Context, id uuid.UUID, attempt int, out Job, txs Transactions) error
 	// Fail marks the job failed, unless it is finished or a newer attempt claimed it (attempt.ErrStale):
 	// the final attempt fails the job even when it could not claim it first.
@@ -211,10 +212,13 @@ type Store interface {
 
 // Transactions are a job's transactions as Store.Complete writes them: Each yields them in
 // order, Count of them, without their being held (a statement.Stream reads them again from the
-// file), and returns why it could not.
+// file), and returns why it could not. Finish, when set, completes the job's fields from what
+// the reading found (a statement finished as its transactions pass: its status and review
+// reasons are known only after the last).
 type Transactions struct {
-	Count int
-	Each  func(yield func(*statement.Transaction) bool) error
+	Count  int
+	Each   func(yield func(*statement.Transaction) bool) error
+	Finish func(out *Job)
 }
 
 // Held returns transactions held in a slice as Transactions.

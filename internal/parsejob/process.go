@@ -40,11 +40,25 @@ func (s *Service) Process(ctx context.Context, id uuid.UUID, n int, final bool) 
 			return attempt.Outcome[ErrorCode]{Failure: failure, Format: string(format)}, nil
 		}
 		st := read.Statement
-		return attempt.Outcome[ErrorCode]{Format: string(st.Format), Review: st.NeedsReview(), Store: func(ctx context.Context) error {
-			out := outcome(st, read.Count)
+		var out Job
+		return attempt.Outcome[ErrorCode]{Format: string(st.Format), Review: func() bool { return out.Status == StatusReview }, Store: func(ctx context.Context) error {
 			now := s.now()
-			out.CompletedAt = &now
-			if err := s.Store.Complete(ctx, id, n, out, stored(read)); err != nil {
+			out = Job{CompletedAt: &now}
+			// The statement is finished as its transactions are stored: its status is known
+			// when the last has been written, and the job row is written after them.
+			txs, whole := stored(read)
+			txs.Finish = func(o *Job) {
+				if !*whole {
+					// The store read none (a statement of balances only): finish it.
+					if err := read.Finished(func(*statement.Transaction) bool { return true }); err != nil {
+						s.logger().ErrorContext(ctx, "statement could not be finished", slog.String("error", err.Error()))
+					}
+				}
+				*o = outcome(st, read.Count)
+				o.CompletedAt = &now
+				out = *o
+			}
+			if err := s.Store.Complete(ctx, id, n, out, txs); err != nil {
 				return err
 			}
 			s.logger().InfoContext(ctx, "parse job finished", slog.String("job_id", id.String()), slog.Int("attempt", n),
@@ -64,9 +78,9 @@ var (
 	timedOut = Failure{Code: CodeTimeout, Message: "parsing the file took longer than allowed"}
 )
 
-// parse reads the statement, finished (its summary and review reasons), without holding its
-// transactions where the format allows: Complete reads them again as it stores them. It is
-// deterministic: the same file gives the same statement or the same failure.
+// parse reads the statement without holding its transactions where the format allows:
+// Complete reads them again, finishing the statement, as it stores them. It is deterministic:
+// the same file gives the same statement or the same failure.
 func (s *Service) parse(ctx context.Context, data []byte) (read *statement.Stream, failure *Failure) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -77,11 +91,6 @@ func (s *Service) parse(ctx context.Context, data []byte) (read *statement.Strea
 		}
 	}()
 	read, err := engine.Stream(data, s.Limits.WithContext(ctx))
-	if err == nil {
-		// One reading of the transactions finishes the statement: its status is known before
-		// anything is stored.
-		err = read.Finished(func(*statement.Transaction) bool { return true })
-	}
 	if err != nil {
 		if errors.Is(err, statement.ErrInternal) {
 			s.logger().Error("parser failure", slog.String("error", err.Error()))
@@ -142,12 +151,15 @@ func outcome(st *statement.Statement, count int) Job {
 
 // stored is a statement's transactions as the job stores them, read again from the file: each
 // finished, with its section's currency when it names none, and its money written with the
-// currency's decimals.
-func stored(read *statement.Stream) Transactions {
+// currency's decimals. *whole reports that a reading ran to its end, so the statement is
+// finished.
+func stored(read *statement.Stream) (txs Transactions, whole *bool) {
+	whole = new(bool)
 	return Transactions{Count: read.Count, Each: func(yield func(*statement.Transaction) bool) error {
 		secs := newSectionCurrencies(read.Statement.Sections, read.Count)
 		i := 0
-		return read.Finished(func(t *statement.Transaction) bool {
+		stopped := false
+		err := read.Finished(func(t *statement.Transaction) bool {
 			if t.Currency == "" {
 				t.Currency = secs.of(i)
 			}
@@ -157,9 +169,12 @@ func stored(read *statement.Stream) Transactions {
 				b := statement.WithCurrencyDecimals(*t.Balance, t.Currency)
 				t.Balance = &b
 			}
-			return yield(t)
+			stopped = !yield(t)
+			return !stopped
 		})
-	}}
+		*whole = err == nil && !stopped
+		return err
+	}}, whole
 }
 
 // sectionCurrencies finds the currency of the transaction at an index: that of the first

@@ -174,7 +174,8 @@ func TestOutcome(t *testing.T) {
 func storedOf(t *testing.T, st *statement.Statement) []statement.Transaction {
 	t.Helper()
 	read := statement.Held(st)
-	txs := stored(read)
+	txs, whole := stored(read)
+	defer func() { require.True(t, *whole, "a whole reading finishes the statement") }()
 	require.Equal(t, len(st.Transactions), txs.Count)
 	var out []statement.Transaction
 	require.NoError(t, txs.Each(func(tx *statement.Transaction) bool {

@@ -444,37 +444,47 @@ const parseTransactionsCopy = `COPY parse_transactions (job_id, seq, id, booking
 description, reference, counterparty_name, counterparty_account, balance, type, raw, pos_line, pos_record, pos_page, pos_sheet,
 pos_path, box_left, box_top, box_right, box_bottom, box_corners) FROM STDIN`
 
-// Complete implements parsejob.Store. It stores transactions_count as txs.Count, the rows it
-// writes, whatever out.TransactionsCount says; transactions that are not that many, or one
-// without a booking date, end the COPY and store nothing.
+// Complete implements parsejob.Store. Under the job row's lock it writes the transactions
+// first, then the job's fields (completed by txs.Finish when set), in one transaction. It
+// stores transactions_count as txs.Count, the rows it writes, whatever out.TransactionsCount
+// says; transactions that are not that many, or one without a booking date, end the COPY and
+// store nothing.
 func (s *ParseJobStore) Complete(ctx context.Context, id uuid.UUID, n int, out parsejob.Job, txs parsejob.Transactions) error {
-	if !out.Status.HasResults() {
-		return fmt.Errorf("complete parse job %s: status %q has no results", id, out.Status)
-	}
-	if out.CompletedAt == nil {
-		return fmt.Errorf("complete parse job %s: no completion time", id)
-	}
-	reasons, err := reviewReasonsJSON(out.ReviewReasons)
-	if err != nil {
+	err := s.complete(ctx, id, n, out, txs)
+	if err != nil && !errors.Is(err, attempt.ErrStale) {
 		return fmt.Errorf("complete parse job %s: %w", id, err)
 	}
-	err = inConnTx(ctx, s.DB, func(conn *sqlx.Conn, tx *sqlx.Tx) error {
+	return err
+}
+
+func (s *ParseJobStore) complete(ctx context.Context, id uuid.UUID, n int, out parsejob.Job, txs parsejob.Transactions) error {
+	check := func(out parsejob.Job) error {
+		if !out.Status.HasResults() {
+			return fmt.Errorf("status %q has no results", out.Status)
+		}
+		if out.CompletedAt == nil {
+			return errors.New("no completion time")
+		}
+		return nil
+	}
+	if txs.Finish == nil {
+		// Refused before any work when the fields are known.
+		if err := check(out); err != nil {
+			return err
+		}
+	}
+	return inConnTx(ctx, s.DB, func(conn *sqlx.Conn, tx *sqlx.Tx) error {
 		// Tagged, so that a newer attempt can end this transaction should this worker freeze in
 		// the COPY (see takeOver).
 		if err := parseAttempt(id, n).tag(ctx, tx); err != nil {
 			return err
 		}
+		// The attempt's fence, and the row's lock for as long as the COPY takes.
 		var accountID uuid.UUID
 		var createdAt time.Time
 		err := tx.QueryRowContext(ctx, `
-UPDATE parse_jobs
-   SET status = $3, bank_name = $4, account = $5, currency = $6, period_start = $7, period_end = $8,
-       opening_balance = $9, closing_balance = $10, transactions_count = $11, review_reasons = $12, completed_at = $13
- WHERE id = $1 AND attempt = $2 AND status = 'processing'
-RETURNING account_id, created_at`,
-			id, n, string(out.Status), nullText(out.BankName), nullText(out.Account), nullText(out.Currency),
-			dateValue(out.PeriodStart), dateValue(out.PeriodEnd), decimalValue(out.OpeningBalance), decimalValue(out.ClosingBalance),
-			txs.Count, reasons, *out.CompletedAt).Scan(&accountID, &createdAt)
+SELECT account_id, created_at FROM parse_jobs WHERE id = $1 AND attempt = $2 AND status = 'processing' FOR UPDATE`,
+			id, n).Scan(&accountID, &createdAt)
 		if errors.Is(err, sql.ErrNoRows) {
 			return attempt.ErrStale
 		}
@@ -484,13 +494,29 @@ RETURNING account_id, created_at`,
 		if err := copyTransactions(ctx, conn, id, txs); err != nil {
 			return err
 		}
+		if txs.Finish != nil {
+			txs.Finish(&out)
+		}
+		if err := check(out); err != nil {
+			return err
+		}
+		reasons, err := reviewReasonsJSON(out.ReviewReasons)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `
+UPDATE parse_jobs
+   SET status = $2, bank_name = $3, account = $4, currency = $5, period_start = $6, period_end = $7,
+       opening_balance = $8, closing_balance = $9, transactions_count = $10, review_reasons = $11, completed_at = $12
+ WHERE id = $1`,
+			id, string(out.Status), nullText(out.BankName), nullText(out.Account), nullText(out.Currency),
+			dateValue(out.PeriodStart), dateValue(out.PeriodEnd), decimalValue(out.OpeningBalance), decimalValue(out.ClosingBalance),
+			txs.Count, reasons, *out.CompletedAt); err != nil {
+			return err
+		}
 		return announce(ctx, tx, s.Queue, parsejob.Job{ID: id, AccountID: accountID, Status: out.Status,
 			BankName: cleanText(out.BankName), TransactionsCount: txs.Count, CreatedAt: createdAt, CompletedAt: out.CompletedAt})
 	})
-	if err != nil && !errors.Is(err, attempt.ErrStale) {
-		return fmt.Errorf("complete parse job %s: %w", id, err)
-	}
-	return err
 }
 
 // copyTransactions writes the job's transactions with COPY FROM STDIN, inside the transaction

@@ -538,6 +538,46 @@ func TestParseJobStoreCompleteStoresTheStatementExactly(t *testing.T) {
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM parse_transactions WHERE job_id = $1 AND seq = 3 AND currency IS NULL AND description = '' AND raw = ''`, j.ID))
 }
 
+// TestParseJobStoreCompleteFinishesTheJobAfterItsTransactions: a job whose statement is
+// finished as its transactions are read gets its fields from Finish, called once every
+// transaction has been read, and stored with them; a Finish that leaves no status with results
+// stores nothing.
+func TestParseJobStoreCompleteFinishesTheJobAfterItsTransactions(t *testing.T) {
+	t.Parallel()
+	b := setupParseStore(t)
+	ctx := t.Context()
+	done := b.now.Add(time.Minute)
+	read := 0
+	txs := parsejob.Held(manyTransactions(40))
+	each := txs.Each
+	txs.Each = func(yield func(*statement.Transaction) bool) error {
+		return each(func(tx *statement.Transaction) bool { read++; return yield(tx) })
+	}
+	reasons := []statement.ReviewReason{{Code: statement.ReviewBalanceMismatch, Message: "found by the last line"}}
+	txs.Finish = func(out *parsejob.Job) {
+		require.Equal(t, 40, read, "Finish comes after the last transaction")
+		out.Status, out.ReviewReasons, out.Account = parsejob.StatusReview, reasons, "DE89370400440532013000"
+	}
+	j := b.create(t)
+	_, err := b.store.Claim(ctx, j.ID, 1)
+	require.NoError(t, err)
+	require.NoError(t, b.store.Complete(ctx, j.ID, 1, parsejob.Job{CompletedAt: &done}, txs))
+	got, err := b.store.Get(ctx, b.account.ID, j.ID)
+	require.NoError(t, err)
+	require.Equal(t, parsejob.StatusReview, got.Status)
+	require.Equal(t, reasons, got.ReviewReasons)
+	require.Equal(t, "DE89370400440532013000", got.Account)
+	require.Equal(t, 40, got.TransactionsCount)
+
+	k := b.create(t)
+	_, err = b.store.Claim(ctx, k.ID, 1)
+	require.NoError(t, err)
+	none := parsejob.Held(manyTransactions(3))
+	none.Finish = func(*parsejob.Job) {}
+	require.ErrorContains(t, b.store.Complete(ctx, k.ID, 1, parsejob.Job{CompletedAt: &done}, none), "has no results")
+	require.Zero(t, b.count(t, `SELECT count(*) FROM parse_transactions WHERE job_id = $1`, k.ID), "nothing is written")
+}
+
 func TestParseJobStoreCompleteRefusesWhatItCannotStore(t *testing.T) {
 	t.Parallel()
 	b := setupParseStore(t)
