@@ -78,8 +78,8 @@ func BenchmarkXLSXCells(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(sh.Rows) != benchRows+3 {
-			b.Fatalf("%d rows", len(sh.Rows))
+		if sh.rowCount() != benchRows+3 {
+			b.Fatalf("%d rows", sh.rowCount())
 		}
 	}
 	reportRows(b, cpu)

@@ -15,11 +15,29 @@ import (
 )
 
 // sheetLines reads one sheet (by its index in workbook order) as "line: cell|cell|..." rows.
+// An xlsx sheet is read twice, held and streamed (read again from the file, as Stream reads
+// it), and the two must agree.
 func sheetLines(t testing.TB, data []byte, opts statement.Options, index int) ([]string, workbook, error) {
+	t.Helper()
+	lines, wb, err := readLines(t, data, opts, index, false)
+	if _, ok := wb.(*xlsxBook); ok {
+		streamed, _, serr := readLines(t, data, opts, index, true)
+		require.Equal(t, fmt.Sprint(err), fmt.Sprint(serr), "a streamed sheet fails as a held one does")
+		require.Equal(t, lines, streamed, "a streamed sheet reads as a held one does")
+		require.Equal(t, streamed, func() []string { again, _, _ := readLines(t, data, opts, index, true); return again }(),
+			"and again")
+	}
+	return lines, wb, err
+}
+
+func readLines(t testing.TB, data []byte, opts statement.Options, index int, stream bool) ([]string, workbook, error) {
 	t.Helper()
 	wb, err := openWorkbook(data, opts.WithDefaults())
 	if err != nil {
 		return nil, nil, err
+	}
+	if xb, ok := wb.(*xlsxBook); ok {
+		xb.stream = stream
 	}
 	sh, err := wb.readSheetAt(index)
 	if err != nil {
@@ -29,7 +47,12 @@ func sheetLines(t testing.TB, data []byte, opts statement.Options, index int) ([
 	if err != nil {
 		return nil, wb, err
 	}
-	return viewLines(v), wb, nil
+	lines := viewLines(v)
+	if stream {
+		// A view is read more than once; the second reading is the sheet's again.
+		require.Equal(t, lines, viewLines(v))
+	}
+	return lines, wb, nil
 }
 
 func viewLines(v *sheetView) []string {

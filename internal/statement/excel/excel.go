@@ -130,7 +130,7 @@ func extract[T any](wb workbook, opts statement.Options, read func(tabular.Table
 		if err != nil {
 			return none, nil, err
 		}
-		if len(sh.Rows) == 0 {
+		if sh.rowCount() == 0 {
 			continue
 		}
 		v, err := newView(sh, wb.format())
@@ -183,6 +183,10 @@ func Stream(data []byte, opts statement.Options) (*statement.Stream, error) {
 	wb, err := openWorkbook(data, opts)
 	if err != nil {
 		return nil, err
+	}
+	if xb, ok := wb.(*xlsxBook); ok {
+		// The one format whose sheets may be large: its rows are read again from the file.
+		xb.stream = true
 	}
 	s, view, err := extract(wb, opts, tabular.Stream)
 	if err != nil {

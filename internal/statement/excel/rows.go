@@ -35,7 +35,7 @@ func Rows(data []byte, opts statement.Options) (rows iter.Seq[tabular.Row], form
 		if err != nil {
 			return nil, format, err
 		}
-		if len(sh.Rows) == 0 {
+		if sh.rowCount() == 0 {
 			continue
 		}
 		v, err := newView(sh, format)
@@ -70,7 +70,7 @@ func HeadRows(data []byte, opts statement.Options, n int) (rows []tabular.Row, f
 		if err != nil {
 			return nil, format, err
 		}
-		if len(sh.Rows) == 0 {
+		if sh.rowCount() == 0 {
 			continue
 		}
 		v, err := newView(sh, format)
@@ -101,7 +101,10 @@ func (b *xlsxBook) readSheetHead(ws xlsxSheet, n int) (*sheet, error) {
 	defer func() { b.opts.MaxRows = saved }()
 	sh := &sheet{Name: ws.name, Hidden: ws.hidden}
 	found, err := b.scanPart(ws.part, b.opts.MaxDecompressedBytes, func(s *xmlScanner) error {
-		return b.scanSheet(s, sh)
+		return b.scanSheet(s, sh, func(line int, cells []cellText) error {
+			sh.Rows = append(sh.Rows, sheetRow{Line: line, Cells: cells})
+			return nil
+		})
 	})
 	switch {
 	case errors.Is(err, statement.ErrTooManyRows):

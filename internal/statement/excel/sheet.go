@@ -17,9 +17,50 @@ const maxExcelRows = 1 << 20
 type sheet struct {
 	Name   string
 	Hidden bool
+	// Rows holds the rows, unless scan is set.
 	Rows   []sheetRow
 	Merges []cellRange
 	cells  cellStore
+	// scan, set for an xlsx worksheet, reads the rows again from the file each time it is
+	// called rather than hold them (a million rows of three cells are about 110 MiB held). It
+	// yields the rows in order; a row's cells are the reader's to reuse once yield returns.
+	// lines then holds each row's number, and used marks the columns some row has a cell in.
+	scan  func(yield func(sheetRow) bool)
+	lines []int32
+	used  []bool
+}
+
+// rowCount returns the number of non-empty rows.
+func (sh *sheet) rowCount() int {
+	if sh.scan != nil {
+		return len(sh.lines)
+	}
+	return len(sh.Rows)
+}
+
+// each yields the rows in order, held or read again.
+func (sh *sheet) each(yield func(sheetRow) bool) {
+	if sh.scan != nil {
+		sh.scan(yield)
+		return
+	}
+	for _, r := range sh.Rows {
+		if !yield(r) {
+			return
+		}
+	}
+}
+
+// rowLines returns each row's number, in order.
+func (sh *sheet) rowLines() []int32 {
+	if sh.scan != nil {
+		return sh.lines
+	}
+	lines := make([]int32, len(sh.Rows))
+	for i, r := range sh.Rows {
+		lines[i] = int32(r.Line)
+	}
+	return lines
 }
 
 // sheetRow is a row with at least one non-empty cell: Line is its row number as Excel shows it
@@ -49,6 +90,9 @@ func (s *cellStore) add(c cellText) {
 	}
 	s.block = append(s.block, c)
 }
+
+// reset forgets every cell, for a reader that hands each row on and keeps none.
+func (s *cellStore) reset() { s.block, s.rowStart = s.block[:0], 0 }
 
 // row returns the current row's cells so far.
 func (s *cellStore) row() []cellText { return s.block[s.rowStart:] }
@@ -86,19 +130,29 @@ type sheetView struct {
 	width  int
 }
 
-// newView prepares a sheet; see fillMerges for what merged ranges show.
+// newView prepares a sheet; see mergeFill for what merged ranges show.
 func newView(sh *sheet, format statement.Format) (*sheetView, error) {
-	if err := fillMerges(sh, format); err != nil {
+	if err := checkMergeFill(sh, format); err != nil {
 		return nil, err
 	}
-	maxCol := int32(-1)
-	for _, r := range sh.Rows {
-		maxCol = max(maxCol, r.Cells[len(r.Cells)-1].Col)
-	}
-	index := make([]int32, maxCol+1)
-	for _, r := range sh.Rows {
-		for _, c := range r.Cells {
-			index[c.Col] = 1
+	var index []int32
+	if sh.scan != nil {
+		index = make([]int32, len(sh.used))
+		for col, used := range sh.used {
+			if used {
+				index[col] = 1
+			}
+		}
+	} else {
+		maxCol := int32(-1)
+		for _, r := range sh.Rows {
+			maxCol = max(maxCol, r.Cells[len(r.Cells)-1].Col)
+		}
+		index = make([]int32, maxCol+1)
+		for _, r := range sh.Rows {
+			for _, c := range r.Cells {
+				index[c.Col] = 1
+			}
 		}
 	}
 	width := 0
@@ -111,13 +165,14 @@ func newView(sh *sheet, format statement.Format) (*sheetView, error) {
 	return &sheetView{sh: sh, format: format, index: index, width: width}, nil
 }
 
-// rows yields each non-empty row as dense cells, with typed[i] set for typed cells. The slices
-// are reused from row to row.
+// rows yields each non-empty row as dense cells, merged ranges filled, with typed[i] set for
+// typed cells. The slices are reused from row to row.
 func (v *sheetView) rows(yield func(line int, cells []string, typed []bool, anyTyped bool) bool) {
 	cells := make([]string, v.width)
 	typed := make([]bool, v.width)
-	for _, r := range v.sh.Rows {
-		run := r.Cells
+	fill := newMergeFill(v.sh.Merges)
+	v.sh.each(func(r sheetRow) bool {
+		run := fill.apply(r.Line, r.Cells)
 		n := int(v.index[run[len(run)-1].Col]) + 1
 		clear(cells[:n])
 		clear(typed[:n])
@@ -127,15 +182,13 @@ func (v *sheetView) rows(yield func(line int, cells []string, typed []bool, anyT
 			cells[k], typed[k] = c.Text, c.Typed
 			anyTyped = anyTyped || c.Typed
 		}
-		if !yield(r.Line, cells[:n], typed[:n], anyTyped) {
-			return
-		}
-	}
+		return yield(r.Line, cells[:n], typed[:n], anyTyped)
+	})
 }
 
 // table returns the rows as the table layer reads them.
 func (v *sheetView) table() tabular.Table {
-	return tabular.Table{Format: v.format, RowsHint: len(v.sh.Rows), Scan: func(yield func(tabular.Row) bool) {
+	return tabular.Table{Format: v.format, RowsHint: v.sh.rowCount(), Scan: func(yield func(tabular.Row) bool) {
 		v.rows(func(line int, cells []string, typed []bool, anyTyped bool) bool {
 			r := tabular.Row{Cells: cells, Pos: statement.Position{Sheet: v.sh.Name, Line: line}}
 			if anyTyped {
@@ -155,39 +208,89 @@ const maxMerges = 1 << 20
 // every merge span every row.
 const maxMergeFill = 4 << 20
 
-// fillMerges copies the value of each range merged over several rows into the empty cells of
-// its first column below it: a booking date merged down over the day's lines shows on each of
-// them, as a person reading the sheet takes it. A range merged across columns keeps its value
-// in its first column only, so a description spanning three columns is not read three times.
-// The rows of a sheet are in order, so each range finds its rows by binary search.
-func fillMerges(sh *sheet, format statement.Format) error {
+// mergeFill shows each range merged over several rows as a person reading the sheet takes it:
+// the value of its top-left cell fills the empty cells of its first column below, so a booking
+// date merged down over the day's lines shows on each of them. A range merged across columns
+// keeps its value in its first column only, so a description spanning three columns is not
+// read three times. A range whose top-left cell is empty shows nothing, and rows wholly empty
+// inside a range stay absent: there is no line to show. It fills rows as they pass, in order,
+// so that a sheet read again from its file needs no rows held; ranges are taken by their top
+// row (Excel forbids overlapping ones).
+type mergeFill struct {
+	merges []cellRange // over several rows, by top row
+	next   int
+	active []filling // ranges whose top row has passed, with its value
+}
+
+type filling struct {
+	m     cellRange
+	value cellText
+}
+
+func newMergeFill(merges []cellRange) *mergeFill {
+	var down []cellRange
+	for _, m := range merges {
+		if m.Row2 > m.Row1 {
+			down = append(down, m)
+		}
+	}
+	sort.SliceStable(down, func(i, j int) bool { return down[i].Row1 < down[j].Row1 })
+	return &mergeFill{merges: down}
+}
+
+// apply returns the cells of the row numbered line with the merged ranges over it filled; run
+// is returned as it is when none fills it.
+func (f *mergeFill) apply(line int, run []cellText) []cellText {
+	r := line - 1
+	if len(f.active) > 0 {
+		live := f.active[:0]
+		for _, a := range f.active {
+			if a.m.Row2 >= r {
+				live = append(live, a)
+			}
+		}
+		f.active = live
+		for _, a := range f.active {
+			k := sort.Search(len(run), func(k int) bool { return run[k].Col >= int32(a.m.Col1) })
+			if k < len(run) && run[k].Col == int32(a.m.Col1) {
+				continue
+			}
+			cells := make([]cellText, 0, len(run)+1)
+			run = append(append(append(cells, run[:k]...), a.value), run[k:]...)
+		}
+	}
+	for f.next < len(f.merges) && f.merges[f.next].Row1 <= r {
+		m := f.merges[f.next]
+		f.next++
+		if m.Row1 != r {
+			continue // its top row is empty: nothing to show
+		}
+		if value, ok := cellAt(run, m.Col1); ok {
+			f.active = append(f.active, filling{m: m, value: value})
+		}
+	}
+	return run
+}
+
+// checkMergeFill refuses a sheet whose merged ranges span more than maxMergeFill rows below
+// their top ones in all: Excel forbids overlapping merges, so a legitimate sheet fills at most
+// as many cells as it has, but a hostile one could make every merge span every row.
+func checkMergeFill(sh *sheet, format statement.Format) error {
+	if len(sh.Merges) == 0 {
+		return nil
+	}
+	lines := sh.rowLines()
 	budget := maxMergeFill
 	for _, m := range sh.Merges {
 		if m.Row2 <= m.Row1 {
 			continue
 		}
-		top := sort.Search(len(sh.Rows), func(i int) bool { return sh.Rows[i].Line-1 >= m.Row1 })
-		if top == len(sh.Rows) || sh.Rows[top].Line-1 != m.Row1 {
-			continue // the top-left cell is empty: nothing to show
-		}
-		value, ok := cellAt(sh.Rows[top].Cells, m.Col1)
-		if !ok {
-			continue
-		}
-		// Rows wholly empty inside the range stay absent: there is no line to show.
-		for i := top + 1; i < len(sh.Rows) && sh.Rows[i].Line-1 <= m.Row2; i++ {
-			if budget--; budget < 0 {
-				return statement.Errorf(format, statement.ErrResourceLimit, statement.Position{Sheet: sh.Name},
-					"the merged cells would fill more than %d cells", maxMergeFill)
-			}
-			r := &sh.Rows[i]
-			if _, ok := cellAt(r.Cells, m.Col1); ok {
-				continue
-			}
-			k := sort.Search(len(r.Cells), func(k int) bool { return r.Cells[k].Col >= int32(m.Col1) })
-			cells := make([]cellText, 0, len(r.Cells)+1)
-			cells = append(append(append(cells, r.Cells[:k]...), value), r.Cells[k:]...)
-			r.Cells = cells
+		// The rows strictly below the top row, within the range.
+		lo := sort.Search(len(lines), func(i int) bool { return int(lines[i])-1 > m.Row1 })
+		hi := sort.Search(len(lines), func(i int) bool { return int(lines[i])-1 > m.Row2 })
+		if budget -= hi - lo; budget < 0 {
+			return statement.Errorf(format, statement.ErrResourceLimit, statement.Position{Sheet: sh.Name},
+				"the merged cells would fill more than %d cells", maxMergeFill)
 		}
 	}
 	return nil

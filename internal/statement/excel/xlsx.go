@@ -51,6 +51,8 @@ type xlsxBook struct {
 	sst      []string
 	sstName  string
 	problems []statement.Problem
+	// stream: sheets are read again from the file rather than held (Stream).
+	stream bool
 }
 
 // xlsxSheet is an entry of workbook.xml's <sheets>.
@@ -454,10 +456,25 @@ func isHex(s string) bool {
 // readSheet streams a worksheet's sheetData into a sheet: rows with their cells' text, and the
 // merged ranges of mergeCells. Rows past Options.MaxRows fail with ErrTooManyRows as soon as
 // they are seen.
+// readSheet reads a worksheet, holding its rows, or, for a book read to stream, without: see
+// streamSheet.
 func (b *xlsxBook) readSheet(ws xlsxSheet) (*sheet, error) {
+	if b.stream {
+		return b.streamSheet(ws)
+	}
 	sh := &sheet{Name: ws.name, Hidden: ws.hidden}
 	found, err := b.scanPart(ws.part, b.opts.MaxDecompressedBytes, func(s *xmlScanner) error {
-		return b.scanSheet(s, sh)
+		return b.scanSheet(s, sh, func(line int, cells []cellText) error {
+			if len(sh.Rows) == cap(sh.Rows) {
+				// Doubling: append grows a large slice by a quarter, so a million rows were
+				// copied over and over, five times their size allocated in all.
+				rows := make([]sheetRow, len(sh.Rows), max(2*cap(sh.Rows), 1024))
+				copy(rows, sh.Rows)
+				sh.Rows = rows
+			}
+			sh.Rows = append(sh.Rows, sheetRow{Line: line, Cells: cells})
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -467,6 +484,71 @@ func (b *xlsxBook) readSheet(ws xlsxSheet) (*sheet, error) {
 			"the worksheet part %s is missing", ws.part)
 	}
 	return sh, nil
+}
+
+// streamSheet reads a worksheet without holding its rows: a first reading of its XML finds what
+// the sheet's view needs (each row's number, the columns with cells, the merged ranges, which
+// follow the rows, and the problems of its cells), and sheet.scan reads the rows again from the
+// part each time they are asked for, about 1.3 s for a million rows.
+func (b *xlsxBook) streamSheet(ws xlsxSheet) (*sheet, error) {
+	sh := &sheet{Name: ws.name, Hidden: ws.hidden}
+	found, err := b.scanPart(ws.part, b.opts.MaxDecompressedBytes, func(s *xmlScanner) error {
+		return b.scanSheet(s, sh, func(line int, cells []cellText) error {
+			sh.lines = append(sh.lines, int32(line))
+			if last := int(cells[len(cells)-1].Col); last >= len(sh.used) {
+				sh.used = append(sh.used, make([]bool, last+1-len(sh.used))...)
+			}
+			for _, c := range cells {
+				sh.used[c.Col] = true
+			}
+			sh.cells.reset()
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, statement.Errorf(statement.FormatXLSX, statement.ErrCorrupt, statement.Position{Sheet: ws.name},
+			"the worksheet part %s is missing", ws.part)
+	}
+	// The first reading kept the merged ranges; the others only yield rows.
+	merges := sh.Merges
+	sh.scan = func(yield func(sheetRow) bool) {
+		stopped := false
+		err := b.rescan(ws.part, func(s *xmlScanner) error {
+			again := &sheet{Name: sh.Name}
+			return b.scanSheet(s, again, func(line int, cells []cellText) error {
+				if !yield(sheetRow{Line: line, Cells: cells}) {
+					stopped = true
+					return errStopScan
+				}
+				again.cells.reset()
+				return nil
+			})
+		})
+		if err != nil && !stopped {
+			// The same bytes read the same way a second time: a failure now is the reader's
+			// bug, which the table reader turns into an error of the parse.
+			panic(fmt.Sprintf("the worksheet %s could not be read again: %v", ws.part, err))
+		}
+	}
+	sh.Merges = merges
+	return sh, nil
+}
+
+// errStopScan ends a reading of a worksheet whose reader wants no more rows.
+var errStopScan = errors.New("stop")
+
+// rescan runs fn over a part read before: its problems were recorded then, and its bytes
+// counted against the decompression budget, so neither is done again (the part alone, read
+// within what was left of the budget then, reads within the whole of it now).
+func (b *xlsxBook) rescan(name string, fn func(s *xmlScanner) error) error {
+	budget, problems := b.budget, len(b.problems)
+	b.budget = b.opts.MaxDecompressedBytes
+	defer func() { b.budget, b.problems = budget, b.problems[:problems] }()
+	_, err := b.scanPart(name, b.opts.MaxDecompressedBytes, fn)
+	return err
 }
 
 // cellState is the <c> element being read.
@@ -481,7 +563,9 @@ type cellState struct {
 	rph      int
 }
 
-func (b *xlsxBook) scanSheet(s *xmlScanner, sh *sheet) error {
+// scanSheet reads a worksheet's XML, handing each non-empty row to sink (its cells are
+// sh.cells' to reuse once sink returns) and keeping the merged ranges in sh.Merges.
+func (b *xlsxBook) scanSheet(s *xmlScanner, sh *sheet, sink func(line int, cells []cellText) error) error {
 	var (
 		c            cellState
 		inCell, inIS bool
@@ -492,21 +576,16 @@ func (b *xlsxBook) scanSheet(s *xmlScanner, sh *sheet) error {
 		pos          = func() statement.Position { return statement.Position{Sheet: sh.Name, Line: line} }
 		endRow       func() error
 		lastLine     int
+		rows         int
 	)
 	endRow = func() error {
 		if len(sh.cells.row()) > 0 {
-			if len(sh.Rows) >= maxRows {
+			if rows >= maxRows {
 				return statement.Errorf(statement.FormatXLSX, statement.ErrTooManyRows, pos(),
 					"the sheet has more than %d rows", maxRows)
 			}
-			if len(sh.Rows) == cap(sh.Rows) {
-				// Doubling: append grows a large slice by a quarter, so a million rows were
-				// copied over and over, five times their size allocated in all.
-				rows := make([]sheetRow, len(sh.Rows), max(2*cap(sh.Rows), 1024))
-				copy(rows, sh.Rows)
-				sh.Rows = rows
-			}
-			sh.Rows = append(sh.Rows, sheetRow{Line: line, Cells: sh.cells.endRow()})
+			rows++
+			return sink(line, sh.cells.endRow())
 		}
 		return nil
 	}
