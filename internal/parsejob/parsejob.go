@@ -220,8 +220,3 @@ type Transactions struct {
 	Each   func(yield func(*statement.Transaction) bool) error
 	Finish func(out *Job)
 }
-
-// Held returns transactions held in a slice as Transactions.
-func Held(txs []statement.Transaction) Transactions {
-	return Transactions{Count: len(txs), Each: statement.Held(&statement.Statement{Transactions: txs}).Each}
-}

@@ -105,10 +105,15 @@ func (b *parseBundle) finish(t testing.TB, id uuid.UUID, status parsejob.Status,
 		return
 	}
 	require.NoError(t, b.store.Complete(ctx, id, 1, parsejob.Job{Status: status, TransactionsCount: n, CompletedAt: &done},
-		parsejob.Held(manyTransactions(n))))
+		held(manyTransactions(n))))
 }
 
 // manyTransactions is n plain transactions, dated from 1 March 2024 on.
+// held returns transactions held in a slice as a job's Transactions.
+func held(txs []statement.Transaction) parsejob.Transactions {
+	return parsejob.Transactions{Count: len(txs), Each: statement.Held(&statement.Statement{Transactions: txs}).Each}
+}
+
 func manyTransactions(n int) []statement.Transaction {
 	txs := make([]statement.Transaction, n)
 	for i := range txs {
@@ -368,7 +373,7 @@ func TestParseJobStoreOnlyTheLatestAttemptFinishesAJob(t *testing.T) {
 	complete := func(attempt int, n int) func() error {
 		return func() error {
 			return b.store.Complete(ctx, j.ID, attempt, parsejob.Job{Status: parsejob.StatusCompleted, TransactionsCount: n, CompletedAt: &done},
-				parsejob.Held(manyTransactions(n)))
+				held(manyTransactions(n)))
 		}
 	}
 	fail := func(attempt int) func() error {
@@ -453,7 +458,7 @@ func TestParseJobStoreCompleteStoresTheStatementExactly(t *testing.T) {
 			{Code: statement.ReviewBalanceMismatch, Message: "opening 0.00 + transactions ≠ closing 1250.40"},
 			{Code: statement.ReviewUnreadableRows, Message: "row with a nul\x00 and caf\xe9", Line: 12},
 		}}
-	require.NoError(t, b.store.Complete(ctx, j.ID, 1, out, parsejob.Held(txs)))
+	require.NoError(t, b.store.Complete(ctx, j.ID, 1, out, held(txs)))
 
 	got, err := b.store.Get(ctx, b.account.ID, j.ID)
 	require.NoError(t, err)
@@ -548,7 +553,7 @@ func TestParseJobStoreCompleteFinishesTheJobAfterItsTransactions(t *testing.T) {
 	ctx := t.Context()
 	done := b.now.Add(time.Minute)
 	read := 0
-	txs := parsejob.Held(manyTransactions(40))
+	txs := held(manyTransactions(40))
 	each := txs.Each
 	txs.Each = func(yield func(*statement.Transaction) bool) error {
 		return each(func(tx *statement.Transaction) bool { read++; return yield(tx) })
@@ -572,7 +577,7 @@ func TestParseJobStoreCompleteFinishesTheJobAfterItsTransactions(t *testing.T) {
 	k := b.create(t)
 	_, err = b.store.Claim(ctx, k.ID, 1)
 	require.NoError(t, err)
-	none := parsejob.Held(manyTransactions(3))
+	none := held(manyTransactions(3))
 	none.Finish = func(*parsejob.Job) {}
 	require.ErrorContains(t, b.store.Complete(ctx, k.ID, 1, parsejob.Job{CompletedAt: &done}, none), "has no results")
 	require.Zero(t, b.count(t, `SELECT count(*) FROM parse_transactions WHERE job_id = $1`, k.ID), "nothing is written")
@@ -593,7 +598,7 @@ func TestParseJobStoreCompleteRefusesWhatItCannotStore(t *testing.T) {
 	// A reading of the transactions (from the statement file, for a stream) that yields other
 	// than it counted, or fails part-way, ends the COPY.
 	counted := func(n int, txs []statement.Transaction) parsejob.Transactions {
-		return parsejob.Transactions{Count: n, Each: parsejob.Held(txs).Each}
+		return parsejob.Transactions{Count: n, Each: held(txs).Each}
 	}
 	failing := parsejob.Transactions{Count: 3, Each: func(yield func(*statement.Transaction) bool) error {
 		for _, tx := range manyTransactions(2) {
@@ -609,13 +614,13 @@ func TestParseJobStoreCompleteRefusesWhatItCannotStore(t *testing.T) {
 		out  parsejob.Job
 		txs  parsejob.Transactions
 	}{
-		{"a transaction without a booking date", completed, parsejob.Held(undated)},
-		{"a transaction without a type (the table's check, mid-COPY)", completed, parsejob.Held(untyped)},
+		{"a transaction without a booking date", completed, held(undated)},
+		{"a transaction without a type (the table's check, mid-COPY)", completed, held(untyped)},
 		{"fewer transactions than counted", completed, counted(3, manyTransactions(2))},
 		{"more transactions than counted", completed, counted(2, manyTransactions(3))},
 		{"a reading that fails part-way", completed, failing},
-		{"a status without results", parsejob.Job{Status: parsejob.StatusFailed, CompletedAt: &done}, parsejob.Held(manyTransactions(1))},
-		{"no completion time", parsejob.Job{Status: parsejob.StatusCompleted}, parsejob.Held(manyTransactions(1))},
+		{"a status without results", parsejob.Job{Status: parsejob.StatusFailed, CompletedAt: &done}, held(manyTransactions(1))},
+		{"no completion time", parsejob.Job{Status: parsejob.StatusCompleted}, held(manyTransactions(1))},
 	}
 	for _, tc := range tests {
 		err := b.store.Complete(ctx, j.ID, 1, tc.out, tc.txs)
@@ -626,7 +631,7 @@ func TestParseJobStoreCompleteRefusesWhatItCannotStore(t *testing.T) {
 		require.Equal(t, parsejob.StatusProcessing, got.Status, "%s: the job is left as it was", tc.name)
 		require.Zero(t, b.count(t, `SELECT count(*) FROM parse_transactions`), "%s: nothing is written", tc.name)
 	}
-	require.NoError(t, b.store.Complete(ctx, j.ID, 1, parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done}, parsejob.Held(manyTransactions(2))),
+	require.NoError(t, b.store.Complete(ctx, j.ID, 1, parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done}, held(manyTransactions(2))),
 		"the attempt still holds the job")
 }
 
@@ -893,7 +898,7 @@ func BenchmarkParseJobComplete1M(b *testing.B) {
 		_, err := pb.store.Claim(ctx, j.ID, 1)
 		require.NoError(b, err)
 		b.StartTimer()
-		require.NoError(b, pb.store.Complete(ctx, j.ID, 1, parsejob.Job{Status: parsejob.StatusCompleted, TransactionsCount: n, CompletedAt: &done}, parsejob.Held(txs)))
+		require.NoError(b, pb.store.Complete(ctx, j.ID, 1, parsejob.Job{Status: parsejob.StatusCompleted, TransactionsCount: n, CompletedAt: &done}, held(txs)))
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }

@@ -95,7 +95,7 @@ func completeFrozen(t *testing.T, b *parseBundle, url string, id uuid.UUID, n in
 	out := make(chan error, 1)
 	go func() {
 		defer cancel()
-		out <- frozen.Complete(ctx, id, n, parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done}, parsejob.Held(manyTransactions(20_000)))
+		out <- frozen.Complete(ctx, id, n, parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done}, held(manyTransactions(20_000)))
 	}()
 	select {
 	case <-f.frozen:
@@ -145,7 +145,7 @@ func TestParseJobStoreANewerAttemptEndsAFrozenOlderOne(t *testing.T) {
 		require.Zero(t, rows(j.ID), "what the frozen attempt wrote was rolled back")
 
 		done := b.now.Add(2 * time.Minute)
-		require.NoError(t, b.store.Complete(ctx, j.ID, 2, parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done}, parsejob.Held(manyTransactions(3))))
+		require.NoError(t, b.store.Complete(ctx, j.ID, 2, parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done}, held(manyTransactions(3))))
 		require.Equal(t, 3, rows(j.ID))
 
 		otherFreezer.thaw()

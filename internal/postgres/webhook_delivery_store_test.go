@@ -206,13 +206,13 @@ func TestWebhookOutboxJobOutcomesEmitTheirEvents(t *testing.T) {
 		{"a completed job emits job.completed with the rows stored and the bank",
 			func(id uuid.UUID) error {
 				return b.store.Complete(ctx, id, 1, parsejob.Job{Status: parsejob.StatusCompleted, BankName: "Sparkasse",
-					TransactionsCount: 99, CompletedAt: &done}, parsejob.Held(manyTransactions(3)))
+					TransactionsCount: 99, CompletedAt: &done}, held(manyTransactions(3)))
 			},
 			webhook.EventJobCompleted,
 			map[string]any{"status": "completed", "bank_name": "Sparkasse", "transactions_count": float64(3)}},
 		{"a job that needs review emits job.review",
 			func(id uuid.UUID) error {
-				return b.store.Complete(ctx, id, 1, parsejob.Job{Status: parsejob.StatusReview, CompletedAt: &done}, parsejob.Held(manyTransactions(2)))
+				return b.store.Complete(ctx, id, 1, parsejob.Job{Status: parsejob.StatusReview, CompletedAt: &done}, held(manyTransactions(2)))
 			},
 			webhook.EventJobReview,
 			map[string]any{"status": "review", "bank_name": nil, "transactions_count": float64(2)}},
@@ -243,7 +243,7 @@ func TestWebhookOutboxJobOutcomesEmitTheirEvents(t *testing.T) {
 		_, err := b.store.Claim(ctx, j.ID, 2)
 		require.NoError(t, err)
 		require.ErrorIs(t, b.store.Complete(ctx, j.ID, 1, parsejob.Job{Status: parsejob.StatusCompleted, CompletedAt: &done},
-			parsejob.Held(manyTransactions(1))), attempt.ErrStale)
+			held(manyTransactions(1))), attempt.ErrStale)
 		require.ErrorIs(t, b.store.Fail(ctx, j.ID, 1, parsejob.Failure{Code: parsejob.CodeFileCorrupt, Message: "x"}, done), attempt.ErrStale)
 		require.NoError(t, b.store.Fail(ctx, j.ID, 2, parsejob.Failure{Code: parsejob.CodeFileCorrupt, Message: "x"}, done))
 		require.ErrorIs(t, b.store.Fail(ctx, j.ID, 2, parsejob.Failure{Code: parsejob.CodeFileCorrupt, Message: "x"}, done),

@@ -454,10 +454,8 @@ func isHex(s string) bool {
 }
 
 // readSheet streams a worksheet's sheetData into a sheet: rows with their cells' text, and the
-// merged ranges of mergeCells. Rows past Options.MaxRows fail with ErrTooManyRows as soon as
-// they are seen.
-// readSheet reads a worksheet, holding its rows, or, for a book read to stream, without: see
-// streamSheet.
+// merged ranges of mergeCells; a book read to stream keeps only what streamSheet keeps. Rows
+// past Options.MaxRows fail with ErrTooManyRows as soon as they are seen.
 func (b *xlsxBook) readSheet(ws xlsxSheet) (*sheet, error) {
 	if b.stream {
 		return b.streamSheet(ws)
@@ -512,8 +510,6 @@ func (b *xlsxBook) streamSheet(ws xlsxSheet) (*sheet, error) {
 		return nil, statement.Errorf(statement.FormatXLSX, statement.ErrCorrupt, statement.Position{Sheet: ws.name},
 			"the worksheet part %s is missing", ws.part)
 	}
-	// The first reading kept the merged ranges; the others only yield rows.
-	merges := sh.Merges
 	sh.scan = func(yield func(sheetRow) bool) {
 		stopped := false
 		err := b.rescan(ws.part, func(s *xmlScanner) error {
@@ -533,7 +529,6 @@ func (b *xlsxBook) streamSheet(ws xlsxSheet) (*sheet, error) {
 			panic(fmt.Sprintf("the worksheet %s could not be read again: %v", ws.part, err))
 		}
 	}
-	sh.Merges = merges
 	return sh, nil
 }
 
