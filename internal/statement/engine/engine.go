@@ -48,11 +48,6 @@ func Stream(data []byte, opts statement.Options) (s *statement.Stream, err error
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			s = nil
-		}
-	}()
 	defer contain(format, &err)
 	if stream, ok := streamers[format]; ok {
 		s, err = stream(data, opts)

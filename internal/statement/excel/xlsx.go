@@ -461,27 +461,34 @@ func (b *xlsxBook) readSheet(ws xlsxSheet) (*sheet, error) {
 		return b.streamSheet(ws)
 	}
 	sh := &sheet{Name: ws.name, Hidden: ws.hidden}
-	found, err := b.scanPart(ws.part, b.opts.MaxDecompressedBytes, func(s *xmlScanner) error {
-		return b.scanSheet(s, sh, func(line int, cells []cellText) error {
-			if len(sh.Rows) == cap(sh.Rows) {
-				// Doubling: append grows a large slice by a quarter, so a million rows were
-				// copied over and over, five times their size allocated in all.
-				rows := make([]sheetRow, len(sh.Rows), max(2*cap(sh.Rows), 1024))
-				copy(rows, sh.Rows)
-				sh.Rows = rows
-			}
-			sh.Rows = append(sh.Rows, sheetRow{Line: line, Cells: cells})
-			return nil
-		})
+	err := b.scanWorksheet(ws, sh, func(line int, cells []cellText) error {
+		if len(sh.Rows) == cap(sh.Rows) {
+			// Doubling: append grows a large slice by a quarter, so a million rows were
+			// copied over and over, five times their size allocated in all.
+			rows := make([]sheetRow, len(sh.Rows), max(2*cap(sh.Rows), 1024))
+			copy(rows, sh.Rows)
+			sh.Rows = rows
+		}
+		sh.Rows = append(sh.Rows, sheetRow{Line: line, Cells: cells})
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if !found {
-		return nil, statement.Errorf(statement.FormatXLSX, statement.ErrCorrupt, statement.Position{Sheet: ws.name},
+	return sh, nil
+}
+
+// scanWorksheet reads the worksheet's part with scanSheet; a part the workbook names but does
+// not hold is an error.
+func (b *xlsxBook) scanWorksheet(ws xlsxSheet, sh *sheet, sink func(line int, cells []cellText) error) error {
+	found, err := b.scanPart(ws.part, b.opts.MaxDecompressedBytes, func(s *xmlScanner) error {
+		return b.scanSheet(s, sh, sink)
+	})
+	if err == nil && !found {
+		err = statement.Errorf(statement.FormatXLSX, statement.ErrCorrupt, statement.Position{Sheet: ws.name},
 			"the worksheet part %s is missing", ws.part)
 	}
-	return sh, nil
+	return err
 }
 
 // streamSheet reads a worksheet without holding its rows: a first reading of its XML finds what
@@ -490,25 +497,19 @@ func (b *xlsxBook) readSheet(ws xlsxSheet) (*sheet, error) {
 // part each time they are asked for, about 1.3 s for a million rows.
 func (b *xlsxBook) streamSheet(ws xlsxSheet) (*sheet, error) {
 	sh := &sheet{Name: ws.name, Hidden: ws.hidden}
-	found, err := b.scanPart(ws.part, b.opts.MaxDecompressedBytes, func(s *xmlScanner) error {
-		return b.scanSheet(s, sh, func(line int, cells []cellText) error {
-			sh.lines = append(sh.lines, int32(line))
-			if last := int(cells[len(cells)-1].Col); last >= len(sh.used) {
-				sh.used = append(sh.used, make([]bool, last+1-len(sh.used))...)
-			}
-			for _, c := range cells {
-				sh.used[c.Col] = true
-			}
-			sh.cells.reset()
-			return nil
-		})
+	err := b.scanWorksheet(ws, sh, func(line int, cells []cellText) error {
+		sh.lines = append(sh.lines, int32(line))
+		if last := int(cells[len(cells)-1].Col); last >= len(sh.used) {
+			sh.used = append(sh.used, make([]bool, last+1-len(sh.used))...)
+		}
+		for _, c := range cells {
+			sh.used[c.Col] = true
+		}
+		sh.cells.reset()
+		return nil
 	})
 	if err != nil {
 		return nil, err
-	}
-	if !found {
-		return nil, statement.Errorf(statement.FormatXLSX, statement.ErrCorrupt, statement.Position{Sheet: ws.name},
-			"the worksheet part %s is missing", ws.part)
 	}
 	sh.scan = func(yield func(sheetRow) bool) {
 		stopped := false

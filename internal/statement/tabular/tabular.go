@@ -91,11 +91,7 @@ const (
 // The statement has one Section per run of rows of one own account (a multi-account export)
 // or else one; BankName is set only for the layouts in the signature table.
 func Extract(t Table, opts statement.Options) (st *statement.Statement, err error) {
-	opts = opts.WithDefaults()
-	if t.Format == "" {
-		t.Format = statement.FormatCSV
-	}
-	x := &extractor{t: t, opts: opts}
+	x := newExtractor(t, opts)
 	defer x.recover(&err)
 	out := &output{keep: true}
 	if err := x.run(out); err != nil {
@@ -123,11 +119,7 @@ func Extract(t Table, opts statement.Options) (st *statement.Statement, err erro
 // as Extract would have held it. The rows are read twice or three times to make the statement,
 // and once more by each call of Each.
 func Stream(t Table, opts statement.Options) (s *statement.Stream, err error) {
-	opts = opts.WithDefaults()
-	if t.Format == "" {
-		t.Format = statement.FormatCSV
-	}
-	x := &extractor{t: t, opts: opts}
+	x := newExtractor(t, opts)
 	defer x.recover(&err)
 	if err := x.run(&output{}); err != nil {
 		return nil, err
@@ -149,6 +141,13 @@ func Stream(t Table, opts statement.Options) (s *statement.Stream, err error) {
 		return nil
 	}
 	return s, nil
+}
+
+func newExtractor(t Table, opts statement.Options) *extractor {
+	if t.Format == "" {
+		t.Format = statement.FormatCSV
+	}
+	return &extractor{t: t, opts: opts.WithDefaults()}
 }
 
 // recover is a last resort only: every index is bounds-checked, but a reader of untrusted
