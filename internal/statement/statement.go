@@ -5,6 +5,7 @@
 package statement
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -63,10 +64,11 @@ type Date struct {
 // NewDate returns the date, and false when it does not exist (30 February, month 13). It builds
 // no time.Time, so parsers may call it for every cell they try as a date.
 func NewDate(year int, month time.Month, day int) (Date, bool) {
-	if year < 1 || year > 9999 || month < time.January || month > time.December || day < 1 || day > DaysIn(year, month) {
+	d := Date{year, month, day}
+	if !d.exists() {
 		return Date{}, false
 	}
-	return Date{year, month, day}, true
+	return d, true
 }
 
 // DaysIn returns the number of days of month in year, in the Gregorian calendar.
@@ -92,8 +94,26 @@ func (d Date) IsZero() bool { return d == Date{} }
 // Time returns midnight UTC of the date.
 func (d Date) Time() time.Time { return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC) }
 
-// Compare returns -1, 0 or +1 as d is before, equal to or after e.
-func (d Date) Compare(e Date) int { return d.Time().Compare(e.Time()) }
+// Compare returns -1, 0 or +1 as d is before, equal to or after e. Dates that exist (NewDate's)
+// compare field by field without building a time.Time; others compare as Time normalises them.
+func (d Date) Compare(e Date) int {
+	if !d.exists() || !e.exists() {
+		return d.Time().Compare(e.Time())
+	}
+	switch {
+	case d.Year != e.Year:
+		return cmp.Compare(d.Year, e.Year)
+	case d.Month != e.Month:
+		return cmp.Compare(d.Month, e.Month)
+	}
+	return cmp.Compare(d.Day, e.Day)
+}
+
+// exists reports whether the date is one NewDate returns.
+func (d Date) exists() bool {
+	return d.Year >= 1 && d.Year <= 9999 && d.Month >= time.January && d.Month <= time.December &&
+		d.Day >= 1 && d.Day <= DaysIn(d.Year, d.Month)
+}
 
 // String returns the date as YYYY-MM-DD, or "" for the zero date.
 func (d Date) String() string {

@@ -39,6 +39,22 @@ func TestDaysIn(t *testing.T) {
 	}
 }
 
+// TestDateCompareAgreesWithTime holds Compare's field-by-field path to the time.Time order it
+// stands for, dates that do not exist (which Time normalises: 31 April is 1 May) included.
+func TestDateCompareAgreesWithTime(t *testing.T) {
+	t.Parallel()
+	dates := []Date{
+		{}, {2024, time.February, 29}, {2024, time.March, 1}, {2023, time.December, 31},
+		{2024, time.April, 31}, {2024, time.May, 1}, {2024, time.April, 30}, {2024, 13, 1},
+		{2025, time.January, 1}, {2024, time.January, 0}, {1, time.January, 1}, {9999, time.December, 31},
+	}
+	for _, d := range dates {
+		for _, e := range dates {
+			require.Equal(t, d.Time().Compare(e.Time()), d.Compare(e), "%v against %v", d, e)
+		}
+	}
+}
+
 func TestDescribe(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ name, memo, want string }{
