@@ -183,8 +183,16 @@ func readGVC[T string | []byte](p *parser, j T) info {
 		p.infoKinds |= kindGVC
 	}
 	subs := p.subs[:0]
-	for k := 3; k+2 < len(j); k++ {
-		if j[k] == sep && isDigit(j[k+1]) && isDigit(j[k+2]) {
+	for k := 3; ; k++ {
+		i := indexByte(j[k:], sep)
+		if i < 0 {
+			break
+		}
+		k += i
+		if k+2 >= len(j) {
+			break
+		}
+		if isDigit(j[k+1]) && isDigit(j[k+2]) {
 			if n := len(subs); n > 0 {
 				subs[n-1].end = k
 			}
@@ -335,18 +343,31 @@ func (p *parser) keywords(b []byte, pur []byte, in *info) []byte {
 	n := 0
 	bounds := p.bound
 	bi := 0
-	for i := 0; i+4 <= len(pur) && n < len(hits); i++ {
-		for bi < len(bounds) && bounds[bi].end < i {
-			bi++
+	// Every keyword ends in its only '+', three or four letters after its start: find the
+	// pluses (rare in text) and look back, rather than trying a keyword at every byte.
+	next := 0 // where the next keyword may start: after the last one found
+	for q := 3; q < len(pur) && n < len(hits); q++ {
+		k := bytes.IndexByte(pur[q:], '+')
+		if k < 0 {
+			break
 		}
-		atBound := i == 0 || pur[i-1] == ' ' || (bi < len(bounds) && bounds[bi].end == i)
-		if !atBound {
-			continue
-		}
-		if k := keywordAt(pur, i); k >= 0 {
-			hits[n] = hit{k, i, i + len(sepaKeywords[k].kw)}
-			n++
-			i += len(sepaKeywords[k].kw) - 1
+		q += k
+		for _, i := range [2]int{q - 4, q - 3} {
+			if i < next {
+				continue
+			}
+			for bi < len(bounds) && bounds[bi].end < i {
+				bi++
+			}
+			if i != 0 && pur[i-1] != ' ' && (bi == len(bounds) || bounds[bi].end != i) {
+				continue
+			}
+			if k := keywordAt(pur, i); k >= 0 {
+				hits[n] = hit{k, i, i + len(sepaKeywords[k].kw)}
+				n++
+				next = hits[n-1].val
+				break
+			}
 		}
 	}
 	if n == 0 {
@@ -422,14 +443,17 @@ func isPlaceholder(v string) bool {
 	return false
 }
 
-// slashKeys are the codes of the slash structure of Dutch SEPA statements (ING, Rabobank, ABN
-// AMRO, Knab) and of SWIFT's own /OCMT/ and /CHGS/.
-var slashKeys = map[string]bool{
-	"EREF": true, "REMI": true, "NAME": true, "BENM": true, "ORDP": true, "IBAN": true, "BIC": true,
-	"OCMT": true, "CHGS": true, "TRTP": true, "CSID": true, "MARF": true, "PREF": true, "RTRN": true,
-	"ISDT": true, "ADDR": true, "ULTC": true, "ULTD": true, "ULTB": true, "PURP": true, "CNTP": true,
-	"CDTRREF": true, "CDTRREFTP": true, "ISSR": true, "CODE": true, "EXCH": true, "SVCL": true,
-	"RTYP": true, "ID": true, "BENE": true, "ORDB": true, "ACCW": true, "BUSP": true,
+// isSlashKey reports whether k is a code of the slash structure of Dutch SEPA statements (ING,
+// Rabobank, ABN AMRO, Knab) or SWIFT's own /OCMT/ and /CHGS/. A switch, not a map: it runs for
+// every slash of every :86: and needs no hashing.
+func isSlashKey(k string) bool {
+	switch k {
+	case "EREF", "REMI", "NAME", "BENM", "ORDP", "IBAN", "BIC", "OCMT", "CHGS", "TRTP", "CSID",
+		"MARF", "PREF", "RTRN", "ISDT", "ADDR", "ULTC", "ULTD", "ULTB", "PURP", "CNTP", "CDTRREF",
+		"CDTRREFTP", "ISSR", "CODE", "EXCH", "SVCL", "RTYP", "ID", "BENE", "ORDB", "ACCW", "BUSP":
+		return true
+	}
+	return false
 }
 
 // slashKeyAt reads "/KEY/" at t[i:] and returns the key and the index after it.
@@ -441,7 +465,7 @@ func slashKeyAt(t string, i int) (string, int, bool) {
 	for j < len(t) && j-i <= 10 && isUpper(t[j]) {
 		j++
 	}
-	if j >= len(t) || t[j] != '/' || j-i-1 < 2 || !slashKeys[t[i+1:j]] {
+	if j >= len(t) || t[j] != '/' || j-i-1 < 2 || !isSlashKey(t[i+1:j]) {
 		return "", 0, false
 	}
 	return t[i+1 : j], j + 1, true
@@ -464,9 +488,11 @@ func (p *parser) readSlash(spans []span) info {
 	n := 0
 	lead := ""
 	for i := 0; i < len(t); i++ {
-		if t[i] != '/' {
-			continue
+		k := strings.IndexByte(t[i:], '/')
+		if k < 0 {
+			break
 		}
+		i += k
 		key, next, ok := slashKeyAt(t, i)
 		if !ok {
 			continue
@@ -504,8 +530,8 @@ func (p *parser) readSlash(spans []span) info {
 			v = strings.TrimPrefix(v, "STRD/CUR/")
 			remi = v
 		case "EREF":
-			if !isPlaceholder(clean(v)) {
-				in.eref = clean(v)
+			if c := clean(v); !isPlaceholder(c) {
+				in.eref = c
 			}
 		case "NAME":
 			if in.name == "" {

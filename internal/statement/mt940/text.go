@@ -1,6 +1,7 @@
 package mt940
 
 import (
+	"bytes"
 	"strings"
 )
 
@@ -87,7 +88,8 @@ func cleanAppend[T string | []byte](dst []byte, s T, sep bool) []byte {
 	return dst
 }
 
-// isClean reports whether clean would return s unchanged.
+// isClean reports whether clean would return s unchanged: no space at either end, no two
+// spaces in a row, and no other byte that clean changes.
 func isClean(s string) bool {
 	if s == "" {
 		return true
@@ -95,20 +97,16 @@ func isClean(s string) bool {
 	if s[0] == ' ' || s[len(s)-1] == ' ' {
 		return false
 	}
-	prevSpace := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c == ' ' {
-			if prevSpace {
-				return false
-			}
-			prevSpace = true
+		if byteClass[c] == plain {
 			continue
 		}
-		prevSpace = false
-		// Control characters, and the lead bytes of the characters clean removes: C2 (C1
-		// controls, no-break space, soft hyphen), E2 (separators, zero-width space), EF (BOM).
-		if byteClass[c] != plain {
+		// A single space between words (never the first byte: checked above) is clean; so is
+		// nothing else clean would change: control characters and the lead bytes of the
+		// characters it removes, C2 (C1 controls, no-break space, soft hyphen), E2 (separators,
+		// zero-width space), EF (BOM).
+		if c != ' ' || s[i-1] == ' ' {
 			return false
 		}
 	}
@@ -329,11 +327,30 @@ func isCurrencyShape(s string) bool {
 // runeLen counts the characters of s (the SWIFT line and subfield lengths count characters):
 // the bytes that do not continue a UTF-8 sequence.
 func runeLen[T string | []byte](s T) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
+	n, i := 0, 0
+	// Eight bytes at a time while they are ASCII, as nearly all MT940 text is.
+	for ; i+8 <= len(s); i += 8 {
+		if (s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7])&0x80 != 0 {
+			break
+		}
+		n += 8
+	}
+	for ; i < len(s); i++ {
 		if s[i]&0xC0 != 0x80 {
 			n++
 		}
 	}
 	return n
+}
+
+// indexByte returns the index of the first c in s, or -1: the standard library's vectorised
+// search for either kind of text.
+func indexByte[T string | []byte](s T, c byte) int {
+	switch v := any(s).(type) {
+	case string:
+		return strings.IndexByte(v, c)
+	case []byte:
+		return bytes.IndexByte(v, c)
+	}
+	panic("unreachable")
 }
