@@ -59,18 +59,20 @@ type gstate struct {
 
 // run is a piece of text drawn without a gap: a word, usually. Coordinates are in the page's
 // display space (default user space turned by /Rotate), y growing upwards, in points.
+// A statement of 2,000 pages holds half a million of them until its table is built: keep it small.
 type run struct {
-	text string
-	// start and end bound the run's text in the page's buffer (parser.text) while the page is
-	// read: the open word is always the last, so a glyph that extends it appends to the buffer.
-	start, end int
-	x0, x1     float64
-	y          float64 // baseline
-	size       float64 // font size on the page
-	space      float64 // width of a space in this font on the page
+	text   string
+	x0, x1 float64
+	y      float64 // baseline
+	size   float64 // font size on the page
+	space  float64 // width of a space in this font on the page
 	// oblique: the text does not run level (a diagonal watermark, a note up the margin).
 	oblique bool
 }
+
+// textSpan bounds a word's text in the page's buffer (parser.text) while the page is read: the
+// open word is always the last, so a glyph that extends it appends to the buffer.
+type textSpan struct{ start, end int }
 
 // parser holds the state of one Parse.
 type parser struct {
@@ -89,9 +91,10 @@ type parser struct {
 	rotate  int
 	pageOps int
 	words   []run
-	text    []byte  // the bytes of the page's words, in order (run.start, run.end)
-	open    bool    // the last word can still grow
-	lastEnd float64 // x where the last glyph ended, for adjacency
+	spans   []textSpan // where each word's text is in text until the page is read
+	text    []byte     // the bytes of the page's words, in order
+	open    bool       // the last word can still grow
+	lastEnd float64    // x where the last glyph ended, for adjacency
 }
 
 func (p *parser) fail(err error) {
@@ -108,7 +111,7 @@ func (p *parser) problem(msg string) {
 // next readPage: the slice is reused from page to page (buildLines copies what it keeps).
 func (p *parser) readPage(pg page, no int) ([]run, error) {
 	p.pageNo, p.rotate, p.pageOps = no, pg.rotate, 0
-	p.words, p.open, p.text = p.words[:0], false, p.text[:0]
+	p.words, p.spans, p.open, p.text = p.words[:0], p.spans[:0], false, p.text[:0]
 	parts := p.contentParts(pg.dict["Contents"])
 	if len(parts) == 0 {
 		return nil, p.err
@@ -138,9 +141,8 @@ func (p *parser) readPage(pg page, no int) ([]run, error) {
 	// One string for the page's text, which its words share, rather than a string (and a
 	// growing byte slice) per word: 100 MB less garbage for a statement of 2,000 pages.
 	text := string(p.text)
-	for i := range p.words {
-		w := &p.words[i]
-		w.text = strings.ToValidUTF8(text[w.start:w.end], "\uFFFD")
+	for i, sp := range p.spans {
+		p.words[i].text = strings.ToValidUTF8(text[sp.start:sp.end], "\uFFFD")
 	}
 	return p.words, nil
 }
@@ -578,11 +580,11 @@ func (p *parser) glyph(text string, x0, y0, x1, y1, px, py, size, space float64)
 		return
 	}
 	if p.open {
-		w := &p.words[len(p.words)-1]
+		w, sp := &p.words[len(p.words)-1], &p.spans[len(p.spans)-1]
 		tol := 0.15 * size
-		if !oblique && !w.oblique && math.Abs(y0-w.y) < 0.2*size && x0 >= p.lastEnd-tol && x0 <= p.lastEnd+tol && w.end-w.start < maxWordBytes {
+		if !oblique && !w.oblique && math.Abs(y0-w.y) < 0.2*size && x0 >= p.lastEnd-tol && x0 <= p.lastEnd+tol && sp.end-sp.start < maxWordBytes {
 			p.text = append(p.text, text...)
-			w.end = len(p.text)
+			sp.end = len(p.text)
 			w.x1 = max(w.x1, x1)
 			p.lastEnd = max(x1, px)
 			return
@@ -596,7 +598,8 @@ func (p *parser) glyph(text string, x0, y0, x1, y1, px, py, size, space float64)
 	p.runs++
 	start := len(p.text)
 	p.text = append(p.text, text...)
-	p.words = append(p.words, run{start: start, end: len(p.text), x0: x0, x1: x1, y: y0, size: size, space: space, oblique: oblique})
+	p.words = append(p.words, run{x0: x0, x1: x1, y: y0, size: size, space: space, oblique: oblique})
+	p.spans = append(p.spans, textSpan{start, len(p.text)})
 	p.open = true
 	p.lastEnd = max(x1, px)
 }

@@ -23,8 +23,8 @@ type line struct {
 type cell struct {
 	text   string
 	x0, x1 float64
-	first  int // words[first:last] of the line
-	last   int
+	first  int32 // words[first:last] of the line
+	last   int32
 	// amount and date cache looksAmount and looksDate of text, asked of every cell many times.
 	amount, date bool
 }
@@ -108,31 +108,40 @@ func makeLine(ws []run, pageNo, no int) line {
 // cellsOf joins the words of a line into cells. A gap of more than one and a half space
 // widths (at least a third of the font size) separates cells; a gap of a space or so is a
 // space; a smaller one (kerning, a word split over several show operators) joins the words
-// directly.
+// directly. A cell of one word shares the word's text; the others' texts are built.
 func cellsOf(ws []run) []cell {
 	var cells []cell
 	var b strings.Builder
+	done := func(c *cell) {
+		if c.last-c.first == 1 {
+			c.text = ws[c.first].text
+		} else {
+			c.text = b.String()
+		}
+	}
 	for i, w := range ws {
 		if i > 0 {
 			c := &cells[len(cells)-1]
 			gap := w.x0 - c.x1
 			if gap <= splitGap(ws[i-1], w) {
+				if c.last-c.first == 1 {
+					b.Reset()
+					b.WriteString(ws[c.first].text)
+				}
 				if gap > joinGap(ws[i-1], w) {
 					b.WriteByte(' ')
 				}
 				b.WriteString(w.text)
 				c.x1 = math.Max(c.x1, w.x1)
-				c.last = i + 1
+				c.last = int32(i + 1)
 				continue
 			}
-			c.text = b.String()
-			b.Reset()
+			done(c)
 		}
-		b.WriteString(w.text)
-		cells = append(cells, cell{x0: w.x0, x1: w.x1, first: i, last: i + 1})
+		cells = append(cells, cell{x0: w.x0, x1: w.x1, first: int32(i), last: int32(i + 1)})
 	}
 	if len(cells) > 0 {
-		cells[len(cells)-1].text = b.String()
+		done(&cells[len(cells)-1])
 	}
 	return cells
 }

@@ -46,7 +46,7 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 	}
 	g := buildGrid(ex.pages)
 	g.frames = ex.frames
-	st, err := tabular.Extract(tabular.Table{Format: statement.FormatPDF, Rows: g.table(), Context: g.outside, Card: g.card}, opts)
+	st, err := tabular.Extract(tabular.Table{Format: statement.FormatPDF, Rows: g.handOver(), Context: g.outside, Card: g.card}, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -124,7 +124,7 @@ func ParseWords(pages []ocr.Page, format statement.Format, opts statement.Option
 	for _, p := range pages {
 		g.frames = append(g.frames, pageFrame(p))
 	}
-	st, err := tabular.Extract(tabular.Table{Format: format, Rows: g.table(), Context: g.outside, Card: g.card}, opts)
+	st, err := tabular.Extract(tabular.Table{Format: format, Rows: g.handOver(), Context: g.outside, Card: g.card}, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -230,6 +230,9 @@ func datedAmount(l *line) bool {
 // balance, ...), text without a counterpart under the description. A section title above a
 // table ("DEPOSITS AND ADDITIONS", "CHECKS PAID", "Paid out") gives the sign of its unsigned
 // amounts; a table of daily balances, or one without dates, is no transaction table.
+//
+// buildGrid consumes pages: once a page's rows are in the grid, pages[i] is nil, so that the
+// largest statements hold the lines of every page and the grid together only at the start.
 func buildGrid(pages [][]line) *grid {
 	g := &grid{}
 	mergeHeaderLines(pages)
@@ -280,7 +283,7 @@ func buildGrid(pages [][]line) *grid {
 		}
 		for li := ends[pi]; li > 0 && li < len(pg); li++ {
 			prev, l := &pg[li-1], &pg[li]
-			if prev.y-l.y > 2.2*l.size || anyAmount(l) || pageNumber(strings.ToLower(l.text())) || furniture[l] {
+			if prev.y-l.y > 2.2*l.size || anyAmount(l) || pageNumber(strings.ToLower(l.text())) || furniture.has(l) {
 				break
 			}
 			ends[pi] = li + 1
@@ -325,6 +328,7 @@ func buildGrid(pages [][]line) *grid {
 		for i, c := range t.cols {
 			t.roles[i] = tabular.HeaderRole(c.title)
 		}
+		t.lines, t.all = nil, nil // read: they would keep every page's lines alive
 	}
 	main := tables[headerKey(hdr)]
 	g.columns = main.cols
@@ -355,7 +359,7 @@ func buildGrid(pages [][]line) *grid {
 				if k := sectionOf(l); k != sectionNone {
 					section = k
 				}
-			case furniture[l] && !(pi < first.page-1 || pi == first.page-1 && li < first.no-1):
+			case furniture.has(l) && !(pi < first.page-1 || pi == first.page-1 && li < first.no-1):
 				g.skipped++ // a running header or footer, printed on every page
 				g.outside = append(g.outside, l.text())
 			case !inRegion(pi, li) && (starts[pi] < 0 || li < starts[pi]):
@@ -426,6 +430,7 @@ func buildGrid(pages [][]line) *grid {
 			g.flush()
 		}
 		g.flush()
+		pages[pi] = nil // read: the largest statements need not hold every page's lines at once
 	}
 	return g
 }
@@ -433,7 +438,7 @@ func buildGrid(pages [][]line) *grid {
 // pageFurniture returns the lines printed at the same place with the same text on several
 // pages, other than table headers and rows: running headers and footers, which a page can
 // print inside the table's area (a footer right under the last row).
-func pageFurniture(pages [][]line) map[*line]bool {
+func pageFurniture(pages [][]line) furnitureSet {
 	if len(pages) < 2 {
 		return nil
 	}
@@ -479,7 +484,7 @@ func pageFurniture(pages [][]line) map[*line]bool {
 			}
 		}
 	}
-	out := map[*line]bool{}
+	out := furnitureSet{}
 	for pi := range pages {
 		for li := range pages[pi] {
 			l := &pages[pi][li]
@@ -488,12 +493,18 @@ func pageFurniture(pages [][]line) map[*line]bool {
 			}
 			ft := furnitureText(l.text())
 			if count[key{ft, int(math.Round(l.y / 3))}] >= 2 || (li > last[pi] && texts[ft] >= 2) {
-				out[l] = true
+				out[[2]int{l.page, l.no}] = true
 			}
 		}
 	}
 	return out
 }
+
+// furnitureSet holds the page furniture's lines by page and line number: pointers would keep
+// every page's lines alive while the grid lets go of them page by page.
+type furnitureSet map[[2]int]bool
+
+func (f furnitureSet) has(l *line) bool { return f[[2]int{l.page, l.no}] }
 
 // furnitureText is a line's text with its numbers blanked: a running footer says "Page 1",
 // then "Page 2".
@@ -628,7 +639,7 @@ func mergeHeaderLines(pages [][]line) {
 					x0, x1 = math.Min(x0, p.x0), math.Max(x1, p.x1)
 				}
 				words = append(words, run{text: b.String(), x0: x0, x1: x1, y: h.y, size: h.size, space: g[0].spce})
-				cells = append(cells, cell{text: b.String(), x0: x0, x1: x1, first: len(words) - 1, last: len(words)})
+				cells = append(cells, cell{text: b.String(), x0: x0, x1: x1, first: int32(len(words) - 1), last: int32(len(words))})
 			}
 			h.words, h.cells, h.header = words, cells, 0 // named anew
 			for _, o := range extra {
@@ -695,7 +706,7 @@ func (g *grid) headerless(pages [][]line) bool {
 				if anyAmount(l) {
 					labelled = append(labelled, plainRow(l))
 				}
-			case furniture[l] || li > last+2 || decoration(l):
+			case furniture.has(l) || li > last+2 || decoration(l):
 				g.skipped++
 				g.outside = append(g.outside, l.text())
 			default:
@@ -1669,6 +1680,14 @@ func (g *grid) box(r gridRow) *statement.Box {
 		return nil
 	}
 	return &b
+}
+
+// handOver returns table() and lets go of the grid's own rows, whose cells the table's rows
+// share: the table reader holds those and its transactions, not a second copy of the rows.
+func (g *grid) handOver() []tabular.Row {
+	rows := g.table()
+	g.preamble, g.rows = nil, nil
+	return rows
 }
 
 // table returns the grid as the table reader's rows: preamble, header, rows.
