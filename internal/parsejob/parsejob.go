@@ -189,6 +189,10 @@ type Store interface {
 	ThresholdsReached(ctx context.Context, accountID uuid.UUID, scope string, period time.Time) ([]Threshold, error)
 	// Transactions returns up to limit transactions of the job with Seq > after, in order.
 	Transactions(ctx context.Context, jobID uuid.UUID, after, limit int) ([]Transaction, error)
+	// Results is Get and Transactions at once, in one round trip: the account's job (a
+	// tombstone included; ErrNotFound otherwise) and up to limit of its transactions with Seq >
+	// after, in order.
+	Results(ctx context.Context, accountID, id uuid.UUID, after, limit int) (Job, []Transaction, error)
 	// TransactionsParsed sums the transactions of the account's jobs created in [from, to).
 	TransactionsParsed(ctx context.Context, accountID uuid.UUID, from, to time.Time) (int64, error)
 	// OldestQueued returns when the oldest job still waiting for a worker was created; false

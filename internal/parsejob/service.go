@@ -359,11 +359,7 @@ func (s *Service) Results(ctx context.Context, accountID, id uuid.UUID, cursor s
 			return Job{}, nil, "", err
 		}
 	}
-	j, err := s.readable(ctx, accountID, id)
-	if err != nil {
-		return j, nil, "", err
-	}
-	txs, err := s.Store.Transactions(ctx, id, after, limit+1)
+	j, txs, err := s.readablePage(ctx, accountID, id, after, limit+1)
 	if err != nil {
 		return j, nil, "", err
 	}
@@ -377,14 +373,11 @@ func (s *Service) Results(ctx context.Context, accountID, id uuid.UUID, cursor s
 // Transaction returns transaction seq (0-based) of a readable job, with the job: ErrNotFound
 // for no such job or transaction, ErrNotReady when the job has no results.
 func (s *Service) Transaction(ctx context.Context, accountID, id uuid.UUID, seq int) (Job, Transaction, error) {
-	j, err := s.readable(ctx, accountID, id)
-	if err != nil {
-		return j, Transaction{}, err
-	}
+	after, limit := seq-1, 1
 	if seq < 0 || seq > maxCursorSeq {
-		return j, Transaction{}, ErrNotFound
+		after, limit = -1, 0 // the job's answer comes first: it may be missing or not ready
 	}
-	txs, err := s.Store.Transactions(ctx, id, seq-1, 1)
+	j, txs, err := s.readablePage(ctx, accountID, id, after, limit)
 	if err != nil {
 		return j, Transaction{}, err
 	}
@@ -413,13 +406,34 @@ func (s *Service) readable(ctx context.Context, accountID, id uuid.UUID) (Job, e
 	if err != nil {
 		return j, err
 	}
+	return j, resultsReadable(j)
+}
+
+// readablePage is readable and a page of the job's transactions (up to limit with Seq >
+// after), read in one round trip.
+func (s *Service) readablePage(ctx context.Context, accountID, id uuid.UUID, after, limit int) (Job, []Transaction, error) {
+	j, txs, err := s.Store.Results(ctx, accountID, id, after, limit)
+	switch {
+	case err != nil:
+		return Job{}, nil, err
+	case j.DeletedAt != nil:
+		return Job{}, nil, &GoneError{ID: id, DeletedAt: *j.DeletedAt}
+	}
+	if err := resultsReadable(j); err != nil {
+		return j, nil, err
+	}
+	return j, txs, nil
+}
+
+// resultsReadable says why the job's results cannot be read, or nil when they can.
+func resultsReadable(j Job) error {
 	if !j.Status.HasResults() {
-		return j, ErrNotReady
+		return ErrNotReady
 	}
 	if j.ResultsDeletedAt != nil {
-		return j, &GoneError{ID: id, DeletedAt: *j.ResultsDeletedAt, Expired: "transactions list"}
+		return &GoneError{ID: j.ID, DeletedAt: *j.ResultsDeletedAt, Expired: "transactions list"}
 	}
-	return j, nil
+	return nil
 }
 
 // Export returns a readable job, like Results, for an export of all its transactions with

@@ -27,8 +27,9 @@ func limiterOf(db *sqlx.DB) *ratelimit.Limiter {
 // count records account.ErrNotFound.
 func TestJobReadsCountTheirDeferredRequest(t *testing.T) {
 	t.Parallel()
-	recon, parse := setupJobStore(t), setupParseStore(t)
-	rj, pj := recon.create(t), parse.create(t)
+	// Parse reads of two kinds count in two databases: one account's window holds few requests.
+	recon, parse, results := setupJobStore(t), setupParseStore(t), setupParseStore(t)
+	rj, pj, pr := recon.create(t), parse.create(t), results.create(t)
 
 	type read func(ctx context.Context, acct, id uuid.UUID) (uuid.UUID, error)
 	reads := []struct {
@@ -53,6 +54,10 @@ func TestJobReadsCountTheirDeferredRequest(t *testing.T) {
 			j, err := parse.store.Get(ctx, acct, id)
 			return j.ID, err
 		}, pj.ID, parsejob.ErrNotFound, parse.account.ID, parse.otherAccount, limiterOf(parse.db)},
+		{"parse Results", ratelimit.Parse, func(ctx context.Context, acct, id uuid.UUID) (uuid.UUID, error) {
+			j, _, err := results.store.Results(ctx, acct, id, -1, 10)
+			return j.ID, err
+		}, pr.ID, parsejob.ErrNotFound, results.account.ID, results.otherAccount, limiterOf(results.db)},
 	}
 	for _, r := range reads {
 		t.Run(r.name, func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -108,8 +109,12 @@ func announce(ctx context.Context, tx *sqlx.Tx, q Enqueuer, j parsejob.Job) erro
 	return emit(ctx, tx, q, ev)
 }
 
+// parseJobColumns are the columns parseJobRow reads. Numbers are read as text, as database/sql
+// reads them: pgx reading them itself (Results' batch) would decode them in binary, where a zero
+// loses its scale (0.00 would read as 0).
 const parseJobColumns = `id, account_id, status, file_name, format, bank_name, account, currency, period_start, period_end,
-       opening_balance, closing_balance, transactions_count, review_reasons, error_code, error_message, request_id,
+       opening_balance::text AS opening_balance, closing_balance::text AS closing_balance, transactions_count,
+       review_reasons, error_code, error_message, request_id,
        created_at, completed_at, deleted_at, files_deleted_at, results_deleted_at`
 
 type parseJobRow struct {
@@ -313,25 +318,116 @@ type parseTransactionRow struct {
 	BoxCorners          pq.Float64Array     `db:"box_corners"`
 }
 
+// parseTransactionsPage reads the transactions of job $1 with $2 < seq <= $2 + $3, in order.
+// Complete numbers a job's transactions 0, 1, 2, ... without gaps, so the page is a bounded range
+// of the primary key rather than "after, with a LIMIT". That matters: until the table is
+// analysed after a large job was stored, the planner takes "job_id = $1 AND seq > $2" for a few
+// rows and reads and sorts every remaining row of the job for each page (40 ms a page at
+// 150,000 rows left, 155 ms at 1,000,000), where the range is an index scan (0.5 ms).
+// Numbers and arrays are read as text, as for parseJobColumns.
+const parseTransactionsPage = `
+SELECT id, seq, booking_date, value_date, amount::text AS amount, currency, description, reference, counterparty_name,
+       counterparty_account, balance::text AS balance, type, raw, pos_line, pos_record, pos_page, pos_sheet, pos_path,
+       box_left, box_top, box_right, box_bottom, box_corners::text AS box_corners
+  FROM parse_transactions WHERE job_id = $1 AND seq > $2 AND seq <= $2 + $3`
+
+// parseTransactionsPageOf is parseTransactionsPage read only when job $1 is account $4's.
+const parseTransactionsPageOf = parseTransactionsPage + `
+   AND EXISTS (SELECT FROM parse_jobs WHERE id = $1 AND account_id = $4) ORDER BY seq`
+
 // Transactions implements parsejob.Store. A limit of 0 or less reads nothing.
 func (s *ParseJobStore) Transactions(ctx context.Context, jobID uuid.UUID, after, limit int) ([]parsejob.Transaction, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	// Complete numbers a job's transactions 0, 1, 2, ... without gaps, so the page is a bounded
-	// range of the primary key rather than "after, with a LIMIT". That matters: until the table
-	// is analysed after a large job was stored, the planner takes "job_id = $1 AND seq > $2" for a
-	// few rows and reads and sorts every remaining row of the job for each page (40 ms a page
-	// at 150,000 rows left, 155 ms at 1,000,000), where the range is an index scan (0.5 ms).
 	var rows []parseTransactionRow
-	err := s.DB.SelectContext(ctx, &rows, `
-SELECT id, seq, booking_date, value_date, amount, currency, description, reference, counterparty_name,
-       counterparty_account, balance, type, raw, pos_line, pos_record, pos_page, pos_sheet, pos_path,
-       box_left, box_top, box_right, box_bottom, box_corners
-  FROM parse_transactions WHERE job_id = $1 AND seq > $2 AND seq <= $2 + $3 ORDER BY seq`, jobID, after, limit)
-	if err != nil {
+	if err := s.DB.SelectContext(ctx, &rows, parseTransactionsPage+` ORDER BY seq`, jobID, after, limit); err != nil {
 		return nil, fmt.Errorf("read parse transactions: %w", err)
 	}
+	return transactionsOf(rows), nil
+}
+
+// Results implements parsejob.Store. The job's read (which counts a deferred request, as Get's
+// does) and the page's go to PostgreSQL together, as one pgx batch: one round trip where a read
+// of the job and then of its page took two. The batch runs as one implicit transaction, so a
+// page that fails to read takes the request's count back with it: the request is answered with
+// an error and counts for nothing.
+func (s *ParseJobStore) Results(ctx context.Context, accountID, id uuid.UUID, after, limit int) (parsejob.Job, []parsejob.Transaction, error) {
+	conn, err := s.DB.Conn(ctx)
+	if err != nil {
+		return parsejob.Job{}, nil, fmt.Errorf("read parse job results: %w", err)
+	}
+	defer conn.Close()
+	var (
+		job   parsejob.Job
+		txs   []parsejob.Transaction
+		found bool
+	)
+	err = conn.Raw(func(driverConn any) error {
+		pc, ok := driverConn.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("the database driver is %T, not pgx's", driverConn)
+		}
+		d := ratelimit.Pending(ctx, accountID)
+		b := &pgx.Batch{}
+		if d != nil {
+			b.Queue(parseJobGetCounted, countedArgs(d, id, accountID)...)
+		} else {
+			b.Queue(parseJobGetQuery, id, accountID)
+		}
+		b.Queue(parseTransactionsPageOf, id, after, max(limit, 0), accountID)
+		br := pc.Conn().SendBatch(ctx, b)
+		job, found, err = readJobOf(br, d)
+		if err == nil && found {
+			rows, _ := br.Query() // the error, if any, is the rows'
+			var page []parseTransactionRow
+			if page, err = pgx.CollectRows(rows, pgx.RowToStructByName[parseTransactionRow]); err == nil {
+				txs = transactionsOf(page)
+			}
+		}
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+	switch {
+	case err != nil:
+		return parsejob.Job{}, nil, fmt.Errorf("read parse job results: %w", err)
+	case !found:
+		return parsejob.Job{}, nil, parsejob.ErrNotFound
+	}
+	return job, txs, nil
+}
+
+// readJobOf reads the job, the first statement of a Results batch, and records the deferred
+// request's count when d is set.
+func readJobOf(br pgx.BatchResults, d *ratelimit.Deferred) (parsejob.Job, bool, error) {
+	rows, _ := br.Query() // the error, if any, is the rows'
+	if d != nil {
+		r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[struct {
+			countedRow
+			parseJobRow
+		}])
+		found, err := r.record(d, err)
+		if err != nil || !found {
+			return parsejob.Job{}, false, err
+		}
+		j, err := r.job()
+		return j, err == nil, err
+	}
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[parseJobRow])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return parsejob.Job{}, false, nil
+	}
+	if err != nil {
+		return parsejob.Job{}, false, err
+	}
+	j, err := r.job()
+	return j, err == nil, err
+}
+
+// transactionsOf turns stored rows into the job's transactions.
+func transactionsOf(rows []parseTransactionRow) []parsejob.Transaction {
 	txs := make([]parsejob.Transaction, len(rows))
 	for i, r := range rows {
 		var box *statement.Box
@@ -357,7 +453,7 @@ SELECT id, seq, booking_date, value_date, amount, currency, description, referen
 				Sheet: r.PosSheet.String, Path: r.PosPath.String, Box: box},
 		}}
 	}
-	return txs, nil
+	return txs
 }
 
 // JobsPerDay implements parsejob.Store.

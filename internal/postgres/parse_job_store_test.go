@@ -492,6 +492,12 @@ func TestParseJobStoreCompleteStoresTheStatementExactly(t *testing.T) {
 	}
 	require.Len(t, ids, len(txs), "every transaction has its own id")
 
+	// Results reads the same job and transactions, to the scale of every number, in one round trip.
+	again, page, err := b.store.Results(ctx, b.account.ID, j.ID, -1, 100)
+	require.NoError(t, err)
+	require.Equal(t, got, again)
+	require.Equal(t, stored, page)
+
 	tests := []struct {
 		name string
 		seq  int
@@ -667,10 +673,60 @@ func TestParseJobStoreTransactionsPagesBySeq(t *testing.T) {
 			require.Equal(t, tc.wantFirst+i, tx.Seq, name)
 			require.Equal(t, all[tx.Seq].Description, tx.Description, "%s: the job's own transactions", name)
 		}
+		// Results reads the same page, with the job, in one round trip.
+		job, same, err := b.store.Results(ctx, b.account.ID, j.ID, tc.after, tc.limit)
+		require.NoError(t, err, name)
+		require.Equal(t, j.ID, job.ID, name)
+		require.Equal(t, parsejob.StatusCompleted, job.Status, name)
+		require.Equal(t, len(page), len(same), name)
+		for i := range page {
+			require.Equal(t, page[i], same[i], "%s: Results reads as Transactions does", name)
+		}
 	}
 	none, err := b.store.Transactions(ctx, uuid.New(), -1, 10)
 	require.NoError(t, err)
 	require.Empty(t, none)
+}
+
+// TestParseJobStoreResultsReadsOnlyTheAccountsJob: Results answers ErrNotFound, and reads no
+// page, for an unknown job or another account's; a job without results yet has an empty page;
+// a tombstone is answered as Get answers it.
+func TestParseJobStoreResultsReadsOnlyTheAccountsJob(t *testing.T) {
+	t.Parallel()
+	b := setupParseStore(t)
+	ctx := t.Context()
+	done := b.create(t)
+	b.finish(t, done.ID, parsejob.StatusCompleted, 3)
+	queued := b.create(t)
+	other := b.otherAccount(t)
+
+	for _, tc := range []struct {
+		name    string
+		account uuid.UUID
+		id      uuid.UUID
+	}{
+		{"an unknown job", b.account.ID, uuid.New()},
+		{"another account's job", other.ID, done.ID},
+	} {
+		j, page, err := b.store.Results(ctx, tc.account, tc.id, -1, 10)
+		require.ErrorIs(t, err, parsejob.ErrNotFound, tc.name)
+		require.Zero(t, j, tc.name)
+		require.Empty(t, page, tc.name)
+	}
+
+	j, page, err := b.store.Results(ctx, b.account.ID, queued.ID, -1, 10)
+	require.NoError(t, err)
+	require.Equal(t, parsejob.StatusQueued, j.Status)
+	require.Empty(t, page, "a queued job has no transactions")
+
+	require.NoError(t, b.store.Delete(ctx, b.account.ID, done.ID, time.Now()))
+	got, err := b.store.Get(ctx, b.account.ID, done.ID)
+	require.NoError(t, err)
+	j, page, err = b.store.Results(ctx, b.account.ID, done.ID, -1, 10)
+	require.NoError(t, err)
+	require.Equal(t, got, j, "a tombstone reads as Get reads it")
+	require.NotNil(t, j.DeletedAt)
+	require.Empty(t, page, "its transactions are deleted")
 }
 
 func TestParseJobStoreTransactionsParsedSumsThePeriod(t *testing.T) {
