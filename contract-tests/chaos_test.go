@@ -289,7 +289,8 @@ func TestChaosJobsSurviveWorkerSIGKILL(t *testing.T) {
 		repeats += len(reqs) - 1
 	}
 	require.Equal(t, map[string]int{"job.created": jobs, "job.completed": jobs}, perEvent)
-	for _, d := range wc.settledDeliveries(t, endpoint, 2*jobs, time.Minute) {
+	// Up to a minute of it waiting out the rate limit: the uploads and polls above share it.
+	for _, d := range wc.settledDeliveries(t, endpoint, 2*jobs, 3*time.Minute) {
 		require.Equal(t, parseclient.WebhookDeliveryStatusSucceeded, d.Status, "delivery %s", d.Id)
 	}
 	c.awaitNoRunningQueueJobs(t, "webhook_delivery", 90*time.Second)

@@ -118,7 +118,9 @@ func requireSigned(t *testing.T, secret, id string, req hookRequest) deliveredEv
 	return ev
 }
 
-// deliveriesOf reads every page of an endpoint's deliveries, limit at a time.
+// deliveriesOf reads every page of an endpoint's deliveries, limit at a time, waiting out the
+// account's rate limit (Retry-After) as a client should: polling a thousand jobs' deliveries
+// reads ten or twenty pages a time, and can spend a minute's requests in seconds.
 func (c webhookCaller) deliveriesOf(t *testing.T, id uuid.UUID, limit int) []parseclient.WebhookDelivery {
 	t.Helper()
 	var all []parseclient.WebhookDelivery
@@ -126,6 +128,12 @@ func (c webhookCaller) deliveriesOf(t *testing.T, id uuid.UUID, limit int) []par
 	for {
 		r, err := c.pc.ListWebhookDeliveriesWithResponse(context.Background(), id, params, bearer(c.key))
 		require.NoError(t, err)
+		if r.StatusCode() == http.StatusTooManyRequests {
+			wait, ok := retryAfter(r.HTTPResponse.Header)
+			require.True(t, ok, "a 429 has Retry-After")
+			time.Sleep(wait)
+			continue
+		}
 		require.Equal(t, http.StatusOK, r.StatusCode(), string(r.Body))
 		require.Equal(t, id, r.JSON200.Data.WebhookId)
 		all = append(all, r.JSON200.Data.Deliveries...)
