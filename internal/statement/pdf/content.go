@@ -66,13 +66,16 @@ type run struct {
 	y      float64 // baseline
 	size   float64 // font size on the page
 	space  float64 // width of a space in this font on the page
+}
+
+// reading is what reading a page keeps of each word, beside it, until the page is read: where
+// its text is in the page's buffer (parser.text; the open word is always the last, so a glyph
+// that extends it appends to the buffer), and whether it runs level.
+type reading struct {
+	start, end int
 	// oblique: the text does not run level (a diagonal watermark, a note up the margin).
 	oblique bool
 }
-
-// textSpan bounds a word's text in the page's buffer (parser.text) while the page is read: the
-// open word is always the last, so a glyph that extends it appends to the buffer.
-type textSpan struct{ start, end int }
 
 // parser holds the state of one Parse.
 type parser struct {
@@ -91,10 +94,10 @@ type parser struct {
 	rotate  int
 	pageOps int
 	words   []run
-	spans   []textSpan // where each word's text is in text until the page is read
-	text    []byte     // the bytes of the page's words, in order
-	open    bool       // the last word can still grow
-	lastEnd float64    // x where the last glyph ended, for adjacency
+	read    []reading // each word's reading, until the page is read
+	text    []byte    // the bytes of the page's words, in order
+	open    bool      // the last word can still grow
+	lastEnd float64   // x where the last glyph ended, for adjacency
 }
 
 func (p *parser) fail(err error) {
@@ -107,11 +110,12 @@ func (p *parser) problem(msg string) {
 	p.problems = append(p.problems, statement.Problem{Pos: statement.Position{Page: p.pageNo}, Message: msg})
 }
 
-// readPage interprets a page's content streams and returns its words, which are valid until the
-// next readPage: the slice is reused from page to page (buildLines copies what it keeps).
+// readPage interprets a page's content streams and returns its words, a watermark's left out
+// (dropOblique), which are valid until the next readPage: the slice is reused from page to page
+// (buildLines copies what it keeps).
 func (p *parser) readPage(pg page, no int) ([]run, error) {
 	p.pageNo, p.rotate, p.pageOps = no, pg.rotate, 0
-	p.words, p.spans, p.open, p.text = p.words[:0], p.spans[:0], false, p.text[:0]
+	p.words, p.read, p.open, p.text = p.words[:0], p.read[:0], false, p.text[:0]
 	parts := p.contentParts(pg.dict["Contents"])
 	if len(parts) == 0 {
 		return nil, p.err
@@ -141,10 +145,10 @@ func (p *parser) readPage(pg page, no int) ([]run, error) {
 	// One string for the page's text, which its words share, rather than a string (and a
 	// growing byte slice) per word: 100 MB less garbage for a statement of 2,000 pages.
 	text := string(p.text)
-	for i, sp := range p.spans {
-		p.words[i].text = strings.ToValidUTF8(text[sp.start:sp.end], "\uFFFD")
+	for i, r := range p.read {
+		p.words[i].text = strings.ToValidUTF8(text[r.start:r.end], "\uFFFD")
 	}
-	return p.words, nil
+	return dropOblique(p.words, p.read), nil
 }
 
 func (p *parser) limitErr() error {
@@ -580,11 +584,11 @@ func (p *parser) glyph(text string, x0, y0, x1, y1, px, py, size, space float64)
 		return
 	}
 	if p.open {
-		w, sp := &p.words[len(p.words)-1], &p.spans[len(p.spans)-1]
+		w, r := &p.words[len(p.words)-1], &p.read[len(p.read)-1]
 		tol := 0.15 * size
-		if !oblique && !w.oblique && math.Abs(y0-w.y) < 0.2*size && x0 >= p.lastEnd-tol && x0 <= p.lastEnd+tol && sp.end-sp.start < maxWordBytes {
+		if !oblique && !r.oblique && math.Abs(y0-w.y) < 0.2*size && x0 >= p.lastEnd-tol && x0 <= p.lastEnd+tol && r.end-r.start < maxWordBytes {
 			p.text = append(p.text, text...)
-			sp.end = len(p.text)
+			r.end = len(p.text)
 			w.x1 = max(w.x1, x1)
 			p.lastEnd = max(x1, px)
 			return
@@ -598,8 +602,8 @@ func (p *parser) glyph(text string, x0, y0, x1, y1, px, py, size, space float64)
 	p.runs++
 	start := len(p.text)
 	p.text = append(p.text, text...)
-	p.words = append(p.words, run{x0: x0, x1: x1, y: y0, size: size, space: space, oblique: oblique})
-	p.spans = append(p.spans, textSpan{start, len(p.text)})
+	p.words = append(p.words, run{x0: x0, x1: x1, y: y0, size: size, space: space})
+	p.read = append(p.read, reading{start, len(p.text), oblique})
 	p.open = true
 	p.lastEnd = max(x1, px)
 }

@@ -123,7 +123,6 @@ func extractText(data []byte, opts statement.Options) (*extraction, error) {
 		if err != nil {
 			return nil, err
 		}
-		ws = dropOblique(ws)
 		words += len(ws)
 		ex.pages = append(ex.pages, buildLines(ws, i+1))
 		ex.sizes = append(ex.sizes, doc.mediaSize(pg))
@@ -159,14 +158,14 @@ func (ex *extraction) dialect() string {
 	return strings.Join(parts, ";")
 }
 
-// dropOblique leaves out the words that do not run level when they are fewer than half the words of the
-// page: a watermark set across the page ("DUPLICATE", "COPY") or a note up its margin, whose
-// letters would otherwise fall between the rows as lines of their own. A page whose text is
-// mostly oblique (drawn rotated as a whole) keeps it all.
-func dropOblique(ws []run) []run {
+// dropOblique leaves out the words that do not run level (rs[i] is ws[i]'s reading) when they
+// are fewer than half the words of the page: a watermark set across the page ("DUPLICATE",
+// "COPY") or a note up its margin, whose letters would otherwise fall between the rows as lines
+// of their own. A page whose text is mostly oblique (drawn rotated as a whole) keeps it all.
+func dropOblique(ws []run, rs []reading) []run {
 	n := 0
-	for _, w := range ws {
-		if w.oblique {
+	for _, r := range rs {
+		if r.oblique {
 			n++
 		}
 	}
@@ -174,8 +173,8 @@ func dropOblique(ws []run) []run {
 		return ws
 	}
 	out := ws[:0]
-	for _, w := range ws {
-		if !w.oblique {
+	for i, w := range ws {
+		if !rs[i].oblique {
 			out = append(out, w)
 		}
 	}
