@@ -231,8 +231,9 @@ func datedAmount(l *line) bool {
 // table ("DEPOSITS AND ADDITIONS", "CHECKS PAID", "Paid out") gives the sign of its unsigned
 // amounts; a table of daily balances, or one without dates, is no transaction table.
 //
-// buildGrid consumes pages: once a page's rows are in the grid, pages[i] is nil, so that the
-// largest statements hold the lines of every page and the grid together only at the start.
+// buildGrid consumes pages: reading the rows under a header, it sets pages[i] to nil once page
+// i's rows are in the grid, so that the largest statements hold the lines of every page and the
+// grid together only at the start.
 func buildGrid(pages [][]line) *grid {
 	g := &grid{}
 	mergeHeaderLines(pages)
