@@ -270,10 +270,21 @@ func countLines(f upload.File) (int, error) {
 // on request.
 func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (Job, error) {
 	j, err := s.Store.Get(ctx, accountID, id)
-	if err == nil && j.DeletedAt != nil {
-		return Job{}, &GoneError{ID: id, DeletedAt: *j.DeletedAt}
+	if err == nil {
+		err = gone(j)
 	}
-	return j, err
+	if err != nil {
+		return Job{}, err
+	}
+	return j, nil
+}
+
+// gone is the GoneError of a job deleted on request (a tombstone), or nil.
+func gone(j Job) error {
+	if j.DeletedAt != nil {
+		return &GoneError{ID: j.ID, DeletedAt: *j.DeletedAt}
+	}
+	return nil
 }
 
 // GoneError is ErrGone for a job deleted on request, or whose transactions or file were
@@ -413,11 +424,11 @@ func (s *Service) readable(ctx context.Context, accountID, id uuid.UUID) (Job, e
 // after), read in one round trip.
 func (s *Service) readablePage(ctx context.Context, accountID, id uuid.UUID, after, limit int) (Job, []Transaction, error) {
 	j, txs, err := s.Store.Results(ctx, accountID, id, after, limit)
-	switch {
-	case err != nil:
+	if err == nil {
+		err = gone(j)
+	}
+	if err != nil {
 		return Job{}, nil, err
-	case j.DeletedAt != nil:
-		return Job{}, nil, &GoneError{ID: id, DeletedAt: *j.DeletedAt}
 	}
 	if err := resultsReadable(j); err != nil {
 		return j, nil, err
