@@ -547,11 +547,11 @@ func (c *jobCluster) awaitCopy(t *testing.T, id uuid.UUID, timeout time.Duration
 // completes all 50, each exactly once (no duplicate transactions).
 func TestChaosSIGTERMWithJobsInFlight(t *testing.T) {
 	chaos(t)
-	// 150-page PDFs: slow to parse for their size, so that all 50 are running at once with
-	// little memory (about 0.9 GB at the peak), where CSV files quick enough not to finish first
-	// take more. 100 pages no longer did: the parser got fast enough that all 50 could finish
-	// before the last one started, or within the 3 s, and nothing was handed back.
-	const jobs, pages, perPage = 50, 150, 30
+	// 300-page PDFs: slow to parse for their size, so that all 50 are running at once with
+	// little memory, where CSV files quick enough not to finish first take more. 100 pages, then
+	// 150, no longer did: the parser (and the machine, some hours) got fast enough that all 50
+	// could finish before the last one started, and nothing was in flight to hand back.
+	const jobs, pages, perPage = 50, 300, 30
 	const rows = pages * perPage
 	c := newJobCluster(t)
 	acct := c.api.newAccount(t, "Draining", "--parse-plan", "business")
