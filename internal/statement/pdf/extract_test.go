@@ -14,10 +14,10 @@ import (
 // lineTexts extracts data and returns each line as "p<page>: cell | cell".
 func lineTexts(t *testing.T, data []byte) []string {
 	t.Helper()
-	ex, err := extract(data, statement.Options{}.WithDefaults())
+	ex, err := extract(data, statement.Options{}.WithDefaults(), maxHeldLines)
 	require.NoError(t, err)
 	var out []string
-	for _, pg := range ex.pages {
+	for _, pg := range allLines(ex.pages) {
 		for _, l := range pg {
 			out = append(out, fmt.Sprintf("p%d: %s", l.page, l.text()))
 		}
@@ -277,11 +277,11 @@ func TestUTF8FontStatementLines(t *testing.T) {
 		t.Skip("no DejaVuSans.ttf on this machine")
 	}
 	data, _ := pdftest.Statement(t, pdftest.Spec{Pages: 1, RowsPerPage: 4, UTF8Font: ttf})
-	ex, err := extract(data, statement.Options{}.WithDefaults())
+	ex, err := extract(data, statement.Options{}.WithDefaults(), maxHeldLines)
 	require.NoError(t, err)
 	require.Contains(t, ex.dialect(), "type0-identity+tounicode")
 	var all []string
-	for _, l := range ex.pages[0] {
+	for _, l := range ex.pages.page(0) {
 		all = append(all, l.text())
 	}
 	require.Contains(t, all, "Date | Description | Debit | Credit | Balance")
@@ -329,9 +329,9 @@ func TestDamagedContentIsReported(t *testing.T) {
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 		streamObj("/Filter /FlateDecode", z[:len(z)/2]),
 	)
-	ex, err := extract(data, statement.Options{}.WithDefaults())
+	ex, err := extract(data, statement.Options{}.WithDefaults(), maxHeldLines)
 	require.NoError(t, err)
-	require.Equal(t, "line 0 of the page", ex.pages[0][0].text())
+	require.Equal(t, "line 0 of the page", ex.pages.page(0)[0].text())
 	require.Len(t, ex.problems, 1)
 	require.Equal(t, statement.Position{Page: 1}, ex.problems[0].Pos)
 	require.Contains(t, ex.problems[0].Message, "corrupt or truncated")

@@ -292,10 +292,10 @@ func TestNoTextLayer(t *testing.T) {
 func TestEncrypted(t *testing.T) {
 	t.Parallel()
 	open, _ := pdftest.Statement(t, pdftest.Spec{Pages: 1, RowsPerPage: 5, Protect: true})
-	ex, err := extract(open, statement.Options{}.WithDefaults())
+	ex, err := extract(open, statement.Options{}.WithDefaults(), maxHeldLines)
 	require.NoError(t, err, "an empty user password opens the file")
 	require.Contains(t, ex.dialect(), "encrypted")
-	require.Contains(t, ex.pages[0][6].text(), "Date | Description")
+	require.Contains(t, ex.pages.page(0)[6].text(), "Date | Description")
 
 	locked, _ := pdftest.Statement(t, pdftest.Spec{Pages: 1, RowsPerPage: 5, Protect: true, UserPass: "secret"})
 	_, err = parseForTest(locked, statement.Options{})

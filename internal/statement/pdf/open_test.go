@@ -61,7 +61,7 @@ func tableObjects() []string {
 func requireTableText(t *testing.T, ex *extraction) {
 	t.Helper()
 	var all []string
-	for _, pg := range ex.pages {
+	for _, pg := range allLines(ex.pages) {
 		for _, l := range pg {
 			all = append(all, l.text())
 		}
@@ -290,11 +290,11 @@ func TestOpenWhatViewersOpen(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ex, err := extract(tc.data, statement.Options{}.WithDefaults())
+			ex, err := extract(tc.data, statement.Options{}.WithDefaults(), maxHeldLines)
 			require.NoError(t, err)
 			requireTableText(t, ex)
 			if tc.also != "" {
-				require.Contains(t, fmt.Sprint(ex.pages), tc.also)
+				require.Contains(t, fmt.Sprint(allLines(ex.pages)), tc.also)
 			}
 			require.Equal(t, tc.repaired, strings.Contains(ex.dialect(), ";repaired"), ex.dialect())
 		})
@@ -323,7 +323,7 @@ func TestOpenFailuresSayWhy(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := extract(tc.data, statement.Options{}.WithDefaults())
+			_, err := extract(tc.data, statement.Options{}.WithDefaults(), maxHeldLines)
 			require.ErrorIs(t, err, tc.want)
 			require.Contains(t, err.Error(), tc.says)
 		})

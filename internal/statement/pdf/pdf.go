@@ -36,8 +36,13 @@ import (
 // ErrResourceLimit past the page, operator, word or Options.MaxDecompressedBytes limits; and
 // those of tabular.Extract for the table.
 func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
+	return parse(data, opts, maxHeldLines)
+}
+
+// parse is Parse holding up to held bytes of lines as read before it packs them (pageStore).
+func parse(data []byte, opts statement.Options, held int) (*statement.Statement, error) {
 	opts = opts.WithDefaults()
-	ex, err := extract(data, opts)
+	ex, err := extract(data, opts, held)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +80,7 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 // extraction is the text of a document: its lines, page by page, and what was learnt on the
 // way.
 type extraction struct {
-	pages [][]line
+	pages *pageStore
 	// sizes are the pages' sizes in points (the media box); textless the numbers of the
 	// pages without text, which OCR may read.
 	sizes [][2]float64
@@ -89,7 +94,7 @@ type extraction struct {
 }
 
 // extract opens data and returns its text lines with positions.
-func extract(data []byte, opts statement.Options) (ex *extraction, err error) {
+func extract(data []byte, opts statement.Options, held int) (ex *extraction, err error) {
 	head := data[:min(len(data), 1024)]
 	if !bytes.Contains(head, []byte("%PDF-")) {
 		return nil, errf(statement.ErrNotAStatement, statement.Position{}, "no %%PDF- header in the first 1024 bytes")
@@ -99,11 +104,11 @@ func extract(data []byte, opts statement.Options) (ex *extraction, err error) {
 			ex, err = nil, errf(statement.ErrInternal, statement.Position{}, "text extraction failed: %v", r)
 		}
 	}()
-	return extractText(data, opts)
+	return extractText(data, opts, held)
 }
 
 // extractText opens data and reads the text of every page.
-func extractText(data []byte, opts statement.Options) (*extraction, error) {
+func extractText(data []byte, opts statement.Options, held int) (*extraction, error) {
 	doc, pages, err := openDocument(data, opts)
 	if err != nil {
 		return nil, err
@@ -116,7 +121,7 @@ func extractText(data []byte, opts statement.Options) (*extraction, error) {
 		fonts:  map[int]*font{},
 		kinds:  map[string]bool{},
 	}
-	ex := &extraction{encrypted: doc.encrypted, repaired: doc.repaired}
+	ex := &extraction{pages: newPageStore(held), encrypted: doc.encrypted, repaired: doc.repaired}
 	words := 0
 	for i, pg := range pages {
 		ws, err := p.readPage(pg, i+1)
@@ -124,7 +129,7 @@ func extractText(data []byte, opts statement.Options) (*extraction, error) {
 			return nil, err
 		}
 		words += len(ws)
-		ex.pages = append(ex.pages, buildLines(ws, i+1))
+		ex.pages.add(buildLines(ws, i+1))
 		ex.sizes = append(ex.sizes, doc.mediaSize(pg))
 		ex.frames = append(ex.frames, doc.mediaFrame(pg))
 		if len(ws) == 0 {
@@ -145,7 +150,7 @@ func extractText(data []byte, opts statement.Options) (*extraction, error) {
 
 // dialect describes what was read, e.g. "pdf;pages=3;fonts=type1-winansi;encrypted".
 func (ex *extraction) dialect() string {
-	parts := []string{"pdf", fmt.Sprintf("pages=%d", len(ex.pages))}
+	parts := []string{"pdf", fmt.Sprintf("pages=%d", ex.pages.len())}
 	if len(ex.fontKinds) > 0 {
 		parts = append(parts, "fonts="+strings.Join(ex.fontKinds, ","))
 	}

@@ -120,7 +120,7 @@ func ParseWords(pages []ocr.Page, format statement.Format, opts statement.Option
 		return nil, statement.Errorf(format, statement.ErrNoTransactions, statement.Position{},
 			"OCR found no text on the %d scanned pages", len(pages))
 	}
-	g := buildGrid(lines)
+	g := buildGrid(pagesOf(lines))
 	for _, p := range pages {
 		g.frames = append(g.frames, pageFrame(p))
 	}
@@ -371,7 +371,7 @@ func parseScanned(data []byte, ex *extraction, opts statement.Options) (*stateme
 	scanned, err := scannedPages(data, ex.textless, ex.sizes, o, dir)
 	if errors.Is(err, ocr.ErrUnavailable) {
 		return nil, errf(statement.ErrNoTextLayer, statement.Position{}, "%d of the %d pages have no text, and %v",
-			len(ex.textless), len(ex.pages), err)
+			len(ex.textless), ex.pages.len(), err)
 	}
 	if err != nil {
 		return nil, err
@@ -379,11 +379,11 @@ func parseScanned(data []byte, ex *extraction, opts statement.Options) (*stateme
 	// A statement read once need not keep its prepared pages on disk while the rest are read.
 	keep := len(scanned) <= MaxRereadPages
 	read := func(mode ocr.Mode) ([]ocr.Page, error) {
-		pages := make([]ocr.Page, len(ex.pages))
-		for i := range ex.pages {
+		pages := make([]ocr.Page, ex.pages.len())
+		for i := range pages {
 			im, ok := scanned[i+1]
 			if !ok {
-				pages[i] = textPage(ex.pages[i], ex.sizes[i])
+				pages[i] = textPage(ex.pages.page(i), ex.sizes[i])
 				continue
 			}
 			p, err := im.Read(o.Ctx(), mode, o)
@@ -392,7 +392,7 @@ func parseScanned(data []byte, ex *extraction, opts statement.Options) (*stateme
 			}
 			if errors.Is(err, ocr.ErrUnavailable) {
 				return nil, errf(statement.ErrNoTextLayer, statement.Position{}, "%d of the %d pages have no text, and %v",
-					len(ex.textless), len(ex.pages), err)
+					len(ex.textless), ex.pages.len(), err)
 			}
 			if err != nil {
 				var se *statement.Error

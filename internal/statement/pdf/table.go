@@ -164,39 +164,50 @@ func partialDate(s string) bool {
 	return true
 }
 
-// chooseHeader returns the header of the transaction table: of the lines that name columns,
-// the one followed by the most lines with both a date and an amount before the next such
-// line. A summary box ("Account | Currency | Period", "Opening balance | Credits | Debits")
-// names columns too, but few dated amounts follow it.
-func chooseHeader(pages [][]line) *line {
-	var best *line
+// headerChoice chooses the header of the transaction table, page by page: of the lines that
+// name columns, the one followed by the most lines with both a date and an amount before the
+// next such line. A summary box ("Account | Currency | Period", "Opening balance | Credits |
+// Debits") names columns too, but few dated amounts follow it.
+type headerChoice struct {
+	scores map[string]int
+	first  map[string]*line
+	order  []string
+	active string
+}
+
+func (h *headerChoice) add(pg []line) {
+	if h.first == nil {
+		h.scores, h.first = map[string]int{}, map[string]*line{}
+	}
+	for li := range pg {
+		l := &pg[li]
+		if isTxHeader(l) {
+			h.active = headerKey(l)
+			if _, ok := h.first[h.active]; !ok {
+				h.first[h.active] = l
+				h.order = append(h.order, h.active)
+			}
+			continue
+		}
+		if h.active != "" && datedAmount(l) {
+			h.scores[h.active]++
+		}
+	}
+}
+
+// chosen returns the header chosen and the first header of a transaction table; nil and nil
+// when no line names a transaction table's columns.
+func (h *headerChoice) chosen() (best, first *line) {
 	bestScore := -1
-	scores := map[string]int{}
-	first := map[string]*line{}
-	var order []string
-	active := ""
-	for pi := range pages {
-		for li := range pages[pi] {
-			l := &pages[pi][li]
-			if isTxHeader(l) {
-				active = headerKey(l)
-				if _, ok := first[active]; !ok {
-					first[active] = l
-					order = append(order, active)
-				}
-				continue
-			}
-			if active != "" && datedAmount(l) {
-				scores[active]++
-			}
+	for _, k := range h.order {
+		if h.scores[k] > bestScore {
+			best, bestScore = h.first[k], h.scores[k]
 		}
 	}
-	for _, k := range order {
-		if scores[k] > bestScore {
-			best, bestScore = first[k], scores[k]
-		}
+	if len(h.order) > 0 {
+		first = h.first[h.order[0]]
 	}
-	return best
+	return best, first
 }
 
 // datedAmount reports a line with a date and an amount in different cells: a transaction.
@@ -225,77 +236,67 @@ func datedAmount(l *line) bool {
 // column, whether the column is left- or right-aligned. A header cell names the interval it
 // lies in; an interval holding two header cells is split between them.
 //
-// The main header (chooseHeader) gives the table handed to the table reader its columns;
+// The main header (headerChoice) gives the table handed to the table reader its columns;
 // other headers' columns are put under the main column of the same role (date, amount,
 // balance, ...), text without a counterpart under the description. A section title above a
 // table ("DEPOSITS AND ADDITIONS", "CHECKS PAID", "Paid out") gives the sign of its unsigned
 // amounts; a table of daily balances, or one without dates, is no transaction table.
 //
-// buildGrid consumes pages: reading the rows under a header, it sets pages[i] to nil once page
-// i's rows are in the grid, so that the largest statements hold the lines of every page and the
-// grid together only at the start.
-func buildGrid(pages [][]line) *grid {
+// buildGrid consumes pages: it reads them page by page, several times over (a packed page is
+// unpacked each time), keeping nothing of a page but where a line is (its page and number) and
+// the few header lines; once a page's rows are in the grid it releases the page, so that the
+// largest statements hold the lines of every page and the grid together only at the start.
+func buildGrid(pages *pageStore) *grid {
 	g := &grid{}
-	mergeHeaderLines(pages)
-	hdr := chooseHeader(pages)
+	pages.mergeHeaders()
+	// A first reading of the pages finds the header, whether the statement is a card's, and
+	// the page furniture.
+	var choice headerChoice
+	var card cardPhrases
+	var furn furnitureFinder
+	for pi := range pages.len() {
+		pg := pages.page(pi)
+		choice.add(pg)
+		card.add(pg)
+		furn.add(pi, pg)
+	}
+	hdr, first := choice.chosen()
+	furniture := furn.set(pages.len())
 	if hdr == nil {
-		if g.headerless(pages) {
+		if g.headerless(pages, furniture) {
 			return g
 		}
 		// No table at all: every line is a row of its own cells, for the table reader to
 		// judge.
-		for _, pg := range pages {
+		for pi := range pages.len() {
+			pg := pages.page(pi)
 			for li := range pg {
 				g.rows = append(g.rows, plainRow(&pg[li]))
 			}
+			pages.release(pi)
 		}
 		return g
 	}
-	g.card = cardStatement(pages)
+	g.card = card.card()
 
-	// Where each page's table region starts and ends. On the page of the first transaction
-	// header it starts there; on later pages at the first header or row-like line (what is
-	// above is a running page header); it ends at the last row-like line, with the wrapped
-	// description lines right under it.
-	furniture := pageFurniture(pages)
-	first := firstTxHeader(pages)
-	starts := make([]int, len(pages))
-	ends := make([]int, len(pages))
-	for pi, pg := range pages {
+	// A second reading finds where each page's table region starts and ends, and the blocks:
+	// every table line under the header in force, by header key. On the page of the first
+	// transaction header the region starts there; on later pages at the first header or
+	// row-like line (what is above is a running page header); it ends at the last row-like
+	// line, with the wrapped description lines right under it.
+	starts := make([]int, pages.len())
+	ends := make([]int, pages.len())
+	inRegion := func(pi, li int) bool { return starts[pi] >= 0 && li >= starts[pi] && li < ends[pi] }
+	tables := map[string]*table{}
+	var members []member // every table's lines, in the document's order
+	var cur *table
+	for pi := range pages.len() {
 		starts[pi], ends[pi] = -1, -1
 		if pi < first.page-1 {
 			continue
 		}
-		for li := range pg {
-			l := &pg[li]
-			if (pi == first.page-1 && l == first) || (pi > first.page-1 && (isHeader(l) || rowLike(l))) {
-				starts[pi] = li
-				break
-			}
-		}
-		if starts[pi] < 0 {
-			continue
-		}
-		ends[pi] = starts[pi] + 1
-		for li := starts[pi]; li < len(pg); li++ {
-			if rowLike(&pg[li]) || isHeader(&pg[li]) {
-				ends[pi] = li + 1
-			}
-		}
-		for li := ends[pi]; li > 0 && li < len(pg); li++ {
-			prev, l := &pg[li-1], &pg[li]
-			if prev.y-l.y > 2.2*l.size || anyAmount(l) || pageNumber(strings.ToLower(l.text())) || furniture.has(l) {
-				break
-			}
-			ends[pi] = li + 1
-		}
-	}
-	inRegion := func(pi, li int) bool { return starts[pi] >= 0 && li >= starts[pi] && li < ends[pi] }
-
-	// The blocks: every table line under the header in force, by header key.
-	tables := map[string]*table{}
-	var cur *table
-	for pi, pg := range pages {
+		pg := pages.page(pi)
+		starts[pi], ends[pi] = region(pg, pi, first, furniture)
 		for li := range pg {
 			l := &pg[li]
 			if !inRegion(pi, li) {
@@ -313,23 +314,25 @@ func buildGrid(pages [][]line) *grid {
 				continue
 			}
 			if cur != nil {
-				cur.all = append(cur.all, l)
+				members = append(members, member{page: int32(pi), line: int32(li), t: cur})
 				if rowLike(l) && anyAmount(l) {
-					cur.lines = append(cur.lines, l)
+					cur.spans = appendSpans(cur.spans, l)
 				}
 			}
 		}
 	}
 	for _, t := range tables {
-		t.cols = findColumns(t.hdr, t.lines)
-		markColumns(t.cols, t.all)
+		t.cols = findColumns(t.hdr, t.spans)
+		t.spans = nil
+	}
+	tallyColumns(pages, members)
+	for _, t := range tables {
 		t.cols = adoptTitles(t.cols)
 		t.cols = mergeUntitled(t.cols)
 		t.roles = make([]string, len(t.cols))
 		for i, c := range t.cols {
 			t.roles[i] = tabular.HeaderRole(c.title)
 		}
-		t.lines, t.all = nil, nil // read: they would keep every page's lines alive
 	}
 	main := tables[headerKey(hdr)]
 	g.columns = main.cols
@@ -350,7 +353,8 @@ func buildGrid(pages [][]line) *grid {
 	var last *table
 	underOther := false
 	var other *line // the header of that other table
-	for pi, pg := range pages {
+	for pi := range pages.len() {
+		pg := pages.page(pi)
 		for li := range pg {
 			l := &pg[li]
 			switch {
@@ -379,7 +383,7 @@ func buildGrid(pages [][]line) *grid {
 					g.rows = append(g.rows, plainRow(l))
 				}
 			case isHeader(l):
-				if l != hdr {
+				if !samePlace(l, hdr) {
 					g.skipped++
 				}
 				cur, underOther = nil, false
@@ -431,71 +435,116 @@ func buildGrid(pages [][]line) *grid {
 			g.flush()
 		}
 		g.flush()
-		pages[pi] = nil // read: the largest statements need not hold every page's lines at once
+		pages.release(pi) // read: the largest statements need not hold every page's lines at once
 	}
 	return g
 }
 
-// pageFurniture returns the lines printed at the same place with the same text on several
-// pages, other than table headers and rows: running headers and footers, which a page can
-// print inside the table's area (a footer right under the last row).
-func pageFurniture(pages [][]line) furnitureSet {
-	if len(pages) < 2 {
-		return nil
+// region returns where the table region of page pi (0-based) starts and ends, as line indices
+// [start, end); -1 and -1 when the page has none. first is the first transaction header.
+func region(pg []line, pi int, first *line, furniture furnitureSet) (start, end int) {
+	start = -1
+	for li := range pg {
+		l := &pg[li]
+		if (pi == first.page-1 && samePlace(l, first)) || (pi > first.page-1 && (isHeader(l) || rowLike(l))) {
+			start = li
+			break
+		}
+	}
+	if start < 0 {
+		return -1, -1
+	}
+	end = start + 1
+	for li := start; li < len(pg); li++ {
+		if rowLike(&pg[li]) || isHeader(&pg[li]) {
+			end = li + 1
+		}
+	}
+	for li := end; li > 0 && li < len(pg); li++ {
+		prev, l := &pg[li-1], &pg[li]
+		if prev.y-l.y > 2.2*l.size || anyAmount(l) || pageNumber(strings.ToLower(l.text())) || furniture.has(l) {
+			break
+		}
+		end = li + 1
+	}
+	return start, end
+}
+
+// samePlace reports whether two lines are the same line of the document: its page and
+// number, since a packed page unpacked twice gives two copies of each line.
+func samePlace(a, b *line) bool { return a.page == b.page && a.no == b.no }
+
+// furnitureFinder finds, page by page, the lines printed at the same place with the same text
+// on several pages, other than table headers and rows: running headers and footers, which a
+// page can print inside the table's area (a footer right under the last row).
+type furnitureFinder struct {
+	cands []furnitureCandidate
+	seen  map[furnitureKey]int // -> last page it was seen on
+	count map[furnitureKey]int
+	texts map[string]int
+}
+
+type furnitureKey struct {
+	text string
+	y    int
+}
+
+// furnitureCandidate is a line that may be furniture.
+type furnitureCandidate struct {
+	page, no int
+	k        furnitureKey
+	below    bool // below the page's last row-like line
+}
+
+// add reads page pi (0-based).
+func (f *furnitureFinder) add(pi int, pg []line) {
+	if f.seen == nil {
+		f.seen, f.count, f.texts = map[furnitureKey]int{}, map[furnitureKey]int{}, map[string]int{}
 	}
 	// Furniture stands outside the band of a page's rows: above its first row-like line or
 	// below its last. (Inside, two pages can hold the same wrapped description at the same
 	// height.)
-	first, last := make([]int, len(pages)), make([]int, len(pages))
-	for pi := range pages {
-		first[pi], last[pi] = len(pages[pi]), -1
-		for li := range pages[pi] {
-			if rowLike(&pages[pi][li]) {
-				first[pi], last[pi] = min(first[pi], li), li
-			}
+	first, last := len(pg), -1
+	for li := range pg {
+		if rowLike(&pg[li]) {
+			first, last = min(first, li), li
 		}
 	}
-	outside := func(pi, li int) bool { return li < first[pi] || li > last[pi] }
-	type key struct {
-		text string
-		y    int
-	}
-	seen := map[key]int{} // -> last page it was seen on
-	count := map[key]int{}
-	texts := map[string]int{}
-	for pi := range pages {
-		seenText := map[string]bool{}
-		for li := range pages[pi] {
-			l := &pages[pi][li]
-			t := l.text()
-			if t == "" || !outside(pi, li) || isHeader(l) {
-				continue
-			}
-			ft := furnitureText(t)
-			k := key{ft, int(math.Round(l.y / 3))}
-			if p, ok := seen[k]; !ok || p != pi {
-				count[k]++
-				seen[k] = pi
-			}
-			// A footer that follows the content stands higher on a shorter last page: a
-			// sentence of five words or more, repeated below the last row of several pages.
-			if li > last[pi] && len(strings.Fields(ft)) >= 5 && !seenText[ft] {
-				seenText[ft] = true
-				texts[ft]++
-			}
+	seenText := map[string]bool{}
+	for li := range pg {
+		l := &pg[li]
+		if li >= first && li <= last || isHeader(l) {
+			continue
 		}
+		t := l.text()
+		if t == "" {
+			continue
+		}
+		ft := furnitureText(t)
+		k := furnitureKey{ft, int(math.Round(l.y / 3))}
+		f.cands = append(f.cands, furnitureCandidate{page: l.page, no: l.no, k: k, below: li > last})
+		if p, ok := f.seen[k]; !ok || p != pi {
+			f.count[k]++
+			f.seen[k] = pi
+		}
+		// A footer that follows the content stands higher on a shorter last page: a sentence
+		// of five words or more, repeated below the last row of several pages.
+		if li > last && len(strings.Fields(ft)) >= 5 && !seenText[ft] {
+			seenText[ft] = true
+			f.texts[ft]++
+		}
+	}
+}
+
+// set returns the furniture of a document of n pages read: none with fewer than two.
+func (f *furnitureFinder) set(n int) furnitureSet {
+	if n < 2 {
+		return nil
 	}
 	out := furnitureSet{}
-	for pi := range pages {
-		for li := range pages[pi] {
-			l := &pages[pi][li]
-			if !outside(pi, li) || isHeader(l) {
-				continue
-			}
-			ft := furnitureText(l.text())
-			if count[key{ft, int(math.Round(l.y / 3))}] >= 2 || (li > last[pi] && texts[ft] >= 2) {
-				out[[2]int{l.page, l.no}] = true
-			}
+	for _, c := range f.cands {
+		if f.count[c.k] >= 2 || (c.below && f.texts[c.k.text] >= 2) {
+			out[[2]int{c.page, c.no}] = true
 		}
 	}
 	return out
@@ -547,105 +596,102 @@ func spansColumns(o, h *line, right float64) bool {
 	return false
 }
 
-func mergeHeaderLines(pages [][]line) {
-	for pi := range pages {
-		pg := pages[pi]
-		for li := range pg {
-			h := &pg[li]
-			if !isHeader(h) || len(h.words) == 0 {
+func mergeHeaderLines(pg []line) {
+	for li := range pg {
+		h := &pg[li]
+		if !isHeader(h) || len(h.words) == 0 {
+			continue
+		}
+		left, right := math.Inf(1), math.Inf(-1)
+		for _, c := range h.cells {
+			left = math.Min(left, c.x0)
+			if tabular.HeaderRole(c.text) != "" {
+				right = math.Max(right, c.x1)
+			}
+		}
+		var extra []*line
+		for _, k := range []int{li - 1, li + 1} {
+			if k < 0 || k >= len(pg) {
 				continue
 			}
-			left, right := math.Inf(1), math.Inf(-1)
-			for _, c := range h.cells {
-				left = math.Min(left, c.x0)
-				if tabular.HeaderRole(c.text) != "" {
-					right = math.Max(right, c.x1)
-				}
-			}
-			var extra []*line
-			for _, k := range []int{li - 1, li + 1} {
-				if k < 0 || k >= len(pg) {
-					continue
-				}
-				o := &pg[k]
-				// A section title ("Withdrawals") stands apart above its table; the same word set
-				// tight against the header line is the first line of a header cell ("Withdrawal"
-				// over "Amt.").
-				section := sectionOf(o) != sectionNone && math.Abs(o.y-h.y) > 0.9*h.size
-				if len(o.words) == 0 || isTxHeader(o) || rowLike(o) || anyAmount(o) || section ||
-					math.Abs(o.y-h.y) > 1.8*h.size || math.Abs(o.size-h.size) > 0.2*h.size || len(o.words) > len(h.cells)+2 {
-					continue
-				}
-				ok := !spansColumns(o, h, right)
-				for _, w := range o.words {
-					if w.x0 > right+2*h.size {
-						continue // a notice beside the table, which shares the line
-					}
-					if w.x1 < left-2*h.size || looksDate(w.text) || looksAmount(w.text) {
-						ok = false
-						break
-					}
-				}
-				if ok {
-					extra = append(extra, o)
-				}
-			}
-			if len(extra) == 0 {
+			o := &pg[k]
+			// A section title ("Withdrawals") stands apart above its table; the same word set
+			// tight against the header line is the first line of a header cell ("Withdrawal"
+			// over "Amt.").
+			section := sectionOf(o) != sectionNone && math.Abs(o.y-h.y) > 0.9*h.size
+			if len(o.words) == 0 || isTxHeader(o) || rowLike(o) || anyAmount(o) || section ||
+				math.Abs(o.y-h.y) > 1.8*h.size || math.Abs(o.size-h.size) > 0.2*h.size || len(o.words) > len(h.cells)+2 {
 				continue
 			}
-			// The header's own words beyond its width (a notice beside it) stay as they are.
-			type piece struct {
-				text       string
-				x0, x1, y  float64
-				size, spce float64
-			}
-			var ps []piece
-			for _, l := range append([]*line{h}, extra...) {
-				for _, c := range l.cells {
-					if l != h && c.x0 > right+2*h.size {
-						continue
-					}
-					ps = append(ps, piece{text: c.text, x0: c.x0, x1: c.x1, y: l.y, size: l.size, spce: l.words[c.first].space})
+			ok := !spansColumns(o, h, right)
+			for _, w := range o.words {
+				if w.x0 > right+2*h.size {
+					continue // a notice beside the table, which shares the line
+				}
+				if w.x1 < left-2*h.size || looksDate(w.text) || looksAmount(w.text) {
+					ok = false
+					break
 				}
 			}
-			sort.Slice(ps, func(i, j int) bool { return ps[i].x0 < ps[j].x0 })
-			var groups [][]piece
-			gx1 := math.Inf(-1)
-			for _, p := range ps {
-				if n := len(groups); n > 0 && p.x0 <= gx1+0.3*h.size {
-					groups[n-1] = append(groups[n-1], p)
-					gx1 = math.Max(gx1, p.x1)
+			if ok {
+				extra = append(extra, o)
+			}
+		}
+		if len(extra) == 0 {
+			continue
+		}
+		// The header's own words beyond its width (a notice beside it) stay as they are.
+		type piece struct {
+			text       string
+			x0, x1, y  float64
+			size, spce float64
+		}
+		var ps []piece
+		for _, l := range append([]*line{h}, extra...) {
+			for _, c := range l.cells {
+				if l != h && c.x0 > right+2*h.size {
 					continue
 				}
-				groups = append(groups, []piece{p})
-				gx1 = p.x1
+				ps = append(ps, piece{text: c.text, x0: c.x0, x1: c.x1, y: l.y, size: l.size, spce: l.words[c.first].space})
 			}
-			words := make([]run, 0, len(groups))
-			cells := make([]cell, 0, len(groups))
-			for _, g := range groups {
-				sort.SliceStable(g, func(i, j int) bool { return g[i].y > g[j].y })
-				var b strings.Builder
-				x0, x1 := math.Inf(1), math.Inf(-1)
-				for i, p := range g {
-					if i > 0 && !strings.HasSuffix(b.String(), "-") {
-						b.WriteByte(' ')
-					}
-					if i > 0 && strings.HasSuffix(b.String(), "-") {
-						// "Boek-" over "datum": the word was hyphenated to fit the column.
-						str := strings.TrimSuffix(b.String(), "-")
-						b.Reset()
-						b.WriteString(str)
-					}
-					b.WriteString(p.text)
-					x0, x1 = math.Min(x0, p.x0), math.Max(x1, p.x1)
+		}
+		sort.Slice(ps, func(i, j int) bool { return ps[i].x0 < ps[j].x0 })
+		var groups [][]piece
+		gx1 := math.Inf(-1)
+		for _, p := range ps {
+			if n := len(groups); n > 0 && p.x0 <= gx1+0.3*h.size {
+				groups[n-1] = append(groups[n-1], p)
+				gx1 = math.Max(gx1, p.x1)
+				continue
+			}
+			groups = append(groups, []piece{p})
+			gx1 = p.x1
+		}
+		words := make([]run, 0, len(groups))
+		cells := make([]cell, 0, len(groups))
+		for _, g := range groups {
+			sort.SliceStable(g, func(i, j int) bool { return g[i].y > g[j].y })
+			var b strings.Builder
+			x0, x1 := math.Inf(1), math.Inf(-1)
+			for i, p := range g {
+				if i > 0 && !strings.HasSuffix(b.String(), "-") {
+					b.WriteByte(' ')
 				}
-				words = append(words, run{text: b.String(), x0: x0, x1: x1, y: h.y, size: h.size, space: g[0].spce})
-				cells = append(cells, cell{text: b.String(), x0: x0, x1: x1, first: int32(len(words) - 1), last: int32(len(words))})
+				if i > 0 && strings.HasSuffix(b.String(), "-") {
+					// "Boek-" over "datum": the word was hyphenated to fit the column.
+					str := strings.TrimSuffix(b.String(), "-")
+					b.Reset()
+					b.WriteString(str)
+				}
+				b.WriteString(p.text)
+				x0, x1 = math.Min(x0, p.x0), math.Max(x1, p.x1)
 			}
-			h.words, h.cells, h.header = words, cells, 0 // named anew
-			for _, o := range extra {
-				o.words, o.cells, o.header = nil, nil, 2
-			}
+			words = append(words, run{text: b.String(), x0: x0, x1: x1, y: h.y, size: h.size, space: g[0].spce})
+			cells = append(cells, cell{text: b.String(), x0: x0, x1: x1, first: int32(len(words) - 1), last: int32(len(words))})
+		}
+		h.words, h.cells, h.header = words, cells, 0 // named anew
+		for _, o := range extra {
+			o.words, o.cells, o.header = nil, nil, 2
 		}
 	}
 }
@@ -654,31 +700,28 @@ func mergeHeaderLines(pages [][]line) {
 // whose names no language here knows): the columns are found from the lines with a date and
 // an amount alone, and the table reader gives them roles by what they hold. It reports false
 // when fewer than three such lines make no table.
-func (g *grid) headerless(pages [][]line) bool {
-	var dated []*line
-	for pi := range pages {
-		for li := range pages[pi] {
-			if l := &pages[pi][li]; datedAmount(l) {
-				dated = append(dated, l)
+func (g *grid) headerless(pages *pageStore, furniture furnitureSet) bool {
+	t := &table{hdr: &line{}}
+	var dated []member
+	var first *line
+	for pi := range pages.len() {
+		pg := pages.page(pi)
+		for li := range pg {
+			if l := &pg[li]; datedAmount(l) {
+				dated = append(dated, member{page: int32(pi), line: int32(li), t: t})
+				t.spans = appendSpans(t.spans, l)
+				if first == nil {
+					first = l
+				}
 			}
 		}
 	}
 	if len(dated) < 3 {
 		return false
 	}
-	first := dated[0]
-	var all []*line
-	for pi := range pages {
-		for li := range pages[pi] {
-			l := &pages[pi][li]
-			if pi > first.page-1 || pi == first.page-1 && li >= first.no-1 {
-				all = append(all, l)
-			}
-		}
-	}
-	t := &table{hdr: &line{}, lines: dated, all: all}
-	t.cols = findColumns(t.hdr, dated)
-	markColumns(t.cols, dated)
+	t.cols = findColumns(t.hdr, t.spans)
+	t.spans = nil
+	tallyColumns(pages, dated)
 	t.cols = mergeUntitled(t.cols)
 	t.toMain = make([]int, len(t.cols))
 	for i := range t.toMain {
@@ -686,17 +729,17 @@ func (g *grid) headerless(pages [][]line) bool {
 	}
 	g.columns, g.roles = t.cols, make([]string, len(t.cols))
 	g.header = gridRow{cells: make([]string, len(g.columns)), pos: statement.Position{Page: first.page, Line: first.no}}
-	furniture := pageFurniture(pages)
 	var labelled []gridRow
-	for pi := range pages {
+	for pi := range pages.len() {
+		pg := pages.page(pi)
 		last := -1
-		for li := range pages[pi] {
-			if rowLike(&pages[pi][li]) {
+		for li := range pg {
+			if rowLike(&pg[li]) {
 				last = li
 			}
 		}
-		for li := range pages[pi] {
-			l := &pages[pi][li]
+		for li := range pg {
+			l := &pg[li]
 			switch {
 			case pi < first.page-1 || pi == first.page-1 && li < first.no-1:
 				// Without a header the table reader finds the columns' roles from the rows'
@@ -717,6 +760,7 @@ func (g *grid) headerless(pages [][]line) bool {
 			g.flush()
 		}
 		g.flush()
+		pages.release(pi)
 	}
 	g.rows = append(g.rows, labelled...)
 	return true
@@ -725,10 +769,11 @@ func (g *grid) headerless(pages [][]line) bool {
 // table is the lines under one header (and its repeats), with their columns.
 type table struct {
 	hdr *line
-	// lines are the table's lines with an amount, which find its columns; all are all its lines.
-	lines, all []*line
-	cols       []column
-	roles      []string
+	// spans are the extents of the cells of the table's lines with an amount, which find its
+	// columns, until they are found.
+	spans []span
+	cols  []column
+	roles []string
 	// toMain maps each column to the main table's column its text goes under.
 	toMain []int
 }
@@ -781,18 +826,6 @@ func (g *grid) roleColumn(r string) int {
 		}
 	}
 	return -1
-}
-
-// firstTxHeader returns the first line that names a transaction table's columns.
-func firstTxHeader(pages [][]line) *line {
-	for pi := range pages {
-		for li := range pages[pi] {
-			if l := &pages[pi][li]; isTxHeader(l) {
-				return l
-			}
-		}
-	}
-	return nil
 }
 
 // isTxHeader reports a header of a transaction table: among its column names a date and
@@ -921,25 +954,31 @@ var cardWords = []string{"credit card", "card account", "minimum payment", "mini
 	"credit limit", "available credit", "card number", "cardholder", "card holder", "kreditkarte", "creditcard",
 	"tarjeta de crédito", "cartão de crédito", "carte de crédit"}
 
-// cardStatement reports a credit card statement: two of its phrases in the text. On such a
-// statement a plain amount is a charge to the holder and a marked one (CR, parentheses) a
-// payment or refund.
-func cardStatement(pages [][]line) bool {
-	n := 0
-	seen := map[string]bool{}
-	for _, pg := range pages {
-		for li := range pg {
-			t := strings.ToLower(pg[li].text())
-			for _, w := range cardWords {
-				if !seen[w] && strings.Contains(t, w) {
-					seen[w] = true
-					n++
-				}
+// cardPhrases finds, page by page, a credit card statement: two of its phrases in the text. On
+// such a statement a plain amount is a charge to the holder and a marked one (CR, parentheses)
+// a payment or refund.
+type cardPhrases struct {
+	seen map[string]bool
+}
+
+func (c *cardPhrases) add(pg []line) {
+	if len(c.seen) >= 2 {
+		return
+	}
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	for li := range pg {
+		t := strings.ToLower(pg[li].text())
+		for _, w := range cardWords {
+			if !c.seen[w] && strings.Contains(t, w) {
+				c.seen[w] = true
 			}
 		}
 	}
-	return n >= 2
 }
+
+func (c *cardPhrases) card() bool { return len(c.seen) >= 2 }
 
 // labelledValues pairs each value of a line with the name of the header cell above it, as
 // rows of a name and a value.
@@ -1035,17 +1074,12 @@ func isDigits(s string) bool {
 
 // findColumns computes the column spans of a header from its table's lines that hold an
 // amount (see buildGrid).
-func findColumns(hdr *line, lines []*line) []column {
-	type span struct{ x0, x1 float64 }
-	var spans []span
+func findColumns(hdr *line, cells []span) []column {
+	spans := make([]span, 0, len(hdr.cells)+len(cells))
 	for _, c := range hdr.cells {
 		spans = append(spans, span{c.x0, c.x1})
 	}
-	for _, l := range lines {
-		for _, c := range l.cells {
-			spans = append(spans, span{c.x0, c.x1})
-		}
-	}
+	spans = append(spans, cells...)
 	sort.Slice(spans, func(i, j int) bool { return spans[i].x0 < spans[j].x0 })
 	var merged []span
 	for _, s := range spans {
@@ -1173,29 +1207,58 @@ func mergeUntitled(cols []column) []column {
 	return cols
 }
 
-// markColumns flags the columns that hold amounts or dates in most of the table's lines.
-func markColumns(cols []column, lines []*line) {
-	n := make([]int, len(cols))
-	amounts := make([]int, len(cols))
-	dates := make([]int, len(cols))
-	for _, l := range lines {
-		for ci, text := range splitColumns(l, cols) {
+// span is a stretch of a page's width: a cell's, a column's.
+type span struct{ x0, x1 float64 }
+
+// appendSpans appends the extents of a line's cells.
+func appendSpans(spans []span, l *line) []span {
+	for _, c := range l.cells {
+		spans = append(spans, span{c.x0, c.x1})
+	}
+	return spans
+}
+
+// member is a line of a table, by its place: its page (0-based) and index on the page.
+type member struct {
+	page, line int32
+	t          *table
+}
+
+// tallyColumns flags the columns that hold amounts or dates in most of each table's lines,
+// reading the pages of the members (in the document's order) once each.
+func tallyColumns(pages *pageStore, members []member) {
+	type tally struct{ n, amounts, dates []int }
+	tallies := map[*table]*tally{}
+	var pg []line
+	read := int32(-1)
+	for _, m := range members {
+		if m.page != read {
+			pg, read = pages.page(int(m.page)), m.page
+		}
+		c := tallies[m.t]
+		if c == nil {
+			c = &tally{make([]int, len(m.t.cols)), make([]int, len(m.t.cols)), make([]int, len(m.t.cols))}
+			tallies[m.t] = c
+		}
+		for ci, text := range splitColumns(&pg[m.line], m.t.cols) {
 			if text == "" {
 				continue
 			}
-			n[ci]++
+			c.n[ci]++
 			if looksAmount(text) {
-				amounts[ci]++
+				c.amounts[ci]++
 			}
 			if looksDate(text) {
-				dates[ci]++
+				c.dates[ci]++
 			}
 		}
 	}
-	for i := range cols {
-		cols[i].amount = n[i] > 0 && 10*amounts[i] >= 6*n[i]
-		cols[i].date = n[i] > 0 && 10*dates[i] >= 6*n[i]
-		cols[i].values = n[i]
+	for t, c := range tallies {
+		for i := range t.cols {
+			t.cols[i].amount = c.n[i] > 0 && 10*c.amounts[i] >= 6*c.n[i]
+			t.cols[i].date = c.n[i] > 0 && 10*c.dates[i] >= 6*c.n[i]
+			t.cols[i].values = c.n[i]
+		}
 	}
 }
 
