@@ -14,6 +14,7 @@ import (
 
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/statement/pdf/pdftest"
+	"github.com/statementmatch/service/internal/statement/statementtest"
 )
 
 // allLines returns every page's lines, unpacking the packed ones.
@@ -110,7 +111,7 @@ func requireSameLine(t *testing.T, want, got line) {
 // TestPackedPagesReadTheSame reads every PDF of the corpus, the package's own test files and
 // generated statements twice, holding every page as read and packing every page from the
 // first, and requires the same statement, or the same error, from both: buildGrid reads a
-// packed page as it reads a held one.
+// packed page as it reads a held one. Stream must read each as Parse does.
 func TestPackedPagesReadTheSame(t *testing.T) {
 	t.Parallel()
 	files := map[string][]byte{}
@@ -144,6 +145,10 @@ func TestPackedPagesReadTheSame(t *testing.T) {
 			packed, packedErr := parse(data, opts, 0)
 			require.Equal(t, fmt.Sprint(heldErr), fmt.Sprint(packedErr))
 			require.Equal(t, held, packed)
+			// Stream, which the parse jobs use, reads as Parse does, held or packed.
+			statementtest.ParsedAndStreamed(t, data, opts,
+				func(d []byte, o statement.Options) (*statement.Statement, error) { return parse(d, o, 0) },
+				func(d []byte, o statement.Options) (*statement.Stream, error) { return stream(d, o, -1) })
 		})
 	}
 }

@@ -2,7 +2,6 @@ package pdf
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,9 +12,11 @@ import (
 
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/statement/pdf/pdftest"
+	"github.com/statementmatch/service/internal/statement/statementtest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+// update is statementtest's -update flag, which rewrites the golden files.
+var update = statementtest.Update
 
 // Amounts in golden files are JSON numbers, as the service writes them.
 func init() { decimal.MarshalJSONWithoutQuotes = true }

@@ -39,6 +39,13 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 	return parse(data, opts, maxHeldLines)
 }
 
+// Stream reads a PDF as Parse does, for a caller that stores the transactions as they pass:
+// the table's rows are held and the transactions built from them again at each reading, not
+// held. A statement read with OCR is held whole.
+func Stream(data []byte, opts statement.Options) (*statement.Stream, error) {
+	return stream(data, opts, maxHeldLines)
+}
+
 // parse is Parse holding up to held bytes of lines as read before it packs them (pageStore).
 func parse(data []byte, opts statement.Options, held int) (*statement.Statement, error) {
 	opts = opts.WithDefaults()
@@ -51,10 +58,47 @@ func parse(data []byte, opts statement.Options, held int) (*statement.Statement,
 	}
 	g := buildGrid(ex.pages)
 	g.frames = ex.frames
-	st, err := tabular.Extract(tabular.Table{Format: statement.FormatPDF, Rows: g.handOver(), Context: g.outside, Card: g.card}, opts)
+	st, err := tabular.Extract(g.tableOf(), opts)
 	if err != nil {
 		return nil, err
 	}
+	g.complete(st, ex)
+	return st, nil
+}
+
+// stream is Stream as parse is Parse.
+func stream(data []byte, opts statement.Options, held int) (*statement.Stream, error) {
+	opts = opts.WithDefaults()
+	ex, err := extract(data, opts, held)
+	if err != nil {
+		return nil, err
+	}
+	if opts.OCR != nil && len(ex.textless) > 0 {
+		st, err := parseScanned(data, ex, opts)
+		if err != nil {
+			return nil, err
+		}
+		return statement.Held(st), nil
+	}
+	g := buildGrid(ex.pages)
+	g.frames = ex.frames
+	s, err := tabular.Stream(g.tableOf(), opts)
+	if err != nil {
+		return nil, err
+	}
+	g.complete(s.Statement, ex)
+	return s, nil
+}
+
+// tableOf hands the grid's rows over as the table the table reader reads.
+func (g *grid) tableOf() tabular.Table {
+	return tabular.Table{Format: statement.FormatPDF, Rows: g.handOver(), Context: g.outside, Card: g.card}
+}
+
+// complete adds to the statement the table reader made what the PDF says beside its table:
+// the format, the bank named around the table, what the extraction found (the dialect's
+// prefix: "pdf;pages=3;fonts=type1-winansi;columns=5") and its problems, first.
+func (g *grid) complete(st *statement.Statement, ex *extraction) {
 	st.Format = statement.FormatPDF
 	if bic, name := bankOf(g.outside); bic != "" {
 		st.BankID = bic
@@ -74,7 +118,6 @@ func parse(data []byte, opts statement.Options, held int) (*statement.Statement,
 	}
 	st.Dialect = prefix
 	st.Problems = append(ex.problems, st.Problems...)
-	return st, nil
 }
 
 // extraction is the text of a document: its lines, page by page, and what was learnt on the
