@@ -7,11 +7,12 @@ import (
 )
 
 // maxHeldLines is how many bytes of lines (words, cells, their text) a document may hold as
-// they were read before pageStore packs them: a few hundred pages of a dense statement. The
-// table is found over the whole document before any row is built, so the lines of every page
-// are read several times after the last page is; held as read, the 2,000 pages a statement
-// may have would weigh about 56 MiB, packed a third of that.
-const maxHeldLines = 16 << 20
+// they were read before pageStore packs them: a couple of hundred pages of a dense statement
+// (the 200 pages of BenchmarkParse200Pages weigh 6 MiB). The table is found over the whole
+// document before any row is built, so the lines of every page are read several times after
+// the last page is; held as read, the 2,000 pages a statement may have would weigh about 60
+// MiB, packed under a third of that.
+const maxHeldLines = 8 << 20
 
 // pageStore holds a document's lines, page by page, from reading until buildGrid has built
 // the rows of each page. A small document's pages are held as read. Past budget bytes every

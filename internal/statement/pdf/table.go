@@ -55,7 +55,7 @@ func union(a, b [4]float64) [4]float64 {
 type grid struct {
 	preamble []gridRow
 	header   gridRow
-	rows     []gridRow
+	rows     rowList
 	columns  []column
 	// skipped counts lines left out as page decoration, for the dialect.
 	skipped int
@@ -271,7 +271,7 @@ func buildGrid(pages *pageStore) *grid {
 		for pi := range pages.len() {
 			pg := pages.page(pi)
 			for li := range pg {
-				g.rows = append(g.rows, plainRow(&pg[li]))
+				g.rows.add(plainRow(&pg[li]))
 			}
 			pages.release(pi)
 		}
@@ -316,14 +316,14 @@ func buildGrid(pages *pageStore) *grid {
 			if cur != nil {
 				members = append(members, member{page: int32(pi), line: int32(li), t: cur})
 				if rowLike(l) && anyAmount(l) {
-					cur.spans = appendSpans(cur.spans, l)
+					cur.addSpans(l)
 				}
 			}
 		}
 	}
 	for _, t := range tables {
 		t.cols = findColumns(t.hdr, t.spans)
-		t.spans = nil
+		t.spans, t.seen = nil, nil
 	}
 	tallyColumns(pages, members)
 	for _, t := range tables {
@@ -380,7 +380,7 @@ func buildGrid(pages *pageStore) *grid {
 				// table reader, which knows balance and total labels. Prose (a notice, a
 				// disclaimer) says nothing the reader could use.
 				if anyAmount(l) {
-					g.rows = append(g.rows, plainRow(l))
+					g.rows.add(plainRow(l))
 				}
 			case isHeader(l):
 				if !samePlace(l, hdr) {
@@ -414,9 +414,9 @@ func buildGrid(pages *pageStore) *grid {
 					// A summary laid out as a table: names over values ("Opening Balance |
 					// Debits | Credits | Closing Bal" over the amounts). Each value goes with
 					// the name above it, as a row the table reader knows by its label.
-					g.rows = append(g.rows, labelledValues(other, l)...)
+					g.rows.add(labelledValues(other, l)...)
 				case cur == nil && anyAmount(l) && !datedAmount(l):
-					g.rows = append(g.rows, plainRow(l)) // a balance or total between tables
+					g.rows.add(plainRow(l)) // a balance or total between tables
 				default:
 					g.skipped++
 				}
@@ -709,7 +709,7 @@ func (g *grid) headerless(pages *pageStore, furniture furnitureSet) bool {
 		for li := range pg {
 			if l := &pg[li]; datedAmount(l) {
 				dated = append(dated, member{page: int32(pi), line: int32(li), t: t})
-				t.spans = appendSpans(t.spans, l)
+				t.addSpans(l)
 				if first == nil {
 					first = l
 				}
@@ -720,7 +720,7 @@ func (g *grid) headerless(pages *pageStore, furniture furnitureSet) bool {
 		return false
 	}
 	t.cols = findColumns(t.hdr, t.spans)
-	t.spans = nil
+	t.spans, t.seen = nil, nil
 	tallyColumns(pages, dated)
 	t.cols = mergeUntitled(t.cols)
 	t.toMain = make([]int, len(t.cols))
@@ -762,7 +762,7 @@ func (g *grid) headerless(pages *pageStore, furniture furnitureSet) bool {
 		g.flush()
 		pages.release(pi)
 	}
-	g.rows = append(g.rows, labelled...)
+	g.rows.add(labelled...)
 	return true
 }
 
@@ -770,8 +770,9 @@ func (g *grid) headerless(pages *pageStore, furniture furnitureSet) bool {
 type table struct {
 	hdr *line
 	// spans are the extents of the cells of the table's lines with an amount, which find its
-	// columns, until they are found.
+	// columns, each once (seen), until the columns are found.
 	spans []span
+	seen  map[span]bool
 	cols  []column
 	roles []string
 	// toMain maps each column to the main table's column its text goes under.
@@ -1210,12 +1211,18 @@ func mergeUntitled(cols []column) []column {
 // span is a stretch of a page's width: a cell's, a column's.
 type span struct{ x0, x1 float64 }
 
-// appendSpans appends the extents of a line's cells.
-func appendSpans(spans []span, l *line) []span {
-	for _, c := range l.cells {
-		spans = append(spans, span{c.x0, c.x1})
+// addSpans adds the extents of a line's cells to the table's, those not there yet: the columns
+// are the union of the extents, which the thousands of rows of a long statement repeat.
+func (t *table) addSpans(l *line) {
+	if t.seen == nil {
+		t.seen = map[span]bool{}
 	}
-	return spans
+	for _, c := range l.cells {
+		if s := (span{c.x0, c.x1}); !t.seen[s] {
+			t.seen[s] = true
+			t.spans = append(t.spans, s)
+		}
+	}
 }
 
 // member is a line of a table, by its place: its page (0-based) and index on the page.
@@ -1349,7 +1356,7 @@ func (g *grid) addLine(l *line, t *table, section sectionKind) {
 		// amounts ("neuer Kontostand vom 31.03.2023   7.354,26 H" under the text columns): a
 		// label and its value, for the table reader, not a row of the table.
 		g.flush()
-		g.rows = append(g.rows, plainRow(l))
+		g.rows.add(plainRow(l))
 		return
 	}
 	cells := g.mainCells(l, t, section)
@@ -1360,7 +1367,7 @@ func (g *grid) addLine(l *line, t *table, section sectionKind) {
 		g.skipped++
 		return
 	}
-	if n := len(g.rows); (n > 0 || len(g.pending) > 0) && g.textOnly(cells) {
+	if n := g.rows.len(); (n > 0 || len(g.pending) > 0) && g.textOnly(cells) {
 		// A line of text only: the rest of the row above, or the start of the row below
 		// when its description is set around the dated line (vertically centred cells).
 		// Which one is decided when the next row comes.
@@ -1423,25 +1430,25 @@ func (g *grid) textOnly(cells []string) bool {
 // (partialDate), or a new row, which takes the pending lines set nearer to it than to the row
 // above.
 func (g *grid) attach(l *line, cells []string) {
-	if n := len(g.rows); n > 0 && len(g.pending) == 0 && g.continues(&g.rows[n-1], l, cells) {
-		g.join(&g.rows[n-1], l, cells, false)
+	if n := g.rows.len(); n > 0 && len(g.pending) == 0 && g.continues(g.rows.last(), l, cells) {
+		g.join(g.rows.last(), l, cells, false)
 		return
 	}
-	if n := len(g.rows); n > 0 && g.amountsOfDatedRow(&g.rows[n-1], l, cells) {
+	if n := g.rows.len(); n > 0 && g.amountsOfDatedRow(g.rows.last(), l, cells) {
 		// The dated line held the description, the amounts stand on the line below (a cell
 		// of the description wrapped, the amounts centred against it).
 		for _, p := range g.pending {
-			g.join(&g.rows[n-1], p.l, p.cells, false)
+			g.join(g.rows.last(), p.l, p.cells, false)
 		}
 		g.pending = g.pending[:0]
-		g.join(&g.rows[n-1], l, cells, false)
+		g.join(g.rows.last(), l, cells, false)
 		return
 	}
 	var before []pendingLine
 	for i, p := range g.pending {
-		if n := len(g.rows); n > 0 && g.continues(&g.rows[n-1], p.l, p.cells) &&
-			!(p.l.page == l.page && p.l.y-l.y < 0.75*(g.rows[n-1].y-p.l.y) && p.l.y-l.y <= 1.6*l.size) {
-			g.join(&g.rows[n-1], p.l, p.cells, false)
+		if n := g.rows.len(); n > 0 && g.continues(g.rows.last(), p.l, p.cells) &&
+			!(p.l.page == l.page && p.l.y-l.y < 0.75*(g.rows.last().y-p.l.y) && p.l.y-l.y <= 1.6*l.size) {
+			g.join(g.rows.last(), p.l, p.cells, false)
 			continue
 		}
 		if p.l.page == l.page && p.l.y > l.y && p.l.y-l.y <= 1.6*l.size*float64(len(g.pending)-i) {
@@ -1454,7 +1461,7 @@ func (g *grid) attach(l *line, cells []string) {
 	for k := len(before) - 1; k >= 0; k-- {
 		g.join(&r, before[k].l, before[k].cells, true)
 	}
-	g.rows = append(g.rows, r)
+	g.rows.add(r)
 }
 
 // amountsOfDatedRow reports a line that holds the amounts, and no date, of the row above,
@@ -1482,8 +1489,8 @@ func (g *grid) amountsOfDatedRow(prev *gridRow, l *line, cells []string) bool {
 // flush gives the pending lines to the row above, where they continue it.
 func (g *grid) flush() {
 	for _, p := range g.pending {
-		if n := len(g.rows); n > 0 && g.continues(&g.rows[n-1], p.l, p.cells) {
-			g.join(&g.rows[n-1], p.l, p.cells, false)
+		if n := g.rows.len(); n > 0 && g.continues(g.rows.last(), p.l, p.cells) {
+			g.join(g.rows.last(), p.l, p.cells, false)
 		}
 	}
 	g.pending = g.pending[:0]
@@ -1726,6 +1733,34 @@ func isLetters(s string) bool {
 // or two cells) are kept, the first and the last of them when there are too many.
 const maxPreamble = 40
 
+// rowList is the grid's rows, in chunks of at most rowChunk, so that handing them over lets go
+// of each chunk as its rows are converted: 60,000 rows of a long statement weigh 9 MB.
+type rowList struct {
+	chunks [][]gridRow
+	n      int
+}
+
+const rowChunk = 1024
+
+func (rl *rowList) add(rs ...gridRow) {
+	for _, r := range rs {
+		if k := len(rl.chunks); k == 0 || len(rl.chunks[k-1]) == rowChunk {
+			rl.chunks = append(rl.chunks, nil)
+		}
+		c := &rl.chunks[len(rl.chunks)-1]
+		*c = append(*c, r)
+		rl.n++
+	}
+}
+
+func (rl *rowList) len() int { return rl.n }
+
+// last returns the last row, which the grid may still change; valid until the next add.
+func (rl *rowList) last() *gridRow {
+	c := rl.chunks[len(rl.chunks)-1]
+	return &c[len(c)-1]
+}
+
 // box is where row r stands on its page as fractions of the page (statement.Box), or nil when
 // the row's span or its page's frame is unknown.
 func (g *grid) box(r gridRow) *statement.Box {
@@ -1750,7 +1785,7 @@ func (g *grid) box(r gridRow) *statement.Box {
 // share: the table reader holds those and its transactions, not a second copy of the rows.
 func (g *grid) handOver() []tabular.Row {
 	rows := g.table()
-	g.preamble, g.rows = nil, nil
+	g.preamble, g.rows = nil, rowList{}
 	return rows
 }
 
@@ -1769,7 +1804,7 @@ func (g *grid) table() []tabular.Row {
 		}
 		pre = kept
 	}
-	out := make([]tabular.Row, 0, len(pre)+1+len(g.rows))
+	out := make([]tabular.Row, 0, len(pre)+1+g.rows.len())
 	add := func(r gridRow) {
 		pos := r.pos
 		pos.Box = g.box(r)
@@ -1781,8 +1816,11 @@ func (g *grid) table() []tabular.Row {
 	if g.columns != nil {
 		add(g.header)
 	}
-	for _, r := range g.rows {
-		add(r)
+	for i, c := range g.rows.chunks {
+		for _, r := range c {
+			add(r)
+		}
+		g.rows.chunks[i] = nil // read: the grid's rows and the table's are not both held whole
 	}
 	return out
 }
