@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/statementmatch/service/internal/statement"
@@ -17,7 +18,7 @@ func parseForTest(data []byte, opts statement.Options) (*statement.Statement, er
 
 // FuzzPDFExtract feeds mutated statement PDFs to Parse: it must not panic (a contained panic
 // shows as ErrInternal), every failure must be a *statement.Error, and a statement it returns
-// must be consistent once finished. (A truncated statement whose table has a header and no
+// must be consistent once finished, and the same with the pages packed. (A truncated statement whose table has a header and no
 // rows parses to no transactions: the table reader's call, see testdata/fuzz.)
 func FuzzPDFExtract(f *testing.F) {
 	for _, s := range []pdftest.Spec{
@@ -49,7 +50,13 @@ func FuzzPDFExtract(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		st, err := Parse(data, statement.Options{MaxDecompressedBytes: 16 << 20})
+		opts := statement.Options{MaxDecompressedBytes: 16 << 20}
+		st, err := Parse(data, opts)
+		// With every page packed from the first (pageStore), the file reads the same.
+		packed, perr := parse(data, opts, 0)
+		if fmt.Sprint(err) != fmt.Sprint(perr) || !reflect.DeepEqual(st, packed) {
+			t.Fatalf("packed pages read otherwise: %v, %v", err, perr)
+		}
 		if err != nil {
 			var se *statement.Error
 			if !errors.As(err, &se) {
