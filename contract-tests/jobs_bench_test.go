@@ -22,6 +22,7 @@ import (
 
 	"github.com/statementmatch/service/gen/sdk/parseclient"
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/mt940/mt940test"
 	"github.com/statementmatch/service/internal/statement/pdf/pdftest"
 )
 
@@ -185,6 +186,13 @@ func BenchmarkLargestXLSXMemory(b *testing.B) {
 func BenchmarkLargestPDFMemory(b *testing.B) {
 	data, txs := pdftest.Statement(b, pdftest.Spec{Pages: 2000, RowsPerPage: 30})
 	benchLargestFile(b, "largest.pdf", data, len(txs))
+}
+
+// BenchmarkLargestMT940Memory is BenchmarkLargestCSVMemory for the largest MT940 file: 24 MiB
+// of German and Dutch statements (mt940test.Generate), about 120,000 statement lines.
+func BenchmarkLargestMT940Memory(b *testing.B) {
+	data, n := mt940test.Generate(24 << 20)
+	benchLargestFile(b, "largest.sta", data, n)
 }
 
 // maxUploadBytes is statementd's default upload limit (STATEMENTD_MAX_UPLOAD_BYTES).

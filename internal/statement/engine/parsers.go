@@ -38,9 +38,11 @@ var parsers = map[statement.Format]parseFunc{
 type streamFunc func(data []byte, opts statement.Options) (*statement.Stream, error)
 
 // streamers maps the formats whose parsers stream (see Stream) to them: the tables that can be
-// read again row by row from text the parser holds anyway, and a PDF's rebuilt table.
+// read again row by row from text the parser holds anyway, a PDF's rebuilt table, and MT940
+// files, read again a statement at a time.
 var streamers = map[statement.Format]streamFunc{
 	statement.FormatPDF:           pdf.Stream,
+	statement.FormatMT940:         mt940.Stream,
 	statement.FormatCSV:           csv.Stream,
 	statement.FormatXLSX:          excel.Stream,
 	statement.FormatXLS:           excel.Stream,

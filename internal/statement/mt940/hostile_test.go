@@ -11,12 +11,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/statementtest"
 )
 
 // checkOutcome is what any input must give: a consistent statement, or an error of one of the
 // statement kinds; never a crash (parse has no recover, so a crash fails the test).
 func checkOutcome(t testing.TB, data []byte, opts statement.Options) {
 	t.Helper()
+	// Stream, which the parse jobs use, must read every file as Parse does.
+	statementtest.ParsedAndStreamed(t, data, opts, parse, stream)
 	st, err := parse(data, opts)
 	if err != nil {
 		var perr *statement.Error

@@ -23,6 +23,7 @@
 package mt940
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -47,15 +48,76 @@ func Parse(data []byte, opts statement.Options) (st *statement.Statement, err er
 
 // parse is Parse without its safety net, so that tests and fuzzing see every crash.
 func parse(data []byte, opts statement.Options) (*statement.Statement, error) {
+	p, err := newParser(data, opts)
+	if err != nil {
+		return nil, err
+	}
+	return p.run()
+}
+
+// newParser decodes data for a parser.
+func newParser(data []byte, opts statement.Options) (*parser, error) {
 	opts = opts.WithDefaults()
 	text, charset, err := decode(data)
 	if err != nil {
 		return nil, statement.Errorf(statement.FormatMT940, statement.ErrCorrupt, statement.Position{},
 			"the file is not valid %s text", charset)
 	}
-	p := &parser{s: text, opts: opts, charset: charset}
-	return p.run()
+	return &parser{s: text, opts: opts, charset: charset}, nil
 }
+
+// Stream reads an MT940 or MT942 file as Parse does, for a caller that stores the transactions
+// as they pass: the decoded text is held, and the transactions of one statement of the file at
+// a time (a statement's end says what its lines lack: their currency, an MT942's period); each
+// reading of the transactions reads the text again.
+func Stream(data []byte, opts statement.Options) (s *statement.Stream, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s, err = nil, statement.Errorf(statement.FormatMT940, statement.ErrCorrupt, statement.Position{},
+				"the file could not be read (internal error: %v)", r)
+		}
+	}()
+	return stream(data, opts)
+}
+
+// stream is Stream without its safety net.
+func stream(data []byte, opts statement.Options) (*statement.Stream, error) {
+	p, err := newParser(data, opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &statement.Stream{}
+	p.emit = func(t *statement.Transaction) bool {
+		if s.Count == 0 {
+			s.First = t.Pos
+		}
+		s.Count++
+		return true
+	}
+	if s.Statement, err = p.run(); err != nil {
+		return nil, err
+	}
+	s.Statement.Transactions = nil
+	text, charset := p.s, p.charset
+	opts = p.opts
+	s.Each = func(yield func(*statement.Transaction) bool) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = statement.Errorf(statement.FormatMT940, statement.ErrCorrupt, statement.Position{},
+					"the file could not be read (internal error: %v)", r)
+			}
+		}()
+		q := &parser{s: text, opts: opts, charset: charset, emit: yield}
+		if _, err := q.run(); err != nil && !errors.Is(err, errStopped) {
+			return err
+		}
+		return nil
+	}
+	return s, nil
+}
+
+// errStopped ends a reading whose caller has had the transactions it wanted.
+var errStopped = errors.New("the reader's caller stopped")
 
 // field is one tag and its content: from after ":61:" to the end of its last continuation line.
 type field struct {
@@ -144,6 +206,11 @@ type parser struct {
 
 	err error // a whole-file failure found while reading (too many rows)
 
+	// emit, when set, is given the transactions of each statement of the file once the
+	// statement is read, which are then let go of (Stream); emitted counts them.
+	emit    func(*statement.Transaction) bool
+	emitted int
+
 	// Scratch buffers reused from one :86: to the next.
 	join  []byte
 	pbuf  []byte
@@ -161,8 +228,12 @@ func (p *parser) run() (*statement.Statement, error) {
 	} else if i < 0 && strings.IndexByte(s, '\r') >= 0 {
 		p.eol = "cr"
 	}
-	// Sized once: growing the slices would copy them again and again.
+	// Sized once: growing the slices would copy them again and again. Emitted, they are a
+	// statement's at a time.
 	if lines, statements := countTags(s); lines > 0 || statements > 0 {
+		if p.emit != nil {
+			lines = min(lines, 256)
+		}
 		p.st.Transactions = make([]statement.Transaction, 0, min(lines, p.opts.MaxRows+1))
 		p.st.Sections = make([]statement.Section, 0, min(statements, p.opts.MaxRows+1))
 	}
@@ -607,7 +678,22 @@ func (p *parser) ensureSection(line int) {
 func (p *parser) startSection(line int) {
 	p.sec = section{open: true, debitCount: -1, creditCount: -1}
 	p.sec.sec.Pos = statement.Position{Line: line}
-	p.sec.sec.First = len(p.st.Transactions)
+	p.sec.sec.First = p.txCount()
+}
+
+// txCount is how many transactions have been read: emitted or held.
+func (p *parser) txCount() int { return p.emitted + len(p.st.Transactions) }
+
+// flush gives the transactions held to emit and lets go of them.
+func (p *parser) flush() {
+	for i := range p.st.Transactions {
+		if p.err == nil && !p.emit(&p.st.Transactions[i]) {
+			p.err = errStopped
+		}
+	}
+	p.emitted += len(p.st.Transactions)
+	clear(p.st.Transactions)
+	p.st.Transactions = p.st.Transactions[:0]
 }
 
 // endSection completes the statement being read and adds it to the file's.
@@ -619,11 +705,11 @@ func (p *parser) endSection() {
 	sc := &p.sec
 	sc.open = false
 	s := sc.sec
-	s.Count = len(p.st.Transactions) - s.First
+	s.Count = p.txCount() - s.First
 	if s.Count == 0 && !sc.opening && !sc.closing && s.Account == "" {
 		return // a :20: and nothing else: no statement to speak of
 	}
-	txs := p.st.Transactions[s.First:]
+	txs := p.st.Transactions[s.First-p.emitted:]
 	for i := range txs {
 		if txs[i].Currency == "" {
 			txs[i].Currency = s.Currency
@@ -655,6 +741,9 @@ func (p *parser) endSection() {
 		p.problem(s.Pos.Line, "the statement has no closing balance :62F:, so its lines cannot be checked against one; the file may be cut short")
 	}
 	p.st.Sections = append(p.st.Sections, s)
+	if p.emit != nil {
+		p.flush()
+	}
 }
 
 func (p *parser) problem(line int, msg string, args ...any) {

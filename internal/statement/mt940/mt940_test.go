@@ -22,6 +22,8 @@ func parseFinished(t testing.TB, data []byte) *statement.Statement {
 	st, err := parse(data, statement.Options{})
 	require.NoError(t, err)
 	requireConsistent(t, st)
+	// Stream, which the parse jobs use, must read it as Parse does.
+	statementtest.ParsedAndStreamed(t, data, statement.Options{}, parse, stream)
 	statement.Finish(st)
 	return st
 }

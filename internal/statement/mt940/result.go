@@ -18,7 +18,7 @@ func (p *parser) endTx() {
 	if !ok {
 		return
 	}
-	if len(p.st.Transactions) >= p.opts.MaxRows {
+	if p.txCount() >= p.opts.MaxRows {
 		p.err = statement.Errorf(statement.FormatMT940, statement.ErrTooManyRows, statement.Position{Line: f.line},
 			"more than %d statement lines", p.opts.MaxRows)
 		return
@@ -112,7 +112,7 @@ func (p *parser) finish() (*statement.Statement, error) {
 		return nil, statement.Errorf(format, statement.ErrNotAStatement, statement.Position{},
 			"no MT940/MT942 fields (:20:, :25:, :60F:, :61:) found")
 	}
-	if len(st.Transactions) == 0 && (len(st.Problems) > 0 || !statesClosing(st)) {
+	if p.txCount() == 0 && (len(st.Problems) > 0 || !statesClosing(st)) {
 		// A statement that closes with its balance (:62F:) and has no :61: is a period without
 		// activity, read with zero transactions. A file whose every line is unreadable is not,
 		// nor one cut before its closing balance.
