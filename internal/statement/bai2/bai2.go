@@ -47,6 +47,7 @@
 package bai2
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -148,11 +149,49 @@ type parser struct {
 	keyedSeen    bool
 	extraProblem int
 	sawAccount   bool
+
+	// emit, when set, is given each transaction as it is read, which is not held (Stream);
+	// emitted counts them.
+	emit    func(*statement.Transaction) bool
+	emitted int
 }
 
 // Parse reads a BAI2 file. Every 03 account becomes a Section and every 16 record a
 // Transaction; records that cannot be read and totals that do not add up are Problems.
 func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
+	return read(data, opts, nil)
+}
+
+// Stream reads a BAI2 file as Parse does, for a caller that stores the transactions as they
+// pass: the file's text is held, not the transactions, which each reading of them reads again
+// from the text (a 16 record is complete when it is read: its account's 03 came before it).
+func Stream(data []byte, opts statement.Options) (*statement.Stream, error) {
+	s := &statement.Stream{}
+	st, err := read(data, opts, func(t *statement.Transaction) bool {
+		if s.Count == 0 {
+			s.First = t.Pos
+		}
+		s.Count++
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Statement = st
+	s.Each = func(yield func(*statement.Transaction) bool) error {
+		if _, err := read(data, opts, yield); err != nil && !errors.Is(err, errStopped) {
+			return err
+		}
+		return nil
+	}
+	return s, nil
+}
+
+// errStopped ends a reading whose caller has had the transactions it wanted.
+var errStopped = errors.New("the reader's caller stopped")
+
+// read is Parse giving each transaction to emit, when set, instead of holding it.
+func read(data []byte, opts statement.Options, emit func(*statement.Transaction) bool) (*statement.Statement, error) {
 	opts = opts.WithDefaults()
 	text, charset, err := decode(data)
 	if err != nil {
@@ -160,18 +199,21 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 	}
 	p := &parser{
 		s: text, opts: opts, sc: newScanner(text),
-		st: &statement.Statement{Format: statement.FormatBAI2},
+		st:   &statement.Statement{Format: statement.FormatBAI2},
+		emit: emit,
 	}
 	// Room for the 16 records as far as line starts tell, so the slice is not regrown and copied
 	// (a third of the parse's memory otherwise). A file of bare "16," lines reserves no more than
 	// MaxRows transactions, as much as the same number of readable ones would take.
-	p.st.Transactions = make([]statement.Transaction, 0, min(strings.Count(text, "\n16,")+1, opts.MaxRows))
+	if emit == nil {
+		p.st.Transactions = make([]statement.Transaction, 0, min(strings.Count(text, "\n16,")+1, opts.MaxRows))
+	}
 	if err := p.run(); err != nil {
 		return nil, err
 	}
 	p.st.Dialect = p.dialect(charset)
 	p.bank()
-	if len(p.st.Transactions) == 0 {
+	if p.txCount() == 0 {
 		if !p.sawAccount && len(p.st.Problems) > 0 {
 			first := p.st.Problems[0]
 			return nil, statement.Errorf(statement.FormatBAI2, statement.ErrCorrupt, first.Pos,
@@ -462,7 +504,7 @@ func (p *parser) accountHeader(r *logical) error {
 	}
 	p.a.decimals = int32(decimalsOf(p.a.currency))
 	sec := statement.Section{Account: p.a.number, Currency: p.a.currency,
-		PeriodStart: p.g.date, PeriodEnd: p.g.date, First: len(p.st.Transactions), Pos: r.pos}
+		PeriodStart: p.g.date, PeriodEnd: p.g.date, First: p.txCount(), Pos: r.pos}
 	var balances [4]*decimal.Decimal // 010, 015, 040, 045
 	for {
 		tc, ok := it.next()
@@ -631,7 +673,7 @@ func (p *parser) detail(r *logical) error {
 	if fundsProblem != "" {
 		p.problem(r.pos, "", "16 transaction: %s", fundsProblem)
 	}
-	if len(p.st.Transactions) >= p.opts.MaxRows {
+	if p.txCount() >= p.opts.MaxRows {
 		return statement.Errorf(statement.FormatBAI2, statement.ErrTooManyRows, r.pos,
 			"more than %d transactions", p.opts.MaxRows)
 	}
@@ -667,10 +709,20 @@ func (p *parser) detail(r *logical) error {
 	if remi != "" && !strings.Contains(t.Description, remi) {
 		t.Description = strings.TrimSpace(t.Description + " " + statement.CollapseSpace(remi))
 	}
-	p.st.Transactions = append(p.st.Transactions, t)
 	p.st.Sections[p.a.section].Count++
+	if p.emit != nil {
+		p.emitted++
+		if !p.emit(&t) {
+			return errStopped
+		}
+		return nil
+	}
+	p.st.Transactions = append(p.st.Transactions, t)
 	return nil
 }
+
+// txCount is how many transactions have been read: emitted or held.
+func (p *parser) txCount() int { return p.emitted + len(p.st.Transactions) }
 
 // accountTrailer reads 49: account control total, number of records.
 func (p *parser) accountTrailer(r *logical) {

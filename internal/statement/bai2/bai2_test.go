@@ -15,9 +15,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// parseFinished parses data and completes it as the engine does.
+// parseFinished parses data and completes it as the engine does, and checks that Stream reads
+// the same.
 func parseFinished(t testing.TB, data []byte) *statement.Statement {
 	t.Helper()
+	statementtest.ParsedAndStreamed(t, data, statement.Options{}, Parse, Stream)
 	st, err := Parse(data, statement.Options{})
 	require.NoError(t, err)
 	statement.Finish(st)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/statementtest"
 )
 
 func corpusFile(t testing.TB, name string) []byte {
@@ -57,6 +58,7 @@ func TestEveryPrefixParsesWithoutPanic(t *testing.T) {
 			t.Parallel()
 			data := corpusFile(t, name)
 			for n := 0; n <= len(data); n++ {
+				statementtest.ParsedAndStreamed(t, data[:n], statement.Options{}, Parse, Stream)
 				st, err := Parse(data[:n], statement.Options{})
 				if err == nil {
 					requireConsistent(t, st)

@@ -153,7 +153,7 @@ func BenchmarkCAMTvsLimits(b *testing.B) {
 func TestGeneratedDocument(t *testing.T) {
 	t.Parallel()
 	data := generate(200 << 10)
-	st, err := parseFinished(data)
+	st, err := parseFinished(t, data)
 	require.NoError(t, err)
 	require.Empty(t, st.Review, "the generated statement is consistent")
 	require.NotNil(t, st.ClosingBalance)

@@ -68,12 +68,53 @@ type parser struct {
 
 	sec *section
 	ent entry
+
+	// emit, when set, is given each section's transactions once the section is read, which
+	// are then let go of (Stream); emitted counts them.
+	emit    func(*statement.Transaction) bool
+	emitted int
+	stopped bool
 }
 
 // Parse reads a CAMT.052, .053 or .054 document. Only booked entries (Sts BOOK, or no status)
 // become transactions; pending (PDNG), future (FUTR) and information-only (INFO) entries did not
 // move the account and are only counted in the Dialect.
 func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
+	return read(data, opts, nil)
+}
+
+// Stream reads a CAMT document as Parse does, for a caller that stores the transactions as
+// they pass: the document's text is held, and the transactions of one statement (report,
+// notification) at a time, since its end says what they lack (a currency); each reading of the
+// transactions reads the document again.
+func Stream(data []byte, opts statement.Options) (*statement.Stream, error) {
+	s := &statement.Stream{}
+	st, err := read(data, opts, func(t *statement.Transaction) bool {
+		if s.Count == 0 {
+			s.First = t.Pos
+		}
+		s.Count++
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	st.Transactions = nil
+	s.Statement = st
+	s.Each = func(yield func(*statement.Transaction) bool) error {
+		if _, err := read(data, opts, yield); err != nil && !errors.Is(err, errStopped) {
+			return err
+		}
+		return nil
+	}
+	return s, nil
+}
+
+// errStopped ends a reading whose caller has had the transactions it wanted.
+var errStopped = errors.New("the reader's caller stopped")
+
+// read is Parse giving the transactions to emit, when set, a section at a time.
+func read(data []byte, opts statement.Options, emit func(*statement.Transaction) bool) (*statement.Statement, error) {
 	opts = opts.WithDefaults()
 	text, charset, bom, err := toUTF8(data)
 	if err != nil {
@@ -83,6 +124,7 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 		opts: opts,
 		src:  string(text),
 		st:   &statement.Statement{Transactions: []statement.Transaction{}},
+		emit: emit,
 	}
 	p.dec = xml.NewDecoder(strings.NewReader(p.src))
 	p.dec.Strict = true
@@ -99,7 +141,7 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 		return nil, p.errorf(statement.ErrNoTransactions, statement.Position{Path: "/" + p.docName + "/" + p.msgName},
 			"the %s message holds no %s", p.msgName, sectionName(p.format))
 	}
-	if len(p.st.Transactions) == 0 && p.unreadable != nil {
+	if p.txCount() == 0 && p.unreadable != nil {
 		return nil, p.errorf(statement.ErrNoTransactions, p.unreadable.Pos, "no entry could be read; the first: %s", p.unreadable.Message)
 	}
 	return p.st, nil
@@ -322,6 +364,9 @@ func (p *parser) end(t xml.EndElement) (done bool, err error) {
 	case kSection:
 		p.endSection()
 		p.sec = nil
+		if p.stopped {
+			return false, errStopped
+		}
 	case kNtry:
 		p.ent.raw = p.src[p.ent.offset:min(p.off, int64(len(p.src)))]
 		p.endEntry()

@@ -15,15 +15,16 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// parseFinished parses and finishes as the engine does.
-func parseFinished(data []byte) (*statement.Statement, error) {
-	return statementtest.Finished(Parse(data, statement.Options{}))
+// parseFinished parses and finishes as the engine does, and checks that Stream reads the same.
+func parseFinished(t testing.TB, data []byte) (*statement.Statement, error) {
+	t.Helper()
+	return statementtest.ParsedAndStreamed(t, data, statement.Options{}, Parse, Stream)
 }
 
 func TestCorpusGolden(t *testing.T) {
 	t.Parallel()
 	statementtest.RunCorpus(t, statementtest.CorpusDir, func(t *testing.T, path string, data []byte) {
-		st, err := parseFinished(data)
+		st, err := parseFinished(t, data)
 		require.NoError(t, err)
 		statementtest.Golden(t, statementtest.GoldenPath(path, ".xml"), st, statementtest.EscapeHTML())
 	})
@@ -47,7 +48,7 @@ func TestCorpusConsistent(t *testing.T) {
 	for _, path := range statementtest.CorpusFiles(t, statementtest.CorpusDir) {
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
-		st, err := parseFinished(data)
+		st, err := parseFinished(t, data)
 		require.NoError(t, err, path)
 		checkConsistent(t, st)
 	}

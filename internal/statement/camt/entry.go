@@ -272,7 +272,7 @@ func (p *parser) startSection(local string) {
 	p.sections++
 	line, _ := p.dec.InputPos()
 	s := &section{path: "/" + p.docName + "/" + p.msgName + "/" + local + "[" + strconv.Itoa(p.sections) + "]"}
-	s.sec.First = len(p.st.Transactions)
+	s.sec.First = p.txCount()
 	s.sec.Pos = statement.Position{Line: line, Path: s.path}
 	p.sec = s
 }
@@ -323,7 +323,7 @@ func (p *parser) endSection() {
 	s := p.sec
 	sec := &s.sec
 	sec.Account = s.account
-	txs := p.st.Transactions[sec.First : sec.First+sec.Count]
+	txs := p.st.Transactions[sec.First-p.emitted : sec.First-p.emitted+sec.Count]
 	sec.Currency = s.acctCcy
 	if sec.Currency == "" {
 		sec.Currency = s.firstCcy
@@ -355,6 +355,25 @@ func (p *parser) endSection() {
 	p.period(s, txs)
 	p.declared(s, txs)
 	p.st.Sections = append(p.st.Sections, *sec)
+	if p.emit != nil {
+		p.flush()
+	}
+}
+
+// txCount is how many transactions have been read: emitted or held.
+func (p *parser) txCount() int { return p.emitted + len(p.st.Transactions) }
+
+// flush gives the transactions held to emit and lets go of them; a caller that has had
+// enough stops the reading (errStopped).
+func (p *parser) flush() {
+	for i := range p.st.Transactions {
+		if !p.stopped && !p.emit(&p.st.Transactions[i]) {
+			p.stopped = true
+		}
+	}
+	p.emitted += len(p.st.Transactions)
+	clear(p.st.Transactions)
+	p.st.Transactions = p.st.Transactions[:0]
 }
 
 // balanceAmount returns the signed amount of b, or nil with a problem when it cannot serve as

@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/statementmatch/service/internal/statement"
 	"github.com/stretchr/testify/require"
+
+	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/statementtest"
 )
 
 // parseSafely parses and checks the outcome is either a consistent statement or a typed error.
@@ -133,6 +135,8 @@ func FuzzCamt(f *testing.F) {
 	f.Add([]byte(doc(ns053v2, bal("OPBD", "1", "CRDT")+ntry("1.5", "DBIT", `<RvslInd>true</RvslInd><NtryDtls><TxDtls><Refs><EndToEndId>E</EndToEndId></Refs></TxDtls></NtryDtls>`)+
 		`<TxsSummry><TtlNtries><NbOfNtries>1</NbOfNtries><Sum>1.5</Sum></TtlNtries></TxsSummry>`)))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Stream, which the parse jobs use, must read every document as Parse does.
+		statementtest.ParsedAndStreamed(t, bytes.Clone(data), statement.Options{MaxDepth: 32, MaxRows: 1000}, Parse, Stream)
 		st, err := Parse(bytes.Clone(data), statement.Options{MaxDepth: 32, MaxRows: 1000})
 		if err != nil {
 			var se *statement.Error

@@ -346,7 +346,7 @@ func TestQuirks(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			st, err := parseFinished([]byte(tc.data))
+			st, err := parseFinished(t, []byte(tc.data))
 			require.NoError(t, err)
 			checkConsistent(t, st)
 			tc.check(t, st)
@@ -386,7 +386,7 @@ func TestEncodings(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			st, err := parseFinished(tc.data)
+			st, err := parseFinished(t, tc.data)
 			require.NoError(t, err)
 			require.Equal(t, tc.desc, st.Transactions[0].Description)
 			require.Contains(t, st.Dialect, tc.charset)

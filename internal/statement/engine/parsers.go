@@ -38,11 +38,16 @@ var parsers = map[statement.Format]parseFunc{
 type streamFunc func(data []byte, opts statement.Options) (*statement.Stream, error)
 
 // streamers maps the formats whose parsers stream (see Stream) to them: the tables that can be
-// read again row by row from text the parser holds anyway, a PDF's rebuilt table, and MT940
-// files, read again a statement at a time.
+// read again row by row from text the parser holds anyway, a PDF's rebuilt table, and the
+// record formats, read again holding a statement's transactions at a time.
 var streamers = map[statement.Format]streamFunc{
 	statement.FormatPDF:           pdf.Stream,
 	statement.FormatMT940:         mt940.Stream,
+	statement.FormatCAMT052:       camt.Stream,
+	statement.FormatCAMT053:       camt.Stream,
+	statement.FormatCAMT054:       camt.Stream,
+	statement.FormatOFX:           ofx.Stream,
+	statement.FormatBAI2:          bai2.Stream,
 	statement.FormatCSV:           csv.Stream,
 	statement.FormatXLSX:          excel.Stream,
 	statement.FormatXLS:           excel.Stream,

@@ -33,6 +33,8 @@ func TestEveryPrefixOfAFile(t *testing.T) {
 		data, err := os.ReadFile(filepath.Join("testdata", "corpus", name))
 		require.NoError(t, err)
 		for n := 0; n <= len(data); n++ {
+			// Stream, which the parse jobs use, must read every prefix as Parse does.
+			statementtest.ParsedAndStreamed(t, data[:n], statement.Options{}, Parse, Stream)
 			st, err := Parse(data[:n], statement.Options{})
 			if err == nil {
 				requireSane(t, st)
@@ -128,6 +130,7 @@ func FuzzOFX(f *testing.F) {
 	f.Add([]byte(`<?xml version="1.0"?><?OFX OFXHEADER="200" VERSION="211"?><OFX><CREDITCARDMSGSRSV1><CCSTMTTRNRS><CCSTMTRS>` +
 		`<BANKTRANLIST><STMTTRN><TRNAMT>-1</TRNAMT><MEMO><![CDATA[x]]></MEMO></STMTTRN></BANKTRANLIST></CCSTMTRS></CCSTMTTRNRS></CREDITCARDMSGSRSV1></OFX>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		statementtest.ParsedAndStreamed(t, data, statement.Options{MaxRows: 1000}, Parse, Stream)
 		st, err := Parse(data, statement.Options{MaxRows: 1000})
 		if err != nil {
 			var se *statement.Error

@@ -17,6 +17,7 @@ package ofx
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -33,7 +34,42 @@ type header struct {
 }
 
 // Parse reads an OFX or QFX file. See the package comment for what it reads.
-func Parse(data []byte, opts statement.Options) (st *statement.Statement, err error) {
+func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
+	return read(data, opts, nil)
+}
+
+// Stream reads an OFX or QFX file as Parse does, for a caller that stores the transactions as
+// they pass: the file's text is held, and the transactions of one statement (STMTRS,
+// CCSTMTRS) at a time, since its end says what they lack (the statement's currency); each
+// reading of the transactions reads the file again.
+func Stream(data []byte, opts statement.Options) (*statement.Stream, error) {
+	s := &statement.Stream{}
+	st, err := read(data, opts, func(t *statement.Transaction) bool {
+		if s.Count == 0 {
+			s.First = t.Pos
+		}
+		s.Count++
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	st.Transactions = nil
+	s.Statement = st
+	s.Each = func(yield func(*statement.Transaction) bool) error {
+		if _, err := read(data, opts, yield); err != nil && !errors.Is(err, errStopped) {
+			return err
+		}
+		return nil
+	}
+	return s, nil
+}
+
+// errStopped ends a reading whose caller has had the transactions it wanted.
+var errStopped = errors.New("the reader's caller stopped")
+
+// read is Parse giving the transactions to emit, when set, a statement at a time.
+func read(data []byte, opts statement.Options, emit func(*statement.Transaction) bool) (st *statement.Statement, err error) {
 	opts = opts.WithDefaults()
 	defer func() {
 		// A last resort: the parser bounds-checks, so this is a bug, reported as a broken file
@@ -69,13 +105,22 @@ func Parse(data []byte, opts statement.Options) (st *statement.Statement, err er
 			"the file uses more than %d distinct tag names", maxNames)
 	}
 	w := newWalker(text, hdr.body, nm, matched, opts)
+	if w.emit = emit; emit != nil {
+		trns = min(trns, 256) // a statement's at a time
+	}
 	w.st.Transactions = make([]statement.Transaction, 0, min(trns, opts.MaxRows))
 	if err := w.walk(); err != nil {
 		return nil, err
 	}
+	if emit != nil {
+		w.flush() // those of a statement left open at the end of the file
+		if w.stopped {
+			return nil, errStopped
+		}
+	}
 	w.st.Dialect = w.dialect(hdr, charset)
 	w.identifyBank()
-	if len(w.st.Transactions) == 0 && w.recordProblems == 0 {
+	if w.txCount() == 0 && w.recordProblems == 0 {
 		switch {
 		case w.sections == 0 && w.invest > 0:
 			return nil, statement.Errorf(statement.FormatOFX, statement.ErrNoTransactions, statement.Position{},

@@ -19,15 +19,16 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// parseFinished parses and finishes as the engine does.
-func parseFinished(data []byte) (*statement.Statement, error) {
-	return statementtest.Finished(Parse(data, statement.Options{}))
+// parseFinished parses and finishes as the engine does, and checks that Stream reads the same.
+func parseFinished(t testing.TB, data []byte) (*statement.Statement, error) {
+	t.Helper()
+	return statementtest.ParsedAndStreamed(t, data, statement.Options{}, Parse, Stream)
 }
 
 func TestCorpusGolden(t *testing.T) {
 	t.Parallel()
 	statementtest.RunCorpus(t, statementtest.CorpusDir, func(t *testing.T, path string, data []byte) {
-		st, err := parseFinished(data)
+		st, err := parseFinished(t, data)
 		require.NoError(t, err)
 		checkConsistent(t, st)
 		statementtest.Golden(t, statementtest.GoldenPath(path, ".ofx"), st)
@@ -378,7 +379,7 @@ func TestTwoStatementsOfTheCorpus(t *testing.T) {
 	t.Parallel()
 	data, err := os.ReadFile("testdata/corpus/asgrim__ofxparser__ofxdata-bb-two-stmtrs.ofx")
 	require.NoError(t, err)
-	st, err := parseFinished(data)
+	st, err := parseFinished(t, data)
 	require.NoError(t, err)
 	checkConsistent(t, st)
 	require.Len(t, st.Sections, 2)

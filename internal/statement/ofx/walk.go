@@ -142,7 +142,13 @@ type walker struct {
 
 	stack []frame
 	sec   *section
-	trn   *trn
+
+	// emit, when set, is given each statement's transactions once the statement is read,
+	// which are then let go of (Stream); emitted counts them.
+	emit    func(*statement.Transaction) bool
+	emitted int
+	stopped bool
+	trn     *trn
 
 	lineOff, line int
 
@@ -304,7 +310,7 @@ func (w *walker) open(id int32, t *token) error {
 		}
 		w.sec = &section{depth: n + 1, startLine: w.lineAt(t.start)}
 		w.sec.myPath = w.pathOf(n)
-		w.sec.sec.First = len(w.st.Transactions)
+		w.sec.sec.First = w.txCount()
 	case idINVSTMTRS:
 		f.role = roleInvest
 		w.invest++
@@ -359,6 +365,9 @@ func (w *walker) close(t *token) error {
 	case roleSection:
 		w.endSection()
 		w.sec = nil
+		if w.stopped {
+			return errStopped
+		}
 	case roleInvest:
 		w.invest--
 	}
@@ -568,7 +577,7 @@ func (w *walker) endSection() {
 	s := &sc.sec
 	s.Account = statement.CollapseSpace(sc.acctID)
 	s.Pos = statement.Position{Line: sc.startLine, Path: sc.myPath}
-	s.Count = len(w.st.Transactions) - s.First
+	s.Count = w.txCount() - s.First
 	if c := strings.ToUpper(statement.CollapseSpace(sc.curdef)); c != "" {
 		if isCurrency(c) {
 			s.Currency = c
@@ -601,7 +610,7 @@ func (w *walker) endSection() {
 				"BALAMT %s %v", quote(sc.balAmt), err)
 		}
 	}
-	txs := w.st.Transactions[s.First:]
+	txs := w.st.Transactions[s.First-w.emitted:]
 	// Amounts are in CURDEF unless the transaction's CURRENCY says otherwise. When CURDEF is
 	// left empty (Commonwealth Bank's export) and the transactions all name one currency, that
 	// is the statement's currency: the file states it, nothing is guessed.
@@ -623,4 +632,23 @@ func (w *walker) endSection() {
 		}
 	}
 	w.st.Sections = append(w.st.Sections, *s)
+	if w.emit != nil {
+		w.flush()
+	}
+}
+
+// txCount is how many transactions have been read: emitted or held.
+func (w *walker) txCount() int { return w.emitted + len(w.st.Transactions) }
+
+// flush gives the transactions held to emit and lets go of them; a caller that has had
+// enough stops the reading.
+func (w *walker) flush() {
+	for i := range w.st.Transactions {
+		if !w.stopped && !w.emit(&w.st.Transactions[i]) {
+			w.stopped = true
+		}
+	}
+	w.emitted += len(w.st.Transactions)
+	clear(w.st.Transactions)
+	w.st.Transactions = w.st.Transactions[:0]
 }
