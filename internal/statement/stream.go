@@ -17,6 +17,42 @@ type Stream struct {
 	Each func(yield func(*Transaction) bool) error
 }
 
+// Read makes a Stream of a reader that gives its transactions to a sink as it reads them
+// rather than hold them: read reads the file once, giving each transaction to emit, and returns
+// the statement without them (or with those it still held, which are dropped). The first
+// reading makes the Stream's Statement, Count and First; Each reads the file again, yielding
+// the transactions; a yield that returns false has emit return false, after which the reader
+// stops as it can (any error it then returns is not the caller's).
+func Read(read func(emit func(*Transaction) bool) (*Statement, error)) (*Stream, error) {
+	s := &Stream{}
+	st, err := read(func(t *Transaction) bool {
+		if s.Count == 0 {
+			s.First = t.Pos
+		}
+		s.Count++
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	st.Transactions = nil
+	s.Statement = st
+	s.Each = func(yield func(*Transaction) bool) error {
+		stopped := false
+		_, err := read(func(t *Transaction) bool {
+			if !yield(t) {
+				stopped = true
+			}
+			return !stopped
+		})
+		if stopped {
+			return nil
+		}
+		return err
+	}
+	return s, nil
+}
+
 // Held returns st, whose transactions are held in st.Transactions, as a Stream.
 func Held(st *Statement) *Stream {
 	s := &Stream{Statement: st, Count: len(st.Transactions)}

@@ -88,26 +88,9 @@ func Parse(data []byte, opts statement.Options) (*statement.Statement, error) {
 // notification) at a time, since its end says what they lack (a currency); each reading of the
 // transactions reads the document again.
 func Stream(data []byte, opts statement.Options) (*statement.Stream, error) {
-	s := &statement.Stream{}
-	st, err := read(data, opts, func(t *statement.Transaction) bool {
-		if s.Count == 0 {
-			s.First = t.Pos
-		}
-		s.Count++
-		return true
+	return statement.Read(func(emit func(*statement.Transaction) bool) (*statement.Statement, error) {
+		return read(data, opts, emit)
 	})
-	if err != nil {
-		return nil, err
-	}
-	st.Transactions = nil
-	s.Statement = st
-	s.Each = func(yield func(*statement.Transaction) bool) error {
-		if _, err := read(data, opts, yield); err != nil && !errors.Is(err, errStopped) {
-			return err
-		}
-		return nil
-	}
-	return s, nil
 }
 
 // errStopped ends a reading whose caller has had the transactions it wanted.

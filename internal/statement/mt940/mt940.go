@@ -70,50 +70,34 @@ func newParser(data []byte, opts statement.Options) (*parser, error) {
 // as they pass: the decoded text is held, and the transactions of one statement of the file at
 // a time (a statement's end says what its lines lack: their currency, an MT942's period); each
 // reading of the transactions reads the text again.
-func Stream(data []byte, opts statement.Options) (s *statement.Stream, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			s, err = nil, statement.Errorf(statement.FormatMT940, statement.ErrCorrupt, statement.Position{},
-				"the file could not be read (internal error: %v)", r)
-		}
-	}()
-	return stream(data, opts)
+func Stream(data []byte, opts statement.Options) (*statement.Stream, error) {
+	return streamOf(data, opts, true)
 }
 
-// stream is Stream without its safety net.
+// stream is Stream without its safety net, so that tests and fuzzing see every crash.
 func stream(data []byte, opts statement.Options) (*statement.Stream, error) {
+	return streamOf(data, opts, false)
+}
+
+// streamOf decodes data once and reads the text once for the statement, then again at each
+// reading of the transactions; safe turns a crash into an error of the file, as Parse does.
+func streamOf(data []byte, opts statement.Options, safe bool) (*statement.Stream, error) {
 	p, err := newParser(data, opts)
 	if err != nil {
 		return nil, err
 	}
-	s := &statement.Stream{}
-	p.emit = func(t *statement.Transaction) bool {
-		if s.Count == 0 {
-			s.First = t.Pos
+	return statement.Read(func(emit func(*statement.Transaction) bool) (st *statement.Statement, err error) {
+		if safe {
+			defer func() {
+				if r := recover(); r != nil {
+					st, err = nil, statement.Errorf(statement.FormatMT940, statement.ErrCorrupt, statement.Position{},
+						"the file could not be read (internal error: %v)", r)
+				}
+			}()
 		}
-		s.Count++
-		return true
-	}
-	if s.Statement, err = p.run(); err != nil {
-		return nil, err
-	}
-	s.Statement.Transactions = nil
-	text, charset := p.s, p.charset
-	opts = p.opts
-	s.Each = func(yield func(*statement.Transaction) bool) (err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				err = statement.Errorf(statement.FormatMT940, statement.ErrCorrupt, statement.Position{},
-					"the file could not be read (internal error: %v)", r)
-			}
-		}()
-		q := &parser{s: text, opts: opts, charset: charset, emit: yield}
-		if _, err := q.run(); err != nil && !errors.Is(err, errStopped) {
-			return err
-		}
-		return nil
-	}
-	return s, nil
+		q := &parser{s: p.s, opts: p.opts, charset: p.charset, emit: emit}
+		return q.run()
+	})
 }
 
 // errStopped ends a reading whose caller has had the transactions it wanted.
