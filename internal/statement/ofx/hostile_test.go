@@ -16,13 +16,18 @@ import (
 )
 
 // requireSane asserts what any successful parse must hold, and for OFX also that every
-// transaction's Raw is its STMTTRN element and that something was read or reported.
+// transaction's Raw is its STMTTRN element and that something was read or reported: a
+// transaction, a problem, or a balance (a statement of a period without activity).
 func requireSane(t testing.TB, st *statement.Statement) {
 	t.Helper()
 	for _, x := range st.Transactions {
 		require.True(t, strings.HasPrefix(x.Raw, "<") && strings.HasSuffix(x.Raw, ">"), x.Raw)
 	}
-	require.True(t, len(st.Transactions) > 0 || len(st.Problems) > 0)
+	balance := false
+	for _, s := range st.Sections {
+		balance = balance || s.OpeningBalance != nil || s.ClosingBalance != nil
+	}
+	require.True(t, len(st.Transactions) > 0 || len(st.Problems) > 0 || balance, "nothing read, nothing reported")
 	statementtest.RequireSane(t, st)
 }
 
