@@ -41,9 +41,10 @@ func Parse(data []byte, opts statement.Options) (st *statement.Statement, err er
 // Stream reads a statement file as Parse does, for a caller that stores the transactions as
 // they pass rather than hold them all: CSV files and workbooks are read again each time the
 // transactions are asked for, a PDF's rebuilt table is held and its transactions made again
-// from its rows, an MT940 file is read again holding one statement's transactions at a time,
-// other formats are parsed whole and held. The Stream's Finished
-// yields the transactions finished and then finishes the statement, as Parse leaves it.
+// from its rows, MT940, CAMT and OFX files are read again holding one statement's transactions
+// at a time and BAI2 files none, QIF files (and scans) are parsed whole and held. The Stream's
+// Finished yields the transactions finished and then finishes the statement, as Parse leaves
+// it.
 func Stream(data []byte, opts statement.Options) (s *statement.Stream, err error) {
 	opts = opts.WithDefaults()
 	format, parse, err := parserOf(data)
