@@ -49,15 +49,10 @@ func Stream(data []byte, opts statement.Options) (*statement.Stream, error) {
 // parse is Parse holding up to held bytes of lines as read before it packs them (pageStore).
 func parse(data []byte, opts statement.Options, held int) (*statement.Statement, error) {
 	opts = opts.WithDefaults()
-	ex, err := extract(data, opts, held)
-	if err != nil {
-		return nil, err
+	ex, g, scanned, err := readGrid(data, opts, held)
+	if err != nil || scanned != nil {
+		return scanned, err
 	}
-	if opts.OCR != nil && len(ex.textless) > 0 {
-		return parseScanned(data, ex, opts)
-	}
-	g := buildGrid(ex.pages)
-	g.frames = ex.frames
 	st, err := tabular.Extract(g.tableOf(), opts)
 	if err != nil {
 		return nil, err
@@ -69,25 +64,34 @@ func parse(data []byte, opts statement.Options, held int) (*statement.Statement,
 // stream is Stream as parse is Parse.
 func stream(data []byte, opts statement.Options, held int) (*statement.Stream, error) {
 	opts = opts.WithDefaults()
-	ex, err := extract(data, opts, held)
+	ex, g, scanned, err := readGrid(data, opts, held)
 	if err != nil {
 		return nil, err
 	}
-	if opts.OCR != nil && len(ex.textless) > 0 {
-		st, err := parseScanned(data, ex, opts)
-		if err != nil {
-			return nil, err
-		}
-		return statement.Held(st), nil
+	if scanned != nil {
+		return statement.Held(scanned), nil
 	}
-	g := buildGrid(ex.pages)
-	g.frames = ex.frames
 	s, err := tabular.Stream(g.tableOf(), opts)
 	if err != nil {
 		return nil, err
 	}
 	g.complete(s.Statement, ex)
 	return s, nil
+}
+
+// readGrid extracts the text of data and rebuilds its table, what parse and stream share; a
+// statement with pages to read with OCR is read whole instead (scanned).
+func readGrid(data []byte, opts statement.Options, held int) (ex *extraction, g *grid, scanned *statement.Statement, err error) {
+	if ex, err = extract(data, opts, held); err != nil {
+		return nil, nil, nil, err
+	}
+	if opts.OCR != nil && len(ex.textless) > 0 {
+		scanned, err = parseScanned(data, ex, opts)
+		return nil, nil, scanned, err
+	}
+	g = buildGrid(ex.pages)
+	g.frames = ex.frames
+	return ex, g, nil, nil
 }
 
 // tableOf hands the grid's rows over as the table the table reader reads.
