@@ -179,6 +179,9 @@ func (s *Service) Deliver(ctx context.Context, id uuid.UUID) (time.Time, error) 
 	if err != nil {
 		return time.Time{}, fmt.Errorf("signing secret: %w", err)
 	}
+	// The attempt begins now, once the secret is read: an answer's Retry-After counts from
+	// now plus the exchange's duration, which would otherwise fall short by the read's time.
+	now = s.now()
 	res := s.Sender.Send(ctx, t.Endpoint.URL, secret, t.ID, t.Body, now)
 	if ctx.Err() != nil {
 		// Shutting down, or out of time: this attempt's failure is ours, not the endpoint's.
