@@ -24,6 +24,7 @@ import (
 	"github.com/statementmatch/service/internal/statement"
 	"github.com/statementmatch/service/internal/statement/mt940/mt940test"
 	"github.com/statementmatch/service/internal/statement/pdf/pdftest"
+	"github.com/statementmatch/service/internal/statement/qif/qiftest"
 )
 
 // Issue 9's job figures, each against a running statementd on loopback. Run them one at a time
@@ -193,6 +194,13 @@ func BenchmarkLargestPDFMemory(b *testing.B) {
 func BenchmarkLargestMT940Memory(b *testing.B) {
 	data, n := mt940test.Generate(24 << 20)
 	benchLargestFile(b, "largest.sta", data, n)
+}
+
+// BenchmarkLargestQIFMemory is BenchmarkLargestCSVMemory for the largest QIF file: a bank
+// register of 24 MiB (qiftest.Generate), about 270,000 records.
+func BenchmarkLargestQIFMemory(b *testing.B) {
+	data, n := qiftest.Generate(24 << 20)
+	benchLargestFile(b, "largest.qif", data, n)
 }
 
 // maxUploadBytes is statementd's default upload limit (STATEMENTD_MAX_UPLOAD_BYTES).

@@ -42,7 +42,8 @@ func Parse(data []byte, opts statement.Options) (st *statement.Statement, err er
 // they pass rather than hold them all: CSV files and workbooks are read again each time the
 // transactions are asked for, a PDF's rebuilt table is held and its transactions made again
 // from its rows, MT940, CAMT and OFX files are read again holding one statement's transactions
-// at a time and BAI2 files none, QIF files (and scans) are parsed whole and held. The Stream's
+// at a time and BAI2 files none, QIF files once for their dates' order and decimal mark and
+// again for the transactions, holding none; scans are parsed whole and held. The Stream's
 // Finished yields the transactions finished and then finishes the statement, as Parse leaves
 // it.
 func Stream(data []byte, opts statement.Options) (s *statement.Stream, err error) {

@@ -75,14 +75,11 @@ func TestParseRefusesWhatItCannotRead(t *testing.T) {
 }
 
 func TestParseContainsPanics(t *testing.T) {
-	saved, had := parsers[statement.FormatQIF]
+	saved, savedStream := parsers[statement.FormatQIF], streamers[statement.FormatQIF]
 	parsers[statement.FormatQIF] = func([]byte, statement.Options) (*statement.Statement, error) { panic("index out of range") }
+	streamers[statement.FormatQIF] = func([]byte, statement.Options) (*statement.Stream, error) { panic("index out of range") }
 	defer func() {
-		if had {
-			parsers[statement.FormatQIF] = saved
-		} else {
-			delete(parsers, statement.FormatQIF)
-		}
+		parsers[statement.FormatQIF], streamers[statement.FormatQIF] = saved, savedStream
 	}()
 	_, err := Parse([]byte("!Type:Bank\nD01/02/2026\nT1\n^\n"), statement.Options{})
 	require.ErrorIs(t, err, statement.ErrInternal)

@@ -39,7 +39,7 @@ type streamFunc func(data []byte, opts statement.Options) (*statement.Stream, er
 
 // streamers maps the formats whose parsers stream (see Stream) to them: the tables that can be
 // read again row by row from text the parser holds anyway, a PDF's rebuilt table, and the
-// record formats, read again holding a statement's transactions at a time.
+// record formats, read again holding a statement's transactions at a time (or none: BAI2, QIF).
 var streamers = map[statement.Format]streamFunc{
 	statement.FormatPDF:           pdf.Stream,
 	statement.FormatMT940:         mt940.Stream,
@@ -48,6 +48,7 @@ var streamers = map[statement.Format]streamFunc{
 	statement.FormatCAMT054:       camt.Stream,
 	statement.FormatOFX:           ofx.Stream,
 	statement.FormatBAI2:          bai2.Stream,
+	statement.FormatQIF:           qif.Stream,
 	statement.FormatCSV:           csv.Stream,
 	statement.FormatXLSX:          excel.Stream,
 	statement.FormatXLS:           excel.Stream,

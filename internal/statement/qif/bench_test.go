@@ -1,39 +1,27 @@
 package qif
 
 import (
-	"bytes"
 	"fmt"
 	"sync"
 	"testing"
 
 	"github.com/statementmatch/service/internal/statement"
+	"github.com/statementmatch/service/internal/statement/qif/qiftest"
 	"github.com/statementmatch/service/internal/statement/statementtest"
 )
-
-// genQIF generates a bank register of about size bytes.
-func genQIF(size int) []byte {
-	var b bytes.Buffer
-	b.WriteString("!Type:Bank\n")
-	for i := 0; b.Len() < size; i++ {
-		fmt.Fprintf(&b, "D%d/%d/2023\nT%s%d,%03d.%02d\nN%d\nPMERCHANT %d LTD\nMCard payment %d London\nLGroceries\n^\n",
-			i%12+1, i%28+1, []string{"-", ""}[i%2], i%90+1, i%1000, i%100, 100000+i, i%977, i)
-	}
-	return b.Bytes()
-}
 
 // qifBench is the input of BenchmarkQIFvsLimits, generated once: about 20 MiB, and the number
 // of transactions Parse reads from it.
 var qifBench = sync.OnceValues(func() ([]byte, int) {
-	data := genQIF(20 << 20)
-	st, err := Parse(data, statement.Options{})
-	if err != nil {
-		panic(err)
+	data, n := qiftest.Generate(20 << 20)
+	if st, err := Parse(data, statement.Options{}); err != nil || len(st.Transactions) != n {
+		panic(fmt.Sprint("the generated register does not read back: ", err))
 	}
-	return data, len(st.Transactions)
+	return data, n
 })
 
 // BenchmarkQIFvsLimits sets Parse beside the raw limit on the same bytes, a generated bank
-// register of about 20 MiB (genQIF), so one run shows them side by side:
+// register of about 20 MiB (qiftest.Generate), so one run shows them side by side:
 //
 //   - parse: this package's Parse, from bytes to a Statement (Finish not included).
 //   - bytes-count: bytes.Count of the newlines, the memory-speed floor nothing can beat; QIF

@@ -20,7 +20,7 @@ func TestEveryPrefixOfAFile(t *testing.T) {
 		data, err := os.ReadFile(filepath.Join("testdata", "corpus", name))
 		require.NoError(t, err)
 		for n := 0; n <= len(data); n++ {
-			st, err := Parse(data[:n], statement.Options{})
+			st, err := parsed(t, data[:n], statement.Options{})
 			if err == nil {
 				statementtest.RequireSane(t, st)
 			} else {
@@ -40,7 +40,7 @@ func TestGarbage(t *testing.T) {
 		for j := range b {
 			b[j] = alphabet[r.IntN(len(alphabet))]
 		}
-		st, err := Parse(append([]byte("!Type:Bank\n"), b...), statement.Options{})
+		st, err := parsed(t, append([]byte("!Type:Bank\n"), b...), statement.Options{})
 		if err == nil {
 			statementtest.RequireSane(t, st)
 		}
@@ -65,7 +65,7 @@ func TestHostileInputsEndQuickly(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
-			st, err := Parse([]byte(tc.data), statement.Options{MaxRows: 10})
+			st, err := parsed(t, []byte(tc.data), statement.Options{MaxRows: 10})
 			if tc.kind == nil {
 				require.NoError(t, err)
 				statementtest.RequireSane(t, st)
@@ -87,7 +87,7 @@ func FuzzQIF(f *testing.F) {
 	}
 	f.Add([]byte("!Option:AutoSwitch\n!Account\nNChecking\n^\n!Type:Bank\nD1/ 2'05\nT-1.234,56\n^\n!Type:Invst\nD1/2/98\nT1\n^\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		st, err := Parse(data, statement.Options{MaxRows: 1000})
+		st, err := parsed(t, data, statement.Options{MaxRows: 1000})
 		if err != nil {
 			var se *statement.Error
 			require.ErrorAs(t, err, &se)

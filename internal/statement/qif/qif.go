@@ -18,6 +18,7 @@ package qif
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -45,7 +46,6 @@ type record struct {
 	raw        string
 	date       string
 	dateLine   int
-	dp         dateParts
 	amount     string
 	ref, payee string
 	memo       string
@@ -63,12 +63,11 @@ type block struct {
 	used    bool // holds a record
 }
 
-// parser holds one Parse.
+// parser holds one reading of a file.
 type parser struct {
 	opts    statement.Options
 	text    string
 	st      *statement.Statement
-	recs    []record
 	blocks  []block
 	types   []string
 	invest  int
@@ -77,28 +76,71 @@ type parser struct {
 
 // Parse reads a QIF file. See the package comment for what it reads.
 func Parse(data []byte, opts statement.Options) (st *statement.Statement, err error) {
+	defer recovered(&err)
+	rd, err := newReader(data, opts)
+	if err != nil {
+		return nil, err
+	}
+	return rd.transactions(nil)
+}
+
+// Stream reads a QIF file as Parse does, for a caller that stores the transactions as they
+// pass: the text is held, not the transactions. A first reading of the records decides the
+// file's day/month order and decimal mark, which every record has a say in; each reading of the
+// transactions then reads the records again.
+func Stream(data []byte, opts statement.Options) (s *statement.Stream, err error) {
+	defer recovered(&err)
+	rd, err := newReader(data, opts)
+	if err != nil {
+		return nil, err
+	}
+	return statement.Read(func(emit func(*statement.Transaction) bool) (st *statement.Statement, err error) {
+		defer recovered(&err)
+		return rd.transactions(emit)
+	})
+}
+
+// recovered is a last resort, deferred: the parser bounds-checks, so a panic is a bug, reported
+// as a broken file rather than a crashed job.
+func recovered(err *error) {
+	if r := recover(); r != nil {
+		*err = statement.Errorf(statement.FormatQIF, statement.ErrCorrupt, statement.Position{},
+			"internal error while reading the file: %v", r)
+	}
+}
+
+// errStopped ends a reading whose caller has had the transactions it wanted.
+var errStopped = errors.New("the reader's caller stopped")
+
+// reader is a QIF file and what its first reading of the records decided for the readings of
+// its transactions.
+type reader struct {
+	opts    statement.Options
+	text    string
+	charset string
+	records int
+	dates   dateOrder
+	mark    decimalMark
+}
+
+// newReader checks that data is QIF and reads its records once, for the file-wide decisions.
+func newReader(data []byte, opts statement.Options) (*reader, error) {
 	opts = opts.WithDefaults()
-	defer func() {
-		// A last resort: the parser bounds-checks, so this is a bug, reported as a broken file
-		// rather than a crashed job.
-		if r := recover(); r != nil {
-			st, err = nil, statement.Errorf(statement.FormatQIF, statement.ErrCorrupt, statement.Position{},
-				"internal error while reading the file: %v", r)
-		}
-	}()
 	text, charset := toUTF8(data)
-	p := &parser{opts: opts, text: text, st: &statement.Statement{Format: statement.FormatQIF, Transactions: []statement.Transaction{}}}
+	p := &parser{opts: opts, text: text, st: &statement.Statement{}}
 	if err := p.detect(); err != nil {
 		return nil, err
 	}
-	if err := p.read(); err != nil {
+	var dates dateTally
+	var marks markTally
+	if err := p.read(func(r *record) bool {
+		dates.add(r)
+		marks.add(r)
+		return true
+	}); err != nil {
 		return nil, err
 	}
-	dates := p.decideDates()
-	mark := p.decideDecimal()
-	p.build(dates, mark)
-	p.st.Dialect = p.dialect(dates, mark, charset)
-	if len(p.st.Transactions) == 0 && len(p.recs) == 0 {
+	if p.records == 0 {
 		if p.invest > 0 {
 			return nil, statement.Errorf(statement.FormatQIF, statement.ErrNoTransactions, statement.Position{},
 				"the file holds only investment transactions (!Type:Invst), which are not read")
@@ -106,6 +148,24 @@ func Parse(data []byte, opts statement.Options) (st *statement.Statement, err er
 		return nil, statement.Errorf(statement.FormatQIF, statement.ErrNoTransactions, statement.Position{},
 			"the file holds no transaction records")
 	}
+	return &reader{opts: opts, text: text, charset: charset, records: p.records,
+		dates: dates.decide(), mark: marks.decide()}, nil
+}
+
+// transactions reads the records again and makes the statement: each transaction is given to
+// emit, when set, instead of held in the statement.
+func (rd *reader) transactions(emit func(*statement.Transaction) bool) (*statement.Statement, error) {
+	p := &parser{opts: rd.opts, text: rd.text, st: &statement.Statement{Format: statement.FormatQIF}}
+	if emit == nil {
+		// Sized once from the first reading: growing the slice would copy it again and again.
+		p.st.Transactions = make([]statement.Transaction, 0, rd.records)
+	}
+	b := builder{p: p, dates: rd.dates, mark: rd.mark, emit: emit}
+	if err := p.read(b.add); err != nil {
+		return nil, err
+	}
+	b.done()
+	p.st.Dialect = p.dialect(rd.dates, rd.mark, rd.charset)
 	return p.st, nil
 }
 
@@ -232,8 +292,9 @@ func headerKey(line string) string {
 	return string(buf[:n])
 }
 
-// read splits the file into records and keeps the transaction records.
-func (p *parser) read() error {
+// read splits the file into records and gives each transaction record to sink, in the order
+// of the file; a sink that returns false stops the reading with errStopped.
+func (p *parser) read(sink func(*record) bool) error {
 	var (
 		l        = lines{s: p.text}
 		kind     = blockTxns // a file without header is a register
@@ -247,9 +308,6 @@ func (p *parser) read() error {
 	)
 	section := -1
 	p.blocks = nil
-	// One record per "^" line, give or take: allocating once saves copying them all as the
-	// slice grows.
-	p.recs = make([]record, 0, min(strings.Count(p.text, "\n^")+1, p.opts.MaxRows+1))
 	endInvest := func() {
 		if invRecs > 0 {
 			p.problem(statement.Position{Line: invLine},
@@ -288,7 +346,9 @@ func (p *parser) read() error {
 				}
 			}
 			cur.raw = strings.TrimSpace(p.text[curStart:endOff])
-			p.recs = append(p.recs, cur)
+			if !sink(&cur) {
+				return errStopped
+			}
 		}
 		return nil
 	}
@@ -417,67 +477,89 @@ func (p *parser) problem(pos statement.Position, format string, args ...any) {
 	p.st.Problems = append(p.st.Problems, statement.Problem{Pos: pos, Message: fmt.Sprintf(format, args...)})
 }
 
-// build turns the records into transactions and the blocks into sections.
-func (p *parser) build(dates dateOrder, mark decimalMark) {
-	secOf := make([]int, len(p.blocks)) // block -> section index + 1
-	p.st.Transactions = make([]statement.Transaction, 0, len(p.recs))
-	for i := range p.recs {
-		r := &p.recs[i]
-		pos := statement.Position{Line: r.line, Record: r.num}
-		if !r.hasAmount || r.amount == "" {
-			p.problem(pos, "the record has no amount (T)")
-			continue
-		}
-		amt, err := parseAmount(r.amount, mark.mark)
-		if err != nil {
-			p.problem(statement.Position{Line: r.amountLine, Record: r.num}, "amount %s %v", quote(r.amount), err)
-			continue
-		}
-		var date statement.Date
-		if r.hasDate && r.date != "" {
-			d, ok := r.dp.date(dates.order)
-			if !ok {
-				p.problem(statement.Position{Line: r.dateLine, Record: r.num}, "date %s %s", quote(r.date), dates.why(r.dp))
-				continue
-			}
-			date = d
-		}
-		b := r.section
-		if secOf[b] == 0 {
-			blk := p.blocks[b]
-			p.st.Sections = append(p.st.Sections, statement.Section{
-				Account: blk.account,
-				First:   len(p.st.Transactions),
-				Pos:     statement.Position{Line: blk.line},
-			})
-			secOf[b] = len(p.st.Sections)
-		}
-		payee := statement.CollapseSpace(r.payee)
-		p.st.Transactions = append(p.st.Transactions, statement.Transaction{
-			Date:             date,
-			Amount:           amt,
-			Description:      statement.Describe(payee, statement.CollapseSpace(r.memo)),
-			Reference:        statement.CollapseSpace(r.ref),
-			CounterpartyName: payee,
-			Raw:              r.raw,
-			Pos:              pos,
-		})
-		p.st.Sections[secOf[b]-1].Count++
+// builder turns the records of one reading into transactions and their blocks into sections.
+type builder struct {
+	p     *parser
+	dates dateOrder
+	mark  decimalMark
+	emit  func(*statement.Transaction) bool
+	count int   // transactions made
+	secOf []int // block -> section index + 1
+	tx    statement.Transaction
+}
+
+// add makes the transaction of one record, or a problem when it has no readable amount or
+// date, and holds or emits it; false when emit stops the reading.
+func (b *builder) add(r *record) bool {
+	p := b.p
+	pos := statement.Position{Line: r.line, Record: r.num}
+	if !r.hasAmount || r.amount == "" {
+		p.problem(pos, "the record has no amount (T)")
+		return true
 	}
-	if dates.ambiguous {
-		p.st.Problems = append(p.st.Problems, statement.Problem{
+	amt, err := parseAmount(r.amount, b.mark.mark)
+	if err != nil {
+		p.problem(statement.Position{Line: r.amountLine, Record: r.num}, "amount %s %v", quote(r.amount), err)
+		return true
+	}
+	var date statement.Date
+	if r.hasDate && r.date != "" {
+		dp, _ := parseDateParts(r.date)
+		d, ok := dp.date(b.dates.order)
+		if !ok {
+			p.problem(statement.Position{Line: r.dateLine, Record: r.num}, "date %s %s", quote(r.date), b.dates.why(dp))
+			return true
+		}
+		date = d
+	}
+	for len(b.secOf) <= r.section {
+		b.secOf = append(b.secOf, 0)
+	}
+	if b.secOf[r.section] == 0 {
+		blk := p.blocks[r.section]
+		p.st.Sections = append(p.st.Sections, statement.Section{
+			Account: blk.account,
+			First:   b.count,
+			Pos:     statement.Position{Line: blk.line},
+		})
+		b.secOf[r.section] = len(p.st.Sections)
+	}
+	p.st.Sections[b.secOf[r.section]-1].Count++
+	b.count++
+	payee := statement.CollapseSpace(r.payee)
+	b.tx = statement.Transaction{
+		Date:             date,
+		Amount:           amt,
+		Description:      statement.Describe(payee, statement.CollapseSpace(r.memo)),
+		Reference:        statement.CollapseSpace(r.ref),
+		CounterpartyName: payee,
+		Raw:              r.raw,
+		Pos:              pos,
+	}
+	if b.emit == nil {
+		p.st.Transactions = append(p.st.Transactions, b.tx)
+		return true
+	}
+	return b.emit(&b.tx)
+}
+
+// done adds the problems of the file-wide decisions, once every record is read.
+func (b *builder) done() {
+	st := b.p.st
+	if b.dates.ambiguous {
+		st.Problems = append(st.Problems, statement.Problem{
 			Code: statement.ReviewAmbiguousDateOrder,
-			Pos:  statement.Position{Line: dates.exampleLine},
+			Pos:  statement.Position{Line: b.dates.exampleLine},
 			Message: fmt.Sprintf("every date fits both day/month orders (e.g. %s); they were read month first (MM/DD), QIF's convention",
-				quote(dates.example)),
+				quote(b.dates.example)),
 		})
 	}
-	if mark.ambiguous {
-		p.st.Problems = append(p.st.Problems, statement.Problem{
+	if b.mark.ambiguous {
+		st.Problems = append(st.Problems, statement.Problem{
 			Code: statement.ReviewAmbiguousDecimalMark,
-			Pos:  statement.Position{Line: mark.exampleLine},
+			Pos:  statement.Position{Line: b.mark.exampleLine},
 			Message: fmt.Sprintf("every amount fits both decimal marks (e.g. %s); they were read with a decimal point, Quicken's convention",
-				quote(mark.example)),
+				quote(b.mark.example)),
 		})
 	}
 }

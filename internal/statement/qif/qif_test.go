@@ -18,15 +18,23 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// parsed is Parse, once the test has checked that Stream reads the same statement.
+func parsed(t testing.TB, data []byte, opts statement.Options) (*statement.Statement, error) {
+	t.Helper()
+	statementtest.ParsedAndStreamed(t, data, opts, Parse, Stream)
+	return Parse(data, opts)
+}
+
 // parseFinished parses and finishes as the engine does.
-func parseFinished(data []byte) (*statement.Statement, error) {
-	return statementtest.Finished(Parse(data, statement.Options{}))
+func parseFinished(t testing.TB, data []byte) (*statement.Statement, error) {
+	t.Helper()
+	return statementtest.Finished(parsed(t, data, statement.Options{}))
 }
 
 func TestCorpusGolden(t *testing.T) {
 	t.Parallel()
 	statementtest.RunCorpus(t, statementtest.CorpusDir, func(t *testing.T, path string, data []byte) {
-		st, err := parseFinished(data)
+		st, err := parseFinished(t, data)
 		require.NoError(t, err)
 		checkConsistent(t, st)
 		statementtest.Golden(t, statementtest.GoldenPath(path, ".qif"), st)
@@ -88,7 +96,7 @@ func TestDates(t *testing.T) {
 			for _, d := range tc.dates {
 				b.WriteString("D" + d + "\nT1.00\nPX\n^\n")
 			}
-			st, err := Parse([]byte(b.String()), statement.Options{})
+			st, err := parsed(t, []byte(b.String()), statement.Options{})
 			require.NoError(t, err)
 			var got []statement.Date
 			for _, x := range st.Transactions {
@@ -106,7 +114,7 @@ func TestDates(t *testing.T) {
 	}
 	t.Run("dates against the file's order are problems", func(t *testing.T) {
 		t.Parallel()
-		st, err := Parse([]byte("!Type:Bank\nD13/01/2020\nT1\n^\nD14/01/2020\nT2\n^\nD01/13/2020\nT3\n^\nD99/99/99\nT4\n^\n"), statement.Options{})
+		st, err := parsed(t, []byte("!Type:Bank\nD13/01/2020\nT1\n^\nD14/01/2020\nT2\n^\nD01/13/2020\nT3\n^\nD99/99/99\nT4\n^\n"), statement.Options{})
 		require.NoError(t, err)
 		require.Len(t, st.Transactions, 2)
 		require.Len(t, st.Problems, 2)
@@ -140,7 +148,7 @@ func TestAmounts(t *testing.T) {
 			for _, a := range tc.amounts {
 				b.WriteString("D01/13/2020\nT" + a + "\n^\n")
 			}
-			st, err := Parse([]byte(b.String()), statement.Options{})
+			st, err := parsed(t, []byte(b.String()), statement.Options{})
 			require.NoError(t, err)
 			require.Len(t, st.Transactions, len(tc.want))
 			for i, w := range tc.want {
@@ -161,7 +169,7 @@ func TestRecords(t *testing.T) {
 	t.Parallel()
 	t.Run("fields map to the model and splits stay one transaction", func(t *testing.T) {
 		t.Parallel()
-		st, err := Parse([]byte("!Type:CCard\r\nD01/13/2020\r\nU-99.00\r\nT-100.00\r\nN1001\r\nPACME   LTD\r\nMINVOICE 7\r\nLOffice\r\nCX\r\nA1 Road\r\n"+
+		st, err := parsed(t, []byte("!Type:CCard\r\nD01/13/2020\r\nU-99.00\r\nT-100.00\r\nN1001\r\nPACME   LTD\r\nMINVOICE 7\r\nLOffice\r\nCX\r\nA1 Road\r\n"+
 			"SOffice\r\nE50%\r\n$-50.00\r\nSTravel\r\n$-50.00\r\n^\r\n"), statement.Options{})
 		require.NoError(t, err)
 		require.Len(t, st.Transactions, 1)
@@ -176,7 +184,7 @@ func TestRecords(t *testing.T) {
 	})
 	t.Run("U is the amount without T", func(t *testing.T) {
 		t.Parallel()
-		st, err := Parse([]byte("!Type:Cash\nD01/13/2020\nU-7.50\n^\n"), statement.Options{})
+		st, err := parsed(t, []byte("!Type:Cash\nD01/13/2020\nU-7.50\n^\n"), statement.Options{})
 		require.NoError(t, err)
 		requireAmount(t, "-7.5", st.Transactions[0].Amount)
 	})
@@ -186,7 +194,7 @@ func TestRecords(t *testing.T) {
 			"!Account\nNChecking\nTBank\n^\n!Type:Bank\nD01/13/2020\nT1\n^\nD01/14/2020\nT2\n^\n" +
 			"!Type:Cat\nNFood\nE\n^\n" +
 			"!Account\nNVisa\nTCCard\n^\n!Type:CCard\nD01/15/2020\nT-3\n^\n"
-		st, err := Parse([]byte(doc), statement.Options{})
+		st, err := parsed(t, []byte(doc), statement.Options{})
 		require.NoError(t, err)
 		checkConsistent(t, st)
 		require.Len(t, st.Sections, 2)
@@ -198,7 +206,7 @@ func TestRecords(t *testing.T) {
 	})
 	t.Run("unreadable records are problems", func(t *testing.T) {
 		t.Parallel()
-		st, err := Parse([]byte("!Type:Bank\nD01/13/2020\nPNo amount\n^\nD01/13/2020\nT12x\n^\nD01/14/2020\nT5\n^\n^\n"), statement.Options{})
+		st, err := parsed(t, []byte("!Type:Bank\nD01/13/2020\nPNo amount\n^\nD01/13/2020\nT12x\n^\nD01/14/2020\nT5\n^\n^\n"), statement.Options{})
 		require.NoError(t, err)
 		require.Len(t, st.Transactions, 1)
 		require.Len(t, st.Problems, 2)
@@ -208,30 +216,45 @@ func TestRecords(t *testing.T) {
 	})
 	t.Run("a missing final caret still ends the record", func(t *testing.T) {
 		t.Parallel()
-		st, err := Parse([]byte("!Type:Bank\nD01/13/2020\nT1\n^\nD01/14/2020\nT2"), statement.Options{})
+		st, err := parsed(t, []byte("!Type:Bank\nD01/13/2020\nT1\n^\nD01/14/2020\nT2"), statement.Options{})
 		require.NoError(t, err)
 		require.Len(t, st.Transactions, 2)
 	})
 	t.Run("investment records are a problem", func(t *testing.T) {
 		t.Parallel()
-		st, err := Parse([]byte("!Type:Invst\nD01/13/2020\nNBuy\nYACME\nT100\n^\n!Type:Bank\nD01/14/2020\nT2\n^\n"), statement.Options{})
+		st, err := parsed(t, []byte("!Type:Invst\nD01/13/2020\nNBuy\nYACME\nT100\n^\n!Type:Bank\nD01/14/2020\nT2\n^\n"), statement.Options{})
 		require.NoError(t, err)
 		require.Len(t, st.Transactions, 1)
 		require.Len(t, st.Problems, 1)
 		require.Contains(t, st.Problems[0].Message, "!Type:Invst")
-		_, err = Parse([]byte("!Type:Invst\nD01/13/2020\nNBuy\nT100\n^\n"), statement.Options{})
+		_, err = parsed(t, []byte("!Type:Invst\nD01/13/2020\nNBuy\nT100\n^\n"), statement.Options{})
 		require.ErrorIs(t, err, statement.ErrNoTransactions)
+	})
+	t.Run("problems come in the order of the file", func(t *testing.T) {
+		t.Parallel()
+		// The records are read once for the file's decisions and then once for the
+		// transactions, whose problems come as their records do, between the blocks'.
+		st, err := parsed(t, []byte("!Type:Bank\nD01/13/2020\nPNo amount\n^\n!Type:Invst\nD01/13/2020\nNBuy\nT100\n^\n"+
+			"!Type:Bank\nD1/2/20\nT5\n^\nD01/14/2020\nT1,5.0\n^\n"), statement.Options{})
+		require.NoError(t, err)
+		require.Len(t, st.Transactions, 1)
+		var lines []int
+		for _, pr := range st.Problems {
+			lines = append(lines, pr.Pos.Line)
+		}
+		require.Equal(t, []int{2, 5, 15}, lines, "%v", st.Problems)
+		require.Contains(t, st.Problems[1].Message, "!Type:Invst")
 	})
 	t.Run("Windows-1252 text", func(t *testing.T) {
 		t.Parallel()
-		st, err := Parse([]byte("!Type:Bank\nD01/13/2020\nT1\nPCaf\xe9\n^\n"), statement.Options{})
+		st, err := parsed(t, []byte("!Type:Bank\nD01/13/2020\nT1\nPCaf\xe9\n^\n"), statement.Options{})
 		require.NoError(t, err)
 		require.Equal(t, "Café", st.Transactions[0].CounterpartyName)
 		require.Contains(t, st.Dialect, "charset=windows-1252")
 	})
 	t.Run("a file without header", func(t *testing.T) {
 		t.Parallel()
-		st, err := Parse([]byte("D01/13/2020\nT1\n^\n"), statement.Options{})
+		st, err := parsed(t, []byte("D01/13/2020\nT1\n^\n"), statement.Options{})
 		require.NoError(t, err)
 		require.Len(t, st.Transactions, 1)
 		require.Contains(t, st.Dialect, "type=none")
@@ -256,7 +279,7 @@ func TestErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse([]byte(tc.data), tc.opts)
+			_, err := parsed(t, []byte(tc.data), tc.opts)
 			require.ErrorIs(t, err, tc.kind)
 			var se *statement.Error
 			require.ErrorAs(t, err, &se)
@@ -291,7 +314,7 @@ func TestCommentLines(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			st, err := parseFinished([]byte(tc.in))
+			st, err := parseFinished(t, []byte(tc.in))
 			require.NoError(t, err)
 			checkConsistent(t, st)
 			var amounts []string

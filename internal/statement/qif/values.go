@@ -141,45 +141,52 @@ func (o dateOrder) why(d dateParts) string {
 	return "is not a date"
 }
 
-// decideDates parses every record's date and decides the order once for the file: the order
-// that more dates can only be read in, month first when none decides.
-func (p *parser) decideDates() dateOrder {
-	var o dateOrder
-	onlyDMY, onlyMDY, both, nonISO := 0, 0, 0, 0
-	for i := range p.recs {
-		r := &p.recs[i]
-		if !r.hasDate || r.date == "" {
-			continue
-		}
-		r.dp, _ = parseDateParts(r.date)
-		if !r.dp.ok || r.dp.iso {
-			continue
-		}
-		nonISO++
-		_, mdy := r.dp.date(orderMDY)
-		_, dmy := r.dp.date(orderDMY)
-		switch {
-		case mdy && dmy:
-			if r.dp.a != r.dp.b {
-				both++
-				if o.example == "" {
-					o.example, o.exampleLine = r.date, r.dateLine
-				}
-			}
-		case mdy:
-			onlyMDY++
-		case dmy:
-			onlyDMY++
-		}
+// dateTally counts a file's dates by the day/month orders they fit, record by record, so that
+// the order is decided once for the file: the order that more dates can only be read in, month
+// first when none decides.
+type dateTally struct {
+	onlyDMY, onlyMDY, both, nonISO, records int
+	example                                 string
+	exampleLine                             int
+}
+
+func (t *dateTally) add(r *record) {
+	t.records++
+	if !r.hasDate || r.date == "" {
+		return
 	}
+	dp, _ := parseDateParts(r.date)
+	if !dp.ok || dp.iso {
+		return
+	}
+	t.nonISO++
+	_, mdy := dp.date(orderMDY)
+	_, dmy := dp.date(orderDMY)
 	switch {
-	case onlyDMY > onlyMDY:
+	case mdy && dmy:
+		if dp.a != dp.b {
+			t.both++
+			if t.example == "" {
+				t.example, t.exampleLine = r.date, r.dateLine
+			}
+		}
+	case mdy:
+		t.onlyMDY++
+	case dmy:
+		t.onlyDMY++
+	}
+}
+
+func (t *dateTally) decide() dateOrder {
+	o := dateOrder{example: t.example, exampleLine: t.exampleLine}
+	switch {
+	case t.onlyDMY > t.onlyMDY:
 		o.order = orderDMY
-	case onlyMDY > 0:
+	case t.onlyMDY > 0:
 		o.order = orderMDY
-	case nonISO == 0:
-		o.iso = len(p.recs) > 0
-	case both > 0:
+	case t.nonISO == 0:
+		o.iso = t.records > 0
+	case t.both > 0:
 		o.ambiguous = true
 	}
 	return o
@@ -194,31 +201,35 @@ type decimalMark struct {
 	exampleLine int
 }
 
-// decideDecimal finds the file's decimal mark from all its amounts: a value with both marks
-// has the decimal mark last; one mark followed by other than three digits is a decimal mark;
-// a mark that occurs twice separates thousands. When nothing decides, the mark is '.', as
-// Quicken writes it.
-func (p *parser) decideDecimal() decimalMark {
-	var m decimalMark
-	dot, comma := 0, 0
-	for i := range p.recs {
-		r := &p.recs[i]
-		switch markOf(r.amount) {
-		case '.':
-			dot++
-		case ',':
-			comma++
-		case 0:
-			if m.example == "" && strings.ContainsAny(r.amount, ".,") {
-				m.example, m.exampleLine = r.amount, r.amountLine
-			}
+// markTally counts the decimal marks a file's amounts show, record by record, so that the mark
+// is found from all of them: a value with both marks has the decimal mark last; one mark
+// followed by other than three digits is a decimal mark; a mark that occurs twice separates
+// thousands. When nothing decides, the mark is '.', as Quicken writes it.
+type markTally struct {
+	dot, comma  int
+	example     string
+	exampleLine int
+}
+
+func (t *markTally) add(r *record) {
+	switch markOf(r.amount) {
+	case '.':
+		t.dot++
+	case ',':
+		t.comma++
+	case 0:
+		if t.example == "" && strings.ContainsAny(r.amount, ".,") {
+			t.example, t.exampleLine = r.amount, r.amountLine
 		}
 	}
-	m.mark = '.'
-	if comma > dot {
+}
+
+func (t *markTally) decide() decimalMark {
+	m := decimalMark{mark: '.', example: t.example, exampleLine: t.exampleLine}
+	if t.comma > t.dot {
 		m.mark = ','
 	}
-	m.ambiguous = dot == 0 && comma == 0 && m.example != ""
+	m.ambiguous = t.dot == 0 && t.comma == 0 && t.example != ""
 	return m
 }
 
