@@ -155,8 +155,8 @@ func randomCase(rng *rand.Rand) ([]Expected, []BankEntry) {
 // randomDate returns one of a few days around the turn of a month and a leap day, or the
 // zero Date (none) one time in four: ties and missing dates are common.
 func randomDate(rng *rand.Rand) statement.Date {
-	days := []statement.Date{{}, {Year: 2024, Month: 2, Day: 28}, {Year: 2024, Month: 2, Day: 29},
-		{Year: 2024, Month: 3, Day: 1}, {Year: 2024, Month: 3, Day: 2}, {Year: 2023, Month: 12, Day: 31}}
+	days := []statement.Date{{}, statement.MustDate(2024, 2, 28), statement.MustDate(2024, 2, 29),
+		statement.MustDate(2024, 3, 1), statement.MustDate(2024, 3, 2), statement.MustDate(2023, 12, 31)}
 	if rng.IntN(4) == 0 {
 		return statement.Date{}
 	}

@@ -353,12 +353,12 @@ func dayNumber(d statement.Date) int32 {
 		return noDay
 	}
 	// Days before the year, then before the month (March-based, so leap days come last).
-	y, m := d.Year, int(d.Month)
+	y, m := d.Year(), int(d.Month())
 	if m <= 2 {
 		y--
 		m += 12
 	}
-	return int32(365*y + y/4 - y/100 + y/400 + (153*(m-3)+2)/5 + d.Day - 1)
+	return int32(365*y + y/4 - y/100 + y/400 + (153*(m-3)+2)/5 + d.Day() - 1)
 }
 
 func absDiff(a, b int32) int64 {

@@ -29,7 +29,7 @@ func decPtr(s string) *decimal.Decimal {
 	return &d
 }
 
-func day(y int, m time.Month, d int) statement.Date { return statement.Date{Year: y, Month: m, Day: d} }
+func day(y int, m time.Month, d int) statement.Date { return statement.MustDate(y, m, d) }
 
 // specTransactions are the two transactions of the exportJob example in openapi/parsing.yaml.
 func specTransactions() []parsejob.Transaction {

@@ -124,7 +124,7 @@ func manyTransactions(n int) []statement.Transaction {
 			typ = statement.Debit
 		}
 		txs[i] = statement.Transaction{
-			Date:        statement.Date{Year: 2024, Month: time.March, Day: 1 + i%28},
+			Date:        statement.MustDate(2024, time.March, 1+i%28),
 			Amount:      amount,
 			Currency:    "EUR",
 			Description: fmt.Sprintf("SEPA TRANSFER %d ACME GMBH INVOICE 2024-%06d", i, i),
@@ -429,7 +429,7 @@ func TestParseJobStoreCompleteStoresTheStatementExactly(t *testing.T) {
 	_, err := b.store.Claim(ctx, j.ID, 1)
 	require.NoError(t, err)
 	done := b.now.Add(90 * time.Second)
-	march := func(d int) statement.Date { return statement.Date{Year: 2024, Month: time.March, Day: d} }
+	march := func(d int) statement.Date { return statement.MustDate(2024, time.March, d) }
 
 	txs := []statement.Transaction{
 		{Date: march(1), ValueDate: march(2), Amount: dec("1250.50"), Currency: "EUR", Description: "SEPA CREDIT ACME GMBH",

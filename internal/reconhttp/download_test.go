@@ -156,7 +156,7 @@ func watchHeap() func() uint64 {
 func TestWriteResultsRowsOfEveryKind(t *testing.T) {
 	t.Parallel()
 	e := func(line int, amount string) reconjob.BankEntry {
-		return reconjob.BankEntry{Line: line, Date: statement.Date{Year: 2024, Month: 3, Day: line}, Amount: decimal.RequireFromString(amount),
+		return reconjob.BankEntry{Line: line, Date: statement.MustDate(2024, 3, line), Amount: decimal.RequireFromString(amount),
 			Currency: "EUR", Text: fmt.Sprintf("LINE %d", line)}
 	}
 	amount := decimal.RequireFromString

@@ -18,7 +18,7 @@ var testColumns = []Column{{Name: "status", Width: 12}, {Name: "amount"}, {Name:
 // testRows covers every kind of cell, amounts of 0, 2 and 3 decimals and one too long for a
 // spreadsheet number, texts that look like formulas, and empty cells.
 func testRows() [][]Cell {
-	day := statement.Date{Year: 2024, Month: 3, Day: 4}
+	day := statement.MustDate(2024, 3, 4)
 	return [][]Cell{
 		{TextCell("matched"), AmountCell(decimal.RequireFromString("1250.50")), DateCell(day), IntCell(3), TextCell("SEPA CREDIT ACME")},
 		{TextCell("partial"), AmountCell(decimal.RequireFromString("-42.99")), DateCell(statement.Date{}), IntCell(12), TextCell("=1+2 CASH")},

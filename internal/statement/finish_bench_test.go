@@ -20,7 +20,7 @@ func BenchmarkFinish(b *testing.B) {
 			amount := decimal.New(int64((s*perSection+k)%9973-4986), -2)
 			balance = balance.Add(amount)
 			bal := balance
-			st.Transactions = append(st.Transactions, Transaction{Date: Date{Year: 2024, Month: 3, Day: 1 + k%28},
+			st.Transactions = append(st.Transactions, Transaction{Date: MustDate(2024, 3, 1+k%28),
 				Amount: amount, Description: "SEPA CREDIT", Balance: &bal})
 		}
 		closing := balance

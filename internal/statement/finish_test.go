@@ -13,7 +13,7 @@ func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 
 func pdec(s string) *decimal.Decimal { d := dec(s); return &d }
 
-func day(d int) Date { return Date{2026, time.March, d} }
+func day(d int) Date { return MustDate(2026, time.March, d) }
 
 // tx is a transaction on March d with an amount and, if balance is not "", a running balance.
 func tx(d int, amount, balance string, line int) Transaction {
@@ -261,7 +261,7 @@ func TestBankByBIC(t *testing.T) {
 func TestFinishSpendsNoMemoryPerTransactionWithoutBalances(t *testing.T) {
 	st := &Statement{Format: FormatCSV, Transactions: make([]Transaction, 20_000)}
 	for i := range st.Transactions {
-		st.Transactions[i] = Transaction{Date: Date{2024, time.March, 1 + i%28}, Amount: decimal.New(int64(i%500-250), -2), Pos: Position{Line: i + 2}}
+		st.Transactions[i] = Transaction{Date: MustDate(2024, time.March, 1+i%28), Amount: decimal.New(int64(i%500-250), -2), Pos: Position{Line: i + 2}}
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)

@@ -108,7 +108,7 @@ func TestQuirks(t *testing.T) {
 				require.Equal(t, "12345", st.Account)
 				require.Equal(t, "CHF", st.Currency, "the currency comes from the amounts without Acct/Ccy")
 				tx := st.Transactions[0]
-				require.Equal(t, statement.Date{Year: 2024, Month: time.January, Day: 2}, tx.Date, "the bank's own calendar day, not UTC")
+				require.Equal(t, statement.MustDate(2024, time.January, 2), tx.Date, "the bank's own calendar day, not UTC")
 				require.True(t, d("-5.10").Equal(tx.Amount))
 				require.Equal(t, "/Document/BkToCstmrDbtCdtNtfctn/Ntfctn[1]/Ntry[1]", tx.Pos.Path)
 			},

@@ -141,7 +141,7 @@ func sameTransactions(got []statement.Transaction, want []KeyTransaction) bool {
 	}
 	g := make([]dateAmount, len(got))
 	for i, t := range got {
-		g[i] = dateAmount{fmt.Sprintf("%04d-%02d-%02d", t.Date.Year, t.Date.Month, t.Date.Day), t.Amount}
+		g[i] = dateAmount{fmt.Sprintf("%04d-%02d-%02d", t.Date.Year(), t.Date.Month(), t.Date.Day()), t.Amount}
 	}
 	w := make([]dateAmount, len(want))
 	for i, t := range want {

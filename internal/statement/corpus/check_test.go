@@ -14,7 +14,7 @@ func TestClassify(t *testing.T) {
 	s := func(v string) *string { return &v }
 	d := func(v string) *decimal.Decimal { x := decimal.RequireFromString(v); return &x }
 	tx := func(y, m, dd int, amount string) statement.Transaction {
-		return statement.Transaction{Date: statement.Date{Year: y, Month: time.Month(m), Day: dd}, Amount: decimal.RequireFromString(amount)}
+		return statement.Transaction{Date: statement.MustDate(y, time.Month(m), dd), Amount: decimal.RequireFromString(amount)}
 	}
 	key := Key{
 		OpeningBalance: s("100.00"), ClosingBalance: s("70.00"),

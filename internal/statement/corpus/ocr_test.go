@@ -43,7 +43,7 @@ type scanOutcome struct {
 func matchedTransactions(got []statement.Transaction, want []KeyTransaction) int {
 	left := map[string]int{}
 	for _, t := range got {
-		left[fmt.Sprintf("%04d-%02d-%02d %s", t.Date.Year, t.Date.Month, t.Date.Day, t.Amount.StringFixed(2))]++
+		left[fmt.Sprintf("%04d-%02d-%02d %s", t.Date.Year(), t.Date.Month(), t.Date.Day(), t.Amount.StringFixed(2))]++
 	}
 	n := 0
 	for _, t := range want {

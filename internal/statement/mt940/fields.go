@@ -356,8 +356,8 @@ func date(y, m, d int) (statement.Date, bool) { return statement.NewDate(y, time
 // nearest the value date: a value date of 31 December may be booked on 2 January of the next
 // year, and one of 2 January on 31 December of the year before.
 func entryDate(value statement.Date, month, day int) (statement.Date, bool) {
-	y := value.Year
-	switch diff := month - int(value.Month); {
+	y := value.Year()
+	switch diff := month - int(value.Month()); {
 	case diff < -6:
 		y++
 	case diff > 6:

@@ -27,7 +27,7 @@ func requireAmount(t *testing.T, want string, got decimal.Decimal) {
 	require.True(t, amountOf(t, want).Equal(got), "want %s, got %s", want, got)
 }
 
-func day(y int, m time.Month, d int) statement.Date { return statement.Date{Year: y, Month: m, Day: d} }
+func day(y int, m time.Month, d int) statement.Date { return statement.MustDate(y, m, d) }
 
 // stmt wraps statement lines in a minimal MT940 around them.
 func stmt(lines ...string) string {

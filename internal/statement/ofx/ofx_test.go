@@ -70,7 +70,7 @@ func stmttrn(inner string) string { return "<STMTTRN>" + inner + "</STMTTRN>" }
 
 func TestTransactionFields(t *testing.T) {
 	t.Parallel()
-	d := func(y, m, day int) statement.Date { return statement.Date{Year: y, Month: time.Month(m), Day: day} }
+	d := func(y, m, day int) statement.Date { return statement.MustDate(y, time.Month(m), day) }
 	tests := []struct {
 		name  string
 		inner string

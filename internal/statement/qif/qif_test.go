@@ -59,7 +59,7 @@ func requireAmount(t *testing.T, want string, d decimal.Decimal) {
 	require.True(t, decimal.RequireFromString(want).Equal(d), "want %s, got %s", want, d)
 }
 
-func date(y, m, d int) statement.Date { return statement.Date{Year: y, Month: time.Month(m), Day: d} }
+func date(y, m, d int) statement.Date { return statement.MustDate(y, time.Month(m), d) }
 
 func TestDates(t *testing.T) {
 	t.Parallel()

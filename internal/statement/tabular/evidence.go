@@ -366,11 +366,11 @@ func (x *extractor) periodOrder() dateOrder {
 			if !ok {
 				continue
 			}
-			for y := s.Year; y <= e.Year; y++ {
-				if !rd.noYear && y != d.Year {
+			for y := s.Year(); y <= e.Year(); y++ {
+				if !rd.noYear && y != d.Year() {
 					continue
 				}
-				if dd, ok := statement.NewDate(y, d.Month, d.Day); ok && dd.Compare(s) >= 0 && dd.Compare(e) <= 0 {
+				if dd, ok := statement.NewDate(y, d.Month(), d.Day()); ok && dd.Compare(s) >= 0 && dd.Compare(e) <= 0 {
 					n++
 					break
 				}

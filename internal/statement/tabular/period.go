@@ -86,7 +86,7 @@ func dateMentions(l string, order dateOrder) []periodMention {
 		// A whole token that is a date with a year (numeric, or 05-Dec-2022).
 		if rd, ok := scanDate(t); ok && !rd.noYear {
 			if d, ok := rd.resolve(order); ok {
-				out = append(out, periodMention{d.Year, int(d.Month), d.Day, i})
+				out = append(out, periodMention{d.Year(), int(d.Month()), d.Day(), i})
 				continue
 			}
 		}
@@ -177,7 +177,7 @@ func (x *extractor) yearFor(month time.Month, day int) (int, bool) {
 		return 0, false
 	}
 	best, bestDist := 0, time.Duration(1<<62)
-	for y := s.Year - 1; y <= e.Year+1; y++ {
+	for y := s.Year() - 1; y <= e.Year()+1; y++ {
 		d, ok := statement.NewDate(y, month, day)
 		if !ok {
 			continue

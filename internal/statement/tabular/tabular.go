@@ -438,9 +438,9 @@ func (x *extractor) date(c *cellScan) (statement.Date, bool) {
 	if !ok || !c.date.noYear {
 		return d, ok
 	}
-	y, ok := x.yearFor(d.Month, d.Day)
+	y, ok := x.yearFor(d.Month(), d.Day())
 	if !ok {
 		return statement.Date{}, false
 	}
-	return statement.NewDate(y, d.Month, d.Day)
+	return statement.NewDate(y, d.Month(), d.Day())
 }
