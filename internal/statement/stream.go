@@ -1,5 +1,11 @@
 package statement
 
+import "errors"
+
+// ErrStopped is what a reader given to Read returns when emit has said its caller wants no
+// more transactions; Read does not pass it on.
+var ErrStopped = errors.New("the reader's caller stopped")
+
 // Stream is a statement read without holding its transactions, for files too large to hold
 // them all: Statement holds everything else (its Sections count the transactions, and
 // Statement.Transactions is nil), and Each reads the transactions again from the file, in order,

@@ -47,7 +47,6 @@
 package bai2
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -170,9 +169,6 @@ func Stream(data []byte, opts statement.Options) (*statement.Stream, error) {
 		return read(data, opts, emit)
 	})
 }
-
-// errStopped ends a reading whose caller has had the transactions it wanted.
-var errStopped = errors.New("the reader's caller stopped")
 
 // read is Parse giving each transaction to emit, when set, instead of holding it.
 func read(data []byte, opts statement.Options, emit func(*statement.Transaction) bool) (*statement.Statement, error) {
@@ -697,7 +693,7 @@ func (p *parser) detail(r *logical) error {
 	if p.emit != nil {
 		p.emitted++
 		if !p.emit(&t) {
-			return errStopped
+			return statement.ErrStopped
 		}
 		return nil
 	}

@@ -93,9 +93,6 @@ func Stream(data []byte, opts statement.Options) (*statement.Stream, error) {
 	})
 }
 
-// errStopped ends a reading whose caller has had the transactions it wanted.
-var errStopped = errors.New("the reader's caller stopped")
-
 // read is Parse giving the transactions to emit, when set, a section at a time.
 func read(data []byte, opts statement.Options, emit func(*statement.Transaction) bool) (*statement.Statement, error) {
 	opts = opts.WithDefaults()
@@ -348,7 +345,7 @@ func (p *parser) end(t xml.EndElement) (done bool, err error) {
 		p.endSection()
 		p.sec = nil
 		if p.stopped {
-			return false, errStopped
+			return false, statement.ErrStopped
 		}
 	case kNtry:
 		p.ent.raw = p.src[p.ent.offset:min(p.off, int64(len(p.src)))]

@@ -364,7 +364,7 @@ func (p *parser) endSection() {
 func (p *parser) txCount() int { return p.emitted + len(p.st.Transactions) }
 
 // flush gives the transactions held to emit and lets go of them; a caller that has had
-// enough stops the reading (errStopped).
+// enough stops the reading (statement.ErrStopped).
 func (p *parser) flush() {
 	for i := range p.st.Transactions {
 		if !p.stopped && !p.emit(&p.st.Transactions[i]) {

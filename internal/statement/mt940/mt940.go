@@ -23,7 +23,6 @@
 package mt940
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -99,9 +98,6 @@ func streamOf(data []byte, opts statement.Options, safe bool) (*statement.Stream
 		return q.run()
 	})
 }
-
-// errStopped ends a reading whose caller has had the transactions it wanted.
-var errStopped = errors.New("the reader's caller stopped")
 
 // field is one tag and its content: from after ":61:" to the end of its last continuation line.
 type field struct {
@@ -672,7 +668,7 @@ func (p *parser) txCount() int { return p.emitted + len(p.st.Transactions) }
 func (p *parser) flush() {
 	for i := range p.st.Transactions {
 		if p.err == nil && !p.emit(&p.st.Transactions[i]) {
-			p.err = errStopped
+			p.err = statement.ErrStopped
 		}
 	}
 	p.emitted += len(p.st.Transactions)

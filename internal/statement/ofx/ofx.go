@@ -17,7 +17,6 @@ package ofx
 
 import (
 	"bytes"
-	"errors"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -47,9 +46,6 @@ func Stream(data []byte, opts statement.Options) (*statement.Stream, error) {
 		return read(data, opts, emit)
 	})
 }
-
-// errStopped ends a reading whose caller has had the transactions it wanted.
-var errStopped = errors.New("the reader's caller stopped")
 
 // read is Parse giving the transactions to emit, when set, a statement at a time.
 func read(data []byte, opts statement.Options, emit func(*statement.Transaction) bool) (st *statement.Statement, err error) {
@@ -98,7 +94,7 @@ func read(data []byte, opts statement.Options, emit func(*statement.Transaction)
 	if emit != nil {
 		w.flush() // those of a statement left open at the end of the file
 		if w.stopped {
-			return nil, errStopped
+			return nil, statement.ErrStopped
 		}
 	}
 	w.st.Dialect = w.dialect(hdr, charset)

@@ -366,7 +366,7 @@ func (w *walker) close(t *token) error {
 		w.endSection()
 		w.sec = nil
 		if w.stopped {
-			return errStopped
+			return statement.ErrStopped
 		}
 	case roleInvest:
 		w.invest--

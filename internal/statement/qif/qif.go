@@ -18,7 +18,6 @@ package qif
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -108,9 +107,6 @@ func recovered(err *error) {
 			"internal error while reading the file: %v", r)
 	}
 }
-
-// errStopped ends a reading whose caller has had the transactions it wanted.
-var errStopped = errors.New("the reader's caller stopped")
 
 // reader is a QIF file and what its first reading of the records decided for the readings of
 // its transactions.
@@ -293,7 +289,7 @@ func headerKey(line string) string {
 }
 
 // read splits the file into records and gives each transaction record to sink, in the order
-// of the file; a sink that returns false stops the reading with errStopped.
+// of the file; a sink that returns false stops the reading with statement.ErrStopped.
 func (p *parser) read(sink func(*record) bool) error {
 	var (
 		l        = lines{s: p.text}
@@ -347,7 +343,7 @@ func (p *parser) read(sink func(*record) bool) error {
 			}
 			cur.raw = strings.TrimSpace(p.text[curStart:endOff])
 			if !sink(&cur) {
-				return errStopped
+				return statement.ErrStopped
 			}
 		}
 		return nil
